@@ -1,0 +1,87 @@
+//! Agents: the traffic endpoints that live on nodes (sources, sinks, ping, TCP endpoints).
+//!
+//! An agent is a state machine with time passed in: the engine calls one of its hooks with an
+//! [`Io`] that carries `now`, takes the packets it emits and the timers it arms. Built-ins are
+//! reached through the [`Agent`] enum, so the hot path has no virtual call.
+
+pub mod build;
+pub mod ping;
+pub mod udp;
+
+use crate::metrics::flow::{FlowStats, TransferRecord};
+use crate::packet::{NodeId, Packet};
+use crate::time::Time;
+
+/// What an agent can do while one of its hooks runs.
+pub struct Io<'a> {
+    pub now: Time,
+    /// The node the agent sits on (the source address of what it sends).
+    pub node: NodeId,
+    pub(crate) out: &'a mut Vec<Packet>,
+    pub(crate) timers: &'a mut Vec<(Time, u32)>,
+    /// Every flow's counters, indexed by flow id.
+    pub flows: &'a mut [FlowStats],
+    /// Finite transfers, appended as they start and updated as they end.
+    pub transfers: &'a mut Vec<TransferRecord>,
+}
+
+impl<'a> Io<'a> {
+    /// Emit a packet from this agent's node. `src` is set to the node.
+    #[inline]
+    pub fn send(&mut self, mut p: Packet) {
+        p.src = self.node;
+        self.out.push(p);
+    }
+
+    /// Ask for [`AgentHooks::on_timer`] with `token` at time `at` (not before now). Timers are never
+    /// cancelled: an agent that re-arms keeps its own deadline and ignores stale firings.
+    #[inline]
+    pub fn set_timer(&mut self, at: Time, token: u32) {
+        self.timers.push((at.max(self.now), token));
+    }
+}
+
+/// The hooks every agent has.
+pub trait AgentHooks {
+    /// Fires once, at time 0, before any packet moves.
+    fn on_start(&mut self, io: &mut Io);
+    /// Fires when a packet addressed to this agent arrives at its node.
+    fn on_packet(&mut self, io: &mut Io, pkt: &Packet);
+    /// Fires when a timer armed with `token` expires.
+    fn on_timer(&mut self, io: &mut Io, token: u32);
+}
+
+/// The built-in agents.
+pub enum Agent {
+    UdpSource(udp::UdpSource),
+    UdpSink(udp::UdpSink),
+    PingClient(ping::PingClient),
+    PingServer(ping::PingServer),
+    Tcp(Box<crate::tcp::TcpAgent>),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $a:ident => $e:expr) => {
+        match $self {
+            Agent::UdpSource($a) => $e,
+            Agent::UdpSink($a) => $e,
+            Agent::PingClient($a) => $e,
+            Agent::PingServer($a) => $e,
+            Agent::Tcp($a) => $e,
+        }
+    };
+}
+
+impl AgentHooks for Agent {
+    fn on_start(&mut self, io: &mut Io) {
+        dispatch!(self, a => a.on_start(io))
+    }
+    #[inline]
+    fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
+        dispatch!(self, a => a.on_packet(io, pkt))
+    }
+    #[inline]
+    fn on_timer(&mut self, io: &mut Io, token: u32) {
+        dispatch!(self, a => a.on_timer(io, token))
+    }
+}

@@ -1,0 +1,131 @@
+//! Ping: ICMP echo requests at a fixed interval, and the host that answers them.
+//!
+//! As Linux `ping` does, the request carries its send time in its payload and the reply echoes it,
+//! so the RTT is measured at the client from the echoed time alone.
+
+use super::build::Builder;
+use super::{Agent, AgentHooks, Io};
+use crate::dist::Sampler;
+use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
+use crate::rng::{stream, Rng, Stream};
+use crate::scenario::PingSpec;
+use crate::time::Time;
+
+pub struct PingClient {
+    flow: FlowId,
+    dst: NodeId,
+    server: AgentId,
+    me: AgentId,
+    size: u32,
+    interval: Time,
+    start: Sampler,
+    stop: Time,
+    rng: Rng,
+    seq: u64,
+}
+
+impl AgentHooks for PingClient {
+    fn on_start(&mut self, io: &mut Io) {
+        let t0 = self.start.sample_u64(&mut self.rng);
+        if t0 < self.stop {
+            io.flows[self.flow as usize].started_at = Some(t0);
+            io.set_timer(t0, 0);
+        }
+    }
+
+    fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
+        if pkt.proto == Proto::EchoReply {
+            let st = &mut io.flows[self.flow as usize];
+            let w = st.window;
+            st.bytes_received.add(&w, io.now, pkt.size as u64);
+            st.on_rtt_sample(io.now, io.now - pkt.created);
+        }
+    }
+
+    fn on_timer(&mut self, io: &mut Io, _token: u32) {
+        let p = Packet {
+            flow: self.flow,
+            dst: self.dst,
+            src_agent: self.me,
+            dst_agent: self.server,
+            size: self.size,
+            proto: Proto::EchoRequest,
+            ttl: 64,
+            created: io.now,
+            seq: self.seq,
+            ..Default::default()
+        };
+        self.seq += 1;
+        let st = &mut io.flows[self.flow as usize];
+        let w = st.window;
+        st.pkts_sent.add(&w, io.now, 1);
+        st.bytes_sent.add(&w, io.now, self.size as u64);
+        io.send(p);
+        let next = io.now + self.interval;
+        if next < self.stop {
+            io.set_timer(next, 0);
+        }
+    }
+}
+
+/// Answers echo requests at once with a reply of the same size.
+pub struct PingServer;
+
+impl AgentHooks for PingServer {
+    fn on_start(&mut self, _io: &mut Io) {}
+
+    fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
+        if pkt.proto == Proto::EchoRequest {
+            io.send(Packet {
+                dst: pkt.src,
+                src_agent: pkt.dst_agent,
+                dst_agent: pkt.src_agent,
+                proto: Proto::EchoReply,
+                ttl: 64,
+                ..*pkt
+            });
+        }
+    }
+
+    fn on_timer(&mut self, _io: &mut Io, _token: u32) {}
+}
+
+pub fn build(path: &str, p: &PingSpec, b: &mut Builder) -> Result<(), String> {
+    if p.interval_ns == 0 {
+        return Err(format!("{path}.interval: must be positive"));
+    }
+    if p.size_bytes < 28 {
+        return Err(format!(
+            "{path}.size: an echo request is at least 28 B (IP + ICMP headers)"
+        ));
+    }
+    let start = Sampler::new(&p.start_ns).map_err(|e| format!("{path}.start: {e}"))?;
+    for (src, dst) in &p.pairs {
+        let (s, d) = (
+            b.node(&format!("{path}.from"), src)?,
+            b.node(&format!("{path}.to"), dst)?,
+        );
+        if s == d {
+            return Err(format!("{path}: from and to are the same node {src:?}"));
+        }
+        let flow = b.add_flow("ping", s, d);
+        let server = b.add_agent(d, Agent::PingServer(PingServer));
+        let me = b.next_agent_id();
+        b.add_agent(
+            s,
+            Agent::PingClient(PingClient {
+                flow,
+                dst: d,
+                server,
+                me,
+                size: p.size_bytes,
+                interval: p.interval_ns,
+                start: start.clone(),
+                stop: p.stop_ns.unwrap_or(u64::MAX).min(b.duration_ns),
+                rng: stream(b.seed, Stream::Agent, me as u64),
+                seq: 0,
+            }),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,158 @@
+//! UDP sources (CBR, Poisson, paced bursts) and sinks.
+
+use super::build::Builder;
+use super::{Agent, AgentHooks, Io};
+use crate::dist::Sampler;
+use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
+use crate::rng::{stream, Rng, Stream};
+use crate::scenario::{Arrivals, UdpSpec};
+use crate::time::{Time, NS_PER_SEC};
+
+/// IPv4 (20 B) + UDP (8 B) headers: what a UDP packet carries besides the application's bytes.
+pub const UDP_HEADERS: u32 = 28;
+
+pub struct UdpSource {
+    flow: FlowId,
+    dst: NodeId,
+    dst_agent: AgentId,
+    size: u32,
+    ttl: u8,
+    /// Mean spacing in ns (f64 so that CBR does not drift: emission k is at start + k·period).
+    period: f64,
+    arrivals: Arrivals,
+    /// `(packets, every_ns)` for paced bursts.
+    burst: Option<(u64, Time)>,
+    start: Sampler,
+    stop: Time,
+    rng: Rng,
+    t0: Time,
+    /// Packets emitted so far.
+    seq: u64,
+}
+
+impl UdpSource {
+    fn emit(&mut self, io: &mut Io) {
+        let p = Packet {
+            flow: self.flow,
+            dst: self.dst,
+            dst_agent: self.dst_agent,
+            size: self.size,
+            proto: Proto::Udp,
+            ttl: self.ttl,
+            created: io.now,
+            seq: self.seq,
+            ..Default::default()
+        };
+        self.seq += 1;
+        let st = &mut io.flows[self.flow as usize];
+        let w = st.window;
+        st.pkts_sent.add(&w, io.now, 1);
+        st.bytes_sent.add(&w, io.now, self.size as u64);
+        io.send(p);
+    }
+
+    /// When packet number `self.seq` (the next one) goes out, given the previous went at `now`.
+    fn next_time(&mut self, now: Time) -> Time {
+        match (self.arrivals, self.burst) {
+            (Arrivals::Poisson, _) => {
+                let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.rng);
+                let gap = e * self.period;
+                now + gap.round() as Time
+            }
+            (Arrivals::Cbr, None) => self.t0 + (self.seq as f64 * self.period).round() as Time,
+            (Arrivals::Cbr, Some((n, every))) => {
+                let (b, i) = (self.seq / n, self.seq % n);
+                self.t0 + b * every + (i as f64 * self.period).round() as Time
+            }
+        }
+    }
+}
+
+impl AgentHooks for UdpSource {
+    fn on_start(&mut self, io: &mut Io) {
+        self.t0 = self.start.sample_u64(&mut self.rng);
+        if self.t0 < self.stop {
+            io.flows[self.flow as usize].started_at = Some(self.t0);
+            io.set_timer(self.t0, 0);
+        }
+    }
+
+    fn on_packet(&mut self, _io: &mut Io, _pkt: &Packet) {}
+
+    fn on_timer(&mut self, io: &mut Io, _token: u32) {
+        self.emit(io);
+        let next = self.next_time(io.now);
+        if next < self.stop {
+            io.set_timer(next, 0);
+        }
+    }
+}
+
+/// Counts what a UDP flow delivers.
+pub struct UdpSink {
+    flow: FlowId,
+}
+
+impl AgentHooks for UdpSink {
+    fn on_start(&mut self, _io: &mut Io) {}
+
+    #[inline]
+    fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
+        let st = &mut io.flows[self.flow as usize];
+        let w = st.window;
+        st.bytes_received.add(&w, io.now, pkt.size as u64);
+        st.bytes_delivered
+            .add(&w, io.now, pkt.size.saturating_sub(UDP_HEADERS) as u64);
+        if w.contains(io.now) {
+            st.owd.record(io.now - pkt.created);
+        }
+    }
+
+    fn on_timer(&mut self, _io: &mut Io, _token: u32) {}
+}
+
+pub fn build(path: &str, u: &UdpSpec, b: &mut Builder) -> Result<(), String> {
+    if !(u.rate_pps.is_finite() && u.rate_pps > 0.0) {
+        return Err(format!("{path}.rate: must be a positive rate"));
+    }
+    if u.size_bytes < UDP_HEADERS {
+        return Err(format!(
+            "{path}.size: a UDP packet is at least {UDP_HEADERS} B (IP + UDP headers)"
+        ));
+    }
+    if let Some(bs) = &u.burst {
+        if bs.packets == 0 || bs.every_ns == 0 {
+            return Err(format!("{path}.burst: packets and every must be positive"));
+        }
+    }
+    let start = Sampler::new(&u.start_ns).map_err(|e| format!("{path}.start: {e}"))?;
+    for (src, dst) in &u.pairs {
+        let (s, d) = (
+            b.node(&format!("{path}.from"), src)?,
+            b.node(&format!("{path}.to"), dst)?,
+        );
+        if s == d {
+            return Err(format!("{path}: from and to are the same node {src:?}"));
+        }
+        let flow = b.add_flow("udp", s, d);
+        let sink = b.add_agent(d, Agent::UdpSink(UdpSink { flow }));
+        let idx = b.next_agent_id() as u64;
+        let src_agent = UdpSource {
+            flow,
+            dst: d,
+            dst_agent: sink,
+            size: u.size_bytes,
+            ttl: u.ttl,
+            period: NS_PER_SEC as f64 / u.rate_pps,
+            arrivals: u.arrivals,
+            burst: u.burst.as_ref().map(|bs| (bs.packets, bs.every_ns)),
+            start: start.clone(),
+            stop: u.stop_ns.unwrap_or(u64::MAX).min(b.duration_ns),
+            rng: stream(b.seed, Stream::Agent, idx),
+            t0: 0,
+            seq: 0,
+        };
+        b.add_agent(s, Agent::UdpSource(src_agent));
+    }
+    Ok(())
+}

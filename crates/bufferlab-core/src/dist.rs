@@ -1,0 +1,190 @@
+//! Sampling the scenario's distributions ([`Dist`]).
+
+use rand::Rng as _;
+use rand_distr::{Distribution, Exp, LogNormal, Pareto};
+
+use crate::rng::Rng;
+use crate::scenario::Dist;
+
+/// A distribution ready to sample: checked and with its derived constants computed once.
+#[derive(Clone, Debug)]
+pub enum Sampler {
+    Const(f64),
+    Exp(Exp<f64>),
+    Uniform(f64, f64),
+    /// Cumulative probabilities of k = 1..=max, and the unit.
+    Zipf(Box<[f64]>, f64),
+    Pareto(Pareto<f64>),
+    LogNormal(LogNormal<f64>),
+}
+
+/// Zipf supports are tabulated; beyond this many values the table would be too large.
+pub const ZIPF_MAX_SUPPORT: u64 = 10_000_000;
+
+impl Sampler {
+    pub fn new(d: &Dist) -> Result<Sampler, String> {
+        let finite_pos = |x: f64| x.is_finite() && x > 0.0;
+        Ok(match *d {
+            Dist::Const { value } if value.is_finite() && value >= 0.0 => Sampler::Const(value),
+            Dist::Exp { mean } if finite_pos(mean) => {
+                Sampler::Exp(Exp::new(1.0 / mean).map_err(|e| e.to_string())?)
+            }
+            Dist::Uniform { lo, hi }
+                if lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi =>
+            {
+                Sampler::Uniform(lo, hi)
+            }
+            Dist::Zipf { s, max, unit }
+                if finite_pos(s) && max >= 1 && max <= ZIPF_MAX_SUPPORT && finite_pos(unit) =>
+            {
+                let mut cdf = Vec::with_capacity(max as usize);
+                let mut acc = 0.0;
+                for k in 1..=max {
+                    acc += (k as f64).powf(-s);
+                    cdf.push(acc);
+                }
+                for c in &mut cdf {
+                    *c /= acc;
+                }
+                Sampler::Zipf(cdf.into_boxed_slice(), unit)
+            }
+            // Pareto with shape a and scale x_m has mean a x_m / (a - 1) for a > 1.
+            Dist::Pareto { shape, mean }
+                if finite_pos(mean) && shape.is_finite() && shape > 1.0 =>
+            {
+                let scale = mean * (shape - 1.0) / shape;
+                Sampler::Pareto(Pareto::new(scale, shape).map_err(|e| e.to_string())?)
+            }
+            // Lognormal: sigma^2 = ln(1 + sd^2/mean^2), mu = ln(mean) - sigma^2/2.
+            Dist::Lognormal { mean, sd } if finite_pos(mean) && sd.is_finite() && sd >= 0.0 => {
+                let s2 = (1.0 + (sd / mean).powi(2)).ln();
+                Sampler::LogNormal(
+                    LogNormal::new(mean.ln() - s2 / 2.0, s2.sqrt()).map_err(|e| e.to_string())?,
+                )
+            }
+            ref other => return Err(format!("invalid distribution parameters: {other:?}")),
+        })
+    }
+
+    /// The mean of the distribution (for checks and sizing).
+    pub fn mean(&self) -> f64 {
+        match self {
+            Sampler::Const(v) => *v,
+            Sampler::Exp(_) | Sampler::Pareto(_) | Sampler::LogNormal(_) | Sampler::Zipf(..) => {
+                f64::NAN
+            }
+            Sampler::Uniform(a, b) => (a + b) / 2.0,
+        }
+    }
+
+    #[inline]
+    pub fn sample(&self, rng: &mut Rng) -> f64 {
+        match self {
+            Sampler::Const(v) => *v,
+            Sampler::Exp(d) => d.sample(rng),
+            Sampler::Uniform(a, b) => {
+                if a == b {
+                    *a
+                } else {
+                    rng.gen_range(*a..*b)
+                }
+            }
+            Sampler::Zipf(cdf, unit) => {
+                let u: f64 = rng.gen();
+                let k = cdf.partition_point(|&c| c < u) + 1;
+                k.min(cdf.len()) as f64 * unit
+            }
+            Sampler::Pareto(d) => d.sample(rng),
+            Sampler::LogNormal(d) => d.sample(rng),
+        }
+    }
+
+    /// A sample rounded to a non-negative integer (ns or bytes).
+    #[inline]
+    pub fn sample_u64(&self, rng: &mut Rng) -> u64 {
+        let v = self.sample(rng);
+        if v.is_finite() && v > 0.0 {
+            v.round().min(u64::MAX as f64 / 2.0) as u64
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Stream};
+
+    fn mean_of(d: Dist, n: usize) -> f64 {
+        let s = Sampler::new(&d).unwrap();
+        let mut r = stream(1, Stream::Traffic, 0);
+        (0..n).map(|_| s.sample(&mut r)).sum::<f64>() / n as f64
+    }
+
+    #[test]
+    fn means_match() {
+        assert!((mean_of(Dist::Exp { mean: 2.0 }, 200_000) - 2.0).abs() < 0.03);
+        assert!((mean_of(Dist::Uniform { lo: 1.0, hi: 3.0 }, 100_000) - 2.0).abs() < 0.02);
+        assert!(
+            (mean_of(
+                Dist::Lognormal {
+                    mean: 130.0,
+                    sd: 30.0
+                },
+                200_000
+            ) - 130.0)
+                .abs()
+                < 1.0
+        );
+        assert!(
+            (mean_of(
+                Dist::Pareto {
+                    shape: 2.5,
+                    mean: 36.0
+                },
+                400_000
+            ) - 36.0)
+                .abs()
+                < 1.0
+        );
+    }
+
+    #[test]
+    fn zipf_frequencies() {
+        // P(1)/P(2) = 2^s.
+        let s = Sampler::new(&Dist::Zipf {
+            s: 1.7,
+            max: 1000,
+            unit: 1.0,
+        })
+        .unwrap();
+        let mut r = stream(2, Stream::Traffic, 0);
+        let (mut ones, mut twos) = (0.0, 0.0);
+        for _ in 0..200_000 {
+            match s.sample(&mut r) as u64 {
+                1 => ones += 1.0,
+                2 => twos += 1.0,
+                _ => {}
+            }
+        }
+        assert!((ones / twos - 2f64.powf(1.7)).abs() < 0.1);
+    }
+
+    #[test]
+    fn rejects_bad_parameters() {
+        assert!(Sampler::new(&Dist::Exp { mean: 0.0 }).is_err());
+        assert!(Sampler::new(&Dist::Pareto {
+            shape: 1.0,
+            mean: 5.0
+        })
+        .is_err());
+        assert!(Sampler::new(&Dist::Uniform { lo: 3.0, hi: 1.0 }).is_err());
+        assert!(Sampler::new(&Dist::Zipf {
+            s: 1.0,
+            max: 0,
+            unit: 1.0
+        })
+        .is_err());
+    }
+}

@@ -1,0 +1,180 @@
+//! Queue disciplines: what a port does with packets waiting for the wire.
+//!
+//! One narrow trait, [`QueueDisc`]; the built-ins are reached through the [`Qdisc`] enum so the
+//! hot path has no virtual call. A discipline decides (accept, drop, which packet next); the port
+//! does the counting (ns-3's `QueueDisc::Enqueue` vs `DoEnqueue` split).
+
+pub mod fifo;
+
+use crate::packet::{FlowId, PktId};
+use crate::scenario::QdiscSpec;
+use crate::time::Time;
+
+/// Why a packet was dropped. Every drop carries one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DropReason {
+    /// Tail drop: the buffer was full.
+    Overflow,
+    /// An active queue management decision (RED early drop, CoDel, PIE).
+    Aqm,
+    /// FQ-CoDel's overflow drop from the fattest flow queue (RFC 8290 §4.1).
+    FqOverflow,
+    /// The IP time to live ran out at a router.
+    Ttl,
+    /// The link's random loss (`loss = p`).
+    Loss,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 5] = [
+        DropReason::Overflow,
+        DropReason::Aqm,
+        DropReason::FqOverflow,
+        DropReason::Ttl,
+        DropReason::Loss,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::Aqm => "aqm",
+            DropReason::FqOverflow => "fq_overflow",
+            DropReason::Ttl => "ttl",
+            DropReason::Loss => "loss",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What a discipline keeps per packet: enough to decide, without touching the packet arena.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QItem {
+    pub id: PktId,
+    /// IP bytes (what byte limits and DRR quanta count).
+    pub bytes: u32,
+    /// When the packet reached the port.
+    pub enq: Time,
+    /// Flow, for flow queueing (FQ-CoDel hashes on it).
+    pub flow: FlowId,
+    /// The sender's smoothed RTT stamped in the packet, 0 if none (SplitBuff reads it).
+    pub srtt_ns: Time,
+}
+
+/// A buffer limit in packets and/or bytes; `None` means unlimited on that axis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limit {
+    pub pkts: Option<u64>,
+    pub bytes: Option<u64>,
+}
+
+impl Limit {
+    /// Would a queue holding `pkts` packets and `bytes` bytes overflow if `add` more bytes came?
+    #[inline]
+    pub fn exceeded_by(&self, pkts: u64, bytes: u64, add: u64) -> bool {
+        self.pkts.is_some_and(|l| pkts + 1 > l) || self.bytes.is_some_and(|l| bytes + add > l)
+    }
+}
+
+/// Packets a discipline dropped during one call, with reasons; the port drains it.
+#[derive(Default, Debug)]
+pub struct Drops {
+    pub items: Vec<(QItem, DropReason)>,
+}
+
+impl Drops {
+    #[inline]
+    pub fn push(&mut self, item: QItem, reason: DropReason) {
+        self.items.push((item, reason));
+    }
+}
+
+/// A queue discipline. `now` is always passed in; no discipline reads a clock.
+pub trait QueueDisc {
+    /// Fires when a packet reaches the port. Returns `false` if `item` itself was refused (it must
+    /// then also be in `drops`). Packets dropped to make room (FQ-CoDel) go into `drops` too.
+    fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool;
+
+    /// Fires when the port can take a packet for the wire (or the NIC ring). Disciplines that drop
+    /// at dequeue (CoDel, RFC 8289 §5.3) put those packets in `drops` before returning the next.
+    fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem>;
+
+    /// Packets waiting.
+    fn len_pkts(&self) -> u64;
+
+    /// Bytes waiting.
+    fn len_bytes(&self) -> u64;
+
+    /// The limit now in force (what the queues table reports).
+    fn limit(&self) -> Limit;
+
+    /// Change the limit (RTT-adaptive sizing re-sizes a live buffer). Packets already queued stay.
+    fn set_limit(&mut self, limit: Limit);
+
+    /// When the discipline next wants [`QueueDisc::on_timer`], if ever (PIE's periodic update).
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+
+    /// Fires at the time [`QueueDisc::next_timer`] asked for.
+    fn on_timer(&mut self, _now: Time) {}
+}
+
+/// The built-in disciplines, dispatched without a virtual call.
+pub enum Qdisc {
+    Fifo(fifo::Fifo),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            Qdisc::Fifo($q) => $e,
+        }
+    };
+}
+
+impl Qdisc {
+    /// Build a discipline from its spec with the buffer limit already resolved (sizing rules are
+    /// resolved by the caller, who knows the topology). `seed` seeds any randomness it has.
+    pub fn build(spec: &QdiscSpec, limit: Limit, _seed: u64) -> Result<Qdisc, String> {
+        match spec {
+            QdiscSpec::Fifo { .. } => Ok(Qdisc::Fifo(fifo::Fifo::new(limit))),
+            #[allow(unreachable_patterns)]
+            other => Err(format!("discipline {:?}: not supported yet", other.name())),
+        }
+    }
+}
+
+impl QueueDisc for Qdisc {
+    #[inline]
+    fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
+        dispatch!(self, q => q.enqueue(now, item, drops))
+    }
+    #[inline]
+    fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
+        dispatch!(self, q => q.dequeue(now, drops))
+    }
+    #[inline]
+    fn len_pkts(&self) -> u64 {
+        dispatch!(self, q => q.len_pkts())
+    }
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        dispatch!(self, q => q.len_bytes())
+    }
+    fn limit(&self) -> Limit {
+        dispatch!(self, q => q.limit())
+    }
+    fn set_limit(&mut self, limit: Limit) {
+        dispatch!(self, q => q.set_limit(limit))
+    }
+    #[inline]
+    fn next_timer(&self) -> Option<Time> {
+        dispatch!(self, q => q.next_timer())
+    }
+    fn on_timer(&mut self, now: Time) {
+        dispatch!(self, q => q.on_timer(now))
+    }
+}
