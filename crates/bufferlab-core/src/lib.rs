@@ -2,11 +2,20 @@
 //! experiments. No Python here; see `bufferlab-py` for the bindings.
 
 pub mod agent;
+pub mod build;
 pub mod dist;
+pub mod engine;
 pub mod metrics;
+pub mod net;
 pub mod packet;
 pub mod qdisc;
+pub mod results;
 pub mod rng;
 pub mod scenario;
+pub mod sched;
 pub mod tcp;
 pub mod time;
+
+pub use engine::{check, run, run_timed};
+pub use results::RunOutput;
+pub use scenario::Scenario;

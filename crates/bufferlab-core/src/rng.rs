@@ -24,6 +24,11 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A derived 64-bit key, to seed a component that takes a seed rather than a stream.
+pub fn mix_key(seed: u64, index: u64) -> u64 {
+    mix(mix(seed) ^ mix(index))
+}
+
 /// The stream of component `index` of kind `kind` in a run seeded with `seed`.
 pub fn stream(seed: u64, kind: Stream, index: u64) -> Rng {
     Rng::seed_from_u64(mix(mix(seed) ^ mix((kind as u64) << 48 ^ index)))

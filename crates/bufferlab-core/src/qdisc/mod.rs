@@ -178,3 +178,12 @@ impl QueueDisc for Qdisc {
         dispatch!(self, q => q.on_timer(now))
     }
 }
+
+impl Qdisc {
+    /// The discipline's name as the scenario spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Qdisc::Fifo(_) => "fifo",
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! The event loop: pops (time, event) in order and hands each to the component it names.
+
+use std::time::Instant;
+
+use crate::agent::build::FlowInfo;
+use crate::agent::{Agent, AgentHooks, Io};
+use crate::metrics::flow::{FlowStats, TransferRecord, Window};
+use crate::net::port::{drop_packet, Port, PortCtx, Totals};
+use crate::net::topology::{Topology, NO_ROUTE};
+use crate::packet::{Arena, NodeId, Packet, PktId};
+use crate::qdisc::{DropReason, QueueDisc};
+use crate::results::*;
+use crate::scenario::{Framing, RunSpec, Scenario};
+use crate::sched::{Ev, Sched};
+use crate::time::{secs, Time};
+
+pub struct Engine {
+    pub(crate) sched: Sched,
+    pub(crate) arena: Arena,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) agents: Vec<(NodeId, Agent)>,
+    pub(crate) flows: Vec<FlowStats>,
+    pub(crate) flow_info: Vec<FlowInfo>,
+    pub(crate) flow_src: Vec<NodeId>,
+    pub(crate) topo: Topology,
+    pub(crate) totals: Totals,
+    /// Scratch: packets an agent emitted during one hook.
+    pub(crate) out: Vec<Packet>,
+    /// Scratch: timers an agent armed during one hook.
+    pub(crate) timers: Vec<(Time, u32)>,
+    pub(crate) transfers: Vec<TransferRecord>,
+    pub(crate) timeseries: TimeSeries,
+    pub(crate) run: RunSpec,
+    pub(crate) window: Window,
+    pub(crate) events: u64,
+    pub(crate) now: Time,
+}
+
+/// Build and run a scenario to the end.
+pub fn run(sc: &Scenario) -> Result<RunOutput, String> {
+    let mut eng = crate::build::build(sc).map_err(|e| e.join("\n"))?;
+    eng.run_until(sc.run.duration_ns, |_| {});
+    eng.finish()
+}
+
+/// Check a scenario without running it: every problem found, or none.
+pub fn check(sc: &Scenario) -> Vec<String> {
+    match crate::build::build(sc) {
+        Ok(_) => Vec::new(),
+        Err(e) => e,
+    }
+}
+
+/// Route a packet from `node` into the port towards its destination.
+#[inline]
+fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], topo: &Topology, cx: &mut PortCtx) {
+    let dst = cx.arena.get(pkt).dst;
+    let port = topo.next_port(node, dst);
+    if port == NO_ROUTE {
+        // Routes were checked at build time for every flow's endpoints; a packet with no route is
+        // dropped rather than lost, so conservation still holds.
+        drop_packet(pkt, cx);
+        return;
+    }
+    ports[port as usize].enqueue(port, pkt, cx);
+}
+
+impl Engine {
+    /// Run an agent hook, then inject what it emitted and arm what it asked for.
+    pub(crate) fn with_agent(&mut self, now: Time, a: u32, f: impl FnOnce(&mut Agent, &mut Io)) {
+        let (node, agent) = &mut self.agents[a as usize];
+        let node = *node;
+        let mut io = Io {
+            now,
+            node,
+            out: &mut self.out,
+            timers: &mut self.timers,
+            flows: &mut self.flows,
+            transfers: &mut self.transfers,
+        };
+        f(agent, &mut io);
+        for (at, token) in self.timers.drain(..) {
+            self.sched.at(at, Ev::Timer { agent: a, token });
+        }
+        let mut cx = PortCtx {
+            now,
+            arena: &mut self.arena,
+            sched: &mut self.sched,
+            flows: &mut self.flows,
+            flow_src: &self.flow_src,
+            totals: &mut self.totals,
+        };
+        for p in self.out.drain(..) {
+            cx.totals.created += 1;
+            let id = cx.arena.alloc(p);
+            forward(node, id, &mut self.ports, &self.topo, &mut cx);
+        }
+    }
+
+    /// A packet reached `node` off a link: deliver it, or forward it as a router does.
+    #[inline]
+    fn arrive(&mut self, now: Time, node: NodeId, pkt: PktId) {
+        let p = *self.arena.get(pkt);
+        if p.dst == node {
+            self.totals.delivered += 1;
+            self.arena.free(pkt);
+            let a = p.dst_agent;
+            if (a as usize) < self.agents.len() {
+                self.with_agent(now, a, |ag, io| ag.on_packet(io, &p));
+            }
+            return;
+        }
+        let mut cx = PortCtx {
+            now,
+            arena: &mut self.arena,
+            sched: &mut self.sched,
+            flows: &mut self.flows,
+            flow_src: &self.flow_src,
+            totals: &mut self.totals,
+        };
+        // A router decrements the TTL and drops the packet when it reaches 0 (RFC 791, RFC 1812
+        // §5.3.1); the drop is counted at the port it would have left by.
+        if p.ttl <= 1 {
+            let port = self.topo.next_port(node, p.dst);
+            if let Some(pt) = self.ports.get_mut(port as usize) {
+                let w = pt.stats.window;
+                pt.stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);
+            }
+            drop_packet(pkt, &mut cx);
+            return;
+        }
+        cx.arena.get_mut(pkt).ttl -= 1;
+        forward(node, pkt, &mut self.ports, &self.topo, &mut cx);
+    }
+
+    /// Process events until simulated time `end` (exclusive). `progress` sees the time now and
+    /// then (every 2^16 events).
+    pub fn run_until(&mut self, end: Time, mut progress: impl FnMut(Time)) {
+        while let Some((now, ev)) = self.sched.pop_before(end) {
+            self.now = now;
+            self.events += 1;
+            if self.events & 0xFFFF == 0 {
+                progress(now);
+            }
+            match ev {
+                Ev::TxDone(p) => {
+                    let mut cx = PortCtx {
+                        now,
+                        arena: &mut self.arena,
+                        sched: &mut self.sched,
+                        flows: &mut self.flows,
+                        flow_src: &self.flow_src,
+                        totals: &mut self.totals,
+                    };
+                    self.ports[p as usize].on_tx_done(p, &mut cx);
+                }
+                Ev::Arrive(p) => {
+                    let port = &mut self.ports[p as usize];
+                    let to = port.params.to;
+                    if let Some(pkt) = port.pop_arrival(p, &mut self.sched) {
+                        self.arrive(now, to, pkt);
+                    }
+                }
+                Ev::Timer { agent, token } => {
+                    self.with_agent(now, agent, |a, io| a.on_timer(io, token));
+                }
+                Ev::QdiscTimer(p) => {
+                    let mut cx = PortCtx {
+                        now,
+                        arena: &mut self.arena,
+                        sched: &mut self.sched,
+                        flows: &mut self.flows,
+                        flow_src: &self.flow_src,
+                        totals: &mut self.totals,
+                    };
+                    self.ports[p as usize].on_qdisc_timer(p, &mut cx);
+                }
+                Ev::PortTimer(_) => {}
+                Ev::Sample => self.sample(now),
+            }
+        }
+        self.now = self.now.max(end.min(self.run.duration_ns));
+    }
+
+    /// One row of time series per queue, link and flow.
+    fn sample(&mut self, now: Time) {
+        let t = secs(now);
+        let ts = &mut self.timeseries;
+        for p in &self.ports {
+            ts.push(
+                t,
+                "queue",
+                &p.params.name,
+                "qlen_pkts",
+                p.qdisc.len_pkts() as f64,
+            );
+            ts.push(
+                t,
+                "queue",
+                &p.params.name,
+                "qlen_bytes",
+                p.qdisc.len_bytes() as f64,
+            );
+            ts.push(
+                t,
+                "link",
+                &p.params.name,
+                "bytes_sent",
+                p.stats.bytes_sent.total as f64,
+            );
+            ts.push(
+                t,
+                "link",
+                &p.params.name,
+                "busy_s",
+                secs(p.stats.busy_ns.total),
+            );
+        }
+        for (f, info) in self.flows.iter().zip(&self.flow_info) {
+            ts.push(
+                t,
+                "flow",
+                &info.id,
+                "bytes_delivered",
+                f.bytes_delivered.total as f64,
+            );
+            if info.kind != "udp" && info.kind != "ping" {
+                ts.push(t, "flow", &info.id, "cwnd_bytes", f.cwnd_bytes as f64);
+                ts.push(t, "flow", &info.id, "srtt_s", secs(f.srtt_ns));
+            }
+        }
+        if let Some(step) = self.run.sample_ns {
+            self.sched.at(now + step, Ev::Sample);
+        }
+    }
+
+    /// Close the books: conservation check and the result rows.
+    pub fn finish(mut self) -> Result<RunOutput, String> {
+        let end = self.run.duration_ns;
+        let mut queued = 0;
+        let mut in_flight = 0;
+        for p in &mut self.ports {
+            p.finish(end);
+            queued += p.queued();
+            in_flight += p.in_flight();
+        }
+        let t = self.totals;
+        let cons = ConservationRow {
+            created: t.created,
+            delivered: t.delivered,
+            dropped: t.dropped,
+            queued,
+            in_flight,
+        };
+        if t.created != t.delivered + t.dropped + queued + in_flight
+            || self.arena.live() != queued + in_flight
+        {
+            return Err(format!(
+                "engine error: packet conservation violated: created {} != delivered {} + dropped {} + queued {} + in flight {} (live {})",
+                t.created, t.delivered, t.dropped, queued, in_flight, self.arena.live()
+            ));
+        }
+        let w = self.window;
+        let wsecs = secs(w.len());
+        let names = &self.topo.names;
+        let flows = self
+            .flows
+            .iter()
+            .zip(&self.flow_info)
+            .map(|(f, info)| {
+                let q = |x: f64| f.rtt.quantile(x).map(secs);
+                FlowRow {
+                    id: info.id.clone(),
+                    kind: info.kind,
+                    src: names[info.src as usize].clone(),
+                    dst: names[info.dst as usize].clone(),
+                    goodput_bps: f.bytes_delivered.window as f64 * 8.0 / wsecs,
+                    throughput_bps: f.bytes_received.window as f64 * 8.0 / wsecs,
+                    bytes_delivered: f.bytes_delivered.window,
+                    pkts_sent: f.pkts_sent.window,
+                    pkts_dropped: f.pkts_dropped.window,
+                    rtt_mean_s: f.rtt.mean().map(|m| m / 1e9),
+                    rtt_p50_s: q(0.5),
+                    rtt_p99_s: q(0.99),
+                    rtt_samples: f.rtt.count(),
+                    owd_mean_s: f.owd.mean().map(|m| m / 1e9),
+                    retransmits: f.retransmits.window,
+                    timeouts: f.timeouts.window,
+                    loss_rate: if f.pkts_sent.window > 0 {
+                        f.pkts_dropped.window as f64 / f.pkts_sent.window as f64
+                    } else {
+                        0.0
+                    },
+                    start_s: f.started_at.map(secs),
+                    completion_time_s: match (f.started_at, f.completed_at) {
+                        (Some(s), Some(c)) => Some(secs(c - s)),
+                        _ => None,
+                    },
+                }
+            })
+            .collect();
+        let queues = self
+            .ports
+            .iter()
+            .map(|p| {
+                let s = &p.stats;
+                let (op, ob) = s.occupancy_mean();
+                let lim = p.qdisc.limit();
+                QueueRow {
+                    link: p.params.name.clone(),
+                    discipline: p.qdisc.name(),
+                    limit_pkts: lim.pkts,
+                    limit_bytes: lim.bytes,
+                    sizing: p.sizing.clone(),
+                    sojourn_mean_s: s.sojourn.mean().map(|m| m / 1e9),
+                    sojourn_p50_s: s.sojourn.quantile(0.5).map(secs),
+                    sojourn_p99_s: s.sojourn.quantile(0.99).map(secs),
+                    occupancy_mean_pkts: op,
+                    occupancy_mean_bytes: ob,
+                    arrivals: s.arrivals.window,
+                    enqueued: s.enqueued.window,
+                    dropped: s.dropped_total(),
+                    drops_by_reason: DropReason::ALL
+                        .iter()
+                        .filter(|r| s.dropped[r.index()].window > 0)
+                        .map(|r| (r.name(), s.dropped[r.index()].window))
+                        .collect(),
+                }
+            })
+            .collect();
+        let links = self
+            .ports
+            .iter()
+            .map(|p| LinkRow {
+                link: p.params.name.clone(),
+                rate_bps: p.params.rate_bps,
+                delay_s: secs(p.params.delay_ns),
+                framing: match p.params.framing {
+                    Framing::None => "none",
+                    Framing::Ethernet => "ethernet",
+                    Framing::Atm => "atm",
+                },
+                utilization: p.stats.busy_ns.window as f64 / w.len() as f64,
+                bytes_sent: p.stats.bytes_sent.window,
+                wire_bytes_sent: p.stats.wire_bytes_sent.window,
+                pkts_sent: p.stats.pkts_sent.window,
+            })
+            .collect();
+        let transfers = self
+            .transfers
+            .iter()
+            .map(|t| TransferRow {
+                flow: self
+                    .flow_info
+                    .get(t.flow as usize)
+                    .map(|f| f.id.clone())
+                    .unwrap_or_default(),
+                conn: 0,
+                size_bytes: t.size_bytes,
+                start_s: secs(t.start),
+                end_s: t.completed.map(secs),
+                completion_time_s: t.completed.map(|c| secs(c.saturating_sub(t.start))),
+            })
+            .collect();
+        let summary = Summary {
+            engine: EngineRow {
+                version: env!("CARGO_PKG_VERSION"),
+                events: self.events,
+                wall_seconds: 0.0,
+                sim_seconds: secs(end),
+                packets: t.created,
+                peak_packets: self.arena.capacity_used() as u64,
+            },
+            run: RunRow {
+                duration_s: secs(end),
+                seed: self.run.seed,
+                measure_s: [secs(w.start), secs(w.end)],
+                sample_s: self.run.sample_ns.map(secs),
+            },
+            flows,
+            queues,
+            links,
+            conservation: cons,
+        };
+        Ok(RunOutput {
+            summary,
+            transfers,
+            timeseries: std::mem::take(&mut self.timeseries),
+        })
+    }
+}
+
+/// Run with wall-clock timing recorded in the summary.
+pub fn run_timed(sc: &Scenario) -> Result<RunOutput, String> {
+    let t0 = Instant::now();
+    let mut out = run(sc)?;
+    out.summary.engine.wall_seconds = t0.elapsed().as_secs_f64();
+    Ok(out)
+}

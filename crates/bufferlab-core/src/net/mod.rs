@@ -1,0 +1,5 @@
+//! The network: link framing, egress ports, topology and routing.
+
+pub mod framing;
+pub mod port;
+pub mod topology;

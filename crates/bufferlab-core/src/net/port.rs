@@ -1,0 +1,310 @@
+//! An egress port: queue discipline -> serializer -> propagation pipe.
+//!
+//! The port does all the accounting (arrivals, enqueues, drops by reason, sojourn, occupancy,
+//! busy time); the discipline only decides. In-flight packets leave the pipe in FIFO order, so the
+//! port needs at most one pending arrival event.
+
+use std::collections::VecDeque;
+
+use rand::Rng as _;
+
+use super::framing::wire_bytes;
+use crate::metrics::flow::{Counter, FlowStats, Window};
+use crate::metrics::hist::Hist;
+use crate::packet::{Arena, NodeId, PktId};
+use crate::qdisc::{DropReason, Drops, QItem, Qdisc, QueueDisc};
+use crate::rng::Rng;
+use crate::scenario::Framing;
+use crate::sched::{Ev, Sched};
+use crate::time::{tx_time, Time};
+
+/// A port's fixed parameters.
+#[derive(Clone, Debug)]
+pub struct PortParams {
+    /// `"FROM->TO"`.
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: u64,
+    pub delay_ns: Time,
+    pub framing: Framing,
+    /// Random loss probability on the wire.
+    pub loss: f64,
+}
+
+/// Packet totals over the whole run, for the conservation check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Totals {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+}
+
+/// What a port hook needs from the rest of the engine.
+pub struct PortCtx<'a> {
+    pub now: Time,
+    pub arena: &'a mut Arena,
+    pub sched: &'a mut Sched,
+    pub flows: &'a mut [FlowStats],
+    /// Each flow's source node: drops of packets from it count as the flow's losses.
+    pub flow_src: &'a [NodeId],
+    pub totals: &'a mut Totals,
+}
+
+/// A port's counters and measurements.
+pub struct PortStats {
+    pub window: Window,
+    pub arrivals: Counter,
+    pub enqueued: Counter,
+    pub dropped: [Counter; DropReason::ALL.len()],
+    pub pkts_sent: Counter,
+    /// IP bytes sent.
+    pub bytes_sent: Counter,
+    /// Bytes on the wire, framing included.
+    pub wire_bytes_sent: Counter,
+    /// Nanoseconds the serializer was busy, inside the window / in all.
+    pub busy_ns: Counter,
+    /// Time from enqueue to the start of transmission, inside the window.
+    pub sojourn: Hist,
+    occ_pkts_area: u128,
+    occ_bytes_area: u128,
+    last_change: Time,
+}
+
+impl PortStats {
+    fn new(window: Window) -> Self {
+        PortStats {
+            window,
+            arrivals: Counter::default(),
+            enqueued: Counter::default(),
+            dropped: Default::default(),
+            pkts_sent: Counter::default(),
+            bytes_sent: Counter::default(),
+            wire_bytes_sent: Counter::default(),
+            busy_ns: Counter::default(),
+            sojourn: Hist::default(),
+            occ_pkts_area: 0,
+            occ_bytes_area: 0,
+            last_change: 0,
+        }
+    }
+
+    /// Integrate the occupancy `(pkts, bytes)` that held since the last change up to `now`.
+    #[inline]
+    fn integrate(&mut self, now: Time, pkts: u64, bytes: u64) {
+        let lo = self.last_change.max(self.window.start);
+        let hi = now.min(self.window.end);
+        if hi > lo {
+            let dt = (hi - lo) as u128;
+            self.occ_pkts_area += pkts as u128 * dt;
+            self.occ_bytes_area += bytes as u128 * dt;
+        }
+        self.last_change = now;
+    }
+
+    /// Time-averaged occupancy over the window, in packets and bytes.
+    pub fn occupancy_mean(&self) -> (f64, f64) {
+        let w = self.window.len().max(1) as f64;
+        (
+            self.occ_pkts_area as f64 / w,
+            self.occ_bytes_area as f64 / w,
+        )
+    }
+
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped.iter().map(|c| c.window).sum()
+    }
+}
+
+pub struct Port {
+    pub params: PortParams,
+    pub qdisc: Qdisc,
+    /// The sizing rule the limit came from, if any.
+    pub sizing: Option<String>,
+    /// The packet being serialized.
+    on_wire: Option<PktId>,
+    /// Packets propagating, with their arrival times, in order.
+    pipe: VecDeque<(Time, PktId)>,
+    /// A pending discipline timer, if one is scheduled.
+    qdisc_timer: Option<Time>,
+    loss_rng: Rng,
+    drops: Drops,
+    pub stats: PortStats,
+}
+
+impl Port {
+    pub fn new(
+        params: PortParams,
+        qdisc: Qdisc,
+        sizing: Option<String>,
+        window: Window,
+        loss_rng: Rng,
+    ) -> Self {
+        Port {
+            params,
+            qdisc,
+            sizing,
+            on_wire: None,
+            pipe: VecDeque::with_capacity(64),
+            qdisc_timer: None,
+            loss_rng,
+            drops: Drops::default(),
+            stats: PortStats::new(window),
+        }
+    }
+
+    /// Packets waiting in the discipline.
+    pub fn queued(&self) -> u64 {
+        self.qdisc.len_pkts()
+    }
+
+    /// Packets being serialized or propagating.
+    pub fn in_flight(&self) -> u64 {
+        self.on_wire.is_some() as u64 + self.pipe.len() as u64
+    }
+
+    #[inline]
+    fn touch(&mut self, now: Time) {
+        let (p, b) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
+        self.stats.integrate(now, p, b);
+    }
+
+    fn account_drops(&mut self, cx: &mut PortCtx) {
+        let now = cx.now;
+        let w = self.stats.window;
+        for (item, reason) in self.drops.items.drain(..) {
+            self.stats.dropped[reason.index()].add(&w, now, 1);
+            drop_packet(item.id, cx);
+        }
+    }
+
+    /// Re-arm the discipline's timer if it wants one earlier than the pending one.
+    #[inline]
+    fn arm_qdisc_timer(&mut self, id: u32, sched: &mut Sched) {
+        if let Some(t) = self.qdisc.next_timer() {
+            if self.qdisc_timer.is_none_or(|p| t < p) {
+                self.qdisc_timer = Some(t);
+                sched.at(t, Ev::QdiscTimer(id));
+            }
+        }
+    }
+
+    /// A packet reaches the port (from the host's stack or from the router's forwarding).
+    #[inline]
+    pub fn enqueue(&mut self, id: u32, pkt: PktId, cx: &mut PortCtx) {
+        let now = cx.now;
+        let p = cx.arena.get(pkt);
+        let item = QItem {
+            id: pkt,
+            bytes: p.size,
+            enq: now,
+            flow: p.flow,
+            srtt_ns: p.srtt_ns,
+        };
+        let w = self.stats.window;
+        self.stats.arrivals.add(&w, now, 1);
+        self.touch(now);
+        if self.qdisc.enqueue(now, item, &mut self.drops) {
+            self.stats.enqueued.add(&w, now, 1);
+        }
+        self.account_drops(cx);
+        if self.on_wire.is_none() {
+            self.start_tx(id, cx);
+        }
+        self.arm_qdisc_timer(id, cx.sched);
+    }
+
+    /// The serializer is free: take the next packet from the discipline, if any.
+    fn start_tx(&mut self, id: u32, cx: &mut PortCtx) {
+        let now = cx.now;
+        self.touch(now);
+        let next = self.qdisc.dequeue(now, &mut self.drops);
+        self.account_drops(cx);
+        let Some(item) = next else { return };
+        let w = self.stats.window;
+        if w.contains(now) {
+            self.stats.sojourn.record(now - item.enq);
+        }
+        let wire = wire_bytes(self.params.framing, item.bytes as u64);
+        let tx = tx_time(wire, self.params.rate_bps);
+        let end = now + tx;
+        // Busy time inside the window: the overlap of [now, end) with it.
+        let busy_in = end.min(w.end).saturating_sub(now.max(w.start));
+        self.stats.busy_ns.total += tx;
+        self.stats.busy_ns.window += busy_in;
+        self.stats.pkts_sent.add(&w, now, 1);
+        self.stats.bytes_sent.add(&w, now, item.bytes as u64);
+        self.stats.wire_bytes_sent.add(&w, now, wire);
+        self.on_wire = Some(item.id);
+        cx.sched.at(end, Ev::TxDone(id));
+    }
+
+    /// The packet on the wire is fully serialized: it starts propagating; the next one starts.
+    #[inline]
+    pub fn on_tx_done(&mut self, id: u32, cx: &mut PortCtx) {
+        let now = cx.now;
+        if let Some(pkt) = self.on_wire.take() {
+            if self.params.loss > 0.0 && self.loss_rng.gen::<f64>() < self.params.loss {
+                let w = self.stats.window;
+                self.stats.dropped[DropReason::Loss.index()].add(&w, now, 1);
+                drop_packet(pkt, cx);
+            } else {
+                let at = now + self.params.delay_ns;
+                if self.pipe.is_empty() {
+                    cx.sched.at(at, Ev::Arrive(id));
+                }
+                self.pipe.push_back((at, pkt));
+            }
+        }
+        self.start_tx(id, cx);
+        self.arm_qdisc_timer(id, cx.sched);
+    }
+
+    /// The head of the pipe arrives at the far end; returns it.
+    #[inline]
+    pub fn pop_arrival(&mut self, id: u32, sched: &mut Sched) -> Option<PktId> {
+        let (_, pkt) = self.pipe.pop_front()?;
+        if let Some(&(at, _)) = self.pipe.front() {
+            sched.at(at, Ev::Arrive(id));
+        }
+        Some(pkt)
+    }
+
+    /// The discipline's timer fired.
+    pub fn on_qdisc_timer(&mut self, id: u32, cx: &mut PortCtx) {
+        let now = cx.now;
+        if self.qdisc_timer.is_some_and(|t| t <= now) {
+            self.qdisc_timer = None;
+        }
+        if self.qdisc.next_timer().is_some_and(|t| t <= now) {
+            self.touch(now);
+            self.qdisc.on_timer(now);
+        }
+        self.arm_qdisc_timer(id, cx.sched);
+    }
+
+    /// Close the occupancy integral at the end of the run.
+    pub fn finish(&mut self, now: Time) {
+        self.touch(now);
+    }
+
+    /// Packets the port holds in any stage (for conservation).
+    pub fn holds(&self) -> u64 {
+        self.queued() + self.in_flight()
+    }
+}
+
+/// Free a dropped packet and count it against its flow.
+#[inline]
+pub fn drop_packet(pkt: PktId, cx: &mut PortCtx) {
+    let p = cx.arena.get(pkt);
+    let f = p.flow as usize;
+    if let Some(st) = cx.flows.get_mut(f) {
+        if cx.flow_src.get(f) == Some(&p.src) {
+            let w = st.window;
+            st.pkts_dropped.add(&w, cx.now, 1);
+        }
+    }
+    cx.totals.dropped += 1;
+    cx.arena.free(pkt);
+}
