@@ -38,8 +38,19 @@ pub struct Engine {
 
 /// Build and run a scenario to the end.
 pub fn run(sc: &Scenario) -> Result<RunOutput, String> {
+    run_with_progress(sc, |_| true)
+}
+
+/// Build and run a scenario; `progress` sees the simulated time every 2^16 events and may stop
+/// the run by returning `false` (the result is then an error).
+pub fn run_with_progress(
+    sc: &Scenario,
+    progress: impl FnMut(Time) -> bool,
+) -> Result<RunOutput, String> {
     let mut eng = crate::build::build(sc).map_err(|e| e.join("\n"))?;
-    eng.run_until(sc.run.duration_ns, |_| {});
+    if !eng.run_until(sc.run.duration_ns, progress) {
+        return Err("interrupted".to_string());
+    }
     eng.finish()
 }
 
@@ -134,13 +145,14 @@ impl Engine {
     }
 
     /// Process events until simulated time `end` (exclusive). `progress` sees the time now and
-    /// then (every 2^16 events).
-    pub fn run_until(&mut self, end: Time, mut progress: impl FnMut(Time)) {
+    /// then (every 2^16 events) and stops the run by returning `false`; returns whether the run
+    /// reached `end`.
+    pub fn run_until(&mut self, end: Time, mut progress: impl FnMut(Time) -> bool) -> bool {
         while let Some((now, ev)) = self.sched.pop_before(end) {
             self.now = now;
             self.events += 1;
-            if self.events & 0xFFFF == 0 {
-                progress(now);
+            if self.events & 0xFFFF == 0 && !progress(now) {
+                return false;
             }
             match ev {
                 Ev::TxDone(p) => {
@@ -180,6 +192,7 @@ impl Engine {
             }
         }
         self.now = self.now.max(end.min(self.run.duration_ns));
+        true
     }
 
     /// One row of time series per queue, link and flow.
@@ -391,9 +404,9 @@ impl Engine {
 }
 
 /// Run with wall-clock timing recorded in the summary.
-pub fn run_timed(sc: &Scenario) -> Result<RunOutput, String> {
+pub fn run_timed(sc: &Scenario, progress: impl FnMut(Time) -> bool) -> Result<RunOutput, String> {
     let t0 = Instant::now();
-    let mut out = run(sc)?;
+    let mut out = run_with_progress(sc, progress)?;
     out.summary.engine.wall_seconds = t0.elapsed().as_secs_f64();
     Ok(out)
 }

@@ -2,6 +2,7 @@
 //! experiments. No Python here; see `bufferlab-py` for the bindings.
 
 pub mod agent;
+pub mod bench;
 pub mod build;
 pub mod dist;
 pub mod engine;
@@ -16,6 +17,6 @@ pub mod sched;
 pub mod tcp;
 pub mod time;
 
-pub use engine::{check, run, run_timed};
+pub use engine::{check, run, run_timed, run_with_progress};
 pub use results::RunOutput;
 pub use scenario::Scenario;
