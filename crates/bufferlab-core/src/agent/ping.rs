@@ -94,6 +94,12 @@ pub fn build(path: &str, p: &PingSpec, b: &mut Builder) -> Result<(), String> {
     if p.interval_ns == 0 {
         return Err(format!("{path}.interval: must be positive"));
     }
+    if p.size_bytes > super::udp::MAX_IP_BYTES {
+        return Err(format!(
+            "{path}.size: an IPv4 packet is at most {} B",
+            super::udp::MAX_IP_BYTES
+        ));
+    }
     if p.size_bytes < 28 {
         return Err(format!(
             "{path}.size: an echo request is at least 28 B (IP + ICMP headers)"

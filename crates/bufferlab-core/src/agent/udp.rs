@@ -10,6 +10,10 @@ use crate::time::{Time, NS_PER_SEC};
 
 /// IPv4 (20 B) + UDP (8 B) headers: what a UDP packet carries besides the application's bytes.
 pub const UDP_HEADERS: u32 = 28;
+/// The largest IPv4 packet (RFC 791: 16-bit total length).
+pub const MAX_IP_BYTES: u32 = 65_535;
+/// Beyond a billion packets per second a source is surely a typo.
+const MAX_RATE_PPS: f64 = 1e9;
 
 pub struct UdpSource {
     flow: FlowId,
@@ -114,6 +118,16 @@ impl AgentHooks for UdpSink {
 pub fn build(path: &str, u: &UdpSpec, b: &mut Builder) -> Result<(), String> {
     if !(u.rate_pps.is_finite() && u.rate_pps > 0.0) {
         return Err(format!("{path}.rate: must be a positive rate"));
+    }
+    if u.rate_pps > MAX_RATE_PPS {
+        return Err(format!(
+            "{path}.rate: at most {MAX_RATE_PPS:e} packets per second"
+        ));
+    }
+    if u.size_bytes > MAX_IP_BYTES {
+        return Err(format!(
+            "{path}.size: an IPv4 packet is at most {MAX_IP_BYTES} B"
+        ));
     }
     if u.size_bytes < UDP_HEADERS {
         return Err(format!(
