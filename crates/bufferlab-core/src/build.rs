@@ -280,6 +280,9 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
         window,
         events: 0,
         now: 0,
+        prev_port: Vec::new(),
+        prev_flow: Vec::new(),
+        prev_sample: 0,
     };
     // Agents start at time 0 in their order; what they emit and arm is queued like any other.
     for a in 0..n_agents {

@@ -34,6 +34,10 @@ pub struct Engine {
     pub(crate) window: Window,
     pub(crate) events: u64,
     pub(crate) now: Time,
+    /// Per port (busy ns, IP bytes sent) and per flow (bytes delivered) at the previous sample.
+    pub(crate) prev_port: Vec<(u64, u64)>,
+    pub(crate) prev_flow: Vec<u64>,
+    pub(crate) prev_sample: Time,
 }
 
 /// Build and run a scenario to the end.
@@ -195,53 +199,44 @@ impl Engine {
         true
     }
 
-    /// One row of time series per queue, link and flow.
+    /// One row of time series per queue, link and flow: queue lengths now, and the link and flow
+    /// rates over the interval since the previous sample.
     fn sample(&mut self, now: Time) {
         let t = secs(now);
+        let dt = secs(now - self.prev_sample);
+        let rate = |d: u64| if dt > 0.0 { d as f64 * 8.0 / dt } else { 0.0 };
         let ts = &mut self.timeseries;
-        for p in &self.ports {
-            ts.push(
-                t,
-                "queue",
-                &p.params.name,
-                "qlen_pkts",
-                p.qdisc.len_pkts() as f64,
-            );
-            ts.push(
-                t,
-                "queue",
-                &p.params.name,
-                "qlen_bytes",
-                p.qdisc.len_bytes() as f64,
-            );
-            ts.push(
-                t,
-                "link",
-                &p.params.name,
-                "bytes_sent",
-                p.stats.bytes_sent.total as f64,
-            );
-            ts.push(
-                t,
-                "link",
-                &p.params.name,
-                "busy_s",
-                secs(p.stats.busy_ns.total),
-            );
+        self.prev_port.resize(self.ports.len(), (0, 0));
+        self.prev_flow.resize(self.flows.len(), 0);
+        for (p, prev) in self.ports.iter().zip(self.prev_port.iter_mut()) {
+            let name = &p.params.name;
+            let (busy, bytes) = (p.busy_ns_until(now), p.stats.bytes_sent.total);
+            ts.push(t, "queue", name, "qlen_pkts", p.qdisc.len_pkts() as f64);
+            ts.push(t, "queue", name, "qlen_bytes", p.qdisc.len_bytes() as f64);
+            let util = if dt > 0.0 {
+                secs(busy - prev.0) / dt
+            } else {
+                0.0
+            };
+            ts.push(t, "link", name, "utilization", util);
+            ts.push(t, "link", name, "throughput_bps", rate(bytes - prev.1));
+            *prev = (busy, bytes);
         }
-        for (f, info) in self.flows.iter().zip(&self.flow_info) {
-            ts.push(
-                t,
-                "flow",
-                &info.id,
-                "bytes_delivered",
-                f.bytes_delivered.total as f64,
-            );
+        for ((f, info), prev) in self
+            .flows
+            .iter()
+            .zip(&self.flow_info)
+            .zip(self.prev_flow.iter_mut())
+        {
+            let d = f.bytes_delivered.total;
+            ts.push(t, "flow", &info.id, "goodput_bps", rate(d - *prev));
+            *prev = d;
             if info.kind != "udp" && info.kind != "ping" {
                 ts.push(t, "flow", &info.id, "cwnd_bytes", f.cwnd_bytes as f64);
                 ts.push(t, "flow", &info.id, "srtt_s", secs(f.srtt_ns));
             }
         }
+        self.prev_sample = now;
         if let Some(step) = self.run.sample_ns {
             self.sched.at(now + step, Ev::Sample);
         }
@@ -395,10 +390,18 @@ impl Engine {
             links,
             conservation: cons,
         };
+        let mut distributions = Distributions::default();
+        for (f, info) in self.flows.iter().zip(&self.flow_info) {
+            distributions.push_hist("flow", &info.id, "rtt_s", &f.rtt);
+        }
+        for p in &self.ports {
+            distributions.push_hist("queue", &p.params.name, "sojourn_s", &p.stats.sojourn);
+        }
         Ok(RunOutput {
             summary,
             transfers,
             timeseries: std::mem::take(&mut self.timeseries),
+            distributions,
         })
     }
 }

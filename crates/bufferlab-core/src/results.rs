@@ -130,6 +130,35 @@ impl TimeSeries {
     }
 }
 
+/// Empirical distributions (from the bounded-memory histograms) in long form: one row per
+/// (object, id, metric, value) with the fraction of samples at or below the value.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Distributions {
+    pub object: Vec<&'static str>,
+    pub id: Vec<String>,
+    pub metric: Vec<&'static str>,
+    pub value: Vec<f64>,
+    pub cdf: Vec<f64>,
+}
+
+impl Distributions {
+    pub fn push_hist(
+        &mut self,
+        object: &'static str,
+        id: &str,
+        metric: &'static str,
+        h: &crate::metrics::hist::Hist,
+    ) {
+        for (v, c) in h.cdf() {
+            self.object.push(object);
+            self.id.push(id.to_owned());
+            self.metric.push(metric);
+            self.value.push(v as f64 / 1e9);
+            self.cdf.push(c);
+        }
+    }
+}
+
 /// The summary (`summary.json`).
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
@@ -147,6 +176,7 @@ pub struct RunOutput {
     pub summary: Summary,
     pub transfers: Vec<TransferRow>,
     pub timeseries: TimeSeries,
+    pub distributions: Distributions,
 }
 
 impl RunOutput {

@@ -191,3 +191,52 @@ fn ttl_expires_after_the_first_router() {
     assert_eq!(out.flow("udp-1").unwrap().bytes_delivered, 0);
     assert_eq!(out.flow("udp-1").unwrap().loss_rate, 1.0);
 }
+
+#[test]
+fn time_series_and_distributions() {
+    // CBR at 1000 pkt/s into 833 pkt/s of capacity: the queue fills to its 50 packets and stays.
+    let mut v = access(
+        dir(MBPS10, 5 * NS_PER_MS, 50),
+        dir(MBPS10, 5 * NS_PER_MS, 50),
+        json!([{ "kind": "udp", "pairs": [["client", "server"]], "rate_pps": 1000.0, "size_bytes": 1500 }]),
+        4 * NS_PER_SEC,
+        1,
+    );
+    v["run"]["sample_ns"] = json!(100 * NS_PER_MS);
+    let out = run(&scenario(v)).unwrap();
+    let ts = &out.timeseries;
+    let series = |obj: &str, id: &str, metric: &str| -> Vec<(f64, f64)> {
+        (0..ts.len())
+            .filter(|&i| ts.object[i] == obj && ts.id[i] == id && ts.metric[i] == metric)
+            .map(|i| (ts.time_s[i], ts.value[i]))
+            .collect()
+    };
+    let q = series("queue", "client->server", "qlen_pkts");
+    assert_eq!(q.len(), 40);
+    assert_eq!(q[0], (0.0, 0.0));
+    assert!(
+        q[20..].iter().all(|&(_, v)| v == 49.0 || v == 50.0),
+        "{q:?}"
+    );
+    let u = series("link", "client->server", "utilization");
+    assert!(u[1..].iter().all(|&(_, v)| (v - 1.0).abs() < 1e-9), "{u:?}");
+    let g = series("flow", "udp-1", "goodput_bps");
+    // Delivered rate = link rate × payload share (1472 of 1500 B).
+    assert!(
+        g[5..]
+            .iter()
+            .all(|&(_, v)| (v - 10e6 * 1472.0 / 1500.0).abs() / 10e6 < 0.02),
+        "{g:?}"
+    );
+    // The sojourn CDF of a full 50-packet FIFO is concentrated near 49-50 × 1.2 ms.
+    let d = &out.distributions;
+    let rows: Vec<usize> = (0..d.value.len())
+        .filter(|&i| d.id[i] == "client->server" && d.metric[i] == "sojourn_s")
+        .collect();
+    let median = rows
+        .iter()
+        .find(|&&i| d.cdf[i] >= 0.5)
+        .map(|&i| d.value[i])
+        .unwrap();
+    assert!((median - 0.0594).abs() < 0.001, "median sojourn {median}");
+}

@@ -60,7 +60,19 @@ fn tables<'py>(
     Ok((ts, tr))
 }
 
-/// Run a plan (JSON). Returns {"summary": str, "timeseries": {...}, "transfers": {...}}.
+fn distributions<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let x = &out.distributions;
+    d.set_item("object", &x.object)?;
+    d.set_item("id", &x.id)?;
+    d.set_item("metric", &x.metric)?;
+    d.set_item("value", &x.value)?;
+    d.set_item("cdf", &x.cdf)?;
+    Ok(d)
+}
+
+/// Run a plan (JSON). Returns {"summary": str, "timeseries": {...}, "transfers": {...},
+/// "distributions": {...}}, the last three as dicts of columns.
 /// `progress(sim_seconds)` is called now and then if given; Ctrl-C stops the run.
 #[pyfunction]
 #[pyo3(signature = (plan_json, progress=None))]
@@ -119,6 +131,7 @@ fn run<'py>(
     let (ts, tr) = tables(py, &out)?;
     d.set_item("timeseries", ts)?;
     d.set_item("transfers", tr)?;
+    d.set_item("distributions", distributions(py, &out)?)?;
     Ok(d)
 }
 

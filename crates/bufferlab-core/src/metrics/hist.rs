@@ -76,6 +76,23 @@ impl Hist {
         (self.n > 0).then_some(self.max)
     }
 
+    /// The empirical CDF: `(value, fraction of samples <= value)` for every non-empty bucket, in
+    /// increasing order (values are bucket midpoints, clamped to the recorded range).
+    pub fn cdf(&self) -> Vec<(u64, f64)> {
+        let mut out = Vec::new();
+        let mut seen = 0u64;
+        for (b, &c) in self.counts.iter().enumerate() {
+            if c > 0 {
+                seen += c;
+                out.push((
+                    bucket_value(b).clamp(self.min, self.max),
+                    seen as f64 / self.n as f64,
+                ));
+            }
+        }
+        out
+    }
+
     /// The value at quantile `q` in [0, 1] (nearest rank), clamped to the recorded min and max.
     pub fn quantile(&self, q: f64) -> Option<u64> {
         if self.n == 0 {
@@ -107,6 +124,18 @@ mod tests {
         assert_eq!(h.quantile(0.5), Some(49));
         assert_eq!(h.quantile(0.99), Some(98));
         assert_eq!(h.mean(), Some(49.5));
+    }
+
+    #[test]
+    fn cdf_ends_at_one_and_increases() {
+        let mut h = Hist::default();
+        for v in [5, 5, 1000, 2_000_000] {
+            h.record(v);
+        }
+        let c = h.cdf();
+        assert_eq!(c.first(), Some(&(5, 0.5)));
+        assert_eq!(c.last().unwrap().1, 1.0);
+        assert!(c.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
     }
 
     proptest! {

@@ -121,8 +121,9 @@ pub struct Port {
     pub qdisc: Qdisc,
     /// The sizing rule the limit came from, if any.
     pub sizing: Option<String>,
-    /// The packet being serialized.
+    /// The packet being serialized, and when its serialization ends.
     on_wire: Option<PktId>,
+    tx_end: Time,
     /// Packets propagating, with their arrival times, in order.
     pipe: VecDeque<(Time, PktId)>,
     /// A pending discipline timer, if one is scheduled.
@@ -145,6 +146,7 @@ impl Port {
             qdisc,
             sizing,
             on_wire: None,
+            tx_end: 0,
             pipe: VecDeque::with_capacity(64),
             qdisc_timer: None,
             loss_rng,
@@ -236,6 +238,7 @@ impl Port {
         self.stats.bytes_sent.add(&w, now, item.bytes as u64);
         self.stats.wire_bytes_sent.add(&w, now, wire);
         self.on_wire = Some(item.id);
+        self.tx_end = end;
         cx.sched.at(end, Ev::TxDone(id));
     }
 
@@ -281,6 +284,16 @@ impl Port {
             self.qdisc.on_timer(now);
         }
         self.arm_qdisc_timer(id, cx.sched);
+    }
+
+    /// Nanoseconds the serializer has been busy from the start of the run up to `now`.
+    pub fn busy_ns_until(&self, now: Time) -> u64 {
+        let ahead = if self.on_wire.is_some() {
+            self.tx_end.saturating_sub(now)
+        } else {
+            0
+        };
+        self.stats.busy_ns.total - ahead
     }
 
     /// Close the occupancy integral at the end of the run.
