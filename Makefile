@@ -1,0 +1,45 @@
+# bufferlab: `make demo` builds everything into .venv and runs an example;
+# `make test` runs every Rust and Python test. Both work on a fresh clone (Python 3.11 + Rust).
+
+PYTHON   ?= python3.11
+VENV     := .venv
+PY       := $(VENV)/bin/python
+# The shared example scenarios sit beside the repository; copies ship in scenarios/.
+EXAMPLES ?= $(firstword $(wildcard ../shared/examples) scenarios)
+DEMO     ?= $(EXAMPLES)/udp-fifo.toml
+
+RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
+
+.PHONY: demo test test-rust test-python build deps clean
+
+demo: build
+	$(VENV)/bin/bufferlab run $(DEMO)
+
+test: test-rust test-python
+
+test-rust:
+	cargo test --release --workspace --exclude bufferlab-py
+
+test-python: build
+	$(PY) -m pytest -q
+
+build: $(VENV)/.built
+
+deps: $(VENV)/.deps
+
+# Python dependencies, from pyproject.toml (re-run when it changes).
+$(VENV)/.deps: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(["maturin>=1.5,<2"] + p["dependencies"] + p["optional-dependencies"]["dev"]))' > $(VENV)/requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
+	touch $@
+
+# The engine extension and the package, installed editable into .venv (re-built when Rust changes).
+$(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
+	$(PY) -c 'import bufferlab._core'
+	touch $@
+
+clean:
+	rm -rf $(VENV) python/bufferlab/_core*.so target/wheels

@@ -1,0 +1,100 @@
+"""bufferlab: a deterministic packet-level network simulator for router-buffer research.
+
+    import bufferlab
+    r = bufferlab.run("scenarios/udp-fifo.toml")
+    r.flows[["id", "goodput_bps", "rtt_mean_s"]]
+    r.queues[["link", "sojourn_mean_s", "dropped"]]
+    r.write("out/udp-fifo")
+
+A scenario (TOML file or dict) is checked and expanded in Python (:mod:`bufferlab.scenario`),
+then run by the Rust engine (``bufferlab._core``) in one call; the results come back as a
+:class:`~bufferlab.results.Result`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from importlib import metadata
+from typing import Any
+
+from .errors import BufferlabError, EngineError, Problem, ScenarioError
+from .results import Result
+from .scenario import PathOrDict, Scenario, load_scenario, loads_scenario, translate, validate
+
+__all__ = [
+    "run",
+    "run_plan",
+    "load_scenario",
+    "loads_scenario",
+    "validate",
+    "Scenario",
+    "Result",
+    "Problem",
+    "ScenarioError",
+    "EngineError",
+    "BufferlabError",
+    "engine_version",
+    "__version__",
+]
+
+try:
+    __version__ = metadata.version("bufferlab")
+except metadata.PackageNotFoundError:  # running from a source tree
+    __version__ = "0.0.0+unknown"
+
+
+def _engine() -> Any:
+    try:
+        from . import _core as core  # type: ignore[attr-defined]
+    except ImportError as e:
+        raise ImportError(
+            "bufferlab's engine extension (bufferlab._core) is not built; "
+            "run `make demo` or `maturin develop --release` in the source tree"
+        ) from e
+    return core
+
+
+def engine_version() -> str:
+    """The version of the Rust engine the package is linked with."""
+    core = _engine()
+    v = getattr(core, "version", None)
+    return v() if callable(v) else str(getattr(core, "__version__", "unknown"))
+
+
+def run(
+    scenario: PathOrDict | Scenario,
+    *,
+    seed: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Result:
+    """Run a scenario (a TOML path, a dict, or a loaded :class:`Scenario`) and return its result.
+
+    ``seed`` replaces the file's ``run.seed``; ``overrides`` sets keys first, by dotted path
+    (``{"topology.bottleneck.queue.limit": "50pkt"}``). Raises :class:`ScenarioError` (with
+    ``.problems``) for a scenario that cannot run, before the engine starts.
+    """
+    if isinstance(scenario, Scenario):
+        if seed is not None or overrides:
+            doc = scenario.document
+            scenario = load_scenario(doc, seed=seed, overrides=overrides)
+        sc = scenario
+    else:
+        sc = load_scenario(scenario, seed=seed, overrides=overrides)
+    return run_plan(sc.plan, origins=sc.origins, source=sc.source)
+
+
+def run_plan(plan: dict[str, Any], *, origins: list[tuple[str, str]] | None = None, source: str | None = None) -> Result:
+    """Run an already expanded plan (the engine's JSON form)."""
+    core = _engine()
+    try:
+        out = core.run(json.dumps(plan))
+    except ValueError as e:
+        lines = [ln for ln in str(e).splitlines() if ln.strip()]
+        raise ScenarioError([translate(ln, origins or []) for ln in lines], source) from None
+    except RuntimeError as e:
+        raise EngineError(f"the engine failed: {e}") from e
+    summary = out["summary"]
+    if isinstance(summary, (str, bytes)):
+        summary = json.loads(summary)
+    return Result(summary, out.get("timeseries"), out.get("transfers"), plan=plan)

@@ -1,0 +1,246 @@
+"""The ``bufferlab`` command.
+
+Exit status: 0 done; 1 the engine or the output failed; 2 the scenario (or the command line) has
+problems, each printed on its own line on stderr as ``key.path: what is wrong (the fix)``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .errors import EngineError, ScenarioError
+from .results import Result
+from .units import format_bytes, format_rate_bps, format_time_ns
+
+app = typer.Typer(
+    name="bufferlab",
+    help=(
+        "A deterministic packet-level simulator for router-buffer experiments.\n\n"
+        "Write a scenario (TOML: [run], [topology], [[traffic]]), check it with "
+        "`bufferlab validate FILE`, run it with `bufferlab run FILE`."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+out_console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+if not out_console.is_terminal:
+    # Piped or in CI: no terminal width to fit, so let tables take their natural width.
+    out_console.width = 200
+
+SetOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help='Override a key of the file, e.g. `--set topology.bottleneck.rate=20Mbps` or `--set "traffic[0].cc=cubic"` (repeatable). VALUE is read as TOML, else as a string.',
+    ),
+]
+SeedOption = Annotated[Optional[int], typer.Option("--seed", min=0, help="Replace run.seed (same file and seed, same results).")]
+
+
+def _overrides(sets: list[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in sets or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            _fail_usage(f'--set {item}: expected KEY=VALUE (e.g. --set topology.pairs=20)')
+        try:
+            parsed = tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            parsed = value
+        out[key.strip()] = parsed
+    return out
+
+
+def _fail_usage(msg: str) -> None:
+    err_console.print(f"error: {msg}", markup=False)
+    raise typer.Exit(2)
+
+
+def _report_problems(e: ScenarioError, file: Path | None) -> None:
+    for p in e.problems:
+        err_console.print(p, markup=False)
+    n = len(e.problems)
+    where = f"{file}: " if file is not None and not any(str(file) in p for p in e.problems) else ""
+    err_console.print(f"{where}{n} problem{'s' if n != 1 else ''}; nothing was run", markup=False, style="bold")
+    raise typer.Exit(2)
+
+
+@app.command()
+def run(
+    file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
+    out: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Write summary.json and Parquet tables to this directory (replaced atomically)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout instead of tables.")] = False,
+    seed: SeedOption = None,
+    sets: SetOption = None,
+) -> None:
+    """Run a scenario and print its flows, queues and links.
+
+    Example: `bufferlab run scenarios/udp-fifo.toml --out out/udp-fifo`
+    """
+    from . import run as run_scenario
+
+    try:
+        result = run_scenario(file, seed=seed, overrides=_overrides(sets))
+    except ScenarioError as e:
+        _report_problems(e, file)
+    except EngineError as e:
+        err_console.print(f"{file}: {e}", markup=False)
+        raise typer.Exit(1) from None
+    except ImportError as e:
+        err_console.print(str(e), markup=False)
+        raise typer.Exit(1) from None
+    if out is not None:
+        try:
+            written = result.write(out)
+        except (OSError, ValueError) as e:
+            err_console.print(f"--out {out}: {e}", markup=False)
+            raise typer.Exit(1) from None
+    if as_json:
+        sys.stdout.write(result.summary_json())
+        return
+    print_result(result, out_console, title=str(file))
+    if out is not None:
+        out_console.print(f"wrote {written}", markup=False)
+
+
+@app.command()
+def validate(
+    file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
+    plan: Annotated[bool, typer.Option("--plan", help="Print the resolved plan (what the engine gets) as JSON.")] = False,
+    seed: SeedOption = None,
+    sets: SetOption = None,
+) -> None:
+    """Check a scenario without running it; list every problem with its key path."""
+    from .scenario import load_scenario
+
+    try:
+        sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
+    except ScenarioError as e:
+        _report_problems(e, file)
+    if plan:
+        sys.stdout.write(json.dumps(sc.plan, indent=2, sort_keys=True) + "\n")
+        return
+    p = sc.plan
+    out_console.print(
+        f"{file}: ok -- {len(p['nodes'])} nodes, {len(p['links'])} links, "
+        f"{len(p['traffic'])} traffic blocks, {sc.duration_s:g} s, seed {sc.seed}",
+        markup=False,
+    )
+
+
+@app.command()
+def version() -> None:
+    """Print the package's and the engine's versions."""
+    from . import engine_version
+
+    try:
+        ev = engine_version()
+    except ImportError:
+        ev = "not built"
+    out_console.print(f"bufferlab {__version__} (engine {ev})", markup=False)
+
+
+# Command groups of other modules register here (e.g. sweeps, the benchmark).
+
+
+# ---------------------------------------------------------------- tables
+
+
+def _f(x: Any, fmt) -> str:
+    if x is None:
+        return "-"
+    try:
+        return fmt(x)
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def _s(x: Any) -> str:
+    return _f(x, lambda v: format_time_ns(float(v) * 1e9))
+
+
+def print_result(result: Result, console: Console, title: str | None = None) -> None:
+    """The readable summary: a line about the run, then flows, queues and links."""
+    s = result.summary
+    e = s.get("engine", {})
+    events = e.get("events", 0) or 0
+    wall = e.get("wall_seconds", 0.0) or 0.0
+    rate = f", {events / wall / 1e6:.3g} M events/s" if wall > 0 else ""
+    head = f"{title}: " if title else ""
+    console.print(
+        f"{head}{e.get('sim_seconds', 0):g} s simulated in {wall:.3g} s ({events:,} events{rate}); "
+        f"engine {e.get('version', '?')}",
+        markup=False,
+    )
+    flows = s.get("flows", [])
+    if flows:
+        t = Table(title="flows", title_justify="left")
+        for col, just in (("flow", "left"), ("kind", "left"), ("path", "left"), ("goodput", "right"), ("rtt mean", "right"),
+                          ("rtt p99", "right"), ("loss", "right"), ("retx", "right"), ("done in", "right")):
+            t.add_column(col, justify=just, no_wrap=True)
+        for f in flows:
+            t.add_row(
+                str(f.get("id")), str(f.get("kind")), f"{f.get('src')}->{f.get('dst')}",
+                _f(f.get("goodput_bps"), format_rate_bps), _s(f.get("rtt_mean_s")), _s(f.get("rtt_p99_s")),
+                _f(f.get("loss_rate"), lambda v: f"{100 * v:.2f}%"), _f(f.get("retransmits"), str),
+                _s(f.get("completion_time_s")),
+            )
+        console.print(t)
+    queues = s.get("queues", [])
+    if queues:
+        t = Table(title="queues", title_justify="left")
+        for col, just in (("link", "left"), ("qdisc", "left"), ("limit", "right"), ("sojourn mean", "right"),
+                          ("sojourn p99", "right"), ("mean occupancy", "right"), ("enqueued", "right"), ("dropped", "right")):
+            t.add_column(col, justify=just, no_wrap=True)
+        for q in queues:
+            if q.get("limit_pkts") is not None:
+                limit = f"{q['limit_pkts']}pkt"
+            elif q.get("limit_bytes") is not None:
+                limit = format_bytes(q["limit_bytes"])
+            else:
+                limit = "-"
+            if q.get("sizing"):
+                limit += f" ({q['sizing']})"
+            t.add_row(
+                str(q.get("link")), str(q.get("discipline")), limit, _s(q.get("sojourn_mean_s")), _s(q.get("sojourn_p99_s")),
+                _f(q.get("occupancy_mean_pkts"), lambda v: f"{v:.3g} pkt"), _f(q.get("enqueued"), lambda v: f"{v:,}"),
+                _f(q.get("dropped"), lambda v: f"{v:,}"),
+            )
+        console.print(t)
+    links = s.get("links", [])
+    if links:
+        t = Table(title="links", title_justify="left")
+        for col, just in (("link", "left"), ("rate", "right"), ("utilization", "right"), ("sent", "right")):
+            t.add_column(col, justify=just, no_wrap=True)
+        for ln in links:
+            t.add_row(
+                str(ln.get("link")), _f(ln.get("rate_bps"), format_rate_bps),
+                _f(ln.get("utilization"), lambda v: f"{100 * v:.1f}%"), _f(ln.get("bytes_sent"), format_bytes),
+            )
+        console.print(t)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,207 @@
+"""What a run returns: the summary and its tables as pandas DataFrames, and writing them out.
+
+``Result.write(dir)`` writes ``summary.json``, ``plan.json`` (the resolved scenario the engine
+ran) and Parquet tables -- ``flows``, ``queues``, ``links``, plus ``timeseries`` when the run
+sampled and ``transfers`` when it had finite transfers. It writes into a fresh directory beside
+``dir`` and renames it into place only once every file is complete, so an interrupted or failed
+write leaves no half-written ``dir``, and an existing ``dir`` is replaced only by a complete one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["Result", "TABLES"]
+
+TABLES = ("flows", "queues", "links", "timeseries", "transfers")
+TIMESERIES_COLUMNS = ("time_s", "object", "id", "metric", "value")
+TRANSFER_COLUMNS = ("flow", "conn", "size_bytes", "start_s", "end_s", "completion_time_s")
+
+# A directory we may replace holds a summary.json (a previous result) or nothing at all.
+_MARKER = "summary.json"
+
+
+class Result:
+    """A finished run: ``.summary`` (dict) and ``.flows``, ``.queues``, ``.links``,
+    ``.timeseries``, ``.transfers`` (DataFrames)."""
+
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        timeseries: dict[str, list[Any]] | None = None,
+        transfers: dict[str, list[Any]] | None = None,
+        plan: dict[str, Any] | None = None,
+    ) -> None:
+        self.summary = summary
+        self.plan = plan
+        self._timeseries = timeseries or {}
+        self._transfers = transfers or {}
+        self._cache: dict[str, pd.DataFrame] = {}
+
+    # -- tables
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self._table("flows", lambda: _rows(self.summary.get("flows", [])))
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        return self._table("queues", lambda: _queues(self.summary.get("queues", [])))
+
+    @property
+    def links(self) -> pd.DataFrame:
+        return self._table("links", lambda: _rows(self.summary.get("links", [])))
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        """Long form: one row per (time_s, object, id, metric) with its value."""
+        return self._table("timeseries", lambda: _columns(self._timeseries, TIMESERIES_COLUMNS))
+
+    @property
+    def transfers(self) -> pd.DataFrame:
+        """One row per finite TCP transfer: flow, conn, size, start, end, completion time."""
+        return self._table("transfers", lambda: _columns(self._transfers, TRANSFER_COLUMNS))
+
+    def _table(self, name: str, build) -> pd.DataFrame:
+        if name not in self._cache:
+            self._cache[name] = build()
+        return self._cache[name]
+
+    @property
+    def engine(self) -> dict[str, Any]:
+        return self.summary.get("engine", {})
+
+    def flow(self, flow_id: str) -> dict[str, Any]:
+        """One flow's summary row by id (``"udp-1"``)."""
+        for row in self.summary.get("flows", []):
+            if row.get("id") == flow_id:
+                return row
+        raise KeyError(f"no flow {flow_id!r}; flows: {', '.join(r.get('id', '?') for r in self.summary.get('flows', []))}")
+
+    def queue(self, link: str) -> dict[str, Any]:
+        """One queue's summary row by its link direction (``"r1->r2"``)."""
+        for row in self.summary.get("queues", []):
+            if row.get("link") == link:
+                return row
+        raise KeyError(f"no queue at {link!r}; queues: {', '.join(r.get('link', '?') for r in self.summary.get('queues', []))}")
+
+    def summary_json(self) -> str:
+        return json.dumps(self.summary, indent=2, sort_keys=False) + "\n"
+
+    def __repr__(self) -> str:
+        e = self.engine
+        return (
+            f"<Result: {len(self.summary.get('flows', []))} flows, {len(self.summary.get('queues', []))} queues, "
+            f"{e.get('sim_seconds', 0):g} s simulated in {e.get('wall_seconds', 0):.3g} s>"
+        )
+
+    # -- files
+
+    def write(self, out_dir: str | os.PathLike[str]) -> Path:
+        """Write the result to ``out_dir`` atomically (see the module's docstring); returns its path."""
+        out = Path(out_dir).absolute()
+        if out.exists() and not _replaceable(out):
+            raise FileExistsError(
+                f"{out} exists and is not a bufferlab result directory (no {_MARKER}); "
+                "choose another output directory"
+            )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.part-", dir=out.parent))
+        try:
+            self._write_files(tmp)
+            _swap_into_place(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return out
+
+    def _write_files(self, d: Path) -> None:
+        _write_text(d / "summary.json", self.summary_json())
+        if self.plan is not None:
+            _write_text(d / "plan.json", json.dumps(self.plan, indent=2, sort_keys=True) + "\n")
+        self.flows.to_parquet(d / "flows.parquet", index=False)
+        self.queues.to_parquet(d / "queues.parquet", index=False)
+        self.links.to_parquet(d / "links.parquet", index=False)
+        if len(self.timeseries):
+            self.timeseries.to_parquet(d / "timeseries.parquet", index=False)
+        if len(self.transfers):
+            self.transfers.to_parquet(d / "transfers.parquet", index=False)
+
+    @classmethod
+    def read(cls, out_dir: str | os.PathLike[str]) -> Result:
+        """A result written by :meth:`write`."""
+        d = Path(out_dir)
+        summary = json.loads((d / "summary.json").read_text())
+        plan_path = d / "plan.json"
+        plan = json.loads(plan_path.read_text()) if plan_path.exists() else None
+        r = cls(summary, plan=plan)
+        for name in ("timeseries", "transfers"):
+            p = d / f"{name}.parquet"
+            if p.exists():
+                r._cache[name] = pd.read_parquet(p)
+        return r
+
+
+def _rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+
+
+def _queues(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Queue rows with ``drops_by_reason`` spread into ``drops_<reason>`` columns (0 when absent)."""
+    if not rows:
+        return pd.DataFrame()
+    reasons = sorted({r for row in rows for r in (row.get("drops_by_reason") or {})})
+    flat = []
+    for row in rows:
+        out = {k: v for k, v in row.items() if k != "drops_by_reason"}
+        by = row.get("drops_by_reason") or {}
+        for r in reasons:
+            out[f"drops_{r}"] = int(by.get(r, 0))
+        flat.append(out)
+    return pd.DataFrame.from_records(flat)
+
+
+def _columns(cols: dict[str, list[Any]], order: tuple[str, ...]) -> pd.DataFrame:
+    if not cols:
+        return pd.DataFrame({c: [] for c in order})
+    names = [c for c in order if c in cols] + [c for c in cols if c not in order]
+    return pd.DataFrame({c: cols[c] for c in names})
+
+
+def _write_text(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _replaceable(out: Path) -> bool:
+    if not out.is_dir():
+        return False
+    if (out / _MARKER).is_file():
+        return True
+    return not any(out.iterdir())
+
+
+def _swap_into_place(tmp: Path, out: Path) -> None:
+    """Rename ``tmp`` to ``out``; an existing ``out`` is moved aside first and removed after."""
+    if not out.exists():
+        os.rename(tmp, out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    os.rmdir(old)
+    os.rename(out, old)
+    try:
+        os.rename(tmp, out)
+    except BaseException:
+        if not out.exists():
+            os.rename(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,300 @@
+"""``[[traffic]]`` blocks -> the plan's ``TrafficSpec`` list (one entry per block, same order).
+
+``from`` and ``to`` name nodes, groups (the dumbbell's ``senders`` and ``receivers``) or lists of
+nodes. Two groups of equal size pair member by member (``s_i`` with ``d_i``); a single node on
+either side pairs with every member of the other. Every pair must be joined by some path of links.
+
+TCP options go into the block's ``tcp`` map with units in the key names; the ones a file leaves out
+are left out, so the transport's own defaults (each citing its RFC) apply -- except the MSS, whose
+default of 1460 B (a 1500 B Ethernet MTU less 40 B of IP and TCP headers) is also what ``pkt``
+means in a TCP size.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from ..units import UnitError, parse_bytes, parse_dist, parse_per_second, parse_rate, parse_size, parse_time_ns
+from ._check import Problems, Table, boolean, choice, describe, did_you_mean, integer, join, number
+from .templates import Topology
+
+KINDS = ("tcp", "web", "tcp_onoff", "udp", "ping")
+DEFAULT_MSS_BYTES = 1460
+TCP_HEADER_BYTES = 40
+PING_DEFAULT_SIZE_BYTES = 84  # Linux ping: 56 B data + 8 B ICMP + 20 B IP
+MIN_UDP_BYTES = 28  # IP 20 B + UDP 8 B
+MIN_ICMP_BYTES = 28  # IP 20 B + ICMP echo 8 B
+MAX_IP_BYTES = 65535
+CC = ("newreno", "cubic", "vegas")
+
+TCP_OPTION_KEYS = ("cc", "sack", "delayed_ack", "beta", "initial_window", "min_rto", "mss", "rwnd", "sndbuf", "handshake")
+_COMMON = ("kind", "from", "to", "start")
+_KEYS = {
+    "tcp": _COMMON + ("count", "size") + TCP_OPTION_KEYS,
+    "web": _COMMON + ("arrival_rate", "size") + TCP_OPTION_KEYS,
+    "tcp_onoff": _COMMON + ("size", "idle") + TCP_OPTION_KEYS,
+    "udp": _COMMON + ("rate", "size", "arrivals", "burst", "ttl", "stop"),
+    "ping": _COMMON + ("interval", "size", "stop"),
+}
+_UNSUPPORTED = {
+    "tcp": {"stop": "TCP sources run to the end of the run or of their transfer"},
+    "web": {"stop": "web sources run to the end of the run", "count": "web arrivals are set by arrival_rate"},
+    "tcp_onoff": {"stop": "on/off sources run to the end of the run"},
+}
+
+
+def read_traffic(doc: Table, topo: Topology | None, problems: Problems, duration_ns: int | None) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+    raw = doc.raw("traffic", [])
+    if isinstance(raw, dict):
+        raw = [raw]  # [traffic] written for [[traffic]]: accept a single block
+    if not isinstance(raw, list):
+        problems.add("traffic", f"expected [[traffic]] tables, got {describe(raw)}")
+        return [], []
+    out: list[dict[str, Any]] = []
+    origins: list[tuple[str, str]] = []
+    graph = _graph(topo) if topo is not None else None
+    for i, block in enumerate(raw):
+        path = join("traffic", i)
+        spec = _block(block, path, topo, graph, problems, duration_ns)
+        if spec is not None:
+            origins.append((f"traffic[{len(out)}]", path))
+            out.append(spec)
+    return out, origins
+
+
+def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, set[str]] | None, problems: Problems, duration_ns: int | None) -> dict[str, Any] | None:
+    if not isinstance(block, dict):
+        problems.add(path, f'expected a table, got {describe(block)} (e.g. [[traffic]] kind = "tcp")')
+        return None
+    kind_raw = block.get("kind")
+    if kind_raw is None:
+        problems.add(join(path, "kind"), f"missing (one of {', '.join(KINDS)})")
+        return None
+    try:
+        kind = choice(*KINDS)(kind_raw)
+    except UnitError as e:
+        problems.add(join(path, "kind"), str(e))
+        return None
+    t = Table(block, path, problems, _KEYS[kind], _UNSUPPORTED.get(kind))
+    pairs = _pairs(t, topo, graph)
+    spec: dict[str, Any] = {"kind": kind, "pairs": pairs}
+    if t.has("start"):
+        spec["start_ns"] = t.get("start", lambda v: parse_dist(v, "time"))
+    if kind in ("tcp", "web", "tcp_onoff"):
+        tcp, mss = _tcp_options(t)
+        if kind == "tcp":
+            spec["count"] = t.get("count", integer(1, 100_000, "a number of connections per pair"), 1)
+            if t.has("size"):
+                spec["size_bytes"] = t.get("size", lambda v: _transfer_size(v, mss))
+        elif kind == "web":
+            spec["arrival_rate"] = t.get("arrival_rate", parse_per_second, required=True, example='"1/s"')
+            spec["size_bytes"] = t.get("size", lambda v: _size_dist(v, mss), required=True, example='"zipf(1.7, max=100000pkt)"')
+        else:
+            spec["size_bytes"] = t.get("size", lambda v: _size_dist(v, mss), required=True, example='"36KB"')
+            spec["idle_ns"] = t.get("idle", lambda v: parse_dist(v, "time"), required=True, example='"exp(1s)"')
+        spec["tcp"] = tcp
+        if kind == "tcp" and spec.get("size_bytes") is None:
+            spec.pop("size_bytes", None)  # "inf" (or absent): a bulk transfer
+    elif kind == "udp":
+        size = t.get("size", _ip_size(MIN_UDP_BYTES, "UDP"), required=True, example='"1500B"')
+        rate = t.get("rate", parse_rate, required=True, example='"250pps"')
+        spec["size_bytes"] = size
+        if rate is not None:
+            if rate.pps is not None:
+                spec["rate_pps"] = rate.pps
+            elif size is not None and rate.bps is not None:
+                spec["rate_pps"] = rate.bps / (8 * size)
+        if t.has("arrivals"):
+            spec["arrivals"] = t.get("arrivals", choice("cbr", "poisson"))
+        if t.has("burst"):
+            spec["burst"] = _burst(t)
+        if t.has("ttl"):
+            spec["ttl"] = t.get("ttl", integer(1, 255, "an IP TTL (1 to 255)"))
+        _stop(t, spec)
+    else:  # ping
+        spec["interval_ns"] = t.get("interval", _positive_time, 1_000_000_000)  # ping's default: 1 s
+        spec["size_bytes"] = t.get("size", _ip_size(MIN_ICMP_BYTES, "ICMP echo"), PING_DEFAULT_SIZE_BYTES)
+        _stop(t, spec)
+    return spec
+
+
+def _positive_time(value: Any) -> int:
+    ns = parse_time_ns(value)
+    if ns <= 0:
+        raise UnitError(f'"{value}": must be longer than zero')
+    return ns
+
+
+def _stop(t: Table, spec: dict[str, Any]) -> None:
+    if not t.has("stop"):
+        return
+    stop = t.get("stop", parse_time_ns)
+    spec["stop_ns"] = stop
+    start = spec.get("start_ns")
+    if stop is not None and isinstance(start, dict):
+        earliest = start.get("value", start.get("lo"))
+        if start["dist"] in ("const", "uniform") and earliest is not None and stop <= earliest:
+            t.problem("stop", "comes before the source starts (make stop later than start)")
+
+
+def _burst(t: Table) -> dict[str, Any] | None:
+    bt = t.sub("burst", ("packets", "every"), example='{ packets = 100, every = "1s" }')
+    if bt is None or not bt.ok:
+        return None
+    packets = bt.get("packets", integer(1, 10**9, "a number of packets"), required=True, example="100")
+    every = bt.get("every", _positive_time, required=True, example='"1s"')
+    return {"packets": packets, "every_ns": every}
+
+
+def _ip_size(minimum: int, what: str):
+    def parse(value: Any) -> int:
+        n = parse_bytes(value)
+        if n < minimum:
+            raise UnitError(f'"{value}" is smaller than the {minimum} B of {what} headers')
+        if n > MAX_IP_BYTES:
+            raise UnitError(f'"{value}" is larger than an IP packet can be ({MAX_IP_BYTES} B)')
+        return n
+
+    return parse
+
+
+def _transfer_size(value: Any, mss: int) -> int | None:
+    if value == "inf":
+        return None
+    if isinstance(value, str) and value.strip().lower() in ("inf", "infinite", "infinity"):
+        raise UnitError('write "inf" for a transfer that never ends')
+    try:
+        s = parse_size(value)
+    except UnitError as e:
+        raise UnitError(f'{e}; or "inf" for a transfer that never ends') from None
+    n = s.bytes if s.bytes is not None else (s.pkts or 0) * mss
+    if n <= 0:
+        raise UnitError(f'"{value}": a transfer must carry at least 1 B (or "inf")')
+    return n
+
+
+def _size_dist(value: Any, mss: int) -> dict[str, Any]:
+    d = parse_dist(value, "size", pkt_bytes=mss)
+    lo = d.get("value", d.get("lo", 1))
+    if d["dist"] in ("const", "uniform") and lo <= 0:
+        raise UnitError(f'"{value}": transfers must carry at least 1 B')
+    return d
+
+
+def _tcp_options(t: Table) -> tuple[dict[str, Any], int]:
+    """The block's ``tcp`` map and the MSS that ``pkt`` means in its sizes."""
+    tcp: dict[str, Any] = {}
+    mss = t.get("mss", _mss)
+    if mss is not None and t.has("mss"):
+        tcp["mss_bytes"] = mss
+    mss = mss or DEFAULT_MSS_BYTES
+
+    def window(value: Any) -> int:
+        s = parse_size(value)
+        n = s.bytes if s.bytes is not None else (s.pkts or 0) * mss
+        if n < mss:
+            raise UnitError(f'"{value}" is less than one segment ({mss} B)')
+        return n
+
+    fields: list[tuple[str, str, Any]] = [
+        ("cc", "cc", choice(*CC)),
+        ("sack", "sack", boolean),
+        ("delayed_ack", "delayed_ack", boolean),
+        ("beta", "beta", number(0, 1, lo_open=True, hi_open=True, what="a decrease factor in (0, 1)")),
+        ("initial_window", "initial_window", integer(1, 1000, "a number of segments")),
+        ("min_rto", "min_rto_ns", _positive_time),
+        ("rwnd", "rwnd_bytes", window),
+        ("sndbuf", "sndbuf_bytes", window),
+        ("handshake", "handshake", boolean),
+    ]
+    for key, plan_key, parse in fields:
+        if t.has(key):
+            v = t.get(key, parse)
+            if v is not None:
+                tcp[plan_key] = v
+    return tcp, mss
+
+
+def _mss(value: Any) -> int:
+    n = parse_bytes(value)
+    if not 64 <= n <= MAX_IP_BYTES - TCP_HEADER_BYTES:
+        raise UnitError(f'"{value}" is not a usable MSS (64 B to {MAX_IP_BYTES - TCP_HEADER_BYTES} B; 1460B is usual)')
+    return n
+
+
+# ---------------------------------------------------------------- endpoints
+
+
+def _graph(topo: Topology) -> dict[str, set[str]]:
+    g: dict[str, set[str]] = {n: set() for n in topo.nodes}
+    for link in topo.links:
+        g.setdefault(link["a"], set()).add(link["b"])
+        g.setdefault(link["b"], set()).add(link["a"])
+    return g
+
+
+def _reachable(graph: dict[str, set[str]], src: str, dst: str) -> bool:
+    seen, todo = {src}, deque([src])
+    while todo:
+        n = todo.popleft()
+        if n == dst:
+            return True
+        for m in graph.get(n, ()):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return False
+
+
+def _endpoints(t: Table, key: str, topo: Topology | None) -> list[str] | None:
+    raw = t.raw(key)
+    if raw is None:
+        t.problem(key, 'missing (a node or group name, e.g. "client" or "senders")')
+        return None
+    if topo is None:
+        return None
+    names = topo.nodes + list(topo.groups)
+    if isinstance(raw, str):
+        if raw in topo.groups:
+            return list(topo.groups[raw])
+        if raw in topo.nodes:
+            return [raw]
+        t.problem(key, f'unknown node or group "{raw}"{did_you_mean(raw, names)}; known: {", ".join(names)}')
+        return None
+    if isinstance(raw, list) and raw and all(isinstance(x, str) for x in raw):
+        out, ok = [], True
+        for j, x in enumerate(raw):
+            if x in topo.nodes:
+                out.append(x)
+            else:
+                t.problems.add(join(t.at(key), j), f'unknown node "{x}"{did_you_mean(x, topo.nodes)}')
+                ok = False
+        return out if ok else None
+    t.problem(key, f"expected a node or group name, or a list of node names, got {describe(raw)}")
+    return None
+
+
+def _pairs(t: Table, topo: Topology | None, graph: dict[str, set[str]] | None) -> list[list[str]]:
+    src = _endpoints(t, "from", topo)
+    dst = _endpoints(t, "to", topo)
+    if src is None or dst is None or graph is None:
+        return []
+    if len(src) == len(dst):
+        pairs = list(zip(src, dst))
+    elif len(src) == 1:
+        pairs = [(src[0], d) for d in dst]
+    elif len(dst) == 1:
+        pairs = [(s, dst[0]) for s in src]
+    else:
+        t.problem("to", f"{len(dst)} destinations cannot pair with {len(src)} sources (give as many of each, or one on either side)")
+        return []
+    out = []
+    for s, d in pairs:
+        if s == d:
+            t.problem("to", f'"{d}" is also the source; traffic needs two different nodes')
+        elif not _reachable(graph, s, d):
+            t.problem("to", f'"{d}" cannot be reached from "{s}": no path of links joins them')
+        else:
+            out.append([s, d])
+    return out

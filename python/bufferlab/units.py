@@ -1,0 +1,517 @@
+"""Quantities with units, parsed strictly.
+
+Every quantity in a scenario file is a string with its unit (``"50ms"``, ``"10Mbps"``,
+``"64KiB"``, ``"120pkt"``). Parsing turns it into integers in base units -- nanoseconds, bits per
+second, bytes -- which is what the engine takes. A parse failure raises :class:`UnitError` whose
+message says what was wrong and how to write it instead; the scenario loader prefixes it with the
+key path.
+
+Times are rounded to the nearest nanosecond, the engine's resolution. Rates in bits per second and
+sizes in bytes use SI prefixes (``k`` = 1000, ``KB`` = 1000 B); ``KiB``/``MiB``/``GiB`` are
+binary.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Any
+
+__all__ = [
+    "UnitError",
+    "Rate",
+    "Size",
+    "parse_time_ns",
+    "parse_rate",
+    "parse_size",
+    "parse_bytes",
+    "parse_per_second",
+    "parse_dist",
+    "format_time_ns",
+    "format_rate_bps",
+    "format_bytes",
+]
+
+NS_PER_S = 1_000_000_000
+
+
+class UnitError(ValueError):
+    """A value that is not the quantity it should be; the message says how to fix it."""
+
+
+TIME_UNITS: dict[str, int] = {
+    "ns": 1,
+    "us": 1_000,
+    "µs": 1_000,
+    "ms": 1_000_000,
+    "s": NS_PER_S,
+    "min": 60 * NS_PER_S,
+    "h": 3600 * NS_PER_S,
+}
+
+BIT_RATE_UNITS: dict[str, int] = {
+    "bps": 1,
+    "kbps": 10**3,
+    "Mbps": 10**6,
+    "Gbps": 10**9,
+    "Tbps": 10**12,
+}
+
+PACKET_RATE_UNITS: dict[str, int] = {"pps": 1, "kpps": 10**3, "Mpps": 10**6}
+
+SIZE_UNITS: dict[str, int] = {
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+    "TiB": 2**40,
+}
+
+PACKET_UNITS = ("pkt",)
+
+# Units people write that mean something we accept, each with the spelling to use instead.
+_ALIASES: dict[str, str] = {
+    "sec": "s",
+    "secs": "s",
+    "second": "s",
+    "seconds": "s",
+    "msec": "ms",
+    "msecs": "ms",
+    "usec": "us",
+    "usecs": "us",
+    "nsec": "ns",
+    "Kbps": "kbps",
+    "kb/s": "kbps",
+    "Mb/s": "Mbps",
+    "Gb/s": "Gbps",
+    "b/s": "bps",
+    "kB": "KB",
+    "bytes": "B",
+    "byte": "B",
+    "b": "B",
+    "pkts": "pkt",
+    "packets": "pkt",
+    "packet": "pkt",
+    "p": "pkt",
+}
+
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_QUANTITY_RE = re.compile(rf"^\s*({_NUMBER})\s*([^\s\d.+-][^\s]*)?\s*$")
+
+# What each kind of quantity looks like, for messages.
+_EXAMPLE = {
+    "time": ('"{n}ms"', '"{n}s"'),
+    "rate": ('"{n}Mbps"', '"{n}pps"'),
+    "bit rate": ('"{n}Mbps"', '"{n}kbps"'),
+    "size": ('"{n}B"', '"{n}pkt"'),
+    "byte size": ('"{n}B"', '"{n}KB"'),
+    "frequency": ('"{n}/s"', '"{n}/min"'),
+}
+
+
+def _kind_of_unit(unit: str) -> str | None:
+    if unit in TIME_UNITS:
+        return "time"
+    if unit in BIT_RATE_UNITS or unit in PACKET_RATE_UNITS:
+        return "rate"
+    if unit in SIZE_UNITS or unit in PACKET_UNITS:
+        return "size"
+    if unit.startswith("/"):
+        return "frequency"
+    return None
+
+
+def _fmt_number(text: str) -> str:
+    return text.strip()
+
+
+def _bare_number_message(value: Any, kind: str) -> str:
+    n = _fmt_number(repr(value) if not isinstance(value, str) else value)
+    a, b = _EXAMPLE[kind]
+    return f"{n} is a bare number; a {kind} needs a unit (try {a.format(n=n)} or {b.format(n=n)})"
+
+
+def _split(value: Any, kind: str) -> tuple[Decimal, str, str]:
+    """Split ``"10Mbps"`` into (Decimal("10"), "Mbps", "10"). Rejects non-strings with a fix."""
+    if isinstance(value, bool):
+        raise UnitError(f"expected a {kind} such as {_EXAMPLE[kind][0].format(n=10)}, got {str(value).lower()}")
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UnitError(f"expected a {kind}, got {value}")
+        raise UnitError(_bare_number_message(value, kind))
+    if not isinstance(value, str):
+        raise UnitError(
+            f"expected a {kind} such as {_EXAMPLE[kind][0].format(n=10)}, got {_type_name(value)}"
+        )
+    m = _QUANTITY_RE.match(value)
+    if not m:
+        raise UnitError(f"{_quote(value)} is not a {kind} (write a number and a unit, e.g. {_EXAMPLE[kind][0].format(n=10)})")
+    number, unit = m.group(1), m.group(2) or ""
+    if not unit:
+        raise UnitError(_bare_number_message(number, kind))
+    try:
+        d = Decimal(number)
+    except InvalidOperation:  # pragma: no cover - the regex only admits valid numbers
+        raise UnitError(f"{_quote(value)} is not a {kind}") from None
+    if not d.is_finite():
+        raise UnitError(f"{_quote(value)} is not a {kind}")
+    return d, unit, number
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing"
+    return type(value).__name__
+
+
+def _quote(value: str) -> str:
+    return '"' + value.replace('"', '\\"') + '"'
+
+
+def _unknown_unit(value: str, number: str, unit: str, kind: str, units: list[str]) -> UnitError:
+    """The error for a value whose unit is not one of ``units``, with the likeliest fix."""
+    other = _kind_of_unit(unit) or _kind_of_unit(_ALIASES.get(unit, ""))
+    if other and other != kind and not (kind in ("bit rate",) and other == "rate"):
+        return UnitError(f"{_quote(value)} is a {other}, not a {kind} (try {_EXAMPLE[kind][0].format(n=number)})")
+    fix = _ALIASES.get(unit)
+    if fix is None or fix not in units:
+        lower = {u.lower(): u for u in units}
+        fix = lower.get(unit.lower())
+    if fix is None:
+        close = difflib.get_close_matches(unit, units, n=1, cutoff=0.5)
+        if not close:
+            close = difflib.get_close_matches(unit.lower(), [u.lower() for u in units], n=1, cutoff=0.5)
+            close = [lower[c] for c in close]
+        fix = close[0] if close else None
+    if fix is not None:
+        return UnitError(f"{_quote(value)} is not a {kind} (try {_quote(number + fix)})")
+    return UnitError(
+        f"{_quote(value)} is not a {kind}: unknown unit {_quote(unit)} (use one of {', '.join(units)})"
+    )
+
+
+def parse_time_ns(value: Any) -> int:
+    """``"0.5ms"`` -> 500000. Times are never negative."""
+    d, unit, number = _split(value, "time")
+    if unit not in TIME_UNITS:
+        raise _unknown_unit(value, number, unit, "time", ["ns", "us", "ms", "s", "min", "h"])
+    if d < 0:
+        raise UnitError(f"{_quote(value)}: a time must not be negative")
+    ns = (d * TIME_UNITS[unit]).to_integral_value(rounding=ROUND_HALF_EVEN)
+    if ns >= 2**63:
+        raise UnitError(f"{_quote(value)} is too long (at most about 292 years)")
+    return int(ns)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A rate: bits per second, or packets per second (exactly one is set)."""
+
+    bps: int | None = None
+    pps: float | None = None
+
+
+def parse_rate(value: Any, *, allow_pps: bool = True) -> Rate:
+    """``"10Mbps"`` -> Rate(bps=10_000_000); ``"250pps"`` -> Rate(pps=250.0). Rates are > 0."""
+    kind = "rate" if allow_pps else "bit rate"
+    d, unit, number = _split(value, kind)
+    units = list(BIT_RATE_UNITS) + (list(PACKET_RATE_UNITS) if allow_pps else [])
+    if unit in ("Bps", "KBps", "MBps", "GBps", "B/s", "KB/s", "MB/s", "GB/s"):
+        bits = d * 8 * SIZE_UNITS[unit[0] + "B" if unit[0] != "B" else "B"]
+        raise UnitError(
+            f"{_quote(value)} is in bytes per second; rates are in bits (try {_quote(_fmt_decimal_rate(bits))})"
+        )
+    if unit in PACKET_RATE_UNITS and not allow_pps:
+        raise UnitError(f"{_quote(value)}: this rate must be in bits per second (e.g. \"10Mbps\")")
+    if unit not in units:
+        raise _unknown_unit(value, number, unit, kind, units)
+    if d <= 0:
+        raise UnitError(f"{_quote(value)}: a rate must be greater than zero")
+    if unit in BIT_RATE_UNITS:
+        bps = (d * BIT_RATE_UNITS[unit]).to_integral_value(rounding=ROUND_HALF_EVEN)
+        if bps < 1:
+            raise UnitError(f"{_quote(value)} is below 1 bps")
+        if bps > 10**13:
+            raise UnitError(f"{_quote(value)} is an absurd rate (at most 10Tbps)")
+        return Rate(bps=int(bps))
+    pps = float(d * PACKET_RATE_UNITS[unit])
+    if pps > 1e9:
+        raise UnitError(f"{_quote(value)} is an absurd rate (at most 10^9 packets per second)")
+    return Rate(pps=pps)
+
+
+def _fmt_decimal_rate(bps: Decimal) -> str:
+    for unit, f in (("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3)):
+        if bps >= f:
+            return f"{_trim(bps / f)}{unit}"
+    return f"{_trim(bps)}bps"
+
+
+def _trim(d: Decimal) -> str:
+    s = format(d.normalize(), "f")
+    return s
+
+
+@dataclass(frozen=True)
+class Size:
+    """A size: bytes, or packets (exactly one is set)."""
+
+    bytes: int | None = None
+    pkts: int | None = None
+
+
+def parse_size(value: Any, *, allow_pkt: bool = True) -> Size:
+    """``"64KB"`` -> Size(bytes=64000); ``"120pkt"`` -> Size(pkts=120). Sizes are >= 0 whole units."""
+    kind = "size" if allow_pkt else "byte size"
+    d, unit, number = _split(value, kind)
+    units = list(SIZE_UNITS) + (list(PACKET_UNITS) if allow_pkt else [])
+    if unit in PACKET_UNITS and not allow_pkt:
+        raise UnitError(f"{_quote(value)}: this size must be in bytes (e.g. \"1500B\")")
+    if unit not in units:
+        raise _unknown_unit(value, number, unit, kind, units)
+    if d < 0:
+        raise UnitError(f"{_quote(value)}: a size must not be negative")
+    if unit in PACKET_UNITS:
+        if d != d.to_integral_value():
+            raise UnitError(f"{_quote(value)}: a packet count must be a whole number")
+        if d > 10**12:
+            raise UnitError(f"{_quote(value)} is an absurd number of packets (at most 10^12)")
+        return Size(pkts=int(d))
+    b = d * SIZE_UNITS[unit]
+    if b != b.to_integral_value():
+        raise UnitError(f"{_quote(value)} is not a whole number of bytes")
+    if b > 2**50:
+        raise UnitError(f"{_quote(value)} is an absurd size (at most 1 PiB)")
+    return Size(bytes=int(b))
+
+
+def parse_bytes(value: Any) -> int:
+    """A size that must be in bytes (``"1500B"``, ``"64KiB"``)."""
+    s = parse_size(value, allow_pkt=False)
+    assert s.bytes is not None
+    return s.bytes
+
+
+_PER_RE = re.compile(rf"^\s*({_NUMBER})\s*/\s*([0-9.]*)\s*([a-zµ]+)\s*$")
+
+
+def parse_per_second(value: Any) -> float:
+    """An event rate: ``"1/s"``, ``"30/min"``, ``"5/100ms"`` -> events per second (> 0)."""
+    if isinstance(value, bool) or not isinstance(value, str):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise UnitError(f"{value} is a bare number; an event rate needs a unit (try \"{value}/s\")")
+        raise UnitError(f"expected an event rate such as \"1/s\", got {_type_name(value)}")
+    m = _PER_RE.match(value)
+    if not m:
+        m2 = _QUANTITY_RE.match(value)
+        if m2 and not m2.group(2):
+            raise UnitError(f"{value} is a bare number; an event rate needs a unit (try \"{value.strip()}/s\")")
+        hint = f' (try "{m2.group(1)}/s")' if m2 else ' (e.g. "1/s")'
+        raise UnitError(f"{_quote(value)} is not an event rate{hint}")
+    count, per_n, per_unit = Decimal(m.group(1)), m.group(2) or "1", m.group(3)
+    if per_unit not in TIME_UNITS:
+        close = difflib.get_close_matches(per_unit, list(TIME_UNITS), n=1, cutoff=0.5)
+        fix = f' (try "{m.group(1)}/{per_n if per_n != "1" else ""}{close[0]}")' if close else ""
+        raise UnitError(f"{_quote(value)} is not an event rate: unknown time unit {_quote(per_unit)}{fix}")
+    try:
+        per_ns = Decimal(per_n) * TIME_UNITS[per_unit]
+    except InvalidOperation:
+        raise UnitError(f"{_quote(value)} is not an event rate") from None
+    if count <= 0 or per_ns <= 0:
+        raise UnitError(f"{_quote(value)}: an event rate must be greater than zero")
+    return float(count * NS_PER_S / per_ns)
+
+
+# ---------------------------------------------------------------- distributions
+
+_DIST_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.S)
+
+# name -> (positional parameter names, keyword parameter names, required names)
+_DIST_SIGNATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "const": (("value",), ("value",)),
+    "exp": (("mean",), ("mean",)),
+    "uniform": (("lo", "hi"), ("lo", "hi")),
+    "zipf": (("s", "max"), ("s", "max")),
+    "pareto": (("shape", "mean"), ("shape", "mean")),
+    "lognormal": (("mean", "sd"), ("mean", "sd")),
+}
+_DIST_EXAMPLES = {
+    "const": "const(36KB)",
+    "exp": "exp(1s)",
+    "uniform": "uniform(0s,5s)",
+    "zipf": "zipf(1.7, max=100000pkt)",
+    "pareto": "pareto(1.2, mean=36KB)",
+    "lognormal": "lognormal(mean=130ms, sd=30ms)",
+}
+# Parameters that are plain numbers, not quantities.
+_PLAIN = {("zipf", "s"), ("pareto", "shape")}
+
+
+def parse_dist(value: Any, quantity: str, *, pkt_bytes: int | None = None) -> dict[str, Any]:
+    """A distribution of times (``quantity="time"``, in ns) or sizes (``"size"``, in bytes).
+
+    A plain quantity (``"1s"``, ``"36KB"``) is a constant. Sizes in ``pkt`` count segments of
+    ``pkt_bytes`` bytes (the TCP MSS). Returns the engine's form, e.g.
+    ``{"dist": "exp", "mean": 1e9}``.
+    """
+    if quantity not in ("time", "size"):
+        raise ValueError(f"quantity must be 'time' or 'size', not {quantity!r}")
+    if isinstance(value, str):
+        m = _DIST_RE.match(value)
+    else:
+        m = None
+    if m is None:
+        # A constant.
+        try:
+            return {"dist": "const", "value": float(_quantity(value, quantity, pkt_bytes))}
+        except UnitError as e:
+            if isinstance(value, str) and "(" in value:
+                raise UnitError(f"{_quote(value)} is not a distribution (e.g. {_DIST_EXAMPLES['exp']})") from None
+            raise UnitError(f"{e}; a distribution such as {_example_for(quantity)} also works") from None
+    name, body = m.group(1), m.group(2)
+    if name not in _DIST_SIGNATURES:
+        close = difflib.get_close_matches(name, list(_DIST_SIGNATURES), n=1, cutoff=0.5)
+        hint = f" (try {_quote(name_fix(value, name, close[0]))})" if close else ""
+        raise UnitError(
+            f"{_quote(value)}: unknown distribution {_quote(name)}{hint}; known: {', '.join(_DIST_SIGNATURES)}"
+        )
+    if name == "zipf" and quantity != "size":
+        raise UnitError(f"{_quote(value)}: zipf is a distribution of sizes, not of times")
+    positional, keywords = _DIST_SIGNATURES[name]
+    args: dict[str, str] = {}
+    parts = [p.strip() for p in body.split(",")] if body.strip() else []
+    seen_keyword = False
+    for i, part in enumerate(parts):
+        if "=" in part:
+            seen_keyword = True
+            key, _, val = part.partition("=")
+            key, val = key.strip(), val.strip()
+            if key not in keywords:
+                close = difflib.get_close_matches(key, list(keywords), n=1, cutoff=0.5)
+                hint = f' (did you mean "{close[0]}"?)' if close else ""
+                raise UnitError(f"{_quote(value)}: {name} has no parameter {_quote(key)}{hint}; usage: {_DIST_EXAMPLES[name]}")
+        else:
+            if seen_keyword:
+                raise UnitError(f"{_quote(value)}: positional value after a keyword; usage: {_DIST_EXAMPLES[name]}")
+            if i >= len(positional):
+                raise UnitError(f"{_quote(value)}: too many values for {name}; usage: {_DIST_EXAMPLES[name]}")
+            key, val = positional[i], part
+        if key in args:
+            raise UnitError(f"{_quote(value)}: {key} given twice")
+        if not val:
+            raise UnitError(f"{_quote(value)}: empty value for {key}; usage: {_DIST_EXAMPLES[name]}")
+        args[key] = val
+    missing = [k for k in positional if k not in args]
+    if missing:
+        raise UnitError(f"{_quote(value)}: {name} needs {', '.join(missing)}; usage: {_DIST_EXAMPLES[name]}")
+
+    def q(key: str) -> float:
+        try:
+            return float(_quantity(args[key], quantity, pkt_bytes))
+        except UnitError as e:
+            raise UnitError(f"{_quote(value)}: {key}: {e}") from None
+
+    def plain(key: str) -> float:
+        try:
+            x = float(args[key])
+        except ValueError:
+            raise UnitError(f"{_quote(value)}: {key} must be a plain number, not {_quote(args[key])}") from None
+        if not math.isfinite(x):
+            raise UnitError(f"{_quote(value)}: {key} must be finite")
+        return x
+
+    if name == "const":
+        return {"dist": "const", "value": q("value")}
+    if name == "exp":
+        mean = q("mean")
+        if mean <= 0:
+            raise UnitError(f"{_quote(value)}: the mean must be greater than zero")
+        return {"dist": "exp", "mean": mean}
+    if name == "uniform":
+        lo, hi = q("lo"), q("hi")
+        if lo > hi:
+            raise UnitError(f"{_quote(value)}: the lower bound is above the upper (try uniform({args['hi']},{args['lo']}))")
+        return {"dist": "uniform", "lo": lo, "hi": hi}
+    if name == "zipf":
+        s = plain("s")
+        if s <= 0:
+            raise UnitError(f"{_quote(value)}: the exponent s must be greater than zero")
+        unit = pkt_bytes
+        if unit is None:
+            raise UnitError(f"{_quote(value)}: zipf needs a packet size here, which this value has none of")
+        try:
+            sz = parse_size(args["max"])
+        except UnitError as e:
+            raise UnitError(f"{_quote(value)}: max: {e}") from None
+        kmax = sz.pkts if sz.pkts is not None else (sz.bytes or 0) // unit
+        if kmax < 1:
+            raise UnitError(f"{_quote(value)}: max must be at least 1pkt ({unit} B)")
+        if kmax > 10**9:
+            raise UnitError(f"{_quote(value)}: max is absurd (at most 10^9 packets)")
+        return {"dist": "zipf", "s": s, "max": int(kmax), "unit": float(unit)}
+    if name == "pareto":
+        shape = plain("shape")
+        if shape <= 1:
+            raise UnitError(f"{_quote(value)}: the shape must be greater than 1 for a finite mean")
+        mean = q("mean")
+        if mean <= 0:
+            raise UnitError(f"{_quote(value)}: the mean must be greater than zero")
+        return {"dist": "pareto", "shape": shape, "mean": mean}
+    # lognormal
+    mean, sd = q("mean"), q("sd")
+    if mean <= 0:
+        raise UnitError(f"{_quote(value)}: the mean must be greater than zero")
+    return {"dist": "lognormal", "mean": mean, "sd": sd}
+
+
+def name_fix(value: str, wrong: str, right: str) -> str:
+    return value.replace(wrong, right, 1)
+
+
+def _example_for(quantity: str) -> str:
+    return '"exp(1s)"' if quantity == "time" else '"pareto(1.2, mean=36KB)"'
+
+
+def _quantity(value: Any, quantity: str, pkt_bytes: int | None) -> int:
+    if quantity == "time":
+        return parse_time_ns(value)
+    if pkt_bytes is None:
+        return parse_bytes(value)
+    s = parse_size(value)
+    return s.bytes if s.bytes is not None else (s.pkts or 0) * pkt_bytes
+
+
+# ---------------------------------------------------------------- formatting (for tables)
+
+
+def format_time_ns(ns: float) -> str:
+    """500000 -> "500us"; for display only."""
+    for unit, f in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= f:
+            return f"{ns / f:.4g}{unit}"
+    return f"{ns:.4g}ns"
+
+
+def format_rate_bps(bps: float) -> str:
+    for unit, f in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        if abs(bps) >= f:
+            return f"{bps / f:.4g}{unit}"
+    return f"{bps:.4g}bps"
+
+
+def format_bytes(n: float) -> str:
+    for unit, f in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(n) >= f:
+            return f"{n / f:.4g}{unit}"
+    return f"{n:.4g}B"
