@@ -354,20 +354,28 @@ impl Engine {
                 pkts_sent: p.stats.pkts_sent.window,
             })
             .collect();
+        // `conn` numbers a flow's transfers in the order they started.
+        let mut per_flow = vec![0u64; self.flow_info.len()];
         let transfers = self
             .transfers
             .iter()
-            .map(|t| TransferRow {
-                flow: self
-                    .flow_info
-                    .get(t.flow as usize)
-                    .map(|f| f.id.clone())
-                    .unwrap_or_default(),
-                conn: 0,
-                size_bytes: t.size_bytes,
-                start_s: secs(t.start),
-                end_s: t.completed.map(secs),
-                completion_time_s: t.completed.map(|c| secs(c.saturating_sub(t.start))),
+            .map(|t| {
+                let n = per_flow.get_mut(t.flow as usize).map(|c| {
+                    *c += 1;
+                    *c
+                });
+                TransferRow {
+                    flow: self
+                        .flow_info
+                        .get(t.flow as usize)
+                        .map(|f| f.id.clone())
+                        .unwrap_or_default(),
+                    conn: n.unwrap_or(0),
+                    size_bytes: t.size_bytes,
+                    start_s: secs(t.start),
+                    end_s: t.completed.map(secs),
+                    completion_time_s: t.completed.map(|c| secs(c.saturating_sub(t.start))),
+                }
             })
             .collect();
         let summary = Summary {
