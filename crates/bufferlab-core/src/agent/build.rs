@@ -15,7 +15,12 @@ pub struct FlowInfo {
     pub kind: &'static str,
     pub src: NodeId,
     pub dst: NodeId,
+    /// The flow's full-sized data packet in IP bytes (what buffer-sizing rules count packets in).
+    pub pkt_bytes: u32,
 }
+
+/// A full-sized packet when a flow does not say otherwise: a 1500 B Ethernet MTU.
+pub const DEFAULT_PKT_BYTES: u32 = 1500;
 
 /// Collects agents and flows while traffic blocks are turned into them.
 pub struct Builder<'a> {

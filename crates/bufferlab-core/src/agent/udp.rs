@@ -149,6 +149,7 @@ pub fn build(path: &str, u: &UdpSpec, b: &mut Builder) -> Result<(), String> {
             return Err(format!("{path}: from and to are the same node {src:?}"));
         }
         let flow = b.add_flow("udp", s, d);
+        b.flows[flow as usize].pkt_bytes = u.size_bytes;
         let sink = b.add_agent(d, Agent::UdpSink(UdpSink { flow }));
         let idx = b.next_agent_id() as u64;
         let src_agent = UdpSource {
