@@ -67,6 +67,7 @@ impl<'a> Builder<'a> {
             kind,
             src,
             dst,
+            pkt_bytes: DEFAULT_PKT_BYTES,
         });
         (self.flows.len() - 1) as FlowId
     }
