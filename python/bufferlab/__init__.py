@@ -97,4 +97,4 @@ def run_plan(plan: dict[str, Any], *, origins: list[tuple[str, str]] | None = No
     summary = out["summary"]
     if isinstance(summary, (str, bytes)):
         summary = json.loads(summary)
-    return Result(summary, out.get("timeseries"), out.get("transfers"), plan=plan)
+    return Result(summary, out.get("timeseries"), out.get("transfers"), plan=plan, distributions=out.get("distributions"))

@@ -2,7 +2,7 @@
 
 ``Result.write(dir)`` writes ``summary.json``, ``plan.json`` (the resolved scenario the engine
 ran) and Parquet tables -- ``flows``, ``queues``, ``links``, plus ``timeseries`` when the run
-sampled and ``transfers`` when it had finite transfers. It writes into a fresh directory beside
+sampled, ``transfers`` when it had finite transfers and ``distributions`` (CDFs) when any. It writes into a fresh directory beside
 ``dir`` and renames it into place only once every file is complete, so an interrupted or failed
 write leaves no half-written ``dir``, and an existing ``dir`` is replaced only by a complete one.
 """
@@ -20,9 +20,14 @@ import pandas as pd
 
 __all__ = ["Result", "TABLES"]
 
-TABLES = ("flows", "queues", "links", "timeseries", "transfers")
+TABLES = ("flows", "queues", "links", "timeseries", "transfers", "distributions")
 TIMESERIES_COLUMNS = ("time_s", "object", "id", "metric", "value")
 TRANSFER_COLUMNS = ("flow", "conn", "size_bytes", "start_s", "end_s", "completion_time_s")
+DISTRIBUTION_COLUMNS = ("object", "id", "metric", "value", "cdf")
+
+# Drop reasons the engine reports; their columns are always present so tables from different runs
+# line up.
+DROP_REASONS = ("overflow", "aqm", "fq_overflow", "ttl", "loss")
 
 # A directory we may replace holds a summary.json (a previous result) or nothing at all.
 _MARKER = "summary.json"
@@ -38,11 +43,13 @@ class Result:
         timeseries: dict[str, list[Any]] | None = None,
         transfers: dict[str, list[Any]] | None = None,
         plan: dict[str, Any] | None = None,
+        distributions: dict[str, list[Any]] | None = None,
     ) -> None:
         self.summary = summary
         self.plan = plan
         self._timeseries = timeseries or {}
         self._transfers = transfers or {}
+        self._distributions = distributions or {}
         self._cache: dict[str, pd.DataFrame] = {}
 
     # -- tables
@@ -68,6 +75,11 @@ class Result:
     def transfers(self) -> pd.DataFrame:
         """One row per finite TCP transfer: flow, conn, size, start, end, completion time."""
         return self._table("transfers", lambda: _columns(self._transfers, TRANSFER_COLUMNS))
+
+    @property
+    def distributions(self) -> pd.DataFrame:
+        """Empirical CDFs from the engine's histograms: (object, id, metric, value, cdf) rows."""
+        return self._table("distributions", lambda: _columns(self._distributions, DISTRIBUTION_COLUMNS))
 
     def _table(self, name: str, build) -> pd.DataFrame:
         if name not in self._cache:
@@ -133,6 +145,8 @@ class Result:
             self.timeseries.to_parquet(d / "timeseries.parquet", index=False)
         if len(self.transfers):
             self.transfers.to_parquet(d / "transfers.parquet", index=False)
+        if len(self.distributions):
+            self.distributions.to_parquet(d / "distributions.parquet", index=False)
 
     @classmethod
     def read(cls, out_dir: str | os.PathLike[str]) -> Result:
@@ -142,7 +156,7 @@ class Result:
         plan_path = d / "plan.json"
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else None
         r = cls(summary, plan=plan)
-        for name in ("timeseries", "transfers"):
+        for name in ("timeseries", "transfers", "distributions"):
             p = d / f"{name}.parquet"
             if p.exists():
                 r._cache[name] = pd.read_parquet(p)
@@ -157,7 +171,8 @@ def _queues(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Queue rows with ``drops_by_reason`` spread into ``drops_<reason>`` columns (0 when absent)."""
     if not rows:
         return pd.DataFrame()
-    reasons = sorted({r for row in rows for r in (row.get("drops_by_reason") or {})})
+    seen = {r for row in rows for r in (row.get("drops_by_reason") or {})}
+    reasons = list(DROP_REASONS) + sorted(seen - set(DROP_REASONS))
     flat = []
     for row in rows:
         out = {k: v for k, v in row.items() if k != "drops_by_reason"}

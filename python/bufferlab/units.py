@@ -132,30 +132,34 @@ def _fmt_number(text: str) -> str:
     return text.strip()
 
 
-def _bare_number_message(value: Any, kind: str) -> str:
+def _bare_number_message(value: Any, kind: str, example: str | None = None) -> str:
     n = _fmt_number(repr(value) if not isinstance(value, str) else value)
-    a, b = _EXAMPLE[kind]
+    a, b = _EXAMPLE[example or kind]
     return f"{n} is a bare number; a {kind} needs a unit (try {a.format(n=n)} or {b.format(n=n)})"
 
 
-def _split(value: Any, kind: str) -> tuple[Decimal, str, str]:
-    """Split ``"10Mbps"`` into (Decimal("10"), "Mbps", "10"). Rejects non-strings with a fix."""
+def _split(value: Any, kind: str, example: str | None = None) -> tuple[Decimal, str, str]:
+    """Split ``"10Mbps"`` into (Decimal("10"), "Mbps", "10"). Rejects non-strings with a fix.
+
+    ``kind`` names the quantity in messages; ``example`` picks the units they suggest.
+    """
+    ex = _EXAMPLE[example or kind]
     if isinstance(value, bool):
-        raise UnitError(f"expected a {kind} such as {_EXAMPLE[kind][0].format(n=10)}, got {str(value).lower()}")
+        raise UnitError(f"expected a {kind} such as {ex[0].format(n=10)}, got {str(value).lower()}")
     if isinstance(value, (int, float)):
         if isinstance(value, float) and not math.isfinite(value):
             raise UnitError(f"expected a {kind}, got {value}")
-        raise UnitError(_bare_number_message(value, kind))
+        raise UnitError(_bare_number_message(value, kind, example))
     if not isinstance(value, str):
         raise UnitError(
-            f"expected a {kind} such as {_EXAMPLE[kind][0].format(n=10)}, got {_type_name(value)}"
+            f"expected a {kind} such as {ex[0].format(n=10)}, got {_type_name(value)}"
         )
     m = _QUANTITY_RE.match(value)
     if not m:
-        raise UnitError(f"{_quote(value)} is not a {kind} (write a number and a unit, e.g. {_EXAMPLE[kind][0].format(n=10)})")
+        raise UnitError(f"{_quote(value)} is not a {kind} (write a number and a unit, e.g. {ex[0].format(n=10)})")
     number, unit = m.group(1), m.group(2) or ""
     if not unit:
-        raise UnitError(_bare_number_message(number, kind))
+        raise UnitError(_bare_number_message(number, kind, example))
     try:
         d = Decimal(number)
     except InvalidOperation:  # pragma: no cover - the regex only admits valid numbers
@@ -224,8 +228,8 @@ class Rate:
 
 def parse_rate(value: Any, *, allow_pps: bool = True) -> Rate:
     """``"10Mbps"`` -> Rate(bps=10_000_000); ``"250pps"`` -> Rate(pps=250.0). Rates are > 0."""
-    kind = "rate" if allow_pps else "bit rate"
-    d, unit, number = _split(value, kind)
+    kind = "rate"
+    d, unit, number = _split(value, kind, None if allow_pps else "bit rate")
     units = list(BIT_RATE_UNITS) + (list(PACKET_RATE_UNITS) if allow_pps else [])
     if unit in ("Bps", "KBps", "MBps", "GBps", "B/s", "KB/s", "MB/s", "GB/s"):
         bits = d * 8 * SIZE_UNITS[unit[0] + "B" if unit[0] != "B" else "B"]
@@ -273,8 +277,8 @@ class Size:
 
 def parse_size(value: Any, *, allow_pkt: bool = True) -> Size:
     """``"64KB"`` -> Size(bytes=64000); ``"120pkt"`` -> Size(pkts=120). Sizes are >= 0 whole units."""
-    kind = "size" if allow_pkt else "byte size"
-    d, unit, number = _split(value, kind)
+    kind = "size"
+    d, unit, number = _split(value, kind, None if allow_pkt else "byte size")
     units = list(SIZE_UNITS) + (list(PACKET_UNITS) if allow_pkt else [])
     if unit in PACKET_UNITS and not allow_pkt:
         raise UnitError(f"{_quote(value)}: this size must be in bytes (e.g. \"1500B\")")

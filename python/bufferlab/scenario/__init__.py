@@ -276,9 +276,11 @@ def translate(message: str, origins: list[tuple[str, str]]) -> Problem:
     return Problem(best[1] + tail, rest)
 
 
-def loads_scenario(text: str, *, seed: int | None = None, overrides: Mapping[str, Any] | None = None) -> Scenario:
+def loads_scenario(
+    text: str, *, seed: int | None = None, overrides: Mapping[str, Any] | None = None, engine_check: bool = True
+) -> Scenario:
     """A scenario from TOML text."""
-    return load_scenario(_parse_toml(text, None), seed=seed, overrides=overrides)
+    return load_scenario(_parse_toml(text, None), seed=seed, overrides=overrides, engine_check=engine_check)
 
 
 def load_scenario(

@@ -131,7 +131,7 @@ def _stop(t: Table, spec: dict[str, Any]) -> None:
         return
     stop = t.get("stop", parse_time_ns)
     spec["stop_ns"] = stop
-    start = spec.get("start_ns")
+    start = spec.get("start_ns", {"dist": "const", "value": 0.0})
     if stop is not None and isinstance(start, dict):
         earliest = start.get("value", start.get("lo"))
         if start["dist"] in ("const", "uniform") and earliest is not None and stop <= earliest:

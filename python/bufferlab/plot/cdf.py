@@ -1,0 +1,109 @@
+"""Empirical CDFs (RTT, sojourn time, throughput) pooled over seeds, with the spread between
+seeds at each percentile as error bars, as in seed 001's Figs. 5-6 (ten experiments, the SEM of
+each percentile)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ._common import group_label, groups, label, new_axes
+
+__all__ = ["cdf", "quantile_curves"]
+
+
+def _quantiles(g: pd.DataFrame, value: str, cdf_col: str | None, p: np.ndarray) -> np.ndarray:
+    if cdf_col is None:
+        x = pd.to_numeric(g[value], errors="coerce").dropna().to_numpy(dtype=float)
+        return np.quantile(x, p) if len(x) else np.full(len(p), np.nan)
+    # A CDF given as (value, cdf) points, e.g. the engine's histogram CDFs: invert it by
+    # interpolation between its points.
+    g = g.sort_values([cdf_col, value], kind="stable")
+    c = g[cdf_col].to_numpy(dtype=float)
+    v = g[value].to_numpy(dtype=float)
+    if len(c) == 0:
+        return np.full(len(p), np.nan)
+    c, first = np.unique(c, return_index=True)
+    return np.interp(p, c, v[first])
+
+
+def quantile_curves(
+    data: pd.DataFrame,
+    *,
+    value: str = "value",
+    cdf_col: str | None = None,
+    by: Sequence[str] = (),
+    seed: str = "seed",
+    points: int = 101,
+) -> pd.DataFrame:
+    """Per group of ``by``: the value at each percentile, averaged over seeds, with its standard
+    error of the mean (NaN with one seed). Input is samples (a ``value`` column) or CDF points
+    (``value`` and ``cdf_col``)."""
+    p = np.linspace(0.0, 1.0, points)
+    by = list(by)
+    rows = []
+    for key, g in groups(data, by):
+        key = key if isinstance(key, tuple) else (key,)
+        per_seed = (
+            [_quantiles(s, value, cdf_col, p) for _, s in g.groupby(seed, sort=True)]
+            if seed in g.columns
+            else [_quantiles(g, value, cdf_col, p)]
+        )
+        q = np.vstack(per_seed)
+        n = np.sum(~np.isnan(q), axis=0)
+        mean = np.full(len(p), np.nan)
+        sem = np.full(len(p), np.nan)
+        for i in range(len(p)):
+            col = q[:, i][~np.isnan(q[:, i])]
+            if len(col):
+                mean[i] = col.mean()
+            if len(col) > 1:
+                sem[i] = col.std(ddof=1) / np.sqrt(len(col))
+        for i in range(len(p)):
+            rows.append({**dict(zip(by, key)), "percentile": p[i], "value": mean[i], "sem": sem[i], "seeds": int(n[i])})
+    return pd.DataFrame(rows)
+
+
+def cdf(
+    data: pd.DataFrame,
+    *,
+    value: str = "value",
+    cdf_col: str | None = None,
+    by: Sequence[str] = (),
+    seed: str = "seed",
+    metric: str | None = None,
+    points: int = 101,
+    errorbars: int = 10,
+    logx: bool = False,
+    ax: Any = None,
+) -> tuple[Figure, pd.DataFrame]:
+    """One CDF per group of ``by``; with several seeds, the mean over seeds of each percentile
+    and an error bar of ± one SEM every ``100/errorbars`` percent.
+
+    ``data`` holds samples in ``value`` (e.g. time-series throughput samples) or CDF points in
+    ``value`` and ``cdf_col`` (e.g. the ``distributions`` table: ``cdf_col="cdf"``). Returns the
+    figure and the plotted curve: (``by``..., percentile, value, sem, seeds).
+    """
+    curves = quantile_curves(data, value=value, cdf_col=cdf_col, by=by, seed=seed, points=points)
+    fig, ax = new_axes(ax)
+    by = list(by)
+    step = max(1, (points - 1) // max(1, errorbars))
+    for key, g in groups(curves, by):
+        line = ax.plot(g["value"], g["percentile"], lw=1.5, label=group_label(by, key) or None)[0]
+        marks = g.iloc[::step]
+        if marks["sem"].notna().any():
+            ax.errorbar(marks["value"], marks["percentile"], xerr=marks["sem"], fmt="none",
+                        ecolor=line.get_color(), capsize=2, lw=0.8)
+    ax.set_xlabel(label(metric) if metric else value)
+    ax.set_ylabel("CDF")
+    ax.set_ylim(0.0, 1.0)
+    if logx:
+        ax.set_xscale("log")
+    if by:
+        ax.legend(fontsize="small")
+    return fig, curves

@@ -1,0 +1,222 @@
+"""The results store of a sweep: a folder of Parquet tables, read with pandas or DuckDB.
+
+Layout::
+
+    DIR/sweep.json                        what was swept (keys, spec, engine version)
+    DIR/parts/<point_id>.s<seed>.<key>/   one finished point × seed
+        points.parquet                    one row: point_id, seed, swept keys, status, error, ...
+        flows.parquet  queues.parquet  links.parquet     the run's tables (an empty one, such as
+        transfers.parquet  timeseries.parquet              timeseries without sampling, is left
+        distributions.parquet                              out)
+
+A part is written in ``DIR/.tmp`` and renamed into ``parts/`` in one step, so a part is either
+complete or absent: an interrupted sweep leaves no half-written point, and a rerun runs what is
+missing. The tables of all parts are the dataset: ``load(DIR)`` gives them as DataFrames,
+``query(DIR, sql)`` runs DuckDB over them by name (``points``, ``flows``, ``queues``, ``links``,
+``transfers``, ``timeseries``, ``distributions``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+__all__ = ["TABLE_NAMES", "Store", "Tables", "load", "connect", "query", "StoreError"]
+
+TABLE_NAMES = ("points", "flows", "queues", "links", "transfers", "timeseries", "distributions")
+
+
+class StoreError(RuntimeError):
+    """A folder that is not a results store, or one another sweep is writing."""
+
+
+@dataclass(frozen=True)
+class PartName:
+    point_id: str
+    seed: int
+    key: str
+
+    @classmethod
+    def parse(cls, name: str) -> PartName | None:
+        bits = name.split(".")
+        if len(bits) != 3 or not bits[1].startswith("s") or not bits[1][1:].isdigit():
+            return None
+        return cls(bits[0], int(bits[1][1:]), bits[2])
+
+    def __str__(self) -> str:
+        return f"{self.point_id}.s{self.seed}.{self.key}"
+
+
+def _arrow(df: pd.DataFrame) -> pa.Table:
+    return pa.Table.from_pandas(df, preserve_index=False)
+
+
+class Store:
+    """Writing side of a results folder (the sweep runner uses it; readers use load/query)."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.parts = self.root / "parts"
+        self.tmp = self.root / ".tmp"
+
+    def create(self) -> None:
+        self.parts.mkdir(parents=True, exist_ok=True)
+        self.tmp.mkdir(parents=True, exist_ok=True)
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the folder for one sweep at a time; leftovers of a killed sweep are removed."""
+        self.create()
+        fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise StoreError(f"{self.root} is being written by another sweep") from None
+            # Only a sweep holding the lock writes to .tmp, so what is there is a dead sweep's.
+            for leftover in self.tmp.iterdir():
+                shutil.rmtree(leftover, ignore_errors=True)
+            yield
+        finally:
+            os.close(fd)
+
+    def existing(self) -> dict[str, PartName]:
+        """Finished parts by directory name."""
+        if not self.parts.is_dir():
+            return {}
+        out = {}
+        for entry in os.scandir(self.parts):
+            name = PartName.parse(entry.name)
+            if name is not None and entry.is_dir():
+                out[entry.name] = name
+        return out
+
+    def write(self, part: str, tables: Mapping[str, pd.DataFrame], replace: bool = False) -> None:
+        """Write one point's tables as a part, atomically (temp folder + rename); ``replace``
+        swaps out a part of the same name (a failed point run again)."""
+        tmp = self.tmp / f"{part}.{uuid.uuid4().hex[:8]}"
+        tmp.mkdir(parents=True)
+        try:
+            for name, df in tables.items():
+                pq.write_table(_arrow(df), tmp / f"{name}.parquet")
+            if replace and (self.parts / part).is_dir():
+                self.remove(part)
+            os.rename(tmp, self.parts / part)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if (self.parts / part).is_dir():  # already there: the same point, finished before
+                return
+            raise
+
+    def remove(self, part: str) -> None:
+        """Take a part out of the dataset in one step, then delete it."""
+        src = self.parts / part
+        trash = self.tmp / f"old.{part}.{uuid.uuid4().hex[:8]}"
+        os.rename(src, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+
+    def write_manifest(self, manifest: Mapping[str, Any]) -> None:
+        tmp = self.tmp / f"sweep.json.{uuid.uuid4().hex[:8]}"
+        tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str) + "\n")
+        os.replace(tmp, self.root / "sweep.json")
+
+
+def _check_root(root: Path) -> None:
+    if not (root / "parts").is_dir():
+        raise StoreError(f"{root} is not a sweep results folder (it has no parts/ folder)")
+
+
+def _files(root: Path, table: str) -> list[Path]:
+    """The table's part files in a fixed order (by part name), so reads are repeatable."""
+    parts = sorted(e.name for e in os.scandir(root / "parts") if PartName.parse(e.name))
+    return [p for p in (root / "parts" / n / f"{table}.parquet" for n in parts) if p.is_file()]
+
+
+def manifest(root: str | Path) -> dict[str, Any]:
+    path = Path(root) / "sweep.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+@dataclass
+class Tables:
+    """A sweep's tables as DataFrames; ``swept`` names the points columns that were varied."""
+
+    points: pd.DataFrame
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    links: pd.DataFrame
+    transfers: pd.DataFrame
+    timeseries: pd.DataFrame
+    distributions: pd.DataFrame
+    swept: list[str] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in TABLE_NAMES:
+            raise KeyError(f"no table {name!r}; the tables are {', '.join(TABLE_NAMES)}")
+        return getattr(self, name)
+
+    def with_params(self, name: str) -> pd.DataFrame:
+        """Table ``name`` with the swept columns of its point joined on (point_id, seed)."""
+        cols = ["point_id", "seed", *self.swept]
+        return self[name].merge(self.points[cols], on=["point_id", "seed"], how="left")
+
+
+def _read(root: Path, table: str) -> pd.DataFrame:
+    files = _files(root, table)
+    if not files:
+        return pd.DataFrame({"point_id": pd.Series(dtype="string"), "seed": pd.Series(dtype="int64")})
+    t = pa.concat_tables([pq.read_table(f) for f in files], promote_options="permissive")
+    return t.to_pandas()
+
+
+def load(root: str | Path) -> Tables:
+    """Every table of the results folder ``root`` as pandas DataFrames."""
+    root = Path(root)
+    _check_root(root)
+    frames = {name: _read(root, name) for name in TABLE_NAMES}
+    swept = [k for k in manifest(root).get("swept", []) if k in frames["points"].columns]
+    return Tables(**frames, swept=swept)
+
+
+def connect(root: str | Path, con: Any = None) -> Any:
+    """A DuckDB connection with one view per table over the part files."""
+    import duckdb
+
+    root = Path(root)
+    _check_root(root)
+    con = con or duckdb.connect()
+    for name in TABLE_NAMES:
+        files = _files(root, name)
+        if files:
+            listed = ", ".join("'" + str(f).replace("'", "''") + "'" for f in files)
+            con.execute(
+                f"CREATE OR REPLACE VIEW {name} AS "
+                f"SELECT * FROM read_parquet([{listed}], union_by_name = true)"
+            )
+        else:
+            con.execute(
+                f"CREATE OR REPLACE VIEW {name} AS "
+                "SELECT NULL::VARCHAR AS point_id, NULL::BIGINT AS seed WHERE false"
+            )
+    return con
+
+
+def query(root: str | Path, sql: str) -> pd.DataFrame:
+    """Run ``sql`` over the tables of ``root`` (by name) and return the rows."""
+    con = connect(root)
+    try:
+        return con.execute(sql).df()
+    finally:
+        con.close()

@@ -1,0 +1,219 @@
+"""Run a sweep: expand the spec, skip what the store already has, run the rest, store each point.
+
+Only this process writes the store, one finished point at a time, so an interrupt (Ctrl-C, a
+killed worker, a crash) loses no finished point and leaves no partial one; rerunning the same
+command runs only what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..store import Store
+from .backends import Backend, DaskBackend, InlineBackend, PoolBackend, default_workers
+from .progress import SweepProgress
+from .spec import Point, SweepSpec, load_spec
+from .worker import Outcome
+
+__all__ = ["run_sweep", "SweepReport", "SweepInterrupted", "engine_version"]
+
+
+def engine_version() -> str:
+    from .._core import version
+
+    return version()
+
+
+@dataclass
+class SweepReport:
+    out: Path
+    total: int
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+    ran: list[str] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    engine_seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def missing(self) -> int:
+        return self.total - self.skipped - self.done - self.failed
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or a worker's interrupt) stopped the sweep; ``report`` says what was kept."""
+
+    def __init__(self, report: SweepReport) -> None:
+        super().__init__(f"sweep interrupted: {report.missing} of {report.total} points left")
+        self.report = report
+
+
+def _column(values: list[Any]) -> Callable[[Any], Any]:
+    """How one swept key's values are stored in the points table, with one type per column:
+    integers stay integers, numbers become floats, strings stay strings, anything else
+    (tables, lists, mixed kinds) is JSON text."""
+    if all(isinstance(v, bool) for v in values):
+        return bool
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return int
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return float
+    if all(isinstance(v, str) for v in values):
+        return str
+    return lambda v: json.dumps(v, sort_keys=True, default=str)
+
+
+def _columns(spec: SweepSpec) -> dict[str, Callable[[Any], Any]]:
+    values: dict[str, list[Any]] = {k: list(v) for k, v in spec.grid.items()}
+    for z in spec.zips:
+        for k, v in z.items():
+            values.setdefault(k, []).extend(v)
+    return {k: _column(v) for k, v in values.items()}
+
+
+def _points_row(point: Point, o: Outcome, columns: Mapping[str, Callable[[Any], Any]]) -> pd.DataFrame:
+    row: dict[str, Any] = {"point_id": o.point_id, "seed": o.seed}
+    for k, conv in columns.items():
+        row[k] = conv(point.params[k])
+    row.update(
+        status=o.status,
+        error=o.error,
+        wall_seconds=o.wall_seconds,
+        engine_seconds=o.engine_seconds,
+        engine_version=o.engine_version,
+        part=o.part,
+    )
+    df = pd.DataFrame([row])
+    df["error"] = df["error"].astype("string")
+    df["engine_seconds"] = df["engine_seconds"].astype("float64")
+    return df
+
+
+def run_sweep(
+    spec: SweepSpec | str | Path | Mapping[str, Any],
+    out: str | Path,
+    *,
+    workers: int | None = None,
+    backend: str = "pool",
+    scheduler: str | None = None,
+    run_fn: Callable[[dict[str, Any]], Any] | None = None,
+    version: str | None = None,
+    retry_failed: bool = False,
+    progress: bool = False,
+) -> SweepReport:
+    """Run every point × seed of ``spec`` not already in the results folder ``out``.
+
+    ``backend``: ``"pool"`` (local processes, ``workers`` defaults to the cores), ``"dask"``
+    (a new local dask.distributed cluster of ``workers`` processes, or the running one at
+    ``scheduler``), or ``"inline"`` (this process). ``run_fn(scenario_dict) -> Result`` replaces
+    :func:`bufferlab.run` (it must be importable by the workers). A point × seed is skipped when
+    its part (same resolved scenario, same engine version) is in ``out``; a failed one is kept
+    as failed unless ``retry_failed``. Raises :class:`SweepInterrupted` on Ctrl-C after storing
+    everything that finished.
+    """
+    if not isinstance(spec, SweepSpec):
+        spec = load_spec(spec)
+    version = version or engine_version()
+    points = spec.points(version)
+    columns = _columns(spec)
+    store = Store(out)
+    report = SweepReport(out=Path(out), total=len(points))
+    t0 = time.perf_counter()
+    with store.lock():
+        store.write_manifest(
+            {
+                "spec": spec.source,
+                "name": spec.name,
+                "base": str(spec.base_path) if spec.base_path else None,
+                "swept": spec.swept_keys,
+                "seeds": spec.seeds,
+                "set": spec.set,
+                "engine_version": version,
+                "points": len(points),
+            }
+        )
+        have = store.existing()
+        retry = {n for n in have if _failed(store, n)} if retry_failed else set()
+        have = {n: p for n, p in have.items() if n not in retry}
+        # Parts of the same point × seed under another key: an older engine's result, replaced
+        # once the new one is stored.
+        by_point: dict[tuple[str, int], list[str]] = {}
+        for name, part in have.items():
+            by_point.setdefault((part.point_id, part.seed), []).append(name)
+        todo = [p for p in points if p.part not in have]
+        report.skipped = len(points) - len(todo)
+        by_part = {p.part: p for p in todo}
+        if not todo:
+            return report
+
+        def keep(o: Outcome) -> None:
+            point = by_part[o.part]
+            tables = {"points": _points_row(point, o, columns), **o.tables}
+            store.write(o.part, tables, replace=o.part in retry)
+            for old in by_point.get((o.point_id, o.seed), []):
+                if old != o.part:
+                    store.remove(old)
+            report.ran.append(o.part)
+            if o.status == "done":
+                report.done += 1
+            else:
+                report.failed += 1
+            if o.engine_seconds:
+                report.engine_seconds += o.engine_seconds
+
+        runner = _backend(backend, workers, scheduler, version, run_fn, len(todo))
+        bar = SweepProgress(len(points), report.skipped, progress)
+        try:
+            with bar:
+                for o in runner.outcomes(todo):
+                    keep(o)
+                    bar.advance(o.status == "failed", runner.running)
+        except KeyboardInterrupt:
+            for o in runner.drain():
+                keep(o)
+            report.interrupted = True
+            runner.close()
+            report.wall_seconds = time.perf_counter() - t0
+            raise SweepInterrupted(report) from None
+        except BaseException:
+            runner.close()
+            raise
+        runner.close()
+    report.wall_seconds = time.perf_counter() - t0
+    return report
+
+
+def _failed(store: Store, name: str) -> bool:
+    import pyarrow.parquet as pq
+
+    try:
+        status = pq.read_table(store.parts / name / "points.parquet", columns=["status"])
+        return status.column("status")[0].as_py() == "failed"
+    except (OSError, KeyError, IndexError):
+        return True
+
+
+def _backend(
+    backend: str,
+    workers: int | None,
+    scheduler: str | None,
+    version: str,
+    run_fn: Callable[[dict[str, Any]], Any] | None,
+    n: int,
+) -> Backend:
+    if backend == "inline":
+        return InlineBackend(version, run_fn)
+    if backend == "pool":
+        return PoolBackend(max(1, min(workers or default_workers(), n)), version, run_fn)
+    if backend == "dask":
+        return DaskBackend(version, run_fn, scheduler=scheduler, workers=workers)
+    raise ValueError(f'backend must be "pool", "dask" or "inline", not {backend!r}')
+

@@ -1,0 +1,35 @@
+"""Shared fixtures: where the example scenarios are, and Hypothesis settings."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+REPO = Path(__file__).resolve().parent.parent
+# The shared examples live beside the repository; the package ships copies in scenarios/.
+SHARED = REPO.parent / "shared" / "examples"
+EXAMPLES_DIR = SHARED if SHARED.is_dir() else REPO / "scenarios"
+EXAMPLE_NAMES = sorted(p.stem for p in EXAMPLES_DIR.glob("*.toml"))
+
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "ci", deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+def example_path(name: str) -> Path:
+    return EXAMPLES_DIR / f"{name}.toml"
+
+
+def example_doc(name: str) -> dict:
+    return tomllib.loads(example_path(name).read_text())
+
+
+@pytest.fixture
+def examples_dir() -> Path:
+    return EXAMPLES_DIR
