@@ -1,4 +1,4 @@
-"""Empirical CDFs (RTT, sojourn time, throughput) pooled over seeds, with the spread between
+"""Empirical CDFs (RTT, sojourn time, throughput) averaged over seeds, with the spread between
 seeds at each percentile as error bars, as in seed 001's Figs. 5-6 (ten experiments, the SEM of
 each percentile)."""
 
@@ -38,20 +38,22 @@ def quantile_curves(
     value: str = "value",
     cdf_col: str | None = None,
     by: Sequence[str] = (),
-    seed: str = "seed",
+    replicate: Sequence[str] = ("seed",),
     points: int = 101,
 ) -> pd.DataFrame:
-    """Per group of ``by``: the value at each percentile, averaged over seeds, with its standard
-    error of the mean (NaN with one seed). Input is samples (a ``value`` column) or CDF points
-    (``value`` and ``cdf_col``)."""
+    """Per group of ``by``: the value at each percentile, averaged over replicates (one curve
+    per distinct ``replicate`` columns, the seed by default), with its standard error of the
+    mean (NaN with one replicate). Input is samples (a ``value`` column) or CDF points (``value``
+    and ``cdf_col``); with CDF points, ``by`` + ``replicate`` must pick out single curves."""
     p = np.linspace(0.0, 1.0, points)
     by = list(by)
     rows = []
     for key, g in groups(data, by):
         key = key if isinstance(key, tuple) else (key,)
+        reps = [c for c in replicate if c in g.columns]
         per_seed = (
-            [_quantiles(s, value, cdf_col, p) for _, s in g.groupby(seed, sort=True)]
-            if seed in g.columns
+            [_quantiles(s, value, cdf_col, p) for _, s in g.groupby(reps, sort=True)]
+            if reps
             else [_quantiles(g, value, cdf_col, p)]
         )
         q = np.vstack(per_seed)
@@ -75,21 +77,22 @@ def cdf(
     value: str = "value",
     cdf_col: str | None = None,
     by: Sequence[str] = (),
-    seed: str = "seed",
+    replicate: Sequence[str] = ("seed",),
     metric: str | None = None,
     points: int = 101,
     errorbars: int = 10,
     logx: bool = False,
     ax: Any = None,
 ) -> tuple[Figure, pd.DataFrame]:
-    """One CDF per group of ``by``; with several seeds, the mean over seeds of each percentile
-    and an error bar of ± one SEM every ``100/errorbars`` percent.
+    """One CDF per group of ``by``; with several seeds (``replicate``), the mean over seeds of
+    each percentile and an error bar of ± one SEM every ``100/errorbars`` percent.
 
     ``data`` holds samples in ``value`` (e.g. time-series throughput samples) or CDF points in
     ``value`` and ``cdf_col`` (e.g. the ``distributions`` table: ``cdf_col="cdf"``). Returns the
-    figure and the plotted curve: (``by``..., percentile, value, sem, seeds).
+    figure and the plotted curve: (``by``..., percentile, value, sem, seeds), ``seeds``
+    counting the replicates averaged.
     """
-    curves = quantile_curves(data, value=value, cdf_col=cdf_col, by=by, seed=seed, points=points)
+    curves = quantile_curves(data, value=value, cdf_col=cdf_col, by=by, replicate=replicate, points=points)
     fig, ax = new_axes(ax)
     by = list(by)
     step = max(1, (points - 1) // max(1, errorbars))
