@@ -98,3 +98,16 @@ def run_plan(plan: dict[str, Any], *, origins: list[tuple[str, str]] | None = No
     if isinstance(summary, (str, bytes)):
         summary = json.loads(summary)
     return Result(summary, out.get("timeseries"), out.get("transfers"), plan=plan, distributions=out.get("distributions"))
+
+
+_LAZY = {"load": "store", "query": "store", "aggregate": "sweep", "run_sweep": "sweep", "plot": None}
+
+
+def __getattr__(name: str) -> Any:
+    """Sweeps, the results store and plots load on first use (they import DuckDB, matplotlib)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'bufferlab' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(f".{_LAZY[name] or name}", __name__)
+    return module if _LAZY[name] is None else getattr(module, name)
