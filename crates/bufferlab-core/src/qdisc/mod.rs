@@ -4,7 +4,20 @@
 //! hot path has no virtual call. A discipline decides (accept, drop, which packet next); the port
 //! does the counting (ns-3's `QueueDisc::Enqueue` vs `DoEnqueue` split).
 
+pub(crate) mod band;
+pub mod bql;
+#[cfg(test)]
+mod build_tests;
+pub mod codel;
 pub mod fifo;
+pub mod fq_codel;
+pub(crate) mod params;
+pub mod pie;
+pub mod prio_small;
+pub mod red;
+pub mod splitbuff;
+#[cfg(test)]
+pub(crate) mod testkit;
 
 use crate::packet::{FlowId, PktId};
 use crate::scenario::QdiscSpec;
@@ -120,17 +133,35 @@ pub trait QueueDisc {
 
     /// Fires at the time [`QueueDisc::next_timer`] asked for.
     fn on_timer(&mut self, _now: Time) {}
+
+    /// Fires once when the port is built: the rate of the link the discipline feeds. Disciplines
+    /// that reason in transmission times (RED's idle-time decay) keep it; the rest ignore it.
+    fn set_link_rate(&mut self, _rate_bps: u64) {}
 }
 
-/// The built-in disciplines, dispatched without a virtual call.
+/// The built-in disciplines, dispatched without a virtual call. (One per port: the size of the
+/// largest variant costs nothing worth an indirection on every packet.)
+#[allow(clippy::large_enum_variant)]
 pub enum Qdisc {
     Fifo(fifo::Fifo),
+    Red(red::Red),
+    Codel(codel::Codel),
+    FqCodel(fq_codel::FqCodel),
+    Pie(pie::Pie),
+    SplitBuff(splitbuff::SplitBuff),
+    PrioSmall(prio_small::PrioSmall),
 }
 
 macro_rules! dispatch {
     ($self:ident, $q:ident => $e:expr) => {
         match $self {
             Qdisc::Fifo($q) => $e,
+            Qdisc::Red($q) => $e,
+            Qdisc::Codel($q) => $e,
+            Qdisc::FqCodel($q) => $e,
+            Qdisc::Pie($q) => $e,
+            Qdisc::SplitBuff($q) => $e,
+            Qdisc::PrioSmall($q) => $e,
         }
     };
 }
@@ -138,12 +169,21 @@ macro_rules! dispatch {
 impl Qdisc {
     /// Build a discipline from its spec with the buffer limit already resolved (sizing rules are
     /// resolved by the caller, who knows the topology). `seed` seeds any randomness it has.
-    pub fn build(spec: &QdiscSpec, limit: Limit, _seed: u64) -> Result<Qdisc, String> {
-        match spec {
-            QdiscSpec::Fifo { .. } => Ok(Qdisc::Fifo(fifo::Fifo::new(limit))),
-            #[allow(unreachable_patterns)]
-            other => Err(format!("discipline {:?}: not supported yet", other.name())),
-        }
+    pub fn build(spec: &QdiscSpec, limit: Limit, seed: u64) -> Result<Qdisc, String> {
+        Ok(match spec {
+            QdiscSpec::Fifo { .. } => Qdisc::Fifo(fifo::Fifo::new(limit)),
+            QdiscSpec::Red(m) => Qdisc::Red(red::Red::from_spec(m, limit, seed)?),
+            QdiscSpec::Codel(m) => Qdisc::Codel(codel::Codel::from_spec(m, limit)?),
+            QdiscSpec::FqCodel(m) => Qdisc::FqCodel(fq_codel::FqCodel::from_spec(m, limit, seed)?),
+            QdiscSpec::Pie(m) => Qdisc::Pie(pie::Pie::from_spec(m, limit, seed)?),
+            QdiscSpec::Splitbuff(m) => Qdisc::SplitBuff(splitbuff::SplitBuff::from_spec(m, limit)?),
+            QdiscSpec::BlindSplitbuff(m) => {
+                Qdisc::SplitBuff(splitbuff::SplitBuff::blind_from_spec(m, limit, seed)?)
+            }
+            QdiscSpec::PrioSmall(m) => {
+                Qdisc::PrioSmall(prio_small::PrioSmall::from_spec(m, limit)?)
+            }
+        })
     }
 }
 
@@ -177,6 +217,9 @@ impl QueueDisc for Qdisc {
     fn on_timer(&mut self, now: Time) {
         dispatch!(self, q => q.on_timer(now))
     }
+    fn set_link_rate(&mut self, rate_bps: u64) {
+        dispatch!(self, q => q.set_link_rate(rate_bps))
+    }
 }
 
 impl Qdisc {
@@ -184,6 +227,12 @@ impl Qdisc {
     pub fn name(&self) -> &'static str {
         match self {
             Qdisc::Fifo(_) => "fifo",
+            Qdisc::Red(_) => "red",
+            Qdisc::Codel(_) => "codel",
+            Qdisc::FqCodel(_) => "fq_codel",
+            Qdisc::Pie(_) => "pie",
+            Qdisc::SplitBuff(s) => s.name(),
+            Qdisc::PrioSmall(_) => "prio_small",
         }
     }
 }

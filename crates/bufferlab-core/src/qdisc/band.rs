@@ -1,0 +1,59 @@
+//! A FIFO band with its own limit: the building block of the multi-queue disciplines
+//! (SplitBuff's sub-buffers, the strict-priority bands).
+
+use std::collections::VecDeque;
+
+use super::{Limit, QItem};
+
+pub(crate) struct Band {
+    q: VecDeque<QItem>,
+    bytes: u64,
+    pub(crate) limit: Limit,
+}
+
+impl Band {
+    /// Storage for `cap` packets is reserved up front so steady state does not allocate.
+    pub(crate) fn new(limit: Limit, cap: usize) -> Self {
+        Band {
+            q: VecDeque::with_capacity(cap),
+            bytes: 0,
+            limit,
+        }
+    }
+
+    /// Append `item` unless the band's limit refuses it.
+    #[inline]
+    pub(crate) fn push(&mut self, item: QItem) -> bool {
+        if self
+            .limit
+            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
+        {
+            return false;
+        }
+        self.bytes += item.bytes as u64;
+        self.q.push_back(item);
+        true
+    }
+
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<QItem> {
+        let it = self.q.pop_front()?;
+        self.bytes -= it.bytes as u64;
+        Some(it)
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> u64 {
+        self.q.len() as u64
+    }
+
+    #[inline]
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+/// Reserve for at most this many packets per band up front (larger bands grow on demand once).
+pub(crate) fn reserve_for(limit: Limit) -> usize {
+    limit.pkts.unwrap_or(256).min(1 << 14) as usize
+}

@@ -1,0 +1,273 @@
+//! CoDel, Controlled Delay (RFC 8289): drop at dequeue when the sojourn time has stayed above
+//! `target` for at least `interval`, then space drops by `interval / sqrt(count)`.
+//!
+//! Three parts, as in RFC 8289 §5: [`CodelConfig`] (params), [`CodelVars`] (per-queue state,
+//! reused by FQ-CoDel for each flow queue) and the [`Codel`] discipline (one FIFO).
+
+use std::collections::VecDeque;
+
+use serde::Deserialize;
+
+use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::time::{Time, NS_PER_MS};
+
+/// CoDel's parameters (plan keys `target_ns`, `interval_ns`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodelConfig {
+    /// Acceptable standing sojourn time.
+    pub target_ns: Time,
+    /// Sliding window over which the minimum sojourn must stay above target before dropping;
+    /// also the base of the control law.
+    pub interval_ns: Time,
+}
+
+impl Default for CodelConfig {
+    /// RFC 8289 §4.2 (TARGET = 5 ms) and §4.3 (INTERVAL = 100 ms), also Linux's defaults.
+    fn default() -> Self {
+        CodelConfig {
+            target_ns: 5 * NS_PER_MS,
+            interval_ns: 100 * NS_PER_MS,
+        }
+    }
+}
+
+impl CodelConfig {
+    pub(crate) fn checked(self, kind: &str) -> Result<Self, String> {
+        check(self.target_ns > 0, kind, "target_ns", || {
+            "must be positive (RFC 8289 default: 5ms)".into()
+        })?;
+        check(self.interval_ns > 0, kind, "interval_ns", || {
+            "must be positive (RFC 8289 default: 100ms)".into()
+        })?;
+        check(self.target_ns < self.interval_ns, kind, "target_ns", || {
+            format!(
+                "{} ns must be below interval_ns ({} ns); RFC 8289 §4.3 puts target at 5-10% of interval",
+                self.target_ns, self.interval_ns
+            )
+        })?;
+        Ok(self)
+    }
+}
+
+/// What CoDel needs from the queue it manages.
+pub(crate) trait CodelQueue {
+    /// Remove the head packet.
+    fn pop(&mut self) -> Option<QItem>;
+    /// Bytes still queued after the pop (RFC 8289 §5.3: no drop when less than one MTU waits).
+    fn backlog_bytes(&self) -> u64;
+}
+
+/// CoDel's state for one queue (RFC 8289 §5.1 and §5.3).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CodelVars {
+    /// Drops since entering the dropping state (sets the control-law spacing).
+    count: u32,
+    /// `count` when the last dropping state ended (RFC 8289 §5.5 re-entry).
+    lastcount: u32,
+    dropping: bool,
+    /// When the sojourn time first went (and stayed) above target, plus interval; 0 if below.
+    first_above_time: Time,
+    /// When the next drop is due while dropping.
+    drop_next: Time,
+}
+
+impl CodelVars {
+    /// Drops in the current dropping state.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    pub fn dropping(&self) -> bool {
+        self.dropping
+    }
+
+    /// RFC 8289 §5.5 control law: the next drop comes `interval / sqrt(count)` after `t`, so the
+    /// drop rate grows as sqrt(count) and TCP throughput (∝ 1/sqrt(p)) falls linearly.
+    #[inline]
+    fn control_law(t: Time, interval_ns: Time, count: u32) -> Time {
+        t + (interval_ns as f64 / (count.max(1) as f64).sqrt()) as Time
+    }
+
+    /// One head-of-queue dequeue and the "ok to drop" verdict of RFC 8289 §5.3 (`dodequeue`).
+    #[inline]
+    fn do_dequeue<Q: CodelQueue>(
+        &mut self,
+        p: &CodelConfig,
+        now: Time,
+        q: &mut Q,
+        mtu_bytes: u64,
+    ) -> (Option<QItem>, bool) {
+        let Some(item) = q.pop() else {
+            // An empty queue leaves the above-target episode.
+            self.first_above_time = 0;
+            return (None, false);
+        };
+        let sojourn = now.saturating_sub(item.enq);
+        let mut ok_to_drop = false;
+        if sojourn < p.target_ns || q.backlog_bytes() <= mtu_bytes {
+            // Below target, or too little queued to be a standing queue.
+            self.first_above_time = 0;
+        } else if self.first_above_time == 0 {
+            // Just went above target: give it one interval to come back down.
+            self.first_above_time = now + p.interval_ns;
+        } else if now >= self.first_above_time {
+            ok_to_drop = true;
+        }
+        (Some(item), ok_to_drop)
+    }
+
+    /// CoDel's dequeue (RFC 8289 §5.4): the packet to send, after any drops (pushed to `drops`
+    /// with [`DropReason::Aqm`]).
+    pub(crate) fn dequeue<Q: CodelQueue>(
+        &mut self,
+        p: &CodelConfig,
+        now: Time,
+        q: &mut Q,
+        mtu_bytes: u64,
+        drops: &mut Drops,
+    ) -> Option<QItem> {
+        let (mut item, ok_to_drop) = self.do_dequeue(p, now, q, mtu_bytes);
+        let Some(first) = item else {
+            self.dropping = false;
+            return None;
+        };
+        if self.dropping {
+            if !ok_to_drop {
+                // Sojourn went below target: leave the dropping state.
+                self.dropping = false;
+            } else {
+                // Drop on schedule; each drop tightens the schedule (§5.4).
+                while self.dropping && now >= self.drop_next {
+                    let Some(victim) = item else { break };
+                    drops.push(victim, DropReason::Aqm);
+                    self.count += 1;
+                    let (next, ok) = self.do_dequeue(p, now, q, mtu_bytes);
+                    item = next;
+                    if !ok {
+                        self.dropping = false;
+                    } else {
+                        self.drop_next =
+                            Self::control_law(self.drop_next, p.interval_ns, self.count);
+                    }
+                }
+            }
+        } else if ok_to_drop {
+            // Enter the dropping state with one drop (§5.4).
+            drops.push(first, DropReason::Aqm);
+            let (next, _) = self.do_dequeue(p, now, q, mtu_bytes);
+            item = next;
+            self.dropping = true;
+            // §5.5: if we were dropping recently, resume near the rate that last controlled the
+            // queue instead of starting over at one drop per interval.
+            let delta = self.count.saturating_sub(self.lastcount);
+            self.count = 1;
+            if delta > 1 && now.saturating_sub(self.drop_next) < 16 * p.interval_ns {
+                self.count = delta;
+            }
+            self.drop_next = Self::control_law(now, p.interval_ns, self.count);
+            self.lastcount = self.count;
+        }
+        item
+    }
+}
+
+/// CoDel over one FIFO.
+pub struct Codel {
+    cfg: CodelConfig,
+    vars: CodelVars,
+    fifo: Fifo,
+    limit: Limit,
+    /// Largest packet seen: CoDel's "MTU" for the one-packet backlog test (RFC 8289 §5.3).
+    mtu_bytes: u64,
+}
+
+struct Fifo {
+    q: VecDeque<QItem>,
+    bytes: u64,
+}
+
+impl CodelQueue for Fifo {
+    #[inline]
+    fn pop(&mut self) -> Option<QItem> {
+        let it = self.q.pop_front()?;
+        self.bytes -= it.bytes as u64;
+        Some(it)
+    }
+    #[inline]
+    fn backlog_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl Codel {
+    /// `limit` from the queue block; Linux's 1000 packets when it gave none.
+    pub fn new(cfg: CodelConfig, limit: Limit) -> Self {
+        let limit = or_default_pkts(limit, TXQUEUELEN_PKTS);
+        Codel {
+            cfg,
+            vars: CodelVars::default(),
+            fifo: Fifo {
+                q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
+                bytes: 0,
+            },
+            limit,
+            mtu_bytes: 0,
+        }
+    }
+
+    pub fn from_spec(
+        map: &serde_json::Map<String, serde_json::Value>,
+        limit: Limit,
+    ) -> Result<Self, String> {
+        let cfg = parse::<CodelConfig>("codel", map)?.checked("codel")?;
+        Ok(Codel::new(cfg, limit))
+    }
+
+    pub fn vars(&self) -> &CodelVars {
+        &self.vars
+    }
+}
+
+impl QueueDisc for Codel {
+    #[inline]
+    fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
+        if self
+            .limit
+            .exceeded_by(self.fifo.q.len() as u64, self.fifo.bytes, item.bytes as u64)
+        {
+            drops.push(item, DropReason::Overflow);
+            return false;
+        }
+        self.mtu_bytes = self.mtu_bytes.max(item.bytes as u64);
+        self.fifo.bytes += item.bytes as u64;
+        self.fifo.q.push_back(item);
+        true
+    }
+
+    #[inline]
+    fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
+        self.vars
+            .dequeue(&self.cfg, now, &mut self.fifo, self.mtu_bytes, drops)
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.fifo.q.len() as u64
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.fifo.bytes
+    }
+
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+
+    fn set_limit(&mut self, limit: Limit) {
+        self.limit = limit;
+    }
+}
+
+#[cfg(test)]
+mod tests;

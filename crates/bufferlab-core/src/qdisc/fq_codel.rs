@@ -1,0 +1,407 @@
+//! FQ-CoDel, FlowQueue-CoDel (RFC 8290): packets hashed into flow queues, each with its own
+//! CoDel state; deficit round robin between them, with newly active ("sparse") flows served
+//! before the old ones.
+//!
+//! Storage: every queued packet sits in one preallocated slab; a flow queue is a linked list
+//! through it, and the new/old lists link flow queues. Nothing is allocated per packet.
+
+use serde::Deserialize;
+
+use super::codel::{CodelConfig, CodelQueue, CodelVars};
+use super::params::{check, flow_hash, parse};
+use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::time::{Time, NS_PER_MS};
+
+const NIL: u32 = u32::MAX;
+
+/// FQ-CoDel's parameters (plan keys `target_ns`, `interval_ns`, `flows`, `quantum_bytes`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqCodelConfig {
+    /// CoDel target per flow queue.
+    pub target_ns: Time,
+    /// CoDel interval per flow queue.
+    pub interval_ns: Time,
+    /// Number of flow queues packets are hashed into.
+    pub flows: u32,
+    /// Bytes a queue may send per round of deficit round robin.
+    pub quantum_bytes: u32,
+}
+
+impl Default for FqCodelConfig {
+    /// RFC 8290 §5.1 (CoDel's 5 ms / 100 ms), §5.2 ("flows" 1024) and §4.2 (quantum 1514 B, an
+    /// Ethernet MTU with its header); the same as Linux `sch_fq_codel`.
+    fn default() -> Self {
+        FqCodelConfig {
+            target_ns: 5 * NS_PER_MS,
+            interval_ns: 100 * NS_PER_MS,
+            flows: 1024,
+            quantum_bytes: 1514,
+        }
+    }
+}
+
+/// RFC 8290 §5.2.2 / Linux: 10240 packets when the queue block gives no limit.
+pub const DEFAULT_LIMIT_PKTS: u64 = 10240;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum List {
+    None,
+    New,
+    Old,
+}
+
+struct Flow {
+    head: u32,
+    tail: u32,
+    pkts: u32,
+    bytes: u64,
+    deficit: i64,
+    list: List,
+    /// Next flow in the list this flow is on.
+    next: u32,
+}
+
+/// One node per slab slot: the packet and the next slot of its flow queue.
+#[derive(Clone, Copy)]
+struct Slot {
+    item: QItem,
+    next: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Chain {
+    head: u32,
+    tail: u32,
+}
+
+impl Chain {
+    const EMPTY: Chain = Chain {
+        head: NIL,
+        tail: NIL,
+    };
+}
+
+pub struct FqCodel {
+    cfg: FqCodelConfig,
+    codel: CodelConfig,
+    limit: Limit,
+    seed: u64,
+    slots: Vec<Slot>,
+    free: u32,
+    flows: Vec<Flow>,
+    vars: Vec<CodelVars>,
+    new_flows: Chain,
+    old_flows: Chain,
+    pkts: u64,
+    bytes: u64,
+    mtu_bytes: u64,
+}
+
+/// The view CoDel gets of one flow queue: pops from the flow, backlog of the whole discipline
+/// (as Linux's `fq_codel` passes the qdisc backlog to `codel_dequeue`).
+struct FlowView<'a> {
+    slots: &'a mut Vec<Slot>,
+    free: &'a mut u32,
+    flow: &'a mut Flow,
+    pkts: &'a mut u64,
+    bytes: &'a mut u64,
+}
+
+impl CodelQueue for FlowView<'_> {
+    #[inline]
+    fn pop(&mut self) -> Option<QItem> {
+        let s = self.flow.head;
+        if s == NIL {
+            return None;
+        }
+        let slot = self.slots[s as usize];
+        self.flow.head = slot.next;
+        if slot.next == NIL {
+            self.flow.tail = NIL;
+        }
+        self.flow.pkts -= 1;
+        self.flow.bytes -= slot.item.bytes as u64;
+        *self.pkts -= 1;
+        *self.bytes -= slot.item.bytes as u64;
+        self.slots[s as usize].next = *self.free;
+        *self.free = s;
+        Some(slot.item)
+    }
+    #[inline]
+    fn backlog_bytes(&self) -> u64 {
+        *self.bytes
+    }
+}
+
+impl FqCodel {
+    pub fn new(cfg: FqCodelConfig, limit: Limit, seed: u64) -> Self {
+        let limit = Limit {
+            pkts: Some(limit.pkts.unwrap_or(DEFAULT_LIMIT_PKTS)),
+            bytes: limit.bytes,
+        };
+        let cap = (limit.pkts.unwrap_or(DEFAULT_LIMIT_PKTS) + 1).min(1 << 16) as usize;
+        let mut q = FqCodel {
+            cfg,
+            codel: CodelConfig {
+                target_ns: cfg.target_ns,
+                interval_ns: cfg.interval_ns,
+            },
+            limit,
+            seed,
+            slots: Vec::with_capacity(cap),
+            free: NIL,
+            flows: Vec::with_capacity(cfg.flows as usize),
+            vars: vec![CodelVars::default(); cfg.flows as usize],
+            new_flows: Chain::EMPTY,
+            old_flows: Chain::EMPTY,
+            pkts: 0,
+            bytes: 0,
+            mtu_bytes: 0,
+        };
+        for _ in 0..cfg.flows {
+            q.flows.push(Flow {
+                head: NIL,
+                tail: NIL,
+                pkts: 0,
+                bytes: 0,
+                deficit: 0,
+                list: List::None,
+                next: NIL,
+            });
+        }
+        q.grow_slab(cap);
+        q
+    }
+
+    pub fn from_spec(
+        map: &serde_json::Map<String, serde_json::Value>,
+        limit: Limit,
+        seed: u64,
+    ) -> Result<Self, String> {
+        let cfg = parse::<FqCodelConfig>("fq_codel", map)?;
+        CodelConfig {
+            target_ns: cfg.target_ns,
+            interval_ns: cfg.interval_ns,
+        }
+        .checked("fq_codel")?;
+        check(
+            (1..=65536).contains(&cfg.flows),
+            "fq_codel",
+            "flows",
+            || {
+                format!(
+                    "between 1 and 65536 flow queues, got {} (RFC 8290 default: 1024)",
+                    cfg.flows
+                )
+            },
+        )?;
+        check(cfg.quantum_bytes >= 64, "fq_codel", "quantum_bytes", || {
+            format!(
+                "at least 64 B, got {} (RFC 8290 default: 1514)",
+                cfg.quantum_bytes
+            )
+        })?;
+        Ok(FqCodel::new(cfg, limit, seed))
+    }
+
+    /// Add `n` free slots to the slab (at build time, or once when a larger limit is set).
+    fn grow_slab(&mut self, n: usize) {
+        for _ in 0..n {
+            self.slots.push(Slot {
+                item: QItem::default(),
+                next: self.free,
+            });
+            self.free = (self.slots.len() - 1) as u32;
+        }
+    }
+
+    /// The flow queue of a flow: a multiply-shift of a cheap integer hash (RFC 8290 §4.1 hashes
+    /// the 5-tuple; our packets carry their flow id).
+    #[inline]
+    fn classify(&self, flow: u32) -> usize {
+        ((flow_hash(flow, self.seed) as u128 * self.cfg.flows as u128) >> 64) as usize
+    }
+
+    #[inline]
+    fn push_list(&mut self, which: List, f: u32) {
+        self.flows[f as usize].list = which;
+        self.flows[f as usize].next = NIL;
+        let chain = if which == List::New {
+            &mut self.new_flows
+        } else {
+            &mut self.old_flows
+        };
+        if chain.tail == NIL {
+            chain.head = f;
+        } else {
+            let t = chain.tail;
+            self.flows[t as usize].next = f;
+        }
+        let chain = if which == List::New {
+            &mut self.new_flows
+        } else {
+            &mut self.old_flows
+        };
+        chain.tail = f;
+    }
+
+    #[inline]
+    fn pop_list(&mut self, which: List) -> u32 {
+        let chain = if which == List::New {
+            &mut self.new_flows
+        } else {
+            &mut self.old_flows
+        };
+        let f = chain.head;
+        if f != NIL {
+            let next = self.flows[f as usize].next;
+            let chain = if which == List::New {
+                &mut self.new_flows
+            } else {
+                &mut self.old_flows
+            };
+            chain.head = next;
+            if next == NIL {
+                chain.tail = NIL;
+            }
+            self.flows[f as usize].list = List::None;
+            self.flows[f as usize].next = NIL;
+        }
+        f
+    }
+
+    /// RFC 8290 §4.1: on overflow, drop from the head of the queue holding the most bytes.
+    fn drop_from_fattest(&mut self, drops: &mut Drops) {
+        let mut fat = 0;
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.bytes > self.flows[fat].bytes {
+                fat = i;
+            }
+        }
+        let mut v = FlowView {
+            slots: &mut self.slots,
+            free: &mut self.free,
+            flow: &mut self.flows[fat],
+            pkts: &mut self.pkts,
+            bytes: &mut self.bytes,
+        };
+        if let Some(it) = v.pop() {
+            drops.push(it, DropReason::FqOverflow);
+        }
+    }
+
+    /// Packets queued in the flow queue `flow` hashes to (for tests and diagnostics).
+    pub fn flow_backlog_pkts(&self, flow: u32) -> u32 {
+        self.flows[self.classify(flow)].pkts
+    }
+}
+
+impl QueueDisc for FqCodel {
+    #[inline]
+    fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
+        let fi = self.classify(item.flow);
+        if self.free == NIL {
+            self.grow_slab(self.slots.len().max(64));
+        }
+        let s = self.free;
+        self.free = self.slots[s as usize].next;
+        self.slots[s as usize] = Slot { item, next: NIL };
+        let f = &mut self.flows[fi];
+        if f.tail == NIL {
+            f.head = s;
+        } else {
+            self.slots[f.tail as usize].next = s;
+        }
+        f.tail = s;
+        f.pkts += 1;
+        f.bytes += item.bytes as u64;
+        self.pkts += 1;
+        self.bytes += item.bytes as u64;
+        self.mtu_bytes = self.mtu_bytes.max(item.bytes as u64);
+        if f.list == List::None {
+            // A newly active flow joins the new list with a full quantum (RFC 8290 §4.1).
+            f.deficit = self.cfg.quantum_bytes as i64;
+            self.push_list(List::New, fi as u32);
+        }
+        // Over the limit: make room from the fattest flow (possibly this one), not by refusing.
+        let mut refused = false;
+        while self.limit.pkts.is_some_and(|l| self.pkts > l)
+            || self.limit.bytes.is_some_and(|l| self.bytes > l)
+        {
+            let before = drops.items.len();
+            self.drop_from_fattest(drops);
+            if drops.items.len() == before {
+                break;
+            }
+            refused |= drops.items[before].0.id == item.id && drops.items[before].0.enq == item.enq;
+        }
+        !refused
+    }
+
+    fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
+        // RFC 8290 §4.2: deficit round robin, new list first.
+        loop {
+            let (which, f) = if self.new_flows.head != NIL {
+                (List::New, self.new_flows.head)
+            } else if self.old_flows.head != NIL {
+                (List::Old, self.old_flows.head)
+            } else {
+                return None;
+            };
+            let fl = &mut self.flows[f as usize];
+            if fl.deficit <= 0 {
+                // Out of credit: a new quantum and to the back of the old list.
+                fl.deficit += self.cfg.quantum_bytes as i64;
+                self.pop_list(which);
+                self.push_list(List::Old, f);
+                continue;
+            }
+            let mut v = FlowView {
+                slots: &mut self.slots,
+                free: &mut self.free,
+                flow: &mut self.flows[f as usize],
+                pkts: &mut self.pkts,
+                bytes: &mut self.bytes,
+            };
+            let got =
+                self.vars[f as usize].dequeue(&self.codel, now, &mut v, self.mtu_bytes, drops);
+            match got {
+                Some(it) => {
+                    self.flows[f as usize].deficit -= it.bytes as i64;
+                    return Some(it);
+                }
+                None => {
+                    // An emptied new flow goes through the old list once (so it cannot keep
+                    // its priority by emptying and refilling); an emptied old flow goes idle.
+                    self.pop_list(which);
+                    if which == List::New && self.old_flows.head != NIL {
+                        self.push_list(List::Old, f);
+                    }
+                }
+            }
+        }
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.pkts
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+
+    fn set_limit(&mut self, limit: Limit) {
+        self.limit = Limit {
+            pkts: Some(limit.pkts.unwrap_or(DEFAULT_LIMIT_PKTS)),
+            bytes: limit.bytes,
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests;

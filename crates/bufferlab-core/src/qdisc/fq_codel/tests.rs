@@ -1,0 +1,140 @@
+use super::*;
+use crate::qdisc::testkit::{cbr, merge, run};
+use crate::time::{NS_PER_MS, NS_PER_SEC};
+
+const RATE: u64 = 10_000_000;
+
+fn patient() -> FqCodelConfig {
+    // CoDel out of the way: these tests look at the scheduler.
+    FqCodelConfig {
+        target_ns: 10 * NS_PER_SEC,
+        interval_ns: 20 * NS_PER_SEC,
+        ..Default::default()
+    }
+}
+
+fn distinct(q: &FqCodel, flows: &[u32]) {
+    for (i, a) in flows.iter().enumerate() {
+        for b in &flows[i + 1..] {
+            assert_ne!(
+                q.classify(*a),
+                q.classify(*b),
+                "flows {a} and {b} share a queue"
+            );
+        }
+    }
+}
+
+/// Two backlogged flows, 1500 B and 300 B packets: DRR serves them equal bytes, to within one
+/// quantum plus one packet at every point; packet round robin would give the first 5x more.
+#[test]
+fn drr_shares_bytes_between_backlogged_flows() {
+    let mut q = FqCodel::new(patient(), Limit::default(), 7);
+    distinct(&q, &[1, 2]);
+    let arr = merge(vec![
+        cbr(1, 1500, 0, 1000, 1000 * 1000),
+        cbr(2, 300, 0, 200, 5000 * 200),
+    ]);
+    let tr = run(&mut q, RATE, &arr, NS_PER_SEC, |_, _| {});
+    let (mut a, mut b) = (0i64, 0i64);
+    let mut worst = 0;
+    for (_, it) in &tr.sent {
+        if it.flow == 1 {
+            a += it.bytes as i64;
+        } else {
+            b += it.bytes as i64;
+        }
+        worst = worst.max((a - b).abs());
+    }
+    assert!(a > 500_000 && b > 500_000, "a={a} b={b}");
+    assert!(worst <= 1514 + 1500, "byte lead reached {worst}");
+    assert!(tr.drops.is_empty());
+}
+
+/// A sparse flow (one small packet every 100 ms) beside two bulk flows goes through the new
+/// list: it waits at most for the packet already on the wire, not for the standing queue.
+#[test]
+fn sparse_flow_is_served_first() {
+    let mut q = FqCodel::new(patient(), Limit::default(), 7);
+    distinct(&q, &[1, 2, 3]);
+    let arr = merge(vec![
+        cbr(1, 1500, 0, 600_000, NS_PER_SEC),
+        cbr(2, 1500, 0, 600_000, NS_PER_SEC),
+        cbr(3, 84, 50 * NS_PER_MS + 1, 100 * NS_PER_MS, NS_PER_SEC),
+    ]);
+    let tr = run(&mut q, RATE, &arr, NS_PER_SEC, |_, _| {});
+    let sparse: Vec<Time> = tr
+        .sent
+        .iter()
+        .filter(|s| s.1.flow == 3)
+        .map(|(t, it)| t - it.enq)
+        .collect();
+    let bulk_max = tr
+        .sent
+        .iter()
+        .filter(|s| s.1.flow != 3)
+        .map(|(t, it)| t - it.enq)
+        .max()
+        .unwrap();
+    assert_eq!(sparse.len(), 10);
+    for s in &sparse {
+        assert!(*s <= 1_200_000, "sparse packet waited {s} ns");
+    }
+    assert!(bulk_max > 100 * NS_PER_MS, "bulk queue {bulk_max}");
+}
+
+/// Over the limit, the head of the fattest queue goes, with reason FqOverflow; the arriving
+/// packet of a thin flow is kept.
+#[test]
+fn overflow_drops_from_fattest_flow() {
+    let mut q = FqCodel::new(
+        patient(),
+        Limit {
+            pkts: Some(10),
+            bytes: None,
+        },
+        7,
+    );
+    distinct(&q, &[1, 2]);
+    let mut d = Drops::default();
+    let it = |flow: u32, id: u32| QItem {
+        id,
+        bytes: 1000,
+        flow,
+        ..Default::default()
+    };
+    for i in 0..8 {
+        assert!(q.enqueue(0, it(1, i), &mut d));
+    }
+    for i in 0..2 {
+        assert!(q.enqueue(0, it(2, 100 + i), &mut d));
+    }
+    assert!(d.items.is_empty());
+    assert!(q.enqueue(0, it(2, 102), &mut d));
+    assert_eq!(d.items.len(), 1);
+    assert_eq!(d.items[0].0.id, 0, "head of the fat flow");
+    assert_eq!(d.items[0].1, DropReason::FqOverflow);
+    assert_eq!(q.len_pkts(), 10);
+    assert_eq!(q.flow_backlog_pkts(1), 7);
+    assert_eq!(q.flow_backlog_pkts(2), 3);
+}
+
+/// Per-queue CoDel: a flow that builds a standing queue is dropped from; a sparse one is not.
+#[test]
+fn codel_acts_per_flow_queue() {
+    let mut q = FqCodel::new(FqCodelConfig::default(), Limit::default(), 7);
+    distinct(&q, &[1, 3]);
+    let arr = merge(vec![
+        cbr(1, 1500, 0, NS_PER_MS, 2 * NS_PER_SEC), // 120% of the link
+        cbr(3, 84, 1, 20 * NS_PER_MS, 2 * NS_PER_SEC),
+    ]);
+    let tr = run(&mut q, RATE, &arr, 2 * NS_PER_SEC, |_, _| {});
+    let by = |f: u32| {
+        tr.drops
+            .iter()
+            .filter(|d| d.1.flow == f && d.2 == DropReason::Aqm)
+            .count()
+    };
+    assert!(by(1) > 10, "bulk drops {}", by(1));
+    assert_eq!(by(3), 0);
+}

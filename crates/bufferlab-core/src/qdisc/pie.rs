@@ -1,0 +1,266 @@
+//! PIE, Proportional Integral controller Enhanced (RFC 8033): drop at enqueue with a probability
+//! a PI controller updates every `t_update` from the queueing delay, estimated from the queue's
+//! bytes and its measured departure rate (RFC 8033 §4.2, §5.2 and Appendix A).
+
+use std::collections::VecDeque;
+
+use rand::Rng as _;
+use serde::Deserialize;
+
+use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::rng::{stream, Rng, Stream};
+use crate::time::{secs, Time, NS_PER_MS};
+
+/// PIE's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `max_burst_ns`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PieConfig {
+    /// QDELAY_REF, the latency target.
+    pub target_ns: Time,
+    /// T_UPDATE, the period of the drop-probability update.
+    pub tupdate_ns: Time,
+    /// Weight of the deviation from target, per second.
+    pub alpha: f64,
+    /// Weight of the delay trend, per second.
+    pub beta: f64,
+    /// MAX_BURST, how long a burst into an uncongested queue passes without drops.
+    pub max_burst_ns: Time,
+}
+
+impl Default for PieConfig {
+    /// RFC 8033 §5.1 / Appendix A: QDELAY_REF 15 ms, T_UPDATE 15 ms, alpha 0.125 Hz, beta 1.25 Hz
+    /// (the values for a 15 ms T_UPDATE), MAX_BURST 150 ms; also Linux `sch_pie`'s defaults.
+    fn default() -> Self {
+        PieConfig {
+            target_ns: 15 * NS_PER_MS,
+            tupdate_ns: 15 * NS_PER_MS,
+            alpha: 0.125,
+            beta: 1.25,
+            max_burst_ns: 150 * NS_PER_MS,
+        }
+    }
+}
+
+/// DQ_THRESHOLD: bytes a departure-rate measurement spans (RFC 8033 §5.2: 2^14 = 16 KB).
+const DQ_THRESHOLD_BYTES: u64 = 1 << 14;
+/// Weight of a new measurement in the average dequeue time: DQ_THRESHOLD / 2^16 (Appendix A).
+const DQ_WEIGHT: f64 = DQ_THRESHOLD_BYTES as f64 / 65536.0;
+/// MEAN_PKTSIZE of the "fewer than two packets queued" safeguard (RFC 8033 §4.1).
+const MEAN_PKT_BYTES: u64 = 1500;
+
+pub struct Pie {
+    cfg: PieConfig,
+    limit: Limit,
+    q: VecDeque<QItem>,
+    bytes: u64,
+    rng: Rng,
+    drop_prob: f64,
+    burst_allowance_ns: Time,
+    qdelay_old_ns: Time,
+    qdelay_ns: Time,
+    next_update: Time,
+    // Departure-rate estimation (RFC 8033 §5.2).
+    in_measurement: bool,
+    measurement_start: Time,
+    dq_count_bytes: u64,
+    /// Average time to send DQ_THRESHOLD bytes; 0 until the first measurement.
+    avg_dq_time_ns: f64,
+}
+
+impl Pie {
+    pub fn new(cfg: PieConfig, limit: Limit, seed: u64) -> Self {
+        let limit = or_default_pkts(limit, TXQUEUELEN_PKTS);
+        Pie {
+            cfg,
+            limit,
+            q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
+            bytes: 0,
+            rng: stream(seed, Stream::Qdisc, 0),
+            drop_prob: 0.0,
+            burst_allowance_ns: cfg.max_burst_ns,
+            qdelay_old_ns: 0,
+            qdelay_ns: 0,
+            next_update: cfg.tupdate_ns,
+            in_measurement: false,
+            measurement_start: 0,
+            dq_count_bytes: 0,
+            avg_dq_time_ns: 0.0,
+        }
+    }
+
+    pub fn from_spec(
+        map: &serde_json::Map<String, serde_json::Value>,
+        limit: Limit,
+        seed: u64,
+    ) -> Result<Self, String> {
+        let c = parse::<PieConfig>("pie", map)?;
+        check(c.target_ns > 0, "pie", "target_ns", || {
+            "must be positive (RFC 8033 default: 15ms)".into()
+        })?;
+        check(c.tupdate_ns > 0, "pie", "tupdate_ns", || {
+            "must be positive (RFC 8033 default: 15ms)".into()
+        })?;
+        check(
+            c.alpha.is_finite() && c.alpha >= 0.0,
+            "pie",
+            "alpha",
+            || {
+                format!(
+                    "a non-negative number, got {} (RFC 8033 default: 0.125)",
+                    c.alpha
+                )
+            },
+        )?;
+        check(c.beta.is_finite() && c.beta >= 0.0, "pie", "beta", || {
+            format!(
+                "a non-negative number, got {} (RFC 8033 default: 1.25)",
+                c.beta
+            )
+        })?;
+        Ok(Pie::new(c, limit, seed))
+    }
+
+    /// The current drop probability.
+    pub fn drop_prob(&self) -> f64 {
+        self.drop_prob
+    }
+
+    /// The latest queueing-delay estimate (bytes over the measured departure rate).
+    pub fn qdelay_ns(&self) -> Time {
+        self.qdelay_ns
+    }
+
+    /// RFC 8033 §4.1 `drop_early`: the safeguards, then a random draw.
+    #[inline]
+    fn drop_early(&mut self, bytes: u64) -> bool {
+        if self.burst_allowance_ns > 0 {
+            return false;
+        }
+        if (self.qdelay_old_ns < self.cfg.target_ns / 2 && self.drop_prob < 0.2)
+            || self.bytes <= 2 * MEAN_PKT_BYTES
+        {
+            return false;
+        }
+        let _ = bytes;
+        self.rng.gen::<f64>() < self.drop_prob
+    }
+
+    /// RFC 8033 §4.2 `calculate_drop_prob`, with the auto-scaling of alpha and beta (§5.1).
+    fn update(&mut self) {
+        let qdelay = if self.avg_dq_time_ns > 0.0 {
+            (self.bytes as f64 * self.avg_dq_time_ns / DQ_THRESHOLD_BYTES as f64) as Time
+        } else {
+            0
+        };
+        let mut p = self.cfg.alpha * (secs(qdelay) - secs(self.cfg.target_ns))
+            + self.cfg.beta * (secs(qdelay) - secs(self.qdelay_old_ns));
+        // Small probabilities move in small steps, so a light load is not over-controlled.
+        let scale = match self.drop_prob {
+            x if x < 0.000_001 => 1.0 / 2048.0,
+            x if x < 0.000_01 => 1.0 / 512.0,
+            x if x < 0.000_1 => 1.0 / 128.0,
+            x if x < 0.001 => 1.0 / 32.0,
+            x if x < 0.01 => 1.0 / 8.0,
+            x if x < 0.1 => 1.0 / 2.0,
+            _ => 1.0,
+        };
+        p *= scale;
+        // Cap the step once dropping is already heavy (a single update adds at most 2%).
+        if self.drop_prob >= 0.1 && p > 0.02 {
+            p = 0.02;
+        }
+        self.drop_prob += p;
+        // Decay when the queue has been empty for two updates.
+        if qdelay == 0 && self.qdelay_old_ns == 0 {
+            self.drop_prob *= 0.98;
+        }
+        self.drop_prob = self.drop_prob.clamp(0.0, 1.0);
+        self.burst_allowance_ns = self.burst_allowance_ns.saturating_sub(self.cfg.tupdate_ns);
+        // Re-arm the burst allowance once congestion has fully cleared.
+        if self.drop_prob == 0.0
+            && qdelay < self.cfg.target_ns / 2
+            && self.qdelay_old_ns < self.cfg.target_ns / 2
+        {
+            self.burst_allowance_ns = self.cfg.max_burst_ns;
+        }
+        self.qdelay_old_ns = qdelay;
+        self.qdelay_ns = qdelay;
+    }
+}
+
+impl QueueDisc for Pie {
+    #[inline]
+    fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
+        if self
+            .limit
+            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
+        {
+            drops.push(item, DropReason::Overflow);
+            return false;
+        }
+        if self.drop_early(item.bytes as u64) {
+            drops.push(item, DropReason::Aqm);
+            return false;
+        }
+        self.bytes += item.bytes as u64;
+        self.q.push_back(item);
+        true
+    }
+
+    #[inline]
+    fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
+        let it = self.q.pop_front()?;
+        self.bytes -= it.bytes as u64;
+        // Departure rate (RFC 8033 §5.2): time how long DQ_THRESHOLD bytes take to leave,
+        // measuring only while the queue holds that much (a short burst says nothing of the link).
+        if self.in_measurement {
+            self.dq_count_bytes += it.bytes as u64;
+            if self.dq_count_bytes >= DQ_THRESHOLD_BYTES {
+                let dq_time = (now - self.measurement_start) as f64;
+                self.avg_dq_time_ns = if self.avg_dq_time_ns == 0.0 {
+                    dq_time
+                } else {
+                    dq_time * DQ_WEIGHT + self.avg_dq_time_ns * (1.0 - DQ_WEIGHT)
+                };
+                self.in_measurement = false;
+            }
+        }
+        if !self.in_measurement && self.bytes >= DQ_THRESHOLD_BYTES {
+            self.in_measurement = true;
+            self.measurement_start = now;
+            self.dq_count_bytes = 0;
+        }
+        Some(it)
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.q.len() as u64
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+
+    fn set_limit(&mut self, limit: Limit) {
+        self.limit = limit;
+    }
+
+    fn next_timer(&self) -> Option<Time> {
+        Some(self.next_update)
+    }
+
+    fn on_timer(&mut self, now: Time) {
+        if now >= self.next_update {
+            self.update();
+            self.next_update = now + self.cfg.tupdate_ns;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,96 @@
+use super::*;
+use crate::qdisc::testkit::{cbr, run};
+use crate::time::{NS_PER_MS, NS_PER_SEC};
+
+const RATE: u64 = 10_000_000;
+
+/// Open-loop overload at 120%: PIE must raise its drop probability to about the excess (1/6)
+/// and hold the mean queueing delay near its 15 ms target; then, with the load gone under the
+/// link rate, the probability must decay.
+#[test]
+fn overload_converges_to_target_then_decays() {
+    let mut q = Pie::new(PieConfig::default(), Limit::default(), 3);
+    let mut arr = cbr(1, 1500, 0, NS_PER_MS, 30 * NS_PER_SEC);
+    arr.extend(cbr(
+        1,
+        1500,
+        30 * NS_PER_SEC,
+        2 * NS_PER_MS,
+        40 * NS_PER_SEC,
+    ));
+    let mut p_at = Vec::new();
+    let tr = run(&mut q, RATE, &arr, 40 * NS_PER_SEC, |t, q| {
+        if p_at
+            .last()
+            .is_none_or(|l: &(Time, f64)| t >= l.0 + NS_PER_SEC)
+        {
+            p_at.push((t, q.drop_prob()));
+        }
+    });
+    // Delay over the second half of the overload.
+    let late: Vec<f64> = tr
+        .sent
+        .iter()
+        .filter(|(t, _)| (15 * NS_PER_SEC..30 * NS_PER_SEC).contains(t))
+        .map(|(t, it)| secs(t - it.enq))
+        .collect();
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    assert!((mean - 0.015).abs() < 0.004, "mean delay {mean} s");
+    // Drops over the same span: the excess load, 1/6 of arrivals.
+    let drops = tr
+        .drops
+        .iter()
+        .filter(|d| (15 * NS_PER_SEC..30 * NS_PER_SEC).contains(&d.0))
+        .count() as f64;
+    let frac = drops / 15_000.0;
+    assert!((frac - 1.0 / 6.0).abs() < 0.02, "drop fraction {frac}");
+    assert!(tr.drops.iter().all(|d| d.2 == DropReason::Aqm));
+    // The probability rose during overload and decayed after it.
+    let p = |s: u64| p_at.iter().find(|x| x.0 >= s * NS_PER_SEC).unwrap().1;
+    assert!(
+        p_at[0].1 == 0.0 && p(2) > 0.1,
+        "p(0)={} p(2)={}",
+        p_at[0].1,
+        p(2)
+    );
+    assert!((p(29) - 1.0 / 6.0).abs() < 0.05, "p(29)={}", p(29));
+    assert!(p(39) < 0.2 * p(29), "p(29)={} p(39)={}", p(29), p(39));
+}
+
+/// The departure-rate estimate: 16 KB at 10 Mb/s take 13.1 ms, so the delay estimate of a
+/// standing queue matches its bytes over the link rate.
+#[test]
+fn departure_rate_estimate_matches_link_rate() {
+    let mut q = Pie::new(
+        PieConfig {
+            alpha: 0.0,
+            beta: 0.0,
+            ..Default::default()
+        },
+        Limit::default(),
+        3,
+    );
+    let arr = cbr(1, 1500, 0, NS_PER_MS, 3 * NS_PER_SEC);
+    let mut est = Vec::new();
+    let _ = run(&mut q, RATE, &arr, 3 * NS_PER_SEC, |_, q| {
+        est.push((q.qdelay_ns(), q.len_bytes()))
+    });
+    let (qd, bytes) = *est.last().unwrap();
+    let expect = bytes as f64 * 8.0 / RATE as f64;
+    assert!(bytes > 500_000);
+    // The estimate lags the growing queue by up to one update (15 ms of growth, ~3 ms).
+    assert!(
+        (secs(qd) - expect).abs() < 0.01 * expect + 0.004,
+        "{} vs {expect}",
+        secs(qd)
+    );
+}
+
+/// The burst allowance: a burst into an idle queue passes without early drops for 150 ms.
+#[test]
+fn burst_allowance_protects_a_new_burst() {
+    let mut q = Pie::new(PieConfig::default(), Limit::default(), 3);
+    let arr = cbr(1, 1500, 0, NS_PER_MS / 2, 140 * NS_PER_MS); // 240% load for 140 ms
+    let tr = run(&mut q, RATE, &arr, NS_PER_SEC, |_, _| {});
+    assert!(tr.drops.is_empty());
+}

@@ -1,0 +1,256 @@
+//! RED, Random Early Detection (Floyd & Jacobson 1993), with the "gentle" variant (Floyd 2000)
+//! and ns-2's uniformised inter-drop spacing (`wait_`): the discipline the buffer-sizing
+//! literature was measured against.
+//!
+//! On each arrival: the average queue `avg <- (1 - w) avg + w q` (decayed over idle time as if
+//! `m` small packets had gone by, §4 of the paper); between `min_th` and `max_th` a packet is
+//! dropped with `p_b = max_p (avg - min_th) / (max_th - min_th)`, spread by the count since the
+//! last drop; gentle RED ramps `p_b` from `max_p` to 1 between `max_th` and `2 max_th`.
+
+use std::collections::VecDeque;
+
+use rand::Rng as _;
+use serde::Deserialize;
+
+use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::rng::{stream, Rng, Stream};
+use crate::time::{Time, NS_PER_SEC};
+
+/// RED's parameters (plan keys `min_th`, `max_th` in packets, `max_p`, `weight`, `gentle`,
+/// `wait`, `mean_pkt_bytes`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RedConfig {
+    /// Average queue (packets) where early drops begin.
+    pub min_th: f64,
+    /// Average queue (packets) where the drop probability reaches `max_p`.
+    pub max_th: f64,
+    /// Drop probability at `max_th`.
+    pub max_p: f64,
+    /// EWMA weight `w_q` of the average queue.
+    pub weight: f64,
+    /// Gentle RED: ramp from `max_p` to 1 over `[max_th, 2 max_th]` instead of jumping to 1.
+    pub gentle: bool,
+    /// ns-2's `wait_`: no drop before `1/p_b` arrivals since the last, so gaps are uniform on
+    /// `[1/p_b, 2/p_b]` (otherwise on `[1, 1/p_b]`, the paper's §7 method).
+    pub wait: bool,
+    /// Typical packet size, for the idle-time decay (ns-2 `mean_pktsize_`).
+    pub mean_pkt_bytes: u32,
+}
+
+impl Default for RedConfig {
+    /// Floyd & Jacobson 1993 and ns-2's classic `Queue/RED` defaults (`ns-default.tcl`):
+    /// thresh 5, maxthresh 15 packets, linterm 10 (max_p = 0.1), q_weight 0.002, gentle true,
+    /// wait true, mean_pktsize 500 B.
+    fn default() -> Self {
+        RedConfig {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            weight: 0.002,
+            gentle: true,
+            wait: true,
+            mean_pkt_bytes: 500,
+        }
+    }
+}
+
+pub struct Red {
+    cfg: RedConfig,
+    limit: Limit,
+    q: VecDeque<QItem>,
+    bytes: u64,
+    rng: Rng,
+    avg: f64,
+    /// Arrivals since the last early drop.
+    count: u64,
+    /// Whether the previous arrival already found `avg` above `min_th` (ns-2 `old`).
+    above: bool,
+    /// Since when the queue has been empty with the link idle, if it is.
+    idle_since: Option<Time>,
+    /// Small packets the link sends per second, for the idle decay; 0 if the rate is unknown.
+    pkts_per_sec: f64,
+}
+
+impl Red {
+    pub fn new(cfg: RedConfig, limit: Limit, seed: u64) -> Self {
+        let limit = or_default_pkts(limit, TXQUEUELEN_PKTS);
+        Red {
+            cfg,
+            limit,
+            q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
+            bytes: 0,
+            rng: stream(seed, Stream::Qdisc, 0),
+            avg: 0.0,
+            count: 0,
+            above: false,
+            idle_since: Some(0),
+            pkts_per_sec: 0.0,
+        }
+    }
+
+    pub fn from_spec(
+        map: &serde_json::Map<String, serde_json::Value>,
+        limit: Limit,
+        seed: u64,
+    ) -> Result<Self, String> {
+        let c = parse::<RedConfig>("red", map)?;
+        check(
+            c.min_th >= 0.0 && c.min_th.is_finite(),
+            "red",
+            "min_th",
+            || {
+                format!(
+                    "a non-negative number of packets, got {} (default 5)",
+                    c.min_th
+                )
+            },
+        )?;
+        check(
+            c.max_th > c.min_th && c.max_th.is_finite(),
+            "red",
+            "max_th",
+            || {
+                format!(
+                    "must exceed min_th ({}), got {} (default 15)",
+                    c.min_th, c.max_th
+                )
+            },
+        )?;
+        check(c.max_p > 0.0 && c.max_p <= 1.0, "red", "max_p", || {
+            format!("a probability in (0, 1], got {} (default 0.1)", c.max_p)
+        })?;
+        check(c.weight > 0.0 && c.weight <= 1.0, "red", "weight", || {
+            format!("in (0, 1], got {} (default 0.002)", c.weight)
+        })?;
+        check(c.mean_pkt_bytes > 0, "red", "mean_pkt_bytes", || {
+            "must be positive (default 500)".into()
+        })?;
+        Ok(Red::new(c, limit, seed))
+    }
+
+    /// The average queue, in packets.
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+
+    /// `p_b` for an average queue `avg` (Floyd & Jacobson §4; gentle per Floyd 2000).
+    pub fn base_prob(&self, avg: f64) -> f64 {
+        let c = &self.cfg;
+        if avg < c.min_th {
+            0.0
+        } else if avg < c.max_th {
+            c.max_p * (avg - c.min_th) / (c.max_th - c.min_th)
+        } else if c.gentle && avg < 2.0 * c.max_th {
+            c.max_p + (1.0 - c.max_p) * (avg - c.max_th) / c.max_th
+        } else {
+            1.0
+        }
+    }
+
+    /// `p_a` from `p_b` and the count since the last drop, which makes the gaps between drops
+    /// uniform rather than geometric (Floyd & Jacobson §7; ns-2 `modify_p`).
+    pub fn spread_prob(&self, pb: f64, count: u64) -> f64 {
+        let cp = count as f64 * pb;
+        if self.cfg.wait {
+            if cp < 1.0 {
+                0.0
+            } else if cp < 2.0 {
+                pb / (2.0 - cp)
+            } else {
+                1.0
+            }
+        } else if cp < 1.0 {
+            pb / (1.0 - cp)
+        } else {
+            1.0
+        }
+    }
+}
+
+impl QueueDisc for Red {
+    fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
+        let w = self.cfg.weight;
+        let qlen = self.q.len() as f64;
+        // Idle: decay as if m small packets had been sent meanwhile (§4 of the paper).
+        let m = match self.idle_since.take() {
+            Some(t0) if self.pkts_per_sec > 0.0 => {
+                ((now - t0) as f64 / NS_PER_SEC as f64 * self.pkts_per_sec).floor()
+            }
+            _ => 0.0,
+        };
+        self.avg = self.avg * (1.0 - w).powf(m + 1.0) + w * qlen;
+        self.count += 1;
+        let mut early = false;
+        if self.avg >= self.cfg.min_th && self.q.len() > 1 {
+            let pb = self.base_prob(self.avg);
+            if pb >= 1.0 {
+                early = true;
+            } else if !self.above {
+                // First arrival above min_th: start counting, no drop yet (ns-2 `old`).
+                self.above = true;
+                self.count = 1;
+            } else {
+                let pa = self.spread_prob(pb, self.count);
+                early = self.rng.gen::<f64>() < pa;
+            }
+        } else {
+            self.above = false;
+        }
+        if early {
+            self.count = 0;
+            drops.push(item, DropReason::Aqm);
+            return false;
+        }
+        if self
+            .limit
+            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
+        {
+            drops.push(item, DropReason::Overflow);
+            return false;
+        }
+        self.bytes += item.bytes as u64;
+        self.q.push_back(item);
+        true
+    }
+
+    fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
+        match self.q.pop_front() {
+            Some(it) => {
+                self.bytes -= it.bytes as u64;
+                Some(it)
+            }
+            None => {
+                // The link asked and found nothing: the idle period starts (ns-2 `idle_`).
+                if self.idle_since.is_none() {
+                    self.idle_since = Some(now);
+                }
+                None
+            }
+        }
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.q.len() as u64
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+
+    fn set_limit(&mut self, limit: Limit) {
+        self.limit = limit;
+    }
+
+    fn set_link_rate(&mut self, rate_bps: u64) {
+        self.pkts_per_sec = rate_bps as f64 / (8.0 * self.cfg.mean_pkt_bytes as f64);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,389 @@
+//! SplitBuff (seed 004 §III, Fig. 2): the buffer split into sub-buffers by round-trip
+//! propagation time (RTTP), each sized in proportion to the mean RTTP of the packets it carries,
+//! the total being the port's resolved limit; sub-buffers served round robin. Blind-SplitBuff
+//! (seed 004 §IV-B2) maps flows to sub-buffers at random instead, each `limit / n`.
+//!
+//! RTT comes from the sender's smoothed RTT stamped in each packet (seed 004 §III-A, "active
+//! RTT estimation"); RTTP = RTT - queueing delay, the queueing delay being the smoothed mean
+//! sojourn time measured at dequeue (overall for the threshold, per sub-buffer for its size).
+
+use serde::Deserialize;
+
+use super::band::{reserve_for, Band};
+use super::params::{check, flow_hash, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::time::{Time, NS_PER_SEC};
+
+/// SplitBuff's parameters (plan keys `buffers`, `update_ns`, `smoothing`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SplitBuffConfig {
+    /// Sub-buffers: 2 (threshold at the mean RTTP) or 3 (thresholds at mean RTTP ± σ/2).
+    pub buffers: u32,
+    /// T_u, the period of the threshold and size update.
+    pub update_ns: Time,
+    /// α, the weight of the past in the smoothed queueing delays: `T_q <- α T_q + (1 - α) x`.
+    pub smoothing: f64,
+}
+
+impl Default for SplitBuffConfig {
+    /// Seed 004 evaluates 2 sub-buffers (§IV-B) and 3 (§IV-C); it gives no value for T_u or α.
+    /// Ours: T_u = 1 s, so each period sees at least one window of a 1 s RTT flow (the paper's
+    /// longest, 990 ms); α = 0.875, the past's weight in TCP's own smoothed RTT (RFC 6298 §2).
+    fn default() -> Self {
+        SplitBuffConfig {
+            buffers: 2,
+            update_ns: NS_PER_SEC,
+            smoothing: 0.875,
+        }
+    }
+}
+
+/// Blind-SplitBuff's parameters (plan key `buffers`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct BlindSplitBuffConfig {
+    pub buffers: u32,
+}
+
+impl Default for BlindSplitBuffConfig {
+    /// Seed 004 §IV-B2: two sub-buffers of BDP/2 each.
+    fn default() -> Self {
+        BlindSplitBuffConfig { buffers: 2 }
+    }
+}
+
+const MAX_BANDS: usize = 3;
+
+/// Sums over one update period.
+#[derive(Clone, Copy, Default)]
+struct Period {
+    rtt_sum: f64,
+    rtt_sq_sum: f64,
+    rtt_n: u64,
+    band_rtt_sum: [f64; MAX_BANDS],
+    band_rtt_n: [u64; MAX_BANDS],
+    soj_sum: f64,
+    soj_n: u64,
+    band_soj_sum: [f64; MAX_BANDS],
+    band_soj_n: [u64; MAX_BANDS],
+}
+
+pub struct SplitBuff {
+    cfg: SplitBuffConfig,
+    /// `Some(seed)` for Blind-SplitBuff.
+    blind: Option<u64>,
+    n: usize,
+    total: Limit,
+    bands: [Band; MAX_BANDS],
+    /// Next band round robin looks at.
+    rr: usize,
+    next_update: Time,
+    period: Period,
+    /// Whether a first estimate exists; before it, one shared buffer (band 0 with the total).
+    estimated: bool,
+    /// RTTP thresholds between bands, ns (one for 2 bands, two for 3).
+    thresh_ns: [f64; MAX_BANDS - 1],
+    /// Smoothed queueing delay overall and per band, ns.
+    tq_ns: f64,
+    band_tq_ns: [f64; MAX_BANDS],
+    /// Mean RTTP of each band's packets, ns (what the sizes are proportional to).
+    band_rttp_ns: [f64; MAX_BANDS],
+    pkts: u64,
+    bytes: u64,
+}
+
+/// `frac` of a limit, on both axes, at least one packet.
+fn share(total: Limit, frac: f64) -> Limit {
+    Limit {
+        pkts: total
+            .pkts
+            .map(|p| ((p as f64 * frac).round() as u64).max(1)),
+        bytes: total
+            .bytes
+            .map(|b| ((b as f64 * frac).round() as u64).max(1)),
+    }
+}
+
+impl SplitBuff {
+    fn with(cfg: SplitBuffConfig, blind: Option<u64>, limit: Limit) -> Self {
+        let total = or_default_pkts(limit, TXQUEUELEN_PKTS);
+        let n = cfg.buffers as usize;
+        let cap = reserve_for(total);
+        let mut s = SplitBuff {
+            cfg,
+            blind,
+            n,
+            total,
+            bands: [
+                Band::new(total, cap),
+                Band::new(total, cap / 2),
+                Band::new(total, cap / 4),
+            ],
+            rr: 0,
+            next_update: cfg.update_ns,
+            period: Period::default(),
+            estimated: false,
+            thresh_ns: [f64::INFINITY; MAX_BANDS - 1],
+            tq_ns: 0.0,
+            band_tq_ns: [0.0; MAX_BANDS],
+            band_rttp_ns: [0.0; MAX_BANDS],
+            pkts: 0,
+            bytes: 0,
+        };
+        s.resize();
+        s
+    }
+
+    pub fn new(cfg: SplitBuffConfig, limit: Limit) -> Self {
+        Self::with(cfg, None, limit)
+    }
+
+    pub fn blind(buffers: u32, limit: Limit, seed: u64) -> Self {
+        Self::with(
+            SplitBuffConfig {
+                buffers,
+                ..Default::default()
+            },
+            Some(seed),
+            limit,
+        )
+    }
+
+    pub fn from_spec(
+        map: &serde_json::Map<String, serde_json::Value>,
+        limit: Limit,
+    ) -> Result<Self, String> {
+        let c = parse::<SplitBuffConfig>("splitbuff", map)?;
+        check(
+            c.buffers == 2 || c.buffers == 3,
+            "splitbuff",
+            "buffers",
+            || {
+                format!(
+                    "2 or 3 sub-buffers (seed 004 §III-B, §IV-C), got {}",
+                    c.buffers
+                )
+            },
+        )?;
+        check(c.update_ns > 0, "splitbuff", "update_ns", || {
+            "must be positive (default 1s)".into()
+        })?;
+        check(
+            (0.0..1.0).contains(&c.smoothing),
+            "splitbuff",
+            "smoothing",
+            || format!("in [0, 1), got {} (default 0.875)", c.smoothing),
+        )?;
+        Ok(Self::new(c, limit))
+    }
+
+    pub fn blind_from_spec(
+        map: &serde_json::Map<String, serde_json::Value>,
+        limit: Limit,
+        seed: u64,
+    ) -> Result<Self, String> {
+        let c = parse::<BlindSplitBuffConfig>("blind_splitbuff", map)?;
+        check(
+            c.buffers == 2 || c.buffers == 3,
+            "blind_splitbuff",
+            "buffers",
+            || format!("2 or 3 sub-buffers, got {}", c.buffers),
+        )?;
+        Ok(Self::blind(c.buffers, limit, seed))
+    }
+
+    pub fn name(&self) -> &'static str {
+        if self.blind.is_some() {
+            "blind_splitbuff"
+        } else {
+            "splitbuff"
+        }
+    }
+
+    /// Sub-buffers in use.
+    pub fn buffers(&self) -> usize {
+        self.n
+    }
+
+    /// The limit of sub-buffer `k` now.
+    pub fn band_limit(&self, k: usize) -> Limit {
+        self.bands[k].limit
+    }
+
+    /// Packets in sub-buffer `k`.
+    pub fn band_len(&self, k: usize) -> u64 {
+        self.bands[k].len()
+    }
+
+    /// RTTP thresholds between sub-buffers, ns (`n - 1` of them); infinite before the first update.
+    pub fn thresholds_ns(&self) -> &[f64] {
+        &self.thresh_ns[..self.n - 1]
+    }
+
+    /// The smoothed queueing delay the RTTP estimate subtracts, ns.
+    pub fn queueing_delay_ns(&self) -> f64 {
+        self.tq_ns
+    }
+
+    /// Sub-buffer sizes from the current estimates (seed 004 eq. 4: B_k = T_Bk B / Σ T_Bj).
+    fn resize(&mut self) {
+        if self.blind.is_some() {
+            let each = share(self.total, 1.0 / self.n as f64);
+            for b in &mut self.bands[..self.n] {
+                b.limit = each;
+            }
+            return;
+        }
+        if !self.estimated {
+            // One shared buffer until the first estimate.
+            self.bands[0].limit = self.total;
+            for b in &mut self.bands[1..] {
+                b.limit = Limit {
+                    pkts: Some(0),
+                    bytes: None,
+                };
+            }
+            return;
+        }
+        let sum: f64 = self.band_rttp_ns[..self.n].iter().sum();
+        for k in 0..self.n {
+            let frac = if sum > 0.0 {
+                self.band_rttp_ns[k] / sum
+            } else {
+                1.0 / self.n as f64
+            };
+            self.bands[k].limit = share(self.total, frac);
+        }
+    }
+
+    /// The sub-buffer of a packet: by RTTP against the thresholds, or by flow hash when blind.
+    #[inline]
+    fn classify(&self, item: &QItem) -> usize {
+        if let Some(seed) = self.blind {
+            return ((flow_hash(item.flow, seed) as u128 * self.n as u128) >> 64) as usize;
+        }
+        if item.srtt_ns == 0 || !self.estimated {
+            // No RTT stamp (not TCP, or no sample yet): the low-delay sub-buffer.
+            return 0;
+        }
+        let rttp = item.srtt_ns as f64 - self.tq_ns;
+        self.thresh_ns[..self.n - 1]
+            .iter()
+            .position(|&t| rttp < t)
+            .unwrap_or(self.n - 1)
+    }
+
+    /// Fig. 2, "after every time period T_u".
+    fn update(&mut self, now: Time) {
+        let p = self.period;
+        let a = self.cfg.smoothing;
+        if p.soj_n > 0 {
+            self.tq_ns = a * self.tq_ns + (1.0 - a) * p.soj_sum / p.soj_n as f64;
+        }
+        for k in 0..self.n {
+            if p.band_soj_n[k] > 0 {
+                self.band_tq_ns[k] =
+                    a * self.band_tq_ns[k] + (1.0 - a) * p.band_soj_sum[k] / p.band_soj_n[k] as f64;
+            }
+        }
+        if p.rtt_n > 0 {
+            let mean = p.rtt_sum / p.rtt_n as f64;
+            let rttp = (mean - self.tq_ns).max(0.0);
+            if self.n == 2 {
+                self.thresh_ns[0] = rttp;
+            } else {
+                // §IV-C: thresholds at mean RTTP ± σ/2, σ the standard deviation of the RTTs.
+                let var = (p.rtt_sq_sum / p.rtt_n as f64 - mean * mean).max(0.0);
+                let half = var.sqrt() / 2.0;
+                self.thresh_ns[0] = rttp - half;
+                self.thresh_ns[1] = rttp + half;
+            }
+            for k in 0..self.n {
+                if p.band_rtt_n[k] > 0 {
+                    let m = p.band_rtt_sum[k] / p.band_rtt_n[k] as f64;
+                    self.band_rttp_ns[k] = (m - self.band_tq_ns[k]).max(1.0);
+                } else if !self.estimated || self.band_rttp_ns[k] == 0.0 {
+                    // A sub-buffer nothing has used yet: size it as the boundary it starts at.
+                    let edge = if k == 0 { 0 } else { k - 1 };
+                    self.band_rttp_ns[k] = self.thresh_ns[edge].max(1.0);
+                }
+            }
+            self.estimated = true;
+            self.resize();
+        }
+        self.period = Period::default();
+        self.next_update = if now >= self.next_update + self.cfg.update_ns {
+            now + self.cfg.update_ns
+        } else {
+            self.next_update + self.cfg.update_ns
+        };
+    }
+}
+
+impl QueueDisc for SplitBuff {
+    #[inline]
+    fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
+        if self.blind.is_none() && now >= self.next_update {
+            self.update(now);
+        }
+        let k = self.classify(&item);
+        if item.srtt_ns > 0 {
+            let r = item.srtt_ns as f64;
+            let p = &mut self.period;
+            p.rtt_sum += r;
+            p.rtt_sq_sum += r * r;
+            p.rtt_n += 1;
+            p.band_rtt_sum[k] += r;
+            p.band_rtt_n[k] += 1;
+        }
+        if !self.bands[k].push(item) {
+            drops.push(item, DropReason::Overflow);
+            return false;
+        }
+        self.pkts += 1;
+        self.bytes += item.bytes as u64;
+        true
+    }
+
+    #[inline]
+    fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
+        // Round robin over the non-empty sub-buffers (seed 004 §III-C).
+        for i in 0..self.n {
+            let k = (self.rr + i) % self.n;
+            if let Some(it) = self.bands[k].pop() {
+                self.rr = (k + 1) % self.n;
+                self.pkts -= 1;
+                self.bytes -= it.bytes as u64;
+                let soj = now.saturating_sub(it.enq) as f64;
+                let p = &mut self.period;
+                p.soj_sum += soj;
+                p.soj_n += 1;
+                p.band_soj_sum[k] += soj;
+                p.band_soj_n[k] += 1;
+                return Some(it);
+            }
+        }
+        None
+    }
+
+    fn len_pkts(&self) -> u64 {
+        self.pkts
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn limit(&self) -> Limit {
+        self.total
+    }
+
+    fn set_limit(&mut self, limit: Limit) {
+        self.total = limit;
+        self.resize();
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,176 @@
+use super::*;
+use crate::time::NS_PER_MS;
+
+fn it(id: u32, flow: u32, srtt_ns: Time, enq: Time) -> QItem {
+    QItem {
+        id,
+        bytes: 1000,
+        enq,
+        flow,
+        srtt_ns,
+    }
+}
+
+fn pkts(n: u64) -> Limit {
+    Limit {
+        pkts: Some(n),
+        bytes: None,
+    }
+}
+
+/// Drive `q` over `[from_ms, to_ms)`: each ms, one packet of each flow `(flow, rttp)` arrives
+/// stamped with RTT = RTTP + `d`, and from `from_ms + d` on the packets that arrived `d`
+/// earlier leave (one per sub-buffer, so round robin takes each sub-buffer's head). The queue
+/// must be empty at `from_ms`.
+fn drive(q: &mut SplitBuff, flows: &[(u32, Time)], d: Time, from_ms: u64, to_ms: u64) {
+    let mut drops = Drops::default();
+    for s in from_ms..to_ms {
+        let now = s * NS_PER_MS;
+        for (i, &(f, rttp)) in flows.iter().enumerate() {
+            q.enqueue(
+                now,
+                it((s * 8 + i as u64) as u32, f, rttp + d, now),
+                &mut drops,
+            );
+        }
+        if now >= from_ms * NS_PER_MS + d {
+            for _ in flows {
+                let got = q.dequeue(now, &mut drops).expect("backlog");
+                assert_eq!(got.enq, now - d, "every packet waits exactly d");
+            }
+        }
+    }
+    assert!(drops.items.is_empty());
+}
+
+/// Seed 004 §III-C's example: 10 ms and 990 ms flows, 6250 packets of buffer (BDP at 100 Mb/s
+/// for the 500 ms mean RTT with 1 KB packets) -> sub-buffers of ~62 and ~6187 packets, the
+/// threshold at the 500 ms mean RTTP, each flow in its own sub-buffer.
+#[test]
+fn paper_example_sizes() {
+    let mut q = SplitBuff::new(SplitBuffConfig::default(), pkts(6250));
+    drive(
+        &mut q,
+        &[(1, 10 * NS_PER_MS), (2, 990 * NS_PER_MS)],
+        0,
+        0,
+        3000,
+    );
+    assert_eq!(q.thresholds_ns(), &[500.0 * NS_PER_MS as f64]);
+    assert_eq!(q.band_limit(0).pkts, Some(63)); // 6250 x 10 / 1000 = 62.5 -> 63
+    assert_eq!(q.band_limit(1).pkts, Some(6188));
+    let mut d = Drops::default();
+    q.enqueue(
+        3_000 * NS_PER_MS,
+        it(9, 1, 10 * NS_PER_MS, 3_000 * NS_PER_MS),
+        &mut d,
+    );
+    q.enqueue(
+        3_000 * NS_PER_MS,
+        it(10, 2, 990 * NS_PER_MS, 3_000 * NS_PER_MS),
+        &mut d,
+    );
+    assert_eq!((q.band_len(0), q.band_len(1)), (1, 1));
+}
+
+/// RTTP = RTT - queueing delay: flows of 20 and 100 ms RTTP whose packets all queue 30 ms are
+/// split at 60 ms with sizes 1/6 and 5/6; sizing by raw RTT would give 50/180 and 130/180.
+#[test]
+fn subtracts_queueing_delay() {
+    let cfg = SplitBuffConfig {
+        update_ns: 100 * NS_PER_MS,
+        smoothing: 0.5,
+        ..Default::default()
+    };
+    let mut q = SplitBuff::new(cfg, pkts(1000));
+    let flows = [(1, 20 * NS_PER_MS), (2, 100 * NS_PER_MS)];
+    // First without queueing (so each flow settles in its sub-buffer), then with 30 ms.
+    drive(&mut q, &flows, 0, 0, 1000);
+    drive(&mut q, &flows, 30 * NS_PER_MS, 1000, 5000);
+    let tq = q.queueing_delay_ns() / NS_PER_MS as f64;
+    assert!((tq - 30.0).abs() < 0.01, "T_q {tq} ms");
+    let th = q.thresholds_ns()[0] / NS_PER_MS as f64;
+    assert!((th - 60.0).abs() < 0.05, "threshold {th} ms");
+    assert_eq!(q.band_limit(0).pkts, Some(167));
+    assert_eq!(q.band_limit(1).pkts, Some(833));
+}
+
+/// Three sub-buffers (seed 004 §IV-C): thresholds at mean RTTP ± σ/2. RTTPs 20, 60, 100 ms in
+/// equal numbers: mean 60, σ = 32.66 -> thresholds 43.67 and 76.33 ms; sizes 1:3:5.
+#[test]
+fn three_buffers_thresholds_and_sizes() {
+    let cfg = SplitBuffConfig {
+        buffers: 3,
+        ..Default::default()
+    };
+    let mut q = SplitBuff::new(cfg, pkts(900));
+    let flows = [
+        (1, 20 * NS_PER_MS),
+        (2, 60 * NS_PER_MS),
+        (3, 100 * NS_PER_MS),
+    ];
+    drive(&mut q, &flows, 0, 0, 3000);
+    let sigma = (3200.0f64 / 3.0).sqrt();
+    let th: Vec<f64> = q
+        .thresholds_ns()
+        .iter()
+        .map(|t| t / NS_PER_MS as f64)
+        .collect();
+    assert!((th[0] - (60.0 - sigma / 2.0)).abs() < 1e-6, "{th:?}");
+    assert!((th[1] - (60.0 + sigma / 2.0)).abs() < 1e-6, "{th:?}");
+    assert_eq!(q.band_limit(0).pkts, Some(100));
+    assert_eq!(q.band_limit(1).pkts, Some(300));
+    assert_eq!(q.band_limit(2).pkts, Some(500));
+}
+
+/// Round robin between backlogged sub-buffers, and a full sub-buffer tail-drops its own
+/// arrivals only.
+#[test]
+fn round_robin_and_per_buffer_overflow() {
+    let mut q = SplitBuff::new(SplitBuffConfig::default(), pkts(100));
+    // Two updates: the first splits, the second sizes from each sub-buffer's own packets.
+    drive(
+        &mut q,
+        &[(1, 10 * NS_PER_MS), (2, 90 * NS_PER_MS)],
+        0,
+        0,
+        2500,
+    );
+    assert_eq!(q.band_limit(0).pkts, Some(10));
+    let mut d = Drops::default();
+    let t = 2_500 * NS_PER_MS;
+    for i in 0..20 {
+        q.enqueue(t, it(100 + i, 1, 10 * NS_PER_MS, t), &mut d);
+        q.enqueue(t, it(200 + i, 2, 90 * NS_PER_MS, t), &mut d);
+    }
+    assert_eq!(d.items.len(), 10, "the short-RTT buffer holds 10");
+    assert!(d
+        .items
+        .iter()
+        .all(|x| x.0.flow == 1 && x.1 == DropReason::Overflow));
+    let order: Vec<u32> = (0..8).map(|_| q.dequeue(t, &mut d).unwrap().flow).collect();
+    assert!(order.windows(2).all(|w| w[0] != w[1]), "{order:?}");
+}
+
+/// Blind-SplitBuff: limit/2 each, flows mapped at random but each flow always to the same one.
+#[test]
+fn blind_maps_flows_at_random() {
+    let mut q = SplitBuff::blind(2, pkts(1000), 11);
+    assert_eq!(q.band_limit(0).pkts, Some(500));
+    assert_eq!(q.band_limit(1).pkts, Some(500));
+    let mut d = Drops::default();
+    for f in 0..200u32 {
+        for r in 0..2 {
+            q.enqueue(
+                0,
+                it(f * 2 + r, f, 10 * NS_PER_MS * (1 + f as u64 % 2), 0),
+                &mut d,
+            );
+        }
+    }
+    let (a, b) = (q.band_len(0), q.band_len(1));
+    assert_eq!(a + b, 400);
+    assert!(a % 2 == 0 && b % 2 == 0, "a flow's packets stay together");
+    assert!((75..=125).contains(&(a / 2)), "{a} {b}");
+    assert_eq!(q.name(), "blind_splitbuff");
+}
