@@ -14,7 +14,7 @@ then run by the Rust engine (``bufferlab._core``) in one call; the results come 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -67,12 +67,15 @@ def run(
     *,
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
+    progress: Callable[[float], Any] | None = None,
 ) -> Result:
     """Run a scenario (a TOML path, a dict, or a loaded :class:`Scenario`) and return its result.
 
     ``seed`` replaces the file's ``run.seed``; ``overrides`` sets keys first, by dotted path
-    (``{"topology.bottleneck.queue.limit": "50pkt"}``). Raises :class:`ScenarioError` (with
-    ``.problems``) for a scenario that cannot run, before the engine starts.
+    (``{"topology.bottleneck.queue.limit": "50pkt"}``); ``progress(sim_seconds)`` is called now
+    and then while the engine runs. Raises :class:`ScenarioError` (with ``.problems``) for a
+    scenario that cannot run, before the engine starts; Ctrl-C stops the engine
+    (``KeyboardInterrupt``).
     """
     if isinstance(scenario, Scenario):
         if seed is not None or overrides:
@@ -81,14 +84,20 @@ def run(
         sc = scenario
     else:
         sc = load_scenario(scenario, seed=seed, overrides=overrides)
-    return run_plan(sc.plan, origins=sc.origins, source=sc.source)
+    return run_plan(sc.plan, origins=sc.origins, source=sc.source, progress=progress)
 
 
-def run_plan(plan: dict[str, Any], *, origins: list[tuple[str, str]] | None = None, source: str | None = None) -> Result:
+def run_plan(
+    plan: dict[str, Any],
+    *,
+    origins: list[tuple[str, str]] | None = None,
+    source: str | None = None,
+    progress: Callable[[float], Any] | None = None,
+) -> Result:
     """Run an already expanded plan (the engine's JSON form)."""
     core = _engine()
     try:
-        out = core.run(json.dumps(plan))
+        out = core.run(json.dumps(plan), progress) if progress is not None else core.run(json.dumps(plan))
     except ValueError as e:
         lines = [ln for ln in str(e).splitlines() if ln.strip()]
         raise ScenarioError([translate(ln, origins or []) for ln in lines], source) from None

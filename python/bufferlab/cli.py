@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import tomllib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from . import __version__
@@ -96,9 +100,12 @@ def run(
     Example: `bufferlab run scenarios/udp-fifo.toml --out out/udp-fifo`
     """
     from . import run as run_scenario
+    from .scenario import load_scenario
 
     try:
-        result = run_scenario(file, seed=seed, overrides=_overrides(sets))
+        sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
+        with _progress(sc.duration_s, quiet=as_json) as progress:
+            result = run_scenario(sc, progress=progress)
     except ScenarioError as e:
         _report_problems(e, file)
     except EngineError as e:
@@ -119,6 +126,38 @@ def run(
     print_result(result, out_console, title=str(file))
     if out is not None:
         out_console.print(f"wrote {written}", markup=False)
+
+
+@contextmanager
+def _progress(duration_s: float, quiet: bool) -> Iterator[Callable[[float], None] | None]:
+    """A progress bar on stderr for runs long enough to want one, when stderr is a terminal."""
+    if quiet or not err_console.is_terminal:
+        yield None
+        return
+    bar = Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        TextColumn("{task.completed:.1f}/{task.total:g} s"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
+    task = bar.add_task("run", total=duration_s)
+    started = False
+    t0 = time.monotonic()
+
+    def update(sim_s: float) -> None:
+        nonlocal started
+        if not started and time.monotonic() - t0 > 0.5:
+            bar.start()
+            started = True
+        bar.update(task, completed=sim_s)
+
+    try:
+        yield update
+    finally:
+        if started:
+            bar.stop()
 
 
 @app.command()
@@ -193,17 +232,27 @@ def print_result(result: Result, console: Console, title: str | None = None) -> 
     )
     flows = s.get("flows", [])
     if flows:
+        cols = [
+            ("flow", "left", lambda f: str(f.get("id"))),
+            ("kind", "left", lambda f: str(f.get("kind"))),
+            ("path", "left", lambda f: f"{f.get('src')}->{f.get('dst')}"),
+            ("goodput", "right", lambda f: _f(f.get("goodput_bps"), format_rate_bps)),
+            ("rtt mean", "right", lambda f: _s(f.get("rtt_mean_s"))),
+            ("rtt p99", "right", lambda f: _s(f.get("rtt_p99_s"))),
+            ("one-way mean", "right", lambda f: _s(f.get("owd_mean_s"))),
+            ("loss", "right", lambda f: _f(f.get("loss_rate"), lambda v: f"{100 * v:.2f}%")),
+            ("retx", "right", lambda f: _f(f.get("retransmits"), str)),
+            ("done in", "right", lambda f: _s(f.get("completion_time_s"))),
+        ]
+        rows = [[get(f) for _, _, get in cols] for f in flows]
+        # Leave out columns no flow has a value in (RTTs of a UDP-only run, completion times of
+        # bulk transfers).
+        keep = [i for i in range(len(cols)) if any(r[i] != "-" for r in rows)]
         t = Table(title="flows", title_justify="left")
-        for col, just in (("flow", "left"), ("kind", "left"), ("path", "left"), ("goodput", "right"), ("rtt mean", "right"),
-                          ("rtt p99", "right"), ("loss", "right"), ("retx", "right"), ("done in", "right")):
-            t.add_column(col, justify=just, no_wrap=True)
-        for f in flows:
-            t.add_row(
-                str(f.get("id")), str(f.get("kind")), f"{f.get('src')}->{f.get('dst')}",
-                _f(f.get("goodput_bps"), format_rate_bps), _s(f.get("rtt_mean_s")), _s(f.get("rtt_p99_s")),
-                _f(f.get("loss_rate"), lambda v: f"{100 * v:.2f}%"), _f(f.get("retransmits"), str),
-                _s(f.get("completion_time_s")),
-            )
+        for i in keep:
+            t.add_column(cols[i][0], justify=cols[i][1], no_wrap=True)
+        for r in rows:
+            t.add_row(*(r[i] for i in keep))
         console.print(t)
     queues = s.get("queues", [])
     if queues:
@@ -240,7 +289,11 @@ def print_result(result: Result, console: Console, title: str | None = None) -> 
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except KeyboardInterrupt:
+        err_console.print("interrupted", markup=False)
+        sys.exit(130)
 
 
 if __name__ == "__main__":  # pragma: no cover
