@@ -14,9 +14,10 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Result", "TABLES"]
 
@@ -155,6 +156,8 @@ class Result:
         summary = json.loads((d / "summary.json").read_text())
         plan_path = d / "plan.json"
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else None
+        import pandas as pd
+
         r = cls(summary, plan=plan)
         for name in ("timeseries", "transfers", "distributions"):
             p = d / f"{name}.parquet"
@@ -164,11 +167,15 @@ class Result:
 
 
 def _rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
 
 
 def _queues(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Queue rows with ``drops_by_reason`` spread into ``drops_<reason>`` columns (0 when absent)."""
+    import pandas as pd
+
     if not rows:
         return pd.DataFrame()
     seen = {r for row in rows for r in (row.get("drops_by_reason") or {})}
@@ -184,6 +191,8 @@ def _queues(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _columns(cols: dict[str, list[Any]], order: tuple[str, ...]) -> pd.DataFrame:
+    import pandas as pd
+
     if not cols:
         return pd.DataFrame({c: [] for c in order})
     names = [c for c in order if c in cols] + [c for c in cols if c not in order]
