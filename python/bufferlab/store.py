@@ -114,10 +114,10 @@ class Store:
             if replace and (self.parts / part).is_dir():
                 self.remove(part)
             os.rename(tmp, self.parts / part)
-        except OSError:
+        except BaseException as e:
             shutil.rmtree(tmp, ignore_errors=True)
-            if (self.parts / part).is_dir():  # already there: the same point, finished before
-                return
+            if isinstance(e, OSError) and (self.parts / part).is_dir():
+                return  # already there: the same point, stored before
             raise
 
     def remove(self, part: str) -> None:

@@ -12,7 +12,9 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from multiprocessing.connection import Connection
+from multiprocessing.connection import wait as mp_wait
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from .spec import Point
@@ -59,69 +61,132 @@ class InlineBackend(Backend):
         self.running = 0
 
 
-def _ignore_sigint() -> None:
+class _Interrupted:
+    """What a worker sends back when the run function raised KeyboardInterrupt."""
+
+
+def _worker_main(conn: Connection, engine_version: str, run_fn: RunFn) -> None:
     # Ctrl-C reaches the whole process group; the parent alone decides what to keep and then
-    # ends the workers, so a worker must not die half-way through handing back a result.
+    # ends the workers, so a worker ignores it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            point = conn.recv()
+        except EOFError:  # the parent is gone
+            return
+        if point is None:
+            return
+        try:
+            conn.send(run_point(point, engine_version, run_fn))
+        except KeyboardInterrupt:
+            conn.send(_Interrupted())
 
 
 class PoolBackend(Backend):
-    """A local process pool of ``workers`` processes (forkserver: safe beside threads)."""
+    """A local pool of ``workers`` processes, each with its own pipe, one point at a time.
+
+    Own pipes rather than ``concurrent.futures``: on Ctrl-C a worker half-way through a long
+    point can be ended at once without corrupting a queue shared with the others, and a worker
+    that dies (killed, out of memory) fails only its own point: it is recorded as failed and a
+    new worker takes its place. Processes start from a fork server (safe beside threads).
+    """
 
     def __init__(self, workers: int, engine_version: str, run_fn: RunFn = None) -> None:
         self.workers = workers
         self.engine_version = engine_version
         self.run_fn = run_fn
-        self.pool = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=multiprocessing.get_context("forkserver"),
-            initializer=_ignore_sigint,
+        self.ctx = multiprocessing.get_context("forkserver")
+        self.procs: list[tuple[BaseProcess, Connection]] = [self._start() for _ in range(workers)]
+        self.busy: dict[int, Point] = {}
+
+    def _start(self) -> tuple[BaseProcess, Connection]:
+        parent, child = self.ctx.Pipe()
+        proc = self.ctx.Process(
+            target=_worker_main, args=(child, self.engine_version, self.run_fn), daemon=True
         )
-        self.inflight: set[Future[Outcome]] = set()
+        proc.start()
+        child.close()
+        return proc, parent
 
     def outcomes(self, points: list[Point]) -> Iterator[Outcome]:
         todo = iter(points)
-        # Two per worker keeps every worker busy while the parent writes a finished point.
-        depth = 2 * self.workers
 
-        def fill() -> None:
-            while len(self.inflight) < depth:
-                p = next(todo, None)
-                if p is None:
-                    return
-                self.inflight.add(self.pool.submit(run_point, p, self.engine_version, self.run_fn))
+        def feed(i: int) -> None:
+            p = next(todo, None)
+            if p is not None:
+                self.busy[i] = p
+                self.procs[i][1].send(p)
 
-        fill()
-        while self.inflight:
-            self.running = min(len(self.inflight), self.workers)
-            done, _ = wait(self.inflight, return_when=FIRST_COMPLETED)
-            for f in done:
-                self.inflight.discard(f)
-                yield f.result()  # KeyboardInterrupt raised in a worker comes out here
-            fill()
+        for i in range(self.workers):
+            feed(i)
+        while self.busy:
+            self.running = len(self.busy)
+            waits = {}
+            for i in self.busy:
+                proc, conn = self.procs[i]
+                waits[conn] = i
+                waits[proc.sentinel] = i
+            ready = mp_wait(list(waits))
+            for i in sorted({waits[r] for r in ready}):
+                if i not in self.busy:
+                    continue
+                proc, conn = self.procs[i]
+                point = self.busy.pop(i)
+                try:
+                    got = conn.recv() if conn.poll() else None
+                except (EOFError, OSError):
+                    got = None
+                if isinstance(got, _Interrupted):
+                    raise KeyboardInterrupt
+                if got is None:  # the worker died with the point
+                    proc.join(1)
+                    got = _died(point, self.engine_version, proc.exitcode)
+                    conn.close()
+                    self.procs[i] = self._start()
+                feed(i)  # keep the worker busy while this process stores the result
+                yield got
         self.running = 0
 
     def drain(self) -> list[Outcome]:
         out = []
-        for f in list(self.inflight):
-            if f.done() and not f.cancelled() and f.exception() is None:
-                out.append(f.result())
-                self.inflight.discard(f)
+        for i in list(self.busy):
+            conn = self.procs[i][1]
+            try:
+                if conn.poll():
+                    got = conn.recv()
+                    if isinstance(got, Outcome):
+                        out.append(got)
+                        del self.busy[i]
+            except (EOFError, OSError):
+                pass
         return out
 
     def close(self) -> None:
-        for f in self.inflight:
-            f.cancel()
-        terminate = getattr(self.pool, "terminate_workers", None)  # Python >= 3.14
-        if terminate is not None:
-            terminate()
-        else:
-            # Before 3.14 the executor has no public way to stop a running task; end the
-            # processes so an interrupted sweep does not wait for its longest point.
-            for proc in list((getattr(self.pool, "_processes", None) or {}).values()):
-                proc.terminate()
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        for proc, conn in self.procs:
+            if proc.is_alive():
+                if self.busy:
+                    proc.kill()  # interrupted: end the points still running at once
+                else:
+                    try:
+                        conn.send(None)
+                    except OSError:
+                        proc.kill()
+        for proc, conn in self.procs:
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+            conn.close()
+        self.busy.clear()
         self.running = 0
+
+
+def _died(point: Point, engine_version: str, exitcode: int | None) -> Outcome:
+    how = f"killed by signal {-exitcode}" if exitcode is not None and exitcode < 0 else f"exit status {exitcode}"
+    return Outcome(
+        point.point_id, point.seed, point.part, "failed",
+        f"WorkerDied: the worker process running this point ended ({how})", 0.0, None, engine_version,
+    )
 
 
 class DaskBackend(Backend):

@@ -8,8 +8,11 @@ command runs only what is missing.
 from __future__ import annotations
 
 import json
+import signal
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -157,10 +160,11 @@ def run_sweep(
         def keep(o: Outcome) -> None:
             point = by_part[o.part]
             tables = {"points": _points_row(point, o, columns), **o.tables}
-            store.write(o.part, tables, replace=o.part in retry)
-            for old in by_point.get((o.point_id, o.seed), []):
-                if old != o.part:
-                    store.remove(old)
+            with _sigint_deferred():
+                store.write(o.part, tables, replace=o.part in retry)
+                for old in by_point.get((o.point_id, o.seed), []):
+                    if old != o.part:
+                        store.remove(old)
             report.ran.append(o.part)
             if o.status == "done":
                 report.done += 1
@@ -176,6 +180,7 @@ def run_sweep(
                 for o in runner.outcomes(todo):
                     keep(o)
                     bar.advance(o.status == "failed", runner.running)
+                bar.running(0)
         except KeyboardInterrupt:
             for o in runner.drain():
                 keep(o)
@@ -189,6 +194,20 @@ def run_sweep(
         runner.close()
     report.wall_seconds = time.perf_counter() - t0
     return report
+
+
+@contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Hold Ctrl-C back while a finished point is stored: it takes effect just after, so the
+    point is kept rather than thrown away half-written."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _failed(store: Store, name: str) -> bool:

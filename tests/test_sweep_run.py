@@ -1,0 +1,292 @@
+"""Running sweeps on the real engine: same numbers on a process pool, on Dask and in-process;
+resuming after an interrupt with no stored point run twice and none lost; failed points recorded
+with the key that made them fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import bufferlab
+from bufferlab.cli import app
+from bufferlab.store import load
+from bufferlab.sweep import SweepInterrupted, load_spec, run_sweep
+
+from conftest import example_path
+
+# 3 x 3 grid x 2 seeds of a short UDP-into-FIFO run (about a millisecond of engine time each).
+SPEC = """
+base = "{base}"
+seeds = 2
+[set]
+"run.duration" = "2s"
+"run.measure" = ["0.5s", "2s"]
+[grid]
+"traffic[0].rate" = ["300pps", "500pps", "700pps"]
+"topology.up.queue" = [{{ discipline = "fifo", limit = "3pkt" }}, {{ discipline = "fifo", limit = "10pkt" }}, {{ discipline = "fifo", limit = "1000pkt" }}]
+"""
+
+VOLATILE = ["wall_seconds", "engine_seconds"]
+
+
+@pytest.fixture
+def spec_path(tmp_path: Path) -> Path:
+    p = tmp_path / "sweep.toml"
+    p.write_text(SPEC.format(base=example_path("udp-fifo")))
+    return p
+
+
+class CountingRun:
+    """bufferlab.run that logs each finished run to a folder and, once ``stop_after`` runs have
+    finished, raises KeyboardInterrupt (as Ctrl-C would) instead of running."""
+
+    def __init__(self, log: Path, stop_after: int | None = None) -> None:
+        self.log = log
+        self.stop_after = stop_after
+
+    def finished(self) -> list[dict]:
+        return [json.loads(p.read_text()) for p in sorted(self.log.glob("*.json"))]
+
+    def __call__(self, scenario: dict):
+        if self.stop_after is not None and len(list(self.log.glob("*.json"))) >= self.stop_after:
+            raise KeyboardInterrupt
+        result = bufferlab.run(scenario)
+        entry = {"seed": scenario["run"]["seed"], "scenario": scenario}
+        (self.log / f"{uuid.uuid4().hex}.json").write_text(json.dumps(entry, sort_keys=True))
+        return result
+
+
+def sorted_tables(out: Path) -> dict[str, pd.DataFrame]:
+    t = load(out)
+    keys = {"points": [], "flows": ["id"], "queues": ["link"], "links": ["link"],
+            "distributions": ["id", "metric", "value"]}
+    out_tables = {}
+    for name, extra in keys.items():
+        df = t[name].drop(columns=[c for c in VOLATILE if c in t[name].columns])
+        out_tables[name] = df.sort_values(["point_id", "seed", *extra], kind="stable").reset_index(drop=True)
+    return out_tables
+
+
+def assert_same_results(a: Path, b: Path) -> None:
+    ta, tb = sorted_tables(a), sorted_tables(b)
+    for name in ta:
+        pd.testing.assert_frame_equal(ta[name], tb[name], check_dtype=False, obj=name)
+
+
+def test_pool_dask_and_inline_give_identical_points(spec_path, tmp_path):
+    pool = tmp_path / "pool"
+    r = run_sweep(spec_path, pool, workers=2)
+    assert (r.total, r.done, r.failed, r.skipped) == (18, 18, 0, 0)
+    points = load(pool).points
+    assert len(points) == 18 and set(points["status"]) == {"done"}
+    assert points.groupby("point_id")["seed"].apply(sorted).tolist() == [[1, 2]] * 9
+    # the buffer matters: the 3-packet FIFO drops at 700 pps, the 1000-packet one does not
+    q = load(pool).with_params("queues")
+    q = q[q["link"] == "client->server"]
+    drops = q.groupby(["topology.up.queue", "traffic[0].rate"])["dropped"].sum()
+    assert drops[('{"discipline": "fifo", "limit": "3pkt"}', "700pps")] > 0
+    assert drops[('{"discipline": "fifo", "limit": "1000pkt"}', "700pps")] == 0
+
+    dask = tmp_path / "dask"
+    res = CliRunner().invoke(app, ["sweep", str(spec_path), "--out", str(dask), "--dask-local", "--workers", "2", "-q"])
+    assert res.exit_code == 0, res.output
+    assert_same_results(pool, dask)
+
+    inline = tmp_path / "inline"
+    run_sweep(spec_path, inline, backend="inline")
+    assert_same_results(pool, inline)
+    # seeds differ, so the seeds of one point are not copies of each other
+    f = load(pool).flows
+    assert f.groupby("point_id")["bytes_delivered"].nunique().min() == 2
+
+
+def test_interrupted_sweep_resumes_without_running_a_point_twice(spec_path, tmp_path):
+    out = tmp_path / "out"
+    first = CountingRun(tmp_path / "log1", stop_after=7)
+    first.log.mkdir()
+    with pytest.raises(SweepInterrupted) as e:
+        run_sweep(spec_path, out, backend="inline", run_fn=first)
+    assert e.value.report.done == 7 and e.value.report.missing == 11
+    stored = {p.name for p in (out / "parts").iterdir()}
+    assert len(stored) == 7
+    assert not any((out / ".tmp").iterdir())
+    second = CountingRun(tmp_path / "log2")
+    second.log.mkdir()
+    r = run_sweep(spec_path, out, backend="inline", run_fn=second)
+    assert (r.skipped, r.done) == (7, 11)
+    assert not stored & set(r.ran)
+    runs = [(json.dumps(x["scenario"], sort_keys=True)) for x in first.finished() + second.finished()]
+    assert len(runs) == 18 and len(set(runs)) == 18  # every point x seed ran exactly once
+    assert len(load(out).points) == 18
+    # a third run has nothing to do
+    third = run_sweep(spec_path, out, backend="inline", run_fn=CountingRun(tmp_path / "log1", stop_after=0))
+    assert (third.skipped, third.done) == (18, 0)
+
+
+def test_interrupt_inside_a_pool_worker_keeps_what_finished(spec_path, tmp_path):
+    out = tmp_path / "out"
+    log = tmp_path / "log"
+    log.mkdir()
+    with pytest.raises(SweepInterrupted) as e:
+        run_sweep(spec_path, out, workers=2, run_fn=CountingRun(log, stop_after=5))
+    kept = {p.name for p in (out / "parts").iterdir()}
+    assert len(kept) == e.value.report.done + e.value.report.failed >= 4
+    r = run_sweep(spec_path, out, workers=2)
+    assert r.skipped == len(kept) and r.done == 18 - len(kept)
+    assert not kept & set(r.ran)
+    assert len(load(out).points) == 18
+
+
+def test_killed_sweep_leaves_no_partial_point(spec_path, tmp_path):
+    """SIGKILL the sweep command (and its workers) part-way: every stored part is whole, and a
+    rerun runs exactly the rest."""
+    spec = spec_path.read_text().replace('"run.duration" = "2s"', '"run.duration" = "400s"')
+    spec_path.write_text(spec.replace('"run.measure" = ["0.5s", "2s"]', ""))
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "bufferlab.cli", "sweep", str(spec_path), "--out", str(out), "-j", "2", "-q"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            parts = out / "parts"
+            if parts.is_dir() and len(list(parts.iterdir())) >= 3:
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"the sweep ended before it could be killed: {proc.stderr.read().decode()}")
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    kept = {p.name for p in (out / "parts").iterdir()}
+    assert 3 <= len(kept) < 18
+    for part in kept:
+        files = {f.name for f in (out / "parts" / part).iterdir()}
+        assert {"points.parquet", "flows.parquet", "queues.parquet", "links.parquet"} <= files
+    r = run_sweep(spec_path, out, workers=2)
+    assert r.skipped == len(kept) and r.done == 18 - len(kept) and not kept & set(r.ran)
+    assert not any((out / ".tmp").iterdir())  # a killed sweep's leftovers are cleared
+
+
+def test_ctrl_c_on_the_command_exits_130_and_rerun_finishes(spec_path, tmp_path):
+    spec = spec_path.read_text().replace('"run.duration" = "2s"', '"run.duration" = "400s"')
+    spec_path.write_text(spec.replace('"run.measure" = ["0.5s", "2s"]', ""))
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "bufferlab.cli", "sweep", str(spec_path), "--out", str(out), "-j", "2", "-q"]
+    # A shell may start background jobs with Ctrl-C ignored; a terminal's foreground job has it.
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            parts = out / "parts"
+            if parts.is_dir() and len(list(parts.iterdir())) >= 2:
+                break
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        rc = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    err = proc.stderr.read().decode()
+    assert rc == 130, err
+    assert "run the same command to finish" in err
+    kept = {p.name for p in (out / "parts").iterdir()}
+    r = run_sweep(spec_path, out, workers=2)
+    assert r.skipped == len(kept) and r.done + r.skipped == 18
+
+
+def test_failed_point_is_recorded_with_the_key_and_the_rest_run(tmp_path):
+    spec = load_spec({
+        "base": str(example_path("udp-fifo")),
+        "seeds": [1, 2],
+        "set": {"run.duration": "2s", "run.measure": ["0s", "2s"]},
+        "grid": {"traffic[0].rate": ["300pps", "fast", "500pps"]},
+    }, base_dir="/")
+    out = tmp_path / "out"
+    r = run_sweep(spec, out, workers=2)
+    assert (r.done, r.failed) == (4, 2)
+    p = load(out).points
+    bad = p[p["traffic[0].rate"] == "fast"]
+    assert set(bad["status"]) == {"failed"}
+    for err in bad["error"]:
+        assert 'traffic[0].rate: "fast" is not a rate' in err
+    good = p[p["traffic[0].rate"] != "fast"]
+    assert set(good["status"]) == {"done"} and good["error"].isna().all()
+    assert set(load(out).flows["point_id"]) == set(good["point_id"])
+    # a rerun keeps the failure; --retry-failed runs it again
+    assert run_sweep(spec, out, workers=2).skipped == 6
+    again = run_sweep(spec, out, backend="inline", retry_failed=True)
+    assert (again.failed, again.skipped) == (2, 4)
+    assert len(load(out).points) == 6
+
+
+def test_cli_reports_failures_with_exit_status_1(tmp_path):
+    spec = tmp_path / "s.toml"
+    spec.write_text(textwrap.dedent(f"""
+        base = "{example_path('udp-fifo')}"
+        [set]
+        "run.duration" = "1s"
+        "run.measure" = ["0s", "1s"]
+        [grid]
+        "topology.up.queue.limit" = ["10pkt", "-5pkt"]
+    """))
+    res = CliRunner().invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "o"), "-q", "-j", "1"])
+    assert res.exit_code == 1
+    assert "1 done, 1 failed" in res.output
+    assert 'topology.up.queue.limit: "-5pkt": a size must not be negative' in res.output
+    bad = CliRunner().invoke(app, ["sweep", str(tmp_path / "missing.toml"), "--out", str(tmp_path / "o2")])
+    assert bad.exit_code == 2 and "no such sweep spec" in bad.output
+
+
+def test_engine_error_is_a_failed_point(spec_path, tmp_path):
+    out = tmp_path / "out"
+    r = run_sweep(spec_path, out, backend="inline", run_fn=explode_on_700pps)
+    assert (r.done, r.failed) == (12, 6)
+    p = load(out).points
+    assert set(p.loc[p["status"] == "failed", "traffic[0].rate"]) == {"700pps"}
+    assert p.loc[p["status"] == "failed", "error"].str.startswith("EngineError: boom").all()
+
+
+def explode_on_700pps(scenario):
+    if scenario["traffic"][0]["rate"] == "700pps":
+        raise bufferlab.EngineError("boom")
+    return bufferlab.run(scenario)
+
+
+def test_new_engine_version_replaces_old_results(spec_path, tmp_path):
+    out = tmp_path / "out"
+    spec = load_spec(spec_path)
+    run_sweep(spec, out, backend="inline", version="old")
+    r = run_sweep(spec, out, backend="inline", version="new")
+    assert r.done == 18 and r.skipped == 0
+    p = load(out).points
+    assert len(p) == 18 and set(p["engine_version"]) == {"new"}
+    assert len(list((out / "parts").iterdir())) == 18
+
+
+def die_on_500pps(scenario):
+    if scenario["traffic"][0]["rate"] == "500pps" and scenario["run"]["seed"] == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return bufferlab.run(scenario)
+
+
+def test_a_worker_that_dies_fails_only_its_point(spec_path, tmp_path):
+    out = tmp_path / "out"
+    r = run_sweep(spec_path, out, workers=2, run_fn=die_on_500pps)
+    assert (r.done, r.failed) == (15, 3)
+    p = load(out).points
+    bad = p[p["status"] == "failed"]
+    assert set(bad["traffic[0].rate"]) == {"500pps"} and set(bad["seed"]) == {2}
+    assert bad["error"].str.contains("killed by signal 9").all()
