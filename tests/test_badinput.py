@@ -4,6 +4,7 @@ a key, or run. Property tests over the six example scenarios."""
 from __future__ import annotations
 
 import copy
+import json
 import math
 from typing import Any
 
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bufferlab
-from bufferlab import ScenarioError, loads_scenario, validate
+from bufferlab import ScenarioError, load_scenario, loads_scenario, validate
 
 DOCS = {name: example_doc(name) for name in EXAMPLE_NAMES}
 TEXTS = {name: example_path(name).read_text() for name in EXAMPLE_NAMES}
@@ -99,7 +100,9 @@ def check_outcome(doc: dict) -> None:
         assert p.path, f"problem without a key path: {p!r}"
         assert p.message.strip()
     if not problems:
-        # It can run: run a short stretch of it (the engine must not fail either).
+        # The plan is strict JSON (no NaN or infinity reaches the engine) ...
+        json.dumps(load_scenario(doc).plan, allow_nan=False)
+        # ... and it can run: run a short stretch of it (the engine must not fail either).
         short = copy.deepcopy(doc)
         short["run"]["duration"] = "0.2s"
         short["run"].pop("measure", None)

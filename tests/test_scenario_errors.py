@@ -129,6 +129,8 @@ CASES = [
     ("web-poisson", setk(["traffic", 1, "arrival_rate"], 1), "traffic[1].arrival_rate", 'try "1/s"'),
     ("web-poisson", delk(["traffic", 1, "size"]), "traffic[1].size", "missing"),
     ("web-poisson", setk(["traffic", 1, "count"], 3), "traffic[1].count", "not supported yet"),
+    ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "red", "max_p": float("nan"), "limit": "10pkt"}), "topology.bottleneck.queue.max_p", "finite"),
+    ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "red", "min_th": "30Kb", "limit": "10pkt"}), "topology.bottleneck.queue.min_th", "not a time, size or rate"),
     ("splitbuff", setk(["topology", "bottleneck", "queue", "buffers"], 1), "topology.bottleneck.queue.buffers", "too small"),
     ("splitbuff", setk(["topology", "bottleneck", "queue", "smoothing"], 0), "topology.bottleneck.queue.smoothing", "out of range"),
     ("linux-stack", setk(["topology", "up", "ring", "bql"], "5B"), "topology.up.ring.bql", "stall"),

@@ -237,10 +237,10 @@ def build_plan(doc: dict[str, Any], *, seed: int | None = None) -> tuple[dict[st
     top = Table(doc, "", problems, TOP_KEYS)
     if top.has("description") and not isinstance(top.raw("description"), str):
         problems.add("description", "expected a string")
-    run, duration = _run(top, problems, seed)
+    run, _ = _run(top, problems, seed)
     topo_seed = run.get("seed", DEFAULT_SEED)
     topo = read_topology(top, problems, topo_seed if isinstance(topo_seed, int) else DEFAULT_SEED)
-    traffic, t_origins = read_traffic(top, topo, problems, duration)
+    traffic, t_origins = read_traffic(top, topo, problems)
     if problems or topo is None:
         return None, list(problems.items), [], {}
     plan = {"run": run, "nodes": topo.nodes, "links": topo.links, "traffic": traffic}

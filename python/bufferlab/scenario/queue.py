@@ -15,12 +15,13 @@ structs hold those defaults, each with its source.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
 from ..units import UnitError, parse_bytes, parse_rate, parse_size, parse_time_ns
-from ._check import Problems, Table, choice, did_you_mean, integer, number
+from ._check import Problems, Table, choice, describe, did_you_mean, integer, number
 
 TXQUEUELEN_PKTS = 1000
 FQ_CODEL_LIMIT_PKTS = 10240
@@ -105,26 +106,29 @@ _ALL_PARAM_KEYS = sorted({k for p in _PARAMS.values() for k in p})
 
 def _red_value(key: str, value: Any) -> tuple[str, Any]:
     """RED's keys pass through to the engine; quantities get their unit in the key name."""
-    if isinstance(value, bool) or isinstance(value, (int, float)):
+    if isinstance(value, bool):
         return key, value
-    if isinstance(value, str):
-        for parse, suffix in ((parse_time_ns, "_ns"),):
-            try:
-                return key + suffix, parse(value)
-            except UnitError:
-                pass
-        try:
-            s = parse_size(value)
-            return (key + "_bytes", s.bytes) if s.bytes is not None else (key + "_pkts", s.pkts)
-        except UnitError:
-            pass
-        try:
-            r = parse_rate(value)
-            return (key + "_bps", r.bps) if r.bps is not None else (key + "_pps", r.pps)
-        except UnitError:
-            pass
-        raise UnitError(f'"{value}" is not a time, size or rate')
-    raise UnitError(f"expected a number, a boolean or a quantity, got {type(value).__name__}")
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise UnitError(f"expected a finite number, got {value}")
+        return key, value
+    if not isinstance(value, str):
+        raise UnitError(f"expected a number, a boolean or a quantity, got {describe(value)}")
+    try:
+        return key + "_ns", parse_time_ns(value)
+    except UnitError:
+        pass
+    try:
+        s = parse_size(value)
+        return (key + "_bytes", s.bytes) if s.bytes is not None else (key + "_pkts", s.pkts)
+    except UnitError:
+        pass
+    try:
+        r = parse_rate(value)
+        return (key + "_bps", r.bps) if r.bps is not None else (key + "_pps", r.pps)
+    except UnitError:
+        pass
+    raise UnitError(f'"{value}" is not a time, size or rate')
 
 
 def _sizing(value: Any) -> str:

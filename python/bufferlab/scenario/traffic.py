@@ -44,7 +44,7 @@ _UNSUPPORTED = {
 }
 
 
-def read_traffic(doc: Table, topo: Topology | None, problems: Problems, duration_ns: int | None) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
+def read_traffic(doc: Table, topo: Topology | None, problems: Problems) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     raw = doc.raw("traffic", [])
     if isinstance(raw, dict):
         raw = [raw]  # [traffic] written for [[traffic]]: accept a single block
@@ -56,14 +56,14 @@ def read_traffic(doc: Table, topo: Topology | None, problems: Problems, duration
     graph = _graph(topo) if topo is not None else None
     for i, block in enumerate(raw):
         path = join("traffic", i)
-        spec = _block(block, path, topo, graph, problems, duration_ns)
+        spec = _block(block, path, topo, graph, problems)
         if spec is not None:
             origins.append((f"traffic[{len(out)}]", path))
             out.append(spec)
     return out, origins
 
 
-def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, set[str]] | None, problems: Problems, duration_ns: int | None) -> dict[str, Any] | None:
+def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, set[str]] | None, problems: Problems) -> dict[str, Any] | None:
     if not isinstance(block, dict):
         problems.add(path, f'expected a table, got {describe(block)} (e.g. [[traffic]] kind = "tcp")')
         return None
