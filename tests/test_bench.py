@@ -1,0 +1,31 @@
+"""`bufferlab bench`: the built-in benchmarks run the scenario they name and report consistent figures."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios"
+
+
+def _bench(*args):
+    out = subprocess.run(
+        [sys.executable, "-m", "bufferlab.cli", "bench", "--json", *args],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def test_builtin_benchmark_runs_its_scenario():
+    (r,) = _bench("udp-fifo-1g", "--seconds", "0.5")
+    # 90% of 1 Gb/s in 1500 B packets is 75 000 packets/s (Poisson: within a few percent).
+    assert abs(r["packets"] - 37_500) < 0.03 * 37_500
+    # Each packet costs its source timer, one transmission end and one arrival.
+    assert 2.9 * r["packets"] < r["events"] < 3.1 * r["packets"]
+    assert r["events_per_sec"] == r["events"] / r["wall_seconds"]
+
+
+def test_scenario_file_reports_its_bottleneck():
+    (r,) = _bench(str(EXAMPLES / "udp-fifo.toml"), "--seconds", "5")
+    assert r["bottleneck"] == "client->server"
+    assert r["sim_seconds"] == 5.0
