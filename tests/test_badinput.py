@@ -162,3 +162,38 @@ def test_hostile_values_at_every_key(path, value):
         return
     assert problems, f"{path} = {value!r} was accepted"
     assert all(p.path for p in problems)
+
+
+KNOWN_KEYS = [
+    "discipline", "limit", "sizing", "scale", "target", "interval", "flows", "quantum", "tupdate", "alpha", "beta",
+    "buffers", "update", "smoothing", "threshold", "min_th", "max_p", "size", "bql", "rate", "delay", "framing",
+    "queue", "ring", "loss", "kind", "from", "to", "start", "count", "cc", "sack", "mss", "rwnd", "arrivals",
+    "burst", "ttl", "stop", "idle", "arrival_rate", "packets", "every", "duration", "seed", "measure", "sample",
+    "pairs", "template", "up", "down", "between", "name",
+]
+tables = st.dictionaries(st.one_of(st.sampled_from(KNOWN_KEYS), st.text(max_size=6)), junk, max_size=6)
+
+
+@pytest.mark.parametrize(
+    "name, path",
+    [
+        ("udp-fifo", ("topology", "up", "queue")),
+        ("udp-fifo", ("topology", "up", "ring")),
+        ("udp-fifo", ("topology", "down")),
+        ("udp-fifo", ("traffic", 0)),
+        ("udp-fifo", ("run",)),
+        ("dumbbell", ("topology", "access")),
+        ("dumbbell", ("topology", "bottleneck_reverse")),
+        ("dumbbell", ("topology",)),
+        ("braud-table2", ("traffic", 2)),
+    ],
+)
+@settings(max_examples=80)
+@given(table=tables)
+def test_random_tables_never_crash(name, path, table):
+    doc = copy.deepcopy(DOCS[name])
+    box = doc
+    for k in path[:-1]:
+        box = box[k]
+    box[path[-1]] = table
+    check_outcome(doc)
