@@ -123,3 +123,22 @@ def test_real_process_no_traceback(tmp_path):
     assert "Traceback" not in p.stderr
     assert 'run.duration: 5 is a bare number; a time needs a unit (try "5ms" or "5s")' in p.stderr
     assert "topology.up: missing" in p.stderr
+
+
+def test_validate_many_files(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(example_path("udp-fifo").read_text().replace('"10ms"', '"10 parsecs"', 1))
+    good = example_path("udp-fifo")
+    r = cli("validate", str(good), str(bad), str(good))
+    assert r.exit_code == 2
+    assert r.stdout.count(": ok") == 2
+    assert f"{bad}: topology.up.delay:" in r.stderr
+    assert "1 of 3 files have problems" in r.stderr
+    r = cli("validate", str(good), str(good), "--plan")
+    assert r.exit_code == 2 and "exactly one file" in r.stderr
+
+
+def test_python_dash_m():
+    p = subprocess.run([sys.executable, "-m", "bufferlab", "version"], capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith("bufferlab ")

@@ -162,27 +162,44 @@ def _progress(duration_s: float, quiet: bool) -> Iterator[Callable[[float], None
 
 @app.command()
 def validate(
-    file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
+    files: Annotated[list[Path], typer.Argument(help="Scenario files (TOML).", show_default=False)],
     plan: Annotated[bool, typer.Option("--plan", help="Print the resolved plan (what the engine gets) as JSON.")] = False,
     seed: SeedOption = None,
     sets: SetOption = None,
 ) -> None:
-    """Check a scenario without running it; list every problem with its key path."""
+    """Check scenarios without running them; list every problem with its key path.
+
+    Exit status 2 if any file has problems.
+    """
     from .scenario import load_scenario
 
-    try:
-        sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
-    except ScenarioError as e:
-        _report_problems(e, file)
-    if plan:
-        sys.stdout.write(json.dumps(sc.plan, indent=2, sort_keys=True) + "\n")
-        return
-    p = sc.plan
-    out_console.print(
-        f"{file}: ok -- {len(p['nodes'])} nodes, {len(p['links'])} links, "
-        f"{len(p['traffic'])} traffic blocks, {sc.duration_s:g} s, seed {sc.seed}",
-        markup=False,
-    )
+    if plan and len(files) != 1:
+        _fail_usage("--plan takes exactly one file")
+    overrides = _overrides(sets)
+    failed: list[ScenarioError] = []
+    for file in files:
+        try:
+            sc = load_scenario(file, seed=seed, overrides=overrides)
+        except ScenarioError as e:
+            if len(files) == 1:
+                _report_problems(e, file)
+            for p in e.problems:
+                err_console.print(p if str(file) in p else f"{file}: {p}", markup=False)
+            failed.append(e)
+            continue
+        if plan:
+            sys.stdout.write(json.dumps(sc.plan, indent=2, sort_keys=True) + "\n")
+            return
+        p = sc.plan
+        out_console.print(
+            f"{file}: ok -- {len(p['nodes'])} nodes, {len(p['links'])} links, "
+            f"{len(p['traffic'])} traffic blocks, {sc.duration_s:g} s, seed {sc.seed}",
+            markup=False,
+        )
+    if failed:
+        n = sum(len(e.problems) for e in failed)
+        err_console.print(f"{len(failed)} of {len(files)} files have problems ({n} in all)", markup=False, style="bold")
+        raise typer.Exit(2)
 
 
 @app.command()
