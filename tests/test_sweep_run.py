@@ -290,3 +290,22 @@ def test_a_worker_that_dies_fails_only_its_point(spec_path, tmp_path):
     bad = p[p["status"] == "failed"]
     assert set(bad["traffic[0].rate"]) == {"500pps"} and set(bad["seed"]) == {2}
     assert bad["error"].str.contains("killed by signal 9").all()
+
+
+def test_stored_tables_are_the_results_tables(spec_path, tmp_path):
+    """What a sweep stores for a point is what bufferlab.run returns for its scenario."""
+    out = tmp_path / "out"
+    spec = load_spec(spec_path)
+    run_sweep(spec, out, backend="inline")
+    t = load(out)
+    point = spec.points(bufferlab.engine_version())[5]
+    r = bufferlab.run(point.scenario)
+    for name in ("flows", "queues", "links", "distributions"):
+        got = t[name]
+        got = got[(got["point_id"] == point.point_id) & (got["seed"] == point.seed)]
+        got = got.drop(columns=["point_id", "seed"]).reset_index(drop=True)
+        want = getattr(r, name)
+        assert list(got.columns) == list(want.columns), name
+        got = got.astype(object).where(got.notna(), None)
+        want = want.astype(object).where(want.notna(), None)
+        pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=name)

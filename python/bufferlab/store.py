@@ -59,8 +59,10 @@ class PartName:
         return f"{self.point_id}.s{self.seed}.{self.key}"
 
 
-def _arrow(df: pd.DataFrame) -> pa.Table:
-    return pa.Table.from_pandas(df, preserve_index=False)
+def _arrow(df: pd.DataFrame | pa.Table) -> pa.Table:
+    if isinstance(df, pa.Table):
+        return df
+    return pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None)
 
 
 class Store:
@@ -103,7 +105,7 @@ class Store:
                 out[entry.name] = name
         return out
 
-    def write(self, part: str, tables: Mapping[str, pd.DataFrame], replace: bool = False) -> None:
+    def write(self, part: str, tables: Mapping[str, pd.DataFrame | pa.Table], replace: bool = False) -> None:
         """Write one point's tables as a part, atomically (temp folder + rename); ``replace``
         swaps out a part of the same name (a failed point run again)."""
         tmp = self.tmp / f"{part}.{uuid.uuid4().hex[:8]}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
+import pyarrow as pa
 
 from ..store import Store
 from .backends import Backend, DaskBackend, InlineBackend, PoolBackend, default_workers
@@ -82,22 +82,35 @@ def _columns(spec: SweepSpec) -> dict[str, Callable[[Any], Any]]:
     return {k: _column(v) for k, v in values.items()}
 
 
-def _points_row(point: Point, o: Outcome, columns: Mapping[str, Callable[[Any], Any]]) -> pd.DataFrame:
-    row: dict[str, Any] = {"point_id": o.point_id, "seed": o.seed}
+_POINT_TYPES = {
+    "status": pa.string(),
+    "error": pa.string(),
+    "wall_seconds": pa.float64(),
+    "engine_seconds": pa.float64(),
+    "engine_version": pa.string(),
+    "part": pa.string(),
+}
+
+
+def _points_row(point: Point, o: Outcome, columns: Mapping[str, Callable[[Any], Any]]) -> pa.Table:
+    """The point's row of the points table, with fixed types so parts line up."""
+    cols: dict[str, pa.Array] = {
+        "point_id": pa.array([o.point_id], pa.string()),
+        "seed": pa.array([o.seed], pa.int64()),
+    }
     for k, conv in columns.items():
-        row[k] = conv(point.params[k])
-    row.update(
-        status=o.status,
-        error=o.error,
-        wall_seconds=o.wall_seconds,
-        engine_seconds=o.engine_seconds,
-        engine_version=o.engine_version,
-        part=o.part,
-    )
-    df = pd.DataFrame([row])
-    df["error"] = df["error"].astype("string")
-    df["engine_seconds"] = df["engine_seconds"].astype("float64")
-    return df
+        cols[k] = pa.array([conv(point.params[k])])
+    values = {
+        "status": o.status,
+        "error": o.error,
+        "wall_seconds": o.wall_seconds,
+        "engine_seconds": o.engine_seconds,
+        "engine_version": o.engine_version,
+        "part": o.part,
+    }
+    for k, v in values.items():
+        cols[k] = pa.array([v], _POINT_TYPES[k])
+    return pa.table(cols)
 
 
 def run_sweep(

@@ -15,13 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
+from ..results import DROP_REASONS
 from .spec import Point
 
 __all__ = ["Outcome", "run_point", "TABLES", "default_run_fn"]
 
 # Result attributes stored per point (empty ones, e.g. timeseries without sampling, are not).
 TABLES = ("flows", "queues", "links", "transfers", "timeseries", "distributions")
+SUMMARY_TABLES = ("flows", "queues", "links")
 
 
 @dataclass
@@ -34,7 +37,7 @@ class Outcome:
     wall_seconds: float
     engine_seconds: float | None
     engine_version: str
-    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    tables: dict[str, pa.Table] = field(default_factory=dict)
 
 
 def default_run_fn(scenario: dict[str, Any]) -> Any:
@@ -50,19 +53,52 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _table(df: Any, point: Point) -> pd.DataFrame | None:
-    if df is None:
-        return None
-    df = df if isinstance(df, pd.DataFrame) else pd.DataFrame(df)
-    if df.empty and len(df.columns) == 0:
-        return None
-    df = df.reset_index(drop=True).copy()
-    for col in df.columns:
-        if df[col].dtype == object and df[col].map(lambda v: isinstance(v, (dict, list, tuple))).any():
-            df[col] = df[col].map(_plain)
-    df.insert(0, "seed", point.seed)
-    df.insert(0, "point_id", point.point_id)
-    return df
+def _keyed(t: pa.Table, point: Point) -> pa.Table:
+    n = t.num_rows
+    t = t.add_column(0, "seed", pa.array([point.seed] * n, pa.int64()))
+    return t.add_column(0, "point_id", pa.array([point.point_id] * n, pa.string()))
+
+
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    """A summary row as Result's tables give it: a queue's drops_by_reason spread into
+    ``drops_<reason>`` columns (every reason the engine knows, 0 when absent); any other table
+    or list cell as JSON text."""
+    out = {}
+    for k, v in row.items():
+        if k == "drops_by_reason" and isinstance(v, dict):
+            for reason in dict.fromkeys([*DROP_REASONS, *sorted(v)]):
+                out[f"drops_{reason}"] = int(v.get(reason, 0))
+        else:
+            out[k] = _plain(v)
+    return out
+
+
+def _tables(result: Any, point: Point) -> dict[str, pa.Table]:
+    """The result's tables as Arrow, each led by point_id and seed. The summary tables are built
+    from the summary's rows and the others column by column: Arrow, not pandas, crosses back to
+    the parent and goes into Parquet, which keeps a point's bookkeeping to a few milliseconds."""
+    out: dict[str, pa.Table] = {}
+    summary = getattr(result, "summary", None)
+    for name in TABLES:
+        rows = summary.get(name) if isinstance(summary, dict) and name in SUMMARY_TABLES else None
+        if isinstance(rows, list):
+            if rows:
+                out[name] = _keyed(pa.Table.from_pylist([_flat(r) for r in rows]), point)
+            continue
+        df = getattr(result, name, None)
+        if df is None:
+            continue
+        df = df if isinstance(df, pd.DataFrame) else pd.DataFrame(df)
+        if df.empty:
+            continue
+        cols = {}
+        for c in df.columns:
+            col = df[c]
+            if col.dtype == object:
+                col = col.map(_plain)
+            cols[str(c)] = pa.array(col, from_pandas=True)
+        out[name] = _keyed(pa.table(cols), point)
+    return out
 
 
 def _engine_seconds(result: Any) -> float | None:
@@ -81,11 +117,7 @@ def run_point(
     t0 = time.perf_counter()
     try:
         result = fn(point.scenario)
-        tables = {}
-        for name in TABLES:
-            df = _table(getattr(result, name, None), point)
-            if df is not None and not df.empty:
-                tables[name] = df
+        tables = _tables(result, point)
         status, error = "done", None
         engine_seconds = _engine_seconds(result)
     except Exception as e:  # noqa: BLE001 - any failure of one point is recorded, the sweep goes on
