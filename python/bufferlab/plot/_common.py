@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from ..units import UnitError, parse_rate, parse_size, parse_time_ns
 
-__all__ = ["new_axes", "label", "save", "to_numbers", "group_label", "groups"]
+__all__ = ["new_axes", "label", "save", "to_numbers", "group_label", "groups", "value_label"]
 
 _SUFFIX = {
     "_s": "s",
@@ -125,22 +125,31 @@ def to_numbers(values: Iterable[Any]) -> tuple[list[float], str] | None:
     return out, (units.pop() if units else "")
 
 
+def value_label(v: Any) -> str:
+    """A swept value for a legend or a tick: a table (stored as JSON text) as ``a=1, b=2``."""
+    if isinstance(v, str) and v.startswith(("{", "[")):
+        try:
+            d = json.loads(v)
+        except ValueError:
+            return v
+        if isinstance(d, dict):
+            return ", ".join(f"{a}={b}" for a, b in d.items())
+        return ", ".join(map(str, d))
+    if isinstance(v, float) and math.isfinite(v) and v == int(v):
+        return str(int(v))
+    return str(v)
+
+
 def group_label(keys: Sequence[str], values: Any) -> str:
-    """Legend text for one group: ``key=value`` (the last part of a key path is enough)."""
+    """Legend text for one group: ``key=value`` per key, the last part of a key path being
+    enough (``limit=20pkt``); a table value reads ``queue: discipline=fifo, limit=5pkt``."""
     values = values if isinstance(values, tuple) else (values,)
     parts = []
     for k, v in zip(keys, values):
         short = k.split(".")[-1]
-        if isinstance(v, str) and v.startswith("{"):
-            try:
-                d = json.loads(v)
-                v = " ".join(f"{a}={b}" for a, b in d.items())
-            except ValueError:
-                pass
-        if isinstance(v, float) and math.isfinite(v) and v == int(v):
-            v = int(v)
-        parts.append(f"{short}={v}")
-    return ", ".join(parts)
+        text = value_label(v)
+        parts.append(f"{short}: {text}" if "=" in text else f"{short}={text}")
+    return "; ".join(parts) if any(": " in p for p in parts) else ", ".join(parts)
 
 
 def groups(df: pd.DataFrame, by: Sequence[str]) -> Iterable[tuple[Any, pd.DataFrame]]:

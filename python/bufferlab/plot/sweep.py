@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..sweep.stats import aggregate
-from ._common import group_label, groups, label, new_axes, to_numbers
+from ._common import group_label, groups, label, new_axes, to_numbers, value_label
 
 __all__ = ["metric_vs_param"]
 
@@ -58,7 +58,7 @@ def metric_vs_param(
     ax.set_ylabel(label(y))
     if categories:
         ticks = dict.fromkeys(agg[x])
-        ax.set_xticks(range(len(ticks)), [group_label([x], v).split("=", 1)[1] for v in ticks], rotation=20)
+        ax.set_xticks(range(len(ticks)), [value_label(v) for v in ticks], rotation=20)
     if logx and not categories:
         ax.set_xscale("log")
     if logy:
