@@ -96,6 +96,9 @@ class PoolBackend(Backend):
         self.engine_version = engine_version
         self.run_fn = run_fn
         self.ctx = multiprocessing.get_context("forkserver")
+        # The fork server imports the package once; workers forked from it start with it
+        # loaded instead of each importing pandas and pyarrow again.
+        self.ctx.set_forkserver_preload(["bufferlab", "bufferlab.sweep.worker"])
         self.procs: list[tuple[BaseProcess, Connection]] = [self._start() for _ in range(workers)]
         self.busy: dict[int, Point] = {}
 
