@@ -309,3 +309,17 @@ def test_stored_tables_are_the_results_tables(spec_path, tmp_path):
         got = got.astype(object).where(got.notna(), None)
         want = want.astype(object).where(want.notna(), None)
         pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=name)
+
+
+def test_running_dask_cluster_by_address(spec_path, tmp_path):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        res = CliRunner().invoke(app, ["sweep", str(spec_path), "--out", str(tmp_path / "d"), "-q",
+                                       "--scheduler", cluster.scheduler_address])
+        assert res.exit_code == 0, res.output
+    run_sweep(spec_path, tmp_path / "i", backend="inline")
+    assert_same_results(tmp_path / "d", tmp_path / "i")
+    both = CliRunner().invoke(app, ["sweep", str(spec_path), "--out", str(tmp_path / "x"), "--dask-local",
+                                    "--scheduler", "tcp://127.0.0.1:1"])
+    assert both.exit_code == 2
