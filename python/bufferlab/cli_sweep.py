@@ -78,7 +78,7 @@ def sweep(
     if dry_run:
         t = Table(title=f"{len(points)} runs", title_justify="left")
         for col in ["point_id", "seed", *sp.swept_keys]:
-            t.add_column(col, no_wrap=True)
+            t.add_column(col, overflow="fold")
         for p in points:
             t.add_row(p.point_id, str(p.seed), *(json.dumps(p.params[k]) for k in sp.swept_keys))
         out_console.print(t)
