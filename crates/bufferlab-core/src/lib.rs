@@ -14,6 +14,7 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sched;
+pub mod sizing;
 pub mod tcp;
 pub mod time;
 
