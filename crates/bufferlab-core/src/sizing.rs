@@ -64,8 +64,8 @@ impl SizingCtx {
     /// Bandwidth-delay product in packets over the mean round-trip propagation time.
     fn bdp_pkts(&self) -> Result<f64, String> {
         if self.flow_rtts_ns.is_empty() {
-            return Err("no flow crosses this link, so it has no round-trip time to size by \
-                        (give an explicit limit such as \"100pkt\")"
+            return Err("rule: no flow crosses this link, so it has no round-trip time to size \
+                        by (give an explicit limit such as \"100pkt\")"
                 .into());
         }
         let mean_ns =
@@ -75,8 +75,8 @@ impl SizingCtx {
 
     fn flows(&self) -> Result<f64, String> {
         if self.flow_rtts_ns.is_empty() {
-            return Err("no flow crosses this link, so a per-flow rule has nothing to count \
-                        (give an explicit limit such as \"100pkt\")"
+            return Err("rule: no flow crosses this link, so a per-flow rule has nothing to \
+                        count (give an explicit limit such as \"100pkt\")"
                 .into());
         }
         Ok(self.flow_rtts_ns.len() as f64)
@@ -96,7 +96,7 @@ pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), St
         return Err(format!("scale: must be a positive number, got {}", spec.scale));
     }
     if ctx.pkt_bytes == 0 || ctx.rate_bps == 0 {
-        return Err("the link needs a positive rate and packet size to be sized".into());
+        return Err("rule: the link needs a positive rate and packet size to be sized".into());
     }
     let s = spec.scale;
     let limit = match rule {
@@ -108,7 +108,7 @@ pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), St
         }
         "2L" => {
             if ctx.input_links == 0 {
-                return Err("rule \"2L\": the router has no input link".into());
+                return Err("rule: \"2L\" counts the router's input links, and it has none".into());
             }
             pkts(s * 2.0 * ctx.input_links as f64)
         }
@@ -152,7 +152,7 @@ impl AdaptiveSizer {
             ctx,
         )?;
         if period_ns == 0 {
-            return Err("the update period must be positive".into());
+            return Err("rule: the update period of \"rtt-adaptive\" must be positive".into());
         }
         Ok(AdaptiveSizer {
             rate_bps: ctx.rate_bps,

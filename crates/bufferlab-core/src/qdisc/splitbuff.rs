@@ -22,19 +22,20 @@ pub struct SplitBuffConfig {
     pub buffers: u32,
     /// T_u, the period of the threshold and size update.
     pub update_ns: Time,
-    /// α, the weight of the past in the smoothed queueing delays: `T_q <- α T_q + (1 - α) x`.
+    /// α, the weight of the newest period in the smoothed queueing delays:
+    /// `T_q <- (1 - α) T_q + α x` (1: no smoothing).
     pub smoothing: f64,
 }
 
 impl Default for SplitBuffConfig {
     /// Seed 004 evaluates 2 sub-buffers (§IV-B) and 3 (§IV-C); it gives no value for T_u or α.
     /// Ours: T_u = 1 s, so each period sees at least one window of a 1 s RTT flow (the paper's
-    /// longest, 990 ms); α = 0.875, the past's weight in TCP's own smoothed RTT (RFC 6298 §2).
+    /// longest, 990 ms); α = 1/8, the gain of TCP's own smoothed RTT (RFC 6298 §2).
     fn default() -> Self {
         SplitBuffConfig {
             buffers: 2,
             update_ns: NS_PER_SEC,
-            smoothing: 0.875,
+            smoothing: 0.125,
         }
     }
 }
@@ -279,12 +280,12 @@ impl SplitBuff {
         let p = self.period;
         let a = self.cfg.smoothing;
         if p.soj_n > 0 {
-            self.tq_ns = a * self.tq_ns + (1.0 - a) * p.soj_sum / p.soj_n as f64;
+            self.tq_ns = (1.0 - a) * self.tq_ns + a * p.soj_sum / p.soj_n as f64;
         }
         for k in 0..self.n {
             if p.band_soj_n[k] > 0 {
                 self.band_tq_ns[k] =
-                    a * self.band_tq_ns[k] + (1.0 - a) * p.band_soj_sum[k] / p.band_soj_n[k] as f64;
+                    (1.0 - a) * self.band_tq_ns[k] + a * p.band_soj_sum[k] / p.band_soj_n[k] as f64;
             }
         }
         if p.rtt_n > 0 {
