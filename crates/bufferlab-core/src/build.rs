@@ -1,7 +1,7 @@
 //! From a [`Scenario`] to a ready-to-run [`Engine`]: checks, topology, routes, buffer limits,
 //! agents. Every problem found is reported, each naming the plan's key path.
 
-use crate::agent::build::{build_traffic, Builder};
+use crate::agent::build::{build_traffic, Builder, DEFAULT_PKT_BYTES};
 use crate::agent::{Agent, AgentHooks, Io};
 use crate::engine::Engine;
 use crate::metrics::flow::{FlowStats, Window};
@@ -12,6 +12,7 @@ use crate::qdisc::{Limit, Qdisc};
 use crate::rng::{stream, Stream};
 use crate::scenario::{DirSpec, QueueSpec, Scenario};
 use crate::sched::{Ev, Sched};
+use crate::sizing::{self, AdaptiveSizer, SizingCtx};
 use crate::time::NS_PER_SEC;
 
 /// Largest link rate accepted (10 Tb/s): beyond, serialization times round to nothing.
@@ -86,19 +87,6 @@ fn path_delay(ports: &[PortParams], path: &[u32]) -> u64 {
     path.iter().map(|&p| ports[p as usize].delay_ns).sum()
 }
 
-/// Resolve a sizing rule for a port, given the round-trip propagation times of the flows that
-/// cross it and the number of links into its router.
-fn resolve_sizing(
-    s: &crate::scenario::SizingSpec,
-    _port: &PortParams,
-    _flow_rtts_ns: &[u64],
-    _input_links: u32,
-) -> Result<(Limit, String), String> {
-    Err(format!(
-        "not supported yet: sizing rule {:?} (give an explicit limit such as \"100pkt\")",
-        s.rule
-    ))
-}
 
 /// Build the engine, or every problem found.
 pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
@@ -207,6 +195,7 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
 
     let mut ports = Vec::with_capacity(port_params.len());
     for (pid, (pp, (path, d))) in port_params.iter().zip(port_specs.iter()).enumerate() {
+        let mut adaptive = None;
         let (limit, sizing) = match &d.queue.sizing {
             None => (
                 Limit {
@@ -216,26 +205,43 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
                 None,
             ),
             Some(s) => {
-                // Flows whose data or ACKs cross this port, with their round-trip propagation.
-                let rtts: Vec<u64> = flow_paths
+                // Flows whose data or ACKs cross this port, with their round-trip propagation;
+                // pings are probes, not load, and do not count.
+                let crossing: Vec<(u64, u32)> = flow_paths
                     .iter()
-                    .filter(|(fw, bw)| fw.contains(&(pid as u32)) || bw.contains(&(pid as u32)))
-                    .map(|(fw, bw)| path_delay(&port_params, fw) + path_delay(&port_params, bw))
+                    .zip(&b.flows)
+                    .filter(|((fw, bw), f)| {
+                        f.kind != "ping"
+                            && (fw.contains(&(pid as u32)) || bw.contains(&(pid as u32)))
+                    })
+                    .map(|((fw, bw), f)| {
+                        (path_delay(&port_params, fw) + path_delay(&port_params, bw), f.pkt_bytes)
+                    })
                     .collect();
-                match resolve_sizing(s, pp, &rtts, topo.in_degree(pp.from)) {
-                    Ok((l, name)) => (l, Some(name)),
+                let ctx = SizingCtx {
+                    rate_bps: pp.rate_bps,
+                    flow_rtts_ns: crossing.iter().map(|c| c.0).collect(),
+                    input_links: topo.in_degree(pp.from),
+                    // Rules count full-sized data packets of the flows that cross.
+                    pkt_bytes: crossing.iter().map(|c| c.1).max().unwrap_or(DEFAULT_PKT_BYTES),
+                };
+                match sizing::resolve(s, &ctx) {
+                    Ok((l, name)) => {
+                        if name == "rtt-adaptive" {
+                            match AdaptiveSizer::new(s, &ctx, AdaptiveSizer::DEFAULT_PERIOD_NS) {
+                                Ok(a) => adaptive = Some(a),
+                                Err(e) => errs.push(format!("{path}.queue.sizing: {e}")),
+                            }
+                        }
+                        (l, Some(name))
+                    }
                     Err(e) => {
-                        errs.push(format!("{path}.queue.sizing: {e}"));
+                        errs.push(format!("{path}.queue.sizing.{e}"));
                         continue;
                     }
                 }
             }
         };
-        if d.ring.is_some() {
-            errs.push(format!(
-                "{path}.ring: not supported yet: NIC rings and BQL (remove the ring key)"
-            ));
-        }
         let qdisc = match Qdisc::build(
             &d.queue.qdisc,
             limit,
@@ -247,13 +253,20 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
                 continue;
             }
         };
-        ports.push(Port::new(
+        let mut port = Port::new(
             pp.clone(),
             qdisc,
             sizing,
             window,
             stream(run.seed, Stream::Link, pid as u64),
-        ));
+        );
+        if let Some(r) = &d.ring {
+            port = port.with_ring(r);
+        }
+        if let Some(a) = adaptive {
+            port = port.with_adaptive(a);
+        }
+        ports.push(port);
     }
     if !errs.is_empty() {
         return Err(errs);

@@ -323,6 +323,13 @@ impl Engine {
                     sojourn_mean_s: s.sojourn.mean().map(|m| m / 1e9),
                     sojourn_p50_s: s.sojourn.quantile(0.5).map(secs),
                     sojourn_p99_s: s.sojourn.quantile(0.99).map(secs),
+                    ring_sojourn_mean_s: s.ring_sojourn.mean().map(|m| m / 1e9),
+                    ring_sojourn_p99_s: s.ring_sojourn.quantile(0.99).map(secs),
+                    bql_limit_bytes: p
+                        .ring
+                        .as_ref()
+                        .map(|r| r.dql.limit())
+                        .filter(|&l| l != u64::MAX),
                     occupancy_mean_pkts: op,
                     occupancy_mean_bytes: ob,
                     arrivals: s.arrivals.window,

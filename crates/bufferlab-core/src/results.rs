@@ -57,6 +57,11 @@ pub struct QueueRow {
     pub sojourn_mean_s: Option<f64>,
     pub sojourn_p50_s: Option<f64>,
     pub sojourn_p99_s: Option<f64>,
+    /// Ports with a NIC ring: time on the ring before transmission, and BQL's limit at the end
+    /// (`None` without a ring, or with BQL off).
+    pub ring_sojourn_mean_s: Option<f64>,
+    pub ring_sojourn_p99_s: Option<f64>,
+    pub bql_limit_bytes: Option<u64>,
     pub occupancy_mean_pkts: f64,
     pub occupancy_mean_bytes: f64,
     pub arrivals: u64,

@@ -2,4 +2,5 @@
 
 pub mod framing;
 pub mod port;
+pub mod ring;
 pub mod topology;

@@ -1,20 +1,25 @@
-//! An egress port: queue discipline -> serializer -> propagation pipe.
+//! An egress port: queue discipline -> optional NIC ring (with BQL) -> serializer -> propagation
+//! pipe (the Linux egress stack of seed 001 §IV-B; without a ring, a classic router buffer).
 //!
 //! The port does all the accounting (arrivals, enqueues, drops by reason, sojourn, occupancy,
-//! busy time); the discipline only decides. In-flight packets leave the pipe in FIFO order, so the
-//! port needs at most one pending arrival event.
+//! busy time); the discipline only decides. With a ring, the qdisc's sojourn ends when the
+//! driver moves the packet to the ring (what CoDel measures) and the ring's starts there: the two
+//! layers' delays are kept apart. In-flight packets leave the pipe in FIFO order, so the port
+//! needs at most one pending arrival event.
 
 use std::collections::VecDeque;
 
 use rand::Rng as _;
 
 use super::framing::wire_bytes;
+use super::ring::Ring;
 use crate::metrics::flow::{Counter, FlowStats, Window};
 use crate::metrics::hist::Hist;
 use crate::packet::{Arena, NodeId, PktId};
 use crate::qdisc::{DropReason, Drops, QItem, Qdisc, QueueDisc};
 use crate::rng::Rng;
-use crate::scenario::Framing;
+use crate::scenario::{Framing, RingSpec};
+use crate::sizing::AdaptiveSizer;
 use crate::sched::{Ev, Sched};
 use crate::time::{tx_time, Time};
 
@@ -64,8 +69,11 @@ pub struct PortStats {
     pub wire_bytes_sent: Counter,
     /// Nanoseconds the serializer was busy, inside the window / in all.
     pub busy_ns: Counter,
-    /// Time from enqueue to the start of transmission, inside the window.
+    /// Time from enqueue to leaving the discipline (for the wire, or for the ring if there is
+    /// one), inside the window.
     pub sojourn: Hist,
+    /// Time from reaching the NIC ring to the start of transmission (ports with a ring).
+    pub ring_sojourn: Hist,
     occ_pkts_area: u128,
     occ_bytes_area: u128,
     last_change: Time,
@@ -83,6 +91,7 @@ impl PortStats {
             wire_bytes_sent: Counter::default(),
             busy_ns: Counter::default(),
             sojourn: Hist::default(),
+            ring_sojourn: Hist::default(),
             occ_pkts_area: 0,
             occ_bytes_area: 0,
             last_change: 0,
@@ -121,8 +130,12 @@ pub struct Port {
     pub qdisc: Qdisc,
     /// The sizing rule the limit came from, if any.
     pub sizing: Option<String>,
-    /// The packet being serialized, and when its serialization ends.
-    on_wire: Option<PktId>,
+    /// The NIC ring and its byte queue limits, if the port has one.
+    pub ring: Option<Ring>,
+    /// The RTT-adaptive sizing rule re-sizing the discipline, if the port uses it.
+    pub adaptive: Option<AdaptiveSizer>,
+    /// The packet being serialized with its IP bytes, and when its serialization ends.
+    on_wire: Option<(PktId, u32)>,
     tx_end: Time,
     /// Packets propagating, with their arrival times, in order.
     pipe: VecDeque<(Time, PktId)>,
@@ -141,10 +154,14 @@ impl Port {
         window: Window,
         loss_rng: Rng,
     ) -> Self {
+        let mut qdisc = qdisc;
+        qdisc.set_link_rate(params.rate_bps);
         Port {
             params,
             qdisc,
             sizing,
+            ring: None,
+            adaptive: None,
             on_wire: None,
             tx_end: 0,
             pipe: VecDeque::with_capacity(64),
@@ -155,14 +172,28 @@ impl Port {
         }
     }
 
+    /// Give the port a NIC ring between its discipline and the wire.
+    pub fn with_ring(mut self, spec: &RingSpec) -> Self {
+        self.ring = Some(Ring::new(spec));
+        self
+    }
+
+    /// Let an RTT-adaptive sizer re-size the discipline (seed 003 §4.2).
+    pub fn with_adaptive(mut self, sizer: AdaptiveSizer) -> Self {
+        self.adaptive = Some(sizer);
+        self
+    }
+
     /// Packets waiting in the discipline.
     pub fn queued(&self) -> u64 {
         self.qdisc.len_pkts()
     }
 
-    /// Packets being serialized or propagating.
+    /// Packets handed to the NIC ring, being serialized or propagating.
     pub fn in_flight(&self) -> u64 {
-        self.on_wire.is_some() as u64 + self.pipe.len() as u64
+        self.ring.as_ref().map_or(0, |r| r.len())
+            + self.on_wire.is_some() as u64
+            + self.pipe.len() as u64
     }
 
     #[inline]
@@ -206,28 +237,66 @@ impl Port {
         let w = self.stats.window;
         self.stats.arrivals.add(&w, now, 1);
         self.touch(now);
+        if let Some(a) = &mut self.adaptive {
+            // Seed 003 §4.2: the router reads the RTT from the packets and re-sizes periodically.
+            a.on_packet(now, item.srtt_ns);
+            if now >= a.next_update() {
+                let l = a.update(now);
+                self.qdisc.set_limit(l);
+            }
+        }
         if self.qdisc.enqueue(now, item, &mut self.drops) {
             self.stats.enqueued.add(&w, now, 1);
         }
         self.account_drops(cx);
+        self.fill_ring(cx);
         if self.on_wire.is_none() {
             self.start_tx(id, cx);
+            self.fill_ring(cx);
         }
         self.arm_qdisc_timer(id, cx.sched);
     }
 
-    /// The serializer is free: take the next packet from the discipline, if any.
-    fn start_tx(&mut self, id: u32, cx: &mut PortCtx) {
+    /// Take the next packet from the discipline, recording its sojourn there.
+    #[inline]
+    fn from_qdisc(&mut self, cx: &mut PortCtx) -> Option<QItem> {
         let now = cx.now;
         self.touch(now);
         let next = self.qdisc.dequeue(now, &mut self.drops);
         self.account_drops(cx);
-        let Some(item) = next else { return };
-        let w = self.stats.window;
-        if w.contains(now) {
+        let item = next?;
+        if self.stats.window.contains(now) {
             self.stats.sojourn.record(now - item.enq);
         }
-        let wire = wire_bytes(self.params.framing, item.bytes as u64);
+        Some(item)
+    }
+
+    /// The driver hands packets to the ring while it has a descriptor and BQL's budget.
+    #[inline]
+    fn fill_ring(&mut self, cx: &mut PortCtx) {
+        while self.ring.as_ref().is_some_and(|r| r.has_room()) {
+            let Some(item) = self.from_qdisc(cx) else { return };
+            if let Some(r) = &mut self.ring {
+                r.push(item.id, item.bytes, cx.now);
+            }
+        }
+    }
+
+    /// The serializer is free: take the next packet from the ring, or the discipline if none.
+    fn start_tx(&mut self, id: u32, cx: &mut PortCtx) {
+        let now = cx.now;
+        let (pkt, bytes) = if let Some(r) = &mut self.ring {
+            let Some((pkt, bytes, at)) = r.pop() else { return };
+            if self.stats.window.contains(now) {
+                self.stats.ring_sojourn.record(now - at);
+            }
+            (pkt, bytes)
+        } else {
+            let Some(item) = self.from_qdisc(cx) else { return };
+            (item.id, item.bytes)
+        };
+        let w = self.stats.window;
+        let wire = wire_bytes(self.params.framing, bytes as u64);
         let tx = tx_time(wire, self.params.rate_bps);
         let end = now + tx;
         // Busy time inside the window: the overlap of [now, end) with it.
@@ -235,9 +304,9 @@ impl Port {
         self.stats.busy_ns.total += tx;
         self.stats.busy_ns.window += busy_in;
         self.stats.pkts_sent.add(&w, now, 1);
-        self.stats.bytes_sent.add(&w, now, item.bytes as u64);
+        self.stats.bytes_sent.add(&w, now, bytes as u64);
         self.stats.wire_bytes_sent.add(&w, now, wire);
-        self.on_wire = Some(item.id);
+        self.on_wire = Some((pkt, bytes));
         self.tx_end = end;
         cx.sched.at(end, Ev::TxDone(id));
     }
@@ -246,7 +315,11 @@ impl Port {
     #[inline]
     pub fn on_tx_done(&mut self, id: u32, cx: &mut PortCtx) {
         let now = cx.now;
-        if let Some(pkt) = self.on_wire.take() {
+        if let Some((pkt, bytes)) = self.on_wire.take() {
+            if let Some(r) = &mut self.ring {
+                // TX completion: BQL learns from each packet the NIC finished.
+                r.dql.completed(now, bytes as u64);
+            }
             if self.params.loss > 0.0 && self.loss_rng.gen::<f64>() < self.params.loss {
                 let w = self.stats.window;
                 self.stats.dropped[DropReason::Loss.index()].add(&w, now, 1);
@@ -260,6 +333,7 @@ impl Port {
             }
         }
         self.start_tx(id, cx);
+        self.fill_ring(cx);
         self.arm_qdisc_timer(id, cx.sched);
     }
 
