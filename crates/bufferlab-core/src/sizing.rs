@@ -10,7 +10,9 @@
 //! | `2L` | 2 × the number of input links of the router (seed 003 §5) |
 //! | `rtt-adaptive` | starts at BDP, then rate × measured mean RTT every period ([`AdaptiveSizer`]) |
 //!
-//! Every rule is multiplied by `scale`, rounded to whole packets, at least one.
+//! Every rule is multiplied by `scale`, rounded to whole packets, at least one. A port no flow
+//! crosses never queues a packet; the rules that need flows leave it at Linux's `txqueuelen`
+//! default of [`NO_FLOWS_LIMIT_PKTS`] packets.
 
 use crate::qdisc::Limit;
 use crate::scenario::SizingSpec;
@@ -33,6 +35,9 @@ pub struct SizingCtx {
 /// about six per connection, the window below which TCP loses fast retransmit and falls back on
 /// timeouts.
 pub const PKTS_PER_CONNECTION: u64 = 6;
+
+/// The limit of a port no flow crosses (Linux's default `txqueuelen`).
+pub const NO_FLOWS_LIMIT_PKTS: u64 = 1000;
 
 /// The rule names, as a scenario spells them.
 pub const RULES: [&str; 6] = [
@@ -99,6 +104,9 @@ pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), St
         return Err("rule: the link needs a positive rate and packet size to be sized".into());
     }
     let s = spec.scale;
+    if ctx.flow_rtts_ns.is_empty() && rule != "2L" {
+        return Ok((pkts(NO_FLOWS_LIMIT_PKTS as f64), rule.to_string()));
+    }
     let limit = match rule {
         "bdp" | "rtt-adaptive" => pkts(s * ctx.bdp_pkts()?),
         "bdp/sqrt(n)" => pkts(s * ctx.bdp_pkts()? / ctx.flows()?.sqrt()),

@@ -259,7 +259,7 @@ impl Port {
 
     /// Take the next packet from the discipline, recording its sojourn there.
     #[inline]
-    fn from_qdisc(&mut self, cx: &mut PortCtx) -> Option<QItem> {
+    fn take_from_qdisc(&mut self, cx: &mut PortCtx) -> Option<QItem> {
         let now = cx.now;
         self.touch(now);
         let next = self.qdisc.dequeue(now, &mut self.drops);
@@ -275,7 +275,7 @@ impl Port {
     #[inline]
     fn fill_ring(&mut self, cx: &mut PortCtx) {
         while self.ring.as_ref().is_some_and(|r| r.has_room()) {
-            let Some(item) = self.from_qdisc(cx) else { return };
+            let Some(item) = self.take_from_qdisc(cx) else { return };
             if let Some(r) = &mut self.ring {
                 r.push(item.id, item.bytes, cx.now);
             }
@@ -292,7 +292,7 @@ impl Port {
             }
             (pkt, bytes)
         } else {
-            let Some(item) = self.from_qdisc(cx) else { return };
+            let Some(item) = self.take_from_qdisc(cx) else { return };
             (item.id, item.bytes)
         };
         let w = self.stats.window;

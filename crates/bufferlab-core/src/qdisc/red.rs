@@ -17,15 +17,15 @@ use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{Time, NS_PER_SEC};
 
-/// RED's parameters (plan keys `min_th`, `max_th` in packets, `max_p`, `weight`, `gentle`,
-/// `wait`, `mean_pkt_bytes`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
+/// RED's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RedConfig {
-    /// Average queue (packets) where early drops begin.
+    /// Average queue where early drops begin, in packets (or bytes when `bytes`).
     pub min_th: f64,
-    /// Average queue (packets) where the drop probability reaches `max_p`.
+    /// Average queue where the drop probability reaches `max_p`, same unit.
     pub max_th: f64,
+    /// Byte mode (ns-2 `queue_in_bytes_`): the average and thresholds count bytes.
+    pub bytes: bool,
     /// Drop probability at `max_th`.
     pub max_p: f64,
     /// EWMA weight `w_q` of the average queue.
@@ -47,12 +47,46 @@ impl Default for RedConfig {
         RedConfig {
             min_th: 5.0,
             max_th: 15.0,
+            bytes: false,
             max_p: 0.1,
             weight: 0.002,
             gentle: true,
             wait: true,
             mean_pkt_bytes: 500,
         }
+    }
+}
+
+/// The plan's keys: thresholds as plain numbers or `_pkts` (packets) or `_bytes`, both in the
+/// same unit; `max_p`, `weight`, `gentle`, `wait`, `mean_pkt_bytes`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RedKeys {
+    min_th: Option<f64>,
+    min_th_pkts: Option<f64>,
+    min_th_bytes: Option<f64>,
+    max_th: Option<f64>,
+    max_th_pkts: Option<f64>,
+    max_th_bytes: Option<f64>,
+    max_p: Option<f64>,
+    weight: Option<f64>,
+    gentle: Option<bool>,
+    wait: Option<bool>,
+    mean_pkt_bytes: Option<u32>,
+}
+
+/// One threshold from its three spellings: `(value, in bytes)`, or an error naming the keys.
+fn threshold(
+    name: &str,
+    plain: Option<f64>,
+    pkts: Option<f64>,
+    bytes: Option<f64>,
+) -> Result<Option<(f64, bool)>, String> {
+    match (plain, pkts, bytes) {
+        (None, None, None) => Ok(None),
+        (Some(v), None, None) | (None, Some(v), None) => Ok(Some((v, false))),
+        (None, None, Some(v)) => Ok(Some((v, true))),
+        _ => Err(format!("red.{name}: given twice (as packets and as bytes); give one")),
     }
 }
 
@@ -95,7 +129,30 @@ impl Red {
         limit: Limit,
         seed: u64,
     ) -> Result<Self, String> {
-        let c = parse::<RedConfig>("red", map)?;
+        let k = parse::<RedKeys>("red", map)?;
+        let d = RedConfig::default();
+        let min = threshold("min_th", k.min_th, k.min_th_pkts, k.min_th_bytes)?;
+        let max = threshold("max_th", k.max_th, k.max_th_pkts, k.max_th_bytes)?;
+        let bytes = match (min, max) {
+            (Some((_, a)), Some((_, b))) if a != b => {
+                return Err("red.max_th: give min_th and max_th in the same unit (both packets or both bytes)".into())
+            }
+            (Some((_, b)), _) | (_, Some((_, b))) => b,
+            _ => false,
+        };
+        if bytes && (min.is_none() || max.is_none()) {
+            return Err("red.min_th_bytes: in byte mode give both min_th and max_th in bytes".into());
+        }
+        let c = RedConfig {
+            min_th: min.map_or(d.min_th, |m| m.0),
+            max_th: max.map_or(d.max_th, |m| m.0),
+            bytes,
+            max_p: k.max_p.unwrap_or(d.max_p),
+            weight: k.weight.unwrap_or(d.weight),
+            gentle: k.gentle.unwrap_or(d.gentle),
+            wait: k.wait.unwrap_or(d.wait),
+            mean_pkt_bytes: k.mean_pkt_bytes.unwrap_or(d.mean_pkt_bytes),
+        };
         check(
             c.min_th >= 0.0 && c.min_th.is_finite(),
             "red",
@@ -130,7 +187,7 @@ impl Red {
         Ok(Red::new(c, limit, seed))
     }
 
-    /// The average queue, in packets.
+    /// The average queue, in packets (bytes in byte mode).
     pub fn avg(&self) -> f64 {
         self.avg
     }
@@ -172,7 +229,11 @@ impl Red {
 impl QueueDisc for Red {
     fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
         let w = self.cfg.weight;
-        let qlen = self.q.len() as f64;
+        let qlen = if self.cfg.bytes {
+            self.bytes as f64
+        } else {
+            self.q.len() as f64
+        };
         // Idle: decay as if m small packets had been sent meanwhile (§4 of the paper).
         let m = match self.idle_since.take() {
             Some(t0) if self.pkts_per_sec > 0.0 => {

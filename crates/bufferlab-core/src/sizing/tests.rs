@@ -70,8 +70,9 @@ fn errors_say_what_to_do() {
     assert!(e.contains("\"bdp\""));
     let e = resolve(&spec("bdp", -1.0), &ctx(1)).unwrap_err();
     assert!(e.starts_with("scale: "), "{e}");
-    let e = resolve(&spec("bdp", 1.0), &ctx(0)).unwrap_err();
-    assert!(e.contains("explicit limit"), "{e}");
+    // A port no flow crosses never queues: it keeps the txqueuelen default.
+    assert_eq!(pk(resolve(&spec("bdp", 1.0), &ctx(0))), 1000);
+    assert_eq!(pk(resolve(&spec("connection-proportional", 1.0), &ctx(0))), 1000);
     // 2L needs no flows.
     assert_eq!(pk(resolve(&spec("2L", 1.0), &ctx(0))), 202);
 }
