@@ -20,8 +20,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..units import UnitError, parse_bytes, parse_rate, parse_size, parse_time_ns
-from ._check import Problems, Table, choice, describe, did_you_mean, integer, number
+from ..units import UnitError, parse_bytes, parse_size, parse_time_ns
+from ._check import Problems, Table, boolean, choice, did_you_mean, integer, number
 
 TXQUEUELEN_PKTS = 1000
 FQ_CODEL_LIMIT_PKTS = 10240
@@ -60,14 +60,45 @@ def _quantum(value: Any) -> int:
 
 def _threshold(value: Any) -> int:
     n = parse_bytes(value)
-    if n == 0:
-        raise UnitError(f'"{value}": the threshold must be above 0 B')
+    if not 1 <= n <= 65535:
+        raise UnitError(f'"{value}": the threshold is a packet size, 1 B to 65535 B')
+    return n
+
+
+def _red_threshold(value: Any) -> float:
+    """RED's thresholds count packets of average queue: ``"5pkt"`` or a plain number (as ns-2)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        x = float(value)
+    else:
+        s = parse_size(value)
+        if s.pkts is None:
+            raise UnitError(f'"{value}": RED\'s thresholds count packets (e.g. "5pkt")')
+        x = float(s.pkts)
+    if not (math.isfinite(x) and 0 < x <= 1e8):
+        raise UnitError(f"{value} is not a usable threshold (more than 0, in packets)")
+    return x
+
+
+def _mean_pkt(value: Any) -> int:
+    n = parse_bytes(value)
+    if not 1 <= n <= 65535:
+        raise UnitError(f'"{value}": a packet size is 1 B to 65535 B')
     return n
 
 
 # Per discipline: key -> (plan key, parser). ``limit``, ``sizing`` and ``scale`` are the queue's.
 _PARAMS: dict[str, dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "fifo": {},
+    # Floyd & Jacobson 1993, with ns-2's names: thresholds in packets of average queue.
+    "red": {
+        "min_th": ("min_th", _red_threshold),
+        "max_th": ("max_th", _red_threshold),
+        "max_p": ("max_p", number(0, 1, lo_open=True, what="a probability in (0, 1]")),
+        "weight": ("weight", number(0, 1, lo_open=True, what="an averaging weight in (0, 1]")),
+        "gentle": ("gentle", boolean),
+        "wait": ("wait", boolean),
+        "mean_pkt": ("mean_pkt_bytes", _mean_pkt),
+    },
     "codel": {
         "target": ("target_ns", _positive_time),
         "interval": ("interval_ns", _positive_time),
@@ -92,8 +123,6 @@ _PARAMS: dict[str, dict[str, tuple[str, Callable[[Any], Any]]]] = {
     },
     "blind_splitbuff": {
         "buffers": ("buffers", integer(2, 3, "2 or 3")),
-        "update": ("update_ns", _positive_time),
-        "smoothing": ("smoothing", number(0, 1, lo_open=True, what="a weight in (0, 1]")),
     },
     "prio_small": {
         "threshold": ("threshold_bytes", _threshold),
@@ -102,33 +131,6 @@ _PARAMS: dict[str, dict[str, tuple[str, Callable[[Any], Any]]]] = {
 
 _QUEUE_KEYS = ("discipline", "limit", "sizing", "scale")
 _ALL_PARAM_KEYS = sorted({k for p in _PARAMS.values() for k in p})
-
-
-def _red_value(key: str, value: Any) -> tuple[str, Any]:
-    """RED's keys pass through to the engine; quantities get their unit in the key name."""
-    if isinstance(value, bool):
-        return key, value
-    if isinstance(value, (int, float)):
-        if not math.isfinite(value):
-            raise UnitError(f"expected a finite number, got {value}")
-        return key, value
-    if not isinstance(value, str):
-        raise UnitError(f"expected a number, a boolean or a quantity, got {describe(value)}")
-    try:
-        return key + "_ns", parse_time_ns(value)
-    except UnitError:
-        pass
-    try:
-        s = parse_size(value)
-        return (key + "_bytes", s.bytes) if s.bytes is not None else (key + "_pkts", s.pkts)
-    except UnitError:
-        pass
-    try:
-        r = parse_rate(value)
-        return (key + "_bps", r.bps) if r.bps is not None else (key + "_pps", r.pps)
-    except UnitError:
-        pass
-    raise UnitError(f'"{value}" is not a time, size or rate')
 
 
 def _sizing(value: Any) -> str:
@@ -157,9 +159,7 @@ def read_queue(value: Any, path: str, problems: Problems) -> dict[str, Any] | No
     except UnitError as e:
         problems.add(f"{path}.discipline", str(e))
         disc = None
-    if disc == "red":
-        keys = list(value)  # RED's keys pass through
-    elif disc is not None:
+    if disc is not None:
         keys = list(_QUEUE_KEYS) + list(_PARAMS[disc])
     else:
         keys = list(_QUEUE_KEYS) + _ALL_PARAM_KEYS
@@ -175,21 +175,14 @@ def read_queue(value: Any, path: str, problems: Problems) -> dict[str, Any] | No
     t = Table(value, path, problems, keys + misplaced)
 
     qdisc: dict[str, Any] = {"kind": disc or "fifo"}
-    if disc == "red":
-        for key, raw in t.data.items():
-            if key in _QUEUE_KEYS:
-                continue
-            try:
-                k, v = _red_value(key, raw)
-                qdisc[k] = v
-            except UnitError as e:
-                problems.add(f"{path}.{key}", str(e))
-    elif disc is not None:
+    if disc is not None:
         for key, (plan_key, parse) in _PARAMS[disc].items():
             v = t.get(key, parse)
             if v is not None:
                 qdisc[plan_key] = v
 
+    if disc == "red" and "min_th" in qdisc and "max_th" in qdisc and qdisc["min_th"] >= qdisc["max_th"]:
+        problems.add(f"{path}.max_th", "must be above min_th")
     spec: dict[str, Any] = {"qdisc": qdisc}
     has_limit, has_sizing = "limit" in t.data, "sizing" in t.data
     if has_limit and has_sizing:
