@@ -88,6 +88,17 @@ def test_engine_paths_map_back_to_file_keys():
     assert translate("traffic[2].interval_ns: boom", sc.origins) == "traffic[2].interval: boom"
     assert translate("run.duration_ns: boom", sc.origins) == "run.duration: boom"
     assert translate("something odd happened", sc.origins) == "something odd happened"
+    assert translate("links[0].forward.queue.qdisc: codel.target_ns: must be below interval", sc.origins) == (
+        "topology.up.queue.target: must be below interval"
+    )
+
+
+def test_discipline_refusals_name_the_files_key():
+    doc = {**__import__("tomllib").loads(example_path("udp-fifo").read_text())}
+    doc["topology"]["up"]["queue"] = {"discipline": "codel", "target": "200ms", "interval": "100ms"}
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(doc)
+    assert [p.path for p in e.value.problems] == ["topology.up.queue.target"], e.value.problems
 
 
 def test_udp_fifo_end_to_end_is_an_md1_queue():

@@ -260,6 +260,7 @@ def _engine_check(plan: dict[str, Any], origins: list[tuple[str, str]]) -> list[
 
 
 _UNIT_SUFFIX = re.compile(r"_(ns|bps|bytes|pkts|pps)$")
+_PARAM_MESSAGE = re.compile(r"^([a-z_]+)\.([a-z_]+): (.*)$", re.S)
 
 
 def translate(message: str, origins: list[tuple[str, str]]) -> Problem:
@@ -273,7 +274,12 @@ def translate(message: str, origins: list[tuple[str, str]]) -> Problem:
     tail = path[len(best[0]):]
     tail = tail.replace(".qdisc", "").replace(".tcp.", ".")
     tail = ".".join(_UNIT_SUFFIX.sub("", part) for part in tail.split("."))
-    return Problem(best[1] + tail, rest)
+    user = best[1] + tail
+    # A discipline names its own key after the path: "...queue.qdisc: codel.target_ns: why".
+    m = _PARAM_MESSAGE.match(rest)
+    if m and user.endswith(".queue"):
+        return Problem(f"{user}.{_UNIT_SUFFIX.sub('', m.group(2))}", m.group(3))
+    return Problem(user, rest)
 
 
 def loads_scenario(

@@ -74,8 +74,8 @@ def _red_threshold(value: Any) -> float:
         if s.pkts is None:
             raise UnitError(f'"{value}": RED\'s thresholds count packets (e.g. "5pkt")')
         x = float(s.pkts)
-    if not (math.isfinite(x) and 0 < x <= 1e8):
-        raise UnitError(f"{value} is not a usable threshold (more than 0, in packets)")
+    if not (math.isfinite(x) and 0 <= x <= 1e8):
+        raise UnitError(f"{value} is not a usable threshold (a number of packets, 0 or more)")
     return x
 
 
