@@ -98,6 +98,13 @@ def test_sizes(text, size):
         (parse_size, "2PiB", "not a size"),
         (parse_bytes, "10pkt", "must be in bytes"),
         (parse_per_second, 1, '(try "1/s")'),
+        (parse_time_ns, "2m", '(try "2min")'),
+        (parse_time_ns, "1,5s", 'write decimals with a point (try "1.5s")'),
+        (parse_size, "64k", '(try "64KB")'),
+        (parse_size, "10 packets", '(try "10pkt")'),
+        (parse_rate, "10M", '(try "10Mbps")'),
+        (parse_rate, "10 Mbit/s", '(try "10Mbps")'),
+        (parse_rate, "100p", '(try "100pps")'),
         (parse_per_second, "1/sec", '(try "1/s")'),
     ],
 )

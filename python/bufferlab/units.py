@@ -76,30 +76,48 @@ SIZE_UNITS: dict[str, int] = {
 
 PACKET_UNITS = ("pkt",)
 
-# Units people write that mean something we accept, each with the spelling to use instead.
-_ALIASES: dict[str, str] = {
-    "sec": "s",
-    "secs": "s",
-    "second": "s",
-    "seconds": "s",
-    "msec": "ms",
-    "msecs": "ms",
-    "usec": "us",
-    "usecs": "us",
-    "nsec": "ns",
-    "Kbps": "kbps",
-    "kb/s": "kbps",
-    "Mb/s": "Mbps",
-    "Gb/s": "Gbps",
-    "b/s": "bps",
-    "kB": "KB",
-    "bytes": "B",
-    "byte": "B",
-    "b": "B",
-    "pkts": "pkt",
-    "packets": "pkt",
-    "packet": "pkt",
-    "p": "pkt",
+# Units people write that mean something we accept: the spellings to suggest, likeliest first
+# (the first one valid for the quantity at hand is offered).
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "sec": ("s",),
+    "secs": ("s",),
+    "second": ("s",),
+    "seconds": ("s",),
+    "m": ("min", "MB"),
+    "mins": ("min",),
+    "minute": ("min",),
+    "minutes": ("min",),
+    "hr": ("h",),
+    "hour": ("h",),
+    "hours": ("h",),
+    "msec": ("ms",),
+    "msecs": ("ms",),
+    "usec": ("us",),
+    "usecs": ("us",),
+    "nsec": ("ns",),
+    "Kbps": ("kbps",),
+    "kb/s": ("kbps",),
+    "Mb/s": ("Mbps",),
+    "Gb/s": ("Gbps",),
+    "b/s": ("bps",),
+    "kbit": ("kbps", "KB"),
+    "Mbit": ("Mbps", "MB"),
+    "Gbit": ("Gbps", "GB"),
+    "k": ("kbps", "KB"),
+    "K": ("kbps", "KB"),
+    "M": ("Mbps", "MB"),
+    "G": ("Gbps", "GB"),
+    "kB": ("KB",),
+    "kb": ("kbps", "KB"),
+    "Mb": ("Mbps", "MB"),
+    "Gb": ("Gbps", "GB"),
+    "bytes": ("B",),
+    "byte": ("B",),
+    "b": ("bps", "B"),
+    "pkts": ("pkt",),
+    "packets": ("pkt",),
+    "packet": ("pkt",),
+    "p": ("pkt", "pps"),
 }
 
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
@@ -154,6 +172,8 @@ def _split(value: Any, kind: str, example: str | None = None) -> tuple[Decimal, 
         raise UnitError(
             f"expected a {kind} such as {ex[0].format(n=10)}, got {_type_name(value)}"
         )
+    if re.fullmatch(r"\s*[+-]?\d+,\d+\s*\S*\s*", value):
+        raise UnitError(f"{_quote(value)}: write decimals with a point (try {_quote(value.strip().replace(',', '.'))})")
     m = _QUANTITY_RE.match(value)
     if not m:
         raise UnitError(f"{_quote(value)} is not a {kind} (write a number and a unit, e.g. {ex[0].format(n=10)})")
@@ -185,12 +205,12 @@ def _quote(value: str) -> str:
 
 def _unknown_unit(value: str, number: str, unit: str, kind: str, units: list[str]) -> UnitError:
     """The error for a value whose unit is not one of ``units``, with the likeliest fix."""
-    other = _kind_of_unit(unit) or _kind_of_unit(_ALIASES.get(unit, ""))
+    other = _kind_of_unit(unit)
     if other and other != kind and not (kind in ("bit rate",) and other == "rate"):
         return UnitError(f"{_quote(value)} is a {other}, not a {kind} (try {_EXAMPLE[kind][0].format(n=number)})")
-    fix = _ALIASES.get(unit)
-    if fix is None or fix not in units:
-        lower = {u.lower(): u for u in units}
+    fix = next((a for a in _ALIASES.get(unit, ()) if a in units), None)
+    lower = {u.lower(): u for u in units}
+    if fix is None:
         fix = lower.get(unit.lower())
     if fix is None:
         close = difflib.get_close_matches(unit, units, n=1, cutoff=0.5)
