@@ -42,6 +42,7 @@ def test_example_plans_deserialize_in_the_engine(name):
         'queue = { discipline = "blind_splitbuff", buffers = 2, limit = "100pkt" }',
         'queue = { discipline = "prio_small", threshold = "100B" }',
         'queue = { discipline = "red", min_th = "5pkt", max_th = 15, max_p = 0.1, weight = 0.002, gentle = true, wait = true, mean_pkt = "500B", limit = "200KB" }',
+        'queue = { discipline = "red", min_th = "30KB", max_th = "90KB", limit = "200KB" }',
         'ring = { size = 256, bql = "30KB" }',
         'ring = { size = 256, bql = "off" }',
     ],

@@ -65,18 +65,17 @@ def _threshold(value: Any) -> int:
     return n
 
 
-def _red_threshold(value: Any) -> float:
-    """RED's thresholds count packets of average queue: ``"5pkt"`` or a plain number (as ns-2)."""
+def _red_threshold(value: Any) -> tuple[str, float]:
+    """A RED threshold of average queue: ``"5pkt"`` or a plain number (packets, as in ns-2) or
+    ``"30KB"`` (byte mode) -> (plan key suffix, value)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        x = float(value)
+        suffix, x = "", float(value)
     else:
         s = parse_size(value)
-        if s.pkts is None:
-            raise UnitError(f'"{value}": RED\'s thresholds count packets (e.g. "5pkt")')
-        x = float(s.pkts)
-    if not (math.isfinite(x) and 0 <= x <= 1e8):
-        raise UnitError(f"{value} is not a usable threshold (a number of packets, 0 or more)")
-    return x
+        suffix, x = ("_pkts", float(s.pkts)) if s.pkts is not None else ("_bytes", float(s.bytes or 0))
+    if not (math.isfinite(x) and 0 <= x <= 1e12):
+        raise UnitError(f"{value} is not a usable threshold (0 or more packets or bytes)")
+    return suffix, x
 
 
 def _mean_pkt(value: Any) -> int:
@@ -91,7 +90,7 @@ _PARAMS: dict[str, dict[str, tuple[str, Callable[[Any], Any]]]] = {
     "fifo": {},
     # Floyd & Jacobson 1993, with ns-2's names: thresholds in packets of average queue.
     "red": {
-        "min_th": ("min_th", _red_threshold),
+        "min_th": ("min_th", _red_threshold),  # plan key gets the unit suffix: see read_queue
         "max_th": ("max_th", _red_threshold),
         "max_p": ("max_p", number(0, 1, lo_open=True, what="a probability in (0, 1]")),
         "weight": ("weight", number(0, 1, lo_open=True, what="an averaging weight in (0, 1]")),
@@ -180,9 +179,8 @@ def read_queue(value: Any, path: str, problems: Problems) -> dict[str, Any] | No
             v = t.get(key, parse)
             if v is not None:
                 qdisc[plan_key] = v
-
-    if disc == "red" and "min_th" in qdisc and "max_th" in qdisc and qdisc["min_th"] >= qdisc["max_th"]:
-        problems.add(f"{path}.max_th", "must be above min_th")
+    if disc == "red":
+        _red_thresholds(qdisc, path, problems)
     spec: dict[str, Any] = {"qdisc": qdisc}
     has_limit, has_sizing = "limit" in t.data, "sizing" in t.data
     if has_limit and has_sizing:
@@ -203,6 +201,22 @@ def read_queue(value: Any, path: str, problems: Problems) -> dict[str, Any] | No
     if not has_limit and not has_sizing:
         spec["limit_pkts"] = FQ_CODEL_LIMIT_PKTS if disc == "fq_codel" else TXQUEUELEN_PKTS
     return spec
+
+
+def _red_thresholds(qdisc: dict[str, Any], path: str, problems: Problems) -> None:
+    """Give the thresholds their unit in the key (``min_th_bytes``); both must share it."""
+    lo, hi = qdisc.pop("min_th", None), qdisc.pop("max_th", None)
+    for name, th in (("min_th", lo), ("max_th", hi)):
+        if th is not None:
+            qdisc[name + th[0]] = th[1]
+    if lo is not None and hi is not None:
+        in_bytes = lo[0] == "_bytes", hi[0] == "_bytes"
+        if in_bytes[0] != in_bytes[1]:
+            problems.add(f"{path}.max_th", "give both thresholds in the same unit (packets or bytes)")
+        elif lo[1] >= hi[1]:
+            problems.add(f"{path}.max_th", "must be above min_th")
+    elif (lo or hi) is not None and (lo or hi)[0] == "_bytes":
+        problems.add(f"{path}.{'max_th' if lo else 'min_th'}", "give both thresholds when they are in bytes (the defaults, 5 and 15, count packets)")
 
 
 def _read_limit(value: Any, disc: str | None) -> dict[str, int] | UnitError:
