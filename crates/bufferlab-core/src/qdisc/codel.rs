@@ -1,7 +1,7 @@
 //! CoDel, Controlled Delay (RFC 8289): drop at dequeue when the sojourn time has stayed above
 //! `target` for at least `interval`, then space drops by `interval / sqrt(count)`.
 //!
-//! Three parts, as in RFC 8289 §5: [`CodelConfig`] (params), [`CodelVars`] (per-queue state,
+//! Three parts, as in RFC 8289's pseudocode (§5): [`CodelConfig`] (params), [`CodelVars`] (per-queue state,
 //! reused by FQ-CoDel for each flow queue) and the [`Codel`] discipline (one FIFO).
 
 use std::collections::VecDeque;
@@ -24,7 +24,7 @@ pub struct CodelConfig {
 }
 
 impl Default for CodelConfig {
-    /// RFC 8289 §4.2 (TARGET = 5 ms) and §4.3 (INTERVAL = 100 ms), also Linux's defaults.
+    /// RFC 8289 §4.3 (TARGET = 5 ms) and §4.2 (INTERVAL = 100 ms), also Linux's defaults.
     fn default() -> Self {
         CodelConfig {
             target_ns: 5 * NS_PER_MS,
@@ -55,16 +55,16 @@ impl CodelConfig {
 pub(crate) trait CodelQueue {
     /// Remove the head packet.
     fn pop(&mut self) -> Option<QItem>;
-    /// Bytes still queued after the pop (RFC 8289 §5.3: no drop when less than one MTU waits).
+    /// Bytes still queued after the pop (RFC 8289 §5: no drop when less than one MTU waits).
     fn backlog_bytes(&self) -> u64;
 }
 
-/// CoDel's state for one queue (RFC 8289 §5.1 and §5.3).
+/// CoDel's state for one queue (RFC 8289 §5, per-queue state).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CodelVars {
     /// Drops since entering the dropping state (sets the control-law spacing).
     count: u32,
-    /// `count` when the last dropping state ended (RFC 8289 §5.5 re-entry).
+    /// `count` when the last dropping state began (for the re-entry rule).
     lastcount: u32,
     dropping: bool,
     /// When the sojourn time first went (and stayed) above target, plus interval; 0 if below.
@@ -83,14 +83,14 @@ impl CodelVars {
         self.dropping
     }
 
-    /// RFC 8289 §5.5 control law: the next drop comes `interval / sqrt(count)` after `t`, so the
+    /// The control law (RFC 8289 §3.3, §5): the next drop comes `interval / sqrt(count)` after `t`, so the
     /// drop rate grows as sqrt(count) and TCP throughput (∝ 1/sqrt(p)) falls linearly.
     #[inline]
     fn control_law(t: Time, interval_ns: Time, count: u32) -> Time {
         t + (interval_ns as f64 / (count.max(1) as f64).sqrt()) as Time
     }
 
-    /// One head-of-queue dequeue and the "ok to drop" verdict of RFC 8289 §5.3 (`dodequeue`).
+    /// One head-of-queue dequeue and the "ok to drop" verdict (RFC 8289 §5, `dodequeue`).
     #[inline]
     fn do_dequeue<Q: CodelQueue>(
         &mut self,
@@ -118,7 +118,7 @@ impl CodelVars {
         (Some(item), ok_to_drop)
     }
 
-    /// CoDel's dequeue (RFC 8289 §5.4): the packet to send, after any drops (pushed to `drops`
+    /// CoDel's dequeue (RFC 8289 §5): the packet to send, after any drops (pushed to `drops`
     /// with [`DropReason::Aqm`]).
     pub(crate) fn dequeue<Q: CodelQueue>(
         &mut self,
@@ -138,7 +138,7 @@ impl CodelVars {
                 // Sojourn went below target: leave the dropping state.
                 self.dropping = false;
             } else {
-                // Drop on schedule; each drop tightens the schedule (§5.4).
+                // Drop on schedule; each drop tightens the schedule.
                 while self.dropping && now >= self.drop_next {
                     let Some(victim) = item else { break };
                     drops.push(victim, DropReason::Aqm);
@@ -154,12 +154,12 @@ impl CodelVars {
                 }
             }
         } else if ok_to_drop {
-            // Enter the dropping state with one drop (§5.4).
+            // Enter the dropping state with one drop.
             drops.push(first, DropReason::Aqm);
             let (next, _) = self.do_dequeue(p, now, q, mtu_bytes);
             item = next;
             self.dropping = true;
-            // §5.5: if we were dropping recently, resume near the rate that last controlled the
+            // If we were dropping recently, resume near the rate that last controlled the
             // queue instead of starting over at one drop per interval.
             let delta = self.count.saturating_sub(self.lastcount);
             self.count = 1;
@@ -179,7 +179,7 @@ pub struct Codel {
     vars: CodelVars,
     fifo: Fifo,
     limit: Limit,
-    /// Largest packet seen: CoDel's "MTU" for the one-packet backlog test (RFC 8289 §5.3).
+    /// Largest packet seen: CoDel's "MTU" for the one-packet backlog test (RFC 8289 §5).
     mtu_bytes: u64,
 }
 

@@ -29,7 +29,7 @@ pub struct FqCodelConfig {
 }
 
 impl Default for FqCodelConfig {
-    /// RFC 8290 §5.1 (CoDel's 5 ms / 100 ms), §5.2 ("flows" 1024) and §4.2 (quantum 1514 B, an
+    /// RFC 8290 §5.1's defaults: CoDel's 5 ms / 100 ms, 1024 flows, a quantum of 1514 B (an
     /// Ethernet MTU with its header); the same as Linux `sch_fq_codel`.
     fn default() -> Self {
         FqCodelConfig {
@@ -41,7 +41,7 @@ impl Default for FqCodelConfig {
     }
 }
 
-/// RFC 8290 §5.2.2 / Linux: 10240 packets when the queue block gives no limit.
+/// RFC 8290 §5.1 / Linux: 10240 packets when the queue block gives no limit.
 pub const DEFAULT_LIMIT_PKTS: u64 = 10240;
 
 #[derive(Clone, Copy, PartialEq, Eq)]

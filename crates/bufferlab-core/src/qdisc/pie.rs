@@ -1,6 +1,6 @@
 //! PIE, Proportional Integral controller Enhanced (RFC 8033): drop at enqueue with a probability
 //! a PI controller updates every `t_update` from the queueing delay, estimated from the queue's
-//! bytes and its measured departure rate (RFC 8033 §4.2, §5.2 and Appendix A).
+//! bytes and its measured departure rate (RFC 8033 §4, §5.2 and its pseudocode appendices).
 
 use std::collections::VecDeque;
 
@@ -29,8 +29,8 @@ pub struct PieConfig {
 }
 
 impl Default for PieConfig {
-    /// RFC 8033 §5.1 / Appendix A: QDELAY_REF 15 ms, T_UPDATE 15 ms, alpha 0.125 Hz, beta 1.25 Hz
-    /// (the values for a 15 ms T_UPDATE), MAX_BURST 150 ms; also Linux `sch_pie`'s defaults.
+    /// RFC 8033 §4.2 and §4.4 (and its pseudocode): QDELAY_REF 15 ms, T_UPDATE 15 ms, alpha
+    /// 0.125 Hz, beta 1.25 Hz, MAX_BURST 150 ms; also Linux `sch_pie`'s defaults.
     fn default() -> Self {
         PieConfig {
             target_ns: 15 * NS_PER_MS,
@@ -44,7 +44,8 @@ impl Default for PieConfig {
 
 /// DQ_THRESHOLD: bytes a departure-rate measurement spans (RFC 8033 §5.2: 2^14 = 16 KB).
 const DQ_THRESHOLD_BYTES: u64 = 1 << 14;
-/// Weight of a new measurement in the average dequeue time: DQ_THRESHOLD / 2^16 (Appendix A).
+/// Weight of a new measurement in the average dequeue time: DQ_THRESHOLD / 2^16 (RFC 8033's
+/// pseudocode).
 const DQ_WEIGHT: f64 = DQ_THRESHOLD_BYTES as f64 / 65536.0;
 /// MEAN_PKTSIZE of the "fewer than two packets queued" safeguard (RFC 8033 §4.1).
 const MEAN_PKT_BYTES: u64 = 1500;
@@ -133,7 +134,7 @@ impl Pie {
 
     /// RFC 8033 §4.1 `drop_early`: the safeguards, then a random draw.
     #[inline]
-    fn drop_early(&mut self, bytes: u64) -> bool {
+    fn drop_early(&mut self) -> bool {
         if self.burst_allowance_ns > 0 {
             return false;
         }
@@ -142,11 +143,11 @@ impl Pie {
         {
             return false;
         }
-        let _ = bytes;
         self.rng.gen::<f64>() < self.drop_prob
     }
 
-    /// RFC 8033 §4.2 `calculate_drop_prob`, with the auto-scaling of alpha and beta (§5.1).
+    /// RFC 8033 §4.2 `calculate_drop_prob`, with the auto-scaling of alpha and beta, the cap of
+    /// §5.5 and the burst allowance of §4.4.
     fn update(&mut self) {
         let qdelay = if self.avg_dq_time_ns > 0.0 {
             (self.bytes as f64 * self.avg_dq_time_ns / DQ_THRESHOLD_BYTES as f64) as Time
@@ -199,7 +200,7 @@ impl QueueDisc for Pie {
             drops.push(item, DropReason::Overflow);
             return false;
         }
-        if self.drop_early(item.bytes as u64) {
+        if self.drop_early() {
             drops.push(item, DropReason::Aqm);
             return false;
         }

@@ -80,7 +80,7 @@ fn no_drop_when_above_target_for_less_than_interval() {
     assert!(tr.drops.is_empty());
 }
 
-/// RFC 8289 §5.5: re-entering the dropping state soon after leaving it resumes at
+/// RFC 8289: re-entering the dropping state soon after leaving it resumes at
 /// count - lastcount instead of 1.
 #[test]
 fn reentry_resumes_count() {
