@@ -152,9 +152,20 @@ def group_label(keys: Sequence[str], values: Any) -> str:
     return "; ".join(parts) if any(": " in p for p in parts) else ", ".join(parts)
 
 
+def _order(key: Any) -> tuple:
+    """Sort key for a group: quantities by their number ("10pkt" before "100pkt"), then text."""
+    key = key if isinstance(key, tuple) else (key,)
+    out = []
+    for v in key:
+        p = _parse_one(v)
+        out.append((0, p[0], "") if p is not None else (1, 0.0, str(v)))
+    return tuple(out)
+
+
 def groups(df: pd.DataFrame, by: Sequence[str]) -> Iterable[tuple[Any, pd.DataFrame]]:
+    """The groups of ``by`` in natural order (so legends read 10pkt, 20pkt, 100pkt)."""
     if not by:
         yield (), df
         return
-    yield from df.groupby(list(by), dropna=False, sort=True)
+    yield from sorted(df.groupby(list(by), dropna=False, sort=False), key=lambda kv: _order(kv[0]))
 
