@@ -323,3 +323,19 @@ def test_running_dask_cluster_by_address(spec_path, tmp_path):
     both = CliRunner().invoke(app, ["sweep", str(spec_path), "--out", str(tmp_path / "x"), "--dask-local",
                                     "--scheduler", "tcp://127.0.0.1:1"])
     assert both.exit_code == 2
+
+
+def die_on_one_point(scenario):
+    if scenario["traffic"][0]["rate"] == "500pps" and scenario["run"]["seed"] == 2 \
+            and scenario["topology"]["up"]["queue"]["limit"] == "10pkt":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return bufferlab.run(scenario)
+
+
+def test_a_dask_point_whose_worker_dies_is_failed(spec_path, tmp_path):
+    # Dask retries a task whose worker died (3 times by default), then gives up with KilledWorker;
+    # points that only shared a worker with it are retried and finish.
+    r = run_sweep(spec_path, tmp_path / "out", backend="dask", workers=2, run_fn=die_on_one_point)
+    assert (r.done, r.failed) == (17, 1)
+    p = load(tmp_path / "out").points
+    assert p.loc[p["status"] == "failed", "error"].str.startswith("KilledWorker").all()

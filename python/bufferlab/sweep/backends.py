@@ -230,17 +230,24 @@ class DaskBackend(Backend):
         from distributed import as_completed
 
         slots = self._slots()
-        self.futures = [
-            self.client.submit(
+        by_future = {}
+        for p in points:
+            f = self.client.submit(
                 run_point, p, self.engine_version, self.run_fn, key=f"bufferlab-{p.part}", pure=False
             )
-            for p in points
-        ]
+            by_future[f] = p
+        self.futures = list(by_future)
         self.pending = set(self.futures)
         for f in as_completed(self.futures):
             self.pending.discard(f)
             self.running = min(len(self.pending), slots)
-            yield f.result()
+            try:
+                got = f.result()
+            except Exception as e:  # noqa: BLE001 - e.g. KilledWorker: the point's workers died
+                p = by_future[f]
+                got = Outcome(p.point_id, p.seed, p.part, "failed", f"{type(e).__name__}: {e}",
+                              0.0, None, self.engine_version)
+            yield got
         self.running = 0
 
     def drain(self) -> list[Outcome]:
