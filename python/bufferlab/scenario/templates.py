@@ -98,7 +98,8 @@ def _dumbbell(raw: dict[str, Any], problems: Problems, seed: int) -> Topology | 
     fwd = complete(base, "topology.bottleneck", problems)
     rt = t.sub("bottleneck_reverse", _BOTTLENECK_KEYS)
     rev_layer = read_layer(rt) if rt is not None else {}
-    rev = complete({**base, **rev_layer}, "topology.bottleneck_reverse", problems)
+    # A key missing from both is reported once, at the bottleneck.
+    rev = complete({**base, **rev_layer}, "topology.bottleneck", problems)
 
     at = t.sub("access", _ACCESS_KEYS)
     acc_layer = read_layer_access(at, pairs or 1, seed) if at is not None else ({}, None)
