@@ -164,3 +164,25 @@ def test_plot_timeseries_command_on_a_scenario(tmp_path):
     assert set(d["id"]) == {"client->server"}
     np.testing.assert_allclose(d["time_s"], np.arange(len(d)) * 0.05)
     assert len(d) >= 40
+
+
+def test_plot_timeseries_of_one_sweep_point(tmp_path):
+    out = tmp_path / "out"
+    spec = load_spec({
+        "base": str(example_path("udp-fifo")), "seeds": 2,
+        "set": {"run.duration": "1s", "run.measure": ["0s", "1s"], "run.sample": "100ms"},
+        "grid": {"traffic[0].rate": ["300pps", "700pps"]},
+    })
+    run_sweep(spec, out, backend="inline")
+    pts = bufferlab.load(out).points
+    pid = pts.loc[pts["traffic[0].rate"] == "700pps", "point_id"].iloc[0]
+    args = ["plot", "timeseries", str(out), "--metric", "qlen_pkts", "--id", "client->server", "-o", str(tmp_path / "t.png")]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2 and "choose one with --point" in res.output
+    res = CliRunner().invoke(app, [*args, "--point", pid[:6], "--data", str(tmp_path / "t.csv")])
+    assert res.exit_code == 0, res.output
+    d = pd.read_csv(tmp_path / "t.csv")
+    assert sorted(d["seed"].unique()) == [1, 2] and len(d) == 20  # one line per seed
+    ts = bufferlab.load(out).timeseries
+    want = ts[(ts.point_id == pid) & (ts.metric == "qlen_pkts") & (ts.id == "client->server")]
+    np.testing.assert_array_equal(np.sort(d["value"].to_numpy()), np.sort(want["value"].to_numpy()))

@@ -339,3 +339,10 @@ def test_a_dask_point_whose_worker_dies_is_failed(spec_path, tmp_path):
     assert (r.done, r.failed) == (17, 1)
     p = load(tmp_path / "out").points
     assert p.loc[p["status"] == "failed", "error"].str.startswith("KilledWorker").all()
+
+
+def test_dry_run_lists_the_runs_and_runs_nothing(spec_path, tmp_path):
+    res = CliRunner().invoke(app, ["sweep", str(spec_path), "--out", str(tmp_path / "o"), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert "18 runs" in res.output and "700pps" in res.output
+    assert not (tmp_path / "o").exists()
