@@ -142,3 +142,29 @@ def test_python_dash_m():
     p = subprocess.run([sys.executable, "-m", "bufferlab", "version"], capture_output=True, text=True,
                        stdin=subprocess.DEVNULL, timeout=120)
     assert p.returncode == 0 and p.stdout.startswith("bufferlab ")
+
+
+def test_tables_leave_out_columns_no_row_has():
+    from io import StringIO
+
+    from rich.console import Console
+
+    from bufferlab.cli import print_result
+    from bufferlab.results import Result
+
+    summary = {
+        "engine": {"version": "x", "events": 1, "wall_seconds": 0.1, "sim_seconds": 1.0},
+        "flows": [{"id": "udp-1", "kind": "udp", "src": "a", "dst": "b", "goodput_bps": 1e6, "rtt_mean_s": None,
+                   "owd_mean_s": 0.01, "loss_rate": 0.0, "retransmits": 0, "completion_time_s": None}],
+        "queues": [{"link": "a->b", "discipline": "fifo", "limit_pkts": 10, "sojourn_mean_s": 0.001,
+                    "ring_sojourn_mean_s": 0.002, "bql_limit_bytes": 3000, "dropped": 0},
+                   {"link": "b->a", "discipline": "fifo", "limit_bytes": 64000, "sizing": "bdp", "dropped": 0}],
+        "links": [{"link": "a->b", "rate_bps": 1e6, "framing": "atm", "utilization": 0.5, "bytes_sent": 10}],
+    }
+    buf = StringIO()
+    print_result(Result(summary), Console(file=buf, width=200), title="t")
+    text = buf.getvalue()
+    assert "one-way mean" in text and "10ms" in text
+    assert "rtt mean" not in text and "done in" not in text
+    assert "ring mean" in text and "3KB" in text
+    assert "64KB (bdp)" in text and "atm" in text

@@ -236,6 +236,31 @@ def _s(x: Any) -> str:
     return _f(x, lambda v: format_time_ns(float(v) * 1e9))
 
 
+def _limit(q: dict[str, Any]) -> str:
+    if q.get("limit_pkts") is not None:
+        limit = f"{q['limit_pkts']}pkt"
+    elif q.get("limit_bytes") is not None:
+        limit = format_bytes(q["limit_bytes"])
+    else:
+        limit = "-"
+    if q.get("sizing"):
+        limit += f" ({q['sizing']})"
+    return limit
+
+
+def _print_table(console: Console, title: str, cols: list[tuple[str, str, Callable[[dict[str, Any]], str]]], items: list[dict[str, Any]]) -> None:
+    """A table of ``items``, leaving out columns no item has a value in (RTTs of a UDP-only run,
+    ring delays where there is no ring)."""
+    rows = [[get(x) for _, _, get in cols] for x in items]
+    keep = [i for i in range(len(cols)) if any(r[i] != "-" for r in rows)]
+    t = Table(title=title, title_justify="left")
+    for i in keep:
+        t.add_column(cols[i][0], justify=cols[i][1], no_wrap=True)
+    for r in rows:
+        t.add_row(*(r[i] for i in keep))
+    console.print(t)
+
+
 def print_result(result: Result, console: Console, title: str | None = None) -> None:
     """The readable summary: a line about the run, then flows, queues and links."""
     s = result.summary
@@ -263,48 +288,32 @@ def print_result(result: Result, console: Console, title: str | None = None) -> 
             ("retx", "right", lambda f: _f(f.get("retransmits"), str)),
             ("done in", "right", lambda f: _s(f.get("completion_time_s"))),
         ]
-        rows = [[get(f) for _, _, get in cols] for f in flows]
-        # Leave out columns no flow has a value in (RTTs of a UDP-only run, completion times of
-        # bulk transfers).
-        keep = [i for i in range(len(cols)) if any(r[i] != "-" for r in rows)]
-        t = Table(title="flows", title_justify="left")
-        for i in keep:
-            t.add_column(cols[i][0], justify=cols[i][1], no_wrap=True)
-        for r in rows:
-            t.add_row(*(r[i] for i in keep))
-        console.print(t)
+        _print_table(console, "flows", cols, flows)
     queues = s.get("queues", [])
     if queues:
-        t = Table(title="queues", title_justify="left")
-        for col, just in (("link", "left"), ("qdisc", "left"), ("limit", "right"), ("sojourn mean", "right"),
-                          ("sojourn p99", "right"), ("mean occupancy", "right"), ("enqueued", "right"), ("dropped", "right")):
-            t.add_column(col, justify=just, no_wrap=True)
-        for q in queues:
-            if q.get("limit_pkts") is not None:
-                limit = f"{q['limit_pkts']}pkt"
-            elif q.get("limit_bytes") is not None:
-                limit = format_bytes(q["limit_bytes"])
-            else:
-                limit = "-"
-            if q.get("sizing"):
-                limit += f" ({q['sizing']})"
-            t.add_row(
-                str(q.get("link")), str(q.get("discipline")), limit, _s(q.get("sojourn_mean_s")), _s(q.get("sojourn_p99_s")),
-                _f(q.get("occupancy_mean_pkts"), lambda v: f"{v:.3g} pkt"), _f(q.get("enqueued"), lambda v: f"{v:,}"),
-                _f(q.get("dropped"), lambda v: f"{v:,}"),
-            )
-        console.print(t)
+        cols = [
+            ("link", "left", lambda q: str(q.get("link"))),
+            ("qdisc", "left", lambda q: str(q.get("discipline"))),
+            ("limit", "right", _limit),
+            ("sojourn mean", "right", lambda q: _s(q.get("sojourn_mean_s"))),
+            ("sojourn p99", "right", lambda q: _s(q.get("sojourn_p99_s"))),
+            ("ring mean", "right", lambda q: _s(q.get("ring_sojourn_mean_s"))),
+            ("bql", "right", lambda q: _f(q.get("bql_limit_bytes"), format_bytes)),
+            ("mean occupancy", "right", lambda q: _f(q.get("occupancy_mean_pkts"), lambda v: f"{v:.3g} pkt")),
+            ("enqueued", "right", lambda q: _f(q.get("enqueued"), lambda v: f"{v:,}")),
+            ("dropped", "right", lambda q: _f(q.get("dropped"), lambda v: f"{v:,}")),
+        ]
+        _print_table(console, "queues", cols, queues)
     links = s.get("links", [])
     if links:
-        t = Table(title="links", title_justify="left")
-        for col, just in (("link", "left"), ("rate", "right"), ("utilization", "right"), ("sent", "right")):
-            t.add_column(col, justify=just, no_wrap=True)
-        for ln in links:
-            t.add_row(
-                str(ln.get("link")), _f(ln.get("rate_bps"), format_rate_bps),
-                _f(ln.get("utilization"), lambda v: f"{100 * v:.1f}%"), _f(ln.get("bytes_sent"), format_bytes),
-            )
-        console.print(t)
+        cols = [
+            ("link", "left", lambda ln: str(ln.get("link"))),
+            ("rate", "right", lambda ln: _f(ln.get("rate_bps"), format_rate_bps)),
+            ("framing", "left", lambda ln: "-" if ln.get("framing") in (None, "none") else str(ln["framing"])),
+            ("utilization", "right", lambda ln: _f(ln.get("utilization"), lambda v: f"{100 * v:.1f}%")),
+            ("sent", "right", lambda ln: _f(ln.get("bytes_sent"), format_bytes)),
+        ]
+        _print_table(console, "links", cols, links)
 
 
 def main() -> None:
