@@ -156,3 +156,14 @@ def test_engine_result_round_trips_through_parquet(tmp_path):
         pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"), getattr(r, name), check_dtype=False)
     assert json.loads((out / "plan.json").read_text()) == r.plan
     assert json.loads((out / "summary.json").read_text()) == r.summary
+
+
+def test_nested_values_become_json_text(tmp_path):
+    summary = json.loads(json.dumps(SUMMARY))
+    summary["flows"][0]["extra"] = {}
+    summary["flows"][1]["extra"] = {"a": [1, 2]}
+    summary["links"][0]["parts"] = []
+    r = Result(summary)
+    assert r.flows["extra"].tolist() == ["{}", '{"a": [1, 2]}']
+    out = r.write(tmp_path / "run")  # an empty table would be an unwritable struct column
+    assert pd.read_parquet(out / "flows.parquet")["extra"].tolist() == ["{}", '{"a": [1, 2]}']

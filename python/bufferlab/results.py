@@ -169,7 +169,12 @@ class Result:
 def _rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
     import pandas as pd
 
-    return pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+    return pd.DataFrame.from_records([_flat(r) for r in rows]) if rows else pd.DataFrame()
+
+
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    """Nested values (tables, lists) as JSON text, so every column is a plain Parquet column."""
+    return {k: json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v for k, v in row.items()}
 
 
 def _queues(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -182,7 +187,7 @@ def _queues(rows: list[dict[str, Any]]) -> pd.DataFrame:
     reasons = list(DROP_REASONS) + sorted(seen - set(DROP_REASONS))
     flat = []
     for row in rows:
-        out = {k: v for k, v in row.items() if k != "drops_by_reason"}
+        out = _flat({k: v for k, v in row.items() if k != "drops_by_reason"})
         by = row.get("drops_by_reason") or {}
         for r in reasons:
             out[f"drops_{r}"] = int(by.get(r, 0))
