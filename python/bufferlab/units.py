@@ -146,12 +146,8 @@ def _kind_of_unit(unit: str) -> str | None:
     return None
 
 
-def _fmt_number(text: str) -> str:
-    return text.strip()
-
-
 def _bare_number_message(value: Any, kind: str, example: str | None = None) -> str:
-    n = _fmt_number(repr(value) if not isinstance(value, str) else value)
+    n = (repr(value) if not isinstance(value, str) else value).strip()
     a, b = _EXAMPLE[example or kind]
     return f"{n} is a bare number; a {kind} needs a unit (try {a.format(n=n)} or {b.format(n=n)})"
 
@@ -278,13 +274,8 @@ def parse_rate(value: Any, *, allow_pps: bool = True) -> Rate:
 def _fmt_decimal_rate(bps: Decimal) -> str:
     for unit, f in (("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3)):
         if bps >= f:
-            return f"{_trim(bps / f)}{unit}"
-    return f"{_trim(bps)}bps"
-
-
-def _trim(d: Decimal) -> str:
-    s = format(d.normalize(), "f")
-    return s
+            return f"{format((bps / f).normalize(), 'f')}{unit}"
+    return f"{format(bps.normalize(), 'f')}bps"
 
 
 @dataclass(frozen=True)
@@ -378,8 +369,6 @@ _DIST_EXAMPLES = {
     "pareto": "pareto(1.2, mean=36KB)",
     "lognormal": "lognormal(mean=130ms, sd=30ms)",
 }
-# Parameters that are plain numbers, not quantities.
-_PLAIN = {("zipf", "s"), ("pareto", "shape")}
 
 
 def parse_dist(value: Any, quantity: str, *, pkt_bytes: int | None = None) -> dict[str, Any]:
@@ -406,7 +395,7 @@ def parse_dist(value: Any, quantity: str, *, pkt_bytes: int | None = None) -> di
     name, body = m.group(1), m.group(2)
     if name not in _DIST_SIGNATURES:
         close = difflib.get_close_matches(name, list(_DIST_SIGNATURES), n=1, cutoff=0.5)
-        hint = f" (try {_quote(name_fix(value, name, close[0]))})" if close else ""
+        hint = f" (try {_quote(value.replace(name, close[0], 1))})" if close else ""
         raise UnitError(
             f"{_quote(value)}: unknown distribution {_quote(name)}{hint}; known: {', '.join(_DIST_SIGNATURES)}"
         )
@@ -497,10 +486,6 @@ def parse_dist(value: Any, quantity: str, *, pkt_bytes: int | None = None) -> di
     if mean <= 0:
         raise UnitError(f"{_quote(value)}: the mean must be greater than zero")
     return {"dist": "lognormal", "mean": mean, "sd": sd}
-
-
-def name_fix(value: str, wrong: str, right: str) -> str:
-    return value.replace(wrong, right, 1)
 
 
 def _example_for(quantity: str) -> str:
