@@ -235,3 +235,10 @@ def test_scenario_error_pickles():
     e = ScenarioError([Problem("a.b", "bad")], "f.toml")
     e2 = pickle.loads(pickle.dumps(e))
     assert e2.problems == ["a.b: bad"] and e2.problems[0].path == "a.b" and e2.source == "f.toml"
+
+
+def test_a_value_where_a_table_belongs_is_one_problem():
+    doc = example_doc("braud-table2")
+    doc["topology"]["up"] = "800kbps"
+    doc["run"] = 200
+    assert [p.path for p in problems(doc)] == ["run", "topology.up"]

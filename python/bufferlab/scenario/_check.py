@@ -53,11 +53,19 @@ class Problems:
 
     def __init__(self) -> None:
         self.items: list[Problem] = []
+        # Paths that are not tables where tables belong: nothing under them is reported again.
+        self.not_tables: set[str] = set()
 
     def add(self, path: str, message: str) -> None:
+        if any(path.startswith(t + ".") for t in self.not_tables):
+            return
         p = Problem(path, message)
         if p not in self.items:
             self.items.append(p)
+
+    def not_a_table(self, path: str, message: str) -> None:
+        self.add(path, message)
+        self.not_tables.add(path)
 
     def __len__(self) -> int:
         return len(self.items)
@@ -88,7 +96,7 @@ class Table:
         self.ok = isinstance(data, dict)
         if not self.ok:
             hint = f" (e.g. {example})" if example else ""
-            problems.add(path, f"expected a table, got {describe(data)}{hint}")
+            problems.not_a_table(path, f"expected a table, got {describe(data)}{hint}")
             data = {}
         self.data: dict[str, Any] = data
         unsupported = unsupported or {}
