@@ -8,7 +8,7 @@
 //! | `connection-proportional` | [`PKTS_PER_CONNECTION`] × n (Morris 2000; Dhamdhere et al. 2005) |
 //! | `max(bdp, connection-proportional)` | seed 003 §3.2's reconciling rule |
 //! | `2L` | 2 × the number of input links of the router (seed 003 §5) |
-//! | `rtt-adaptive` | starts at BDP, then rate × measured mean RTT every period ([`AdaptiveSizer`]) |
+//! | `rtt-adaptive` | starts at BDP, then rate × measured mean RTT, re-sized once per sawtooth cycle ([`AdaptiveSizer`]) |
 //!
 //! Every rule is multiplied by `scale`, rounded to whole packets, at least one. A port no flow
 //! crosses never queues a packet; the rules that need flows leave it at Linux's `txqueuelen`
@@ -125,28 +125,34 @@ pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), St
     Ok((limit, rule.to_string()))
 }
 
-/// The RTT-based rule of seed 003 §4.2: every period, the router sets its buffer to
-/// rate × the mean RTT it read from the packets' RTT stamps. The RTT includes the queueing the
-/// buffer itself causes, so the buffer feeds on itself: for one NewReno flow it converges to
-/// about 3 × BDP instead of BDP.
+/// The RTT-based rule of seed 003 §4.2: the router sets its buffer to rate × the mean RTT it
+/// reads from the packets' RTT stamps. The RTT includes the queueing the buffer itself causes,
+/// so the buffer feeds on itself: for one NewReno flow it converges to about 3 × BDP instead of
+/// BDP.
 ///
-/// The period should span whole sawtooth cycles of the flows: a period shorter than a cycle
-/// tracks the instantaneous RTT, and the buffer grows with the queue without bound.
+/// When to re-size: the paper's router knows the flow's *average* RTT, i.e. the mean over whole
+/// sawtooth cycles. A router re-sizing on a clock with a period shorter than a cycle averages
+/// over the rising part of the sawtooth only, always sets the buffer above the current queue,
+/// never overflows, and grows without bound. So the sizer re-sizes at the end of a cycle — the
+/// first drop at the port once at least `period` has passed since the last re-size — with the
+/// mean RTT since then (one or more whole cycles).
 #[derive(Clone, Debug)]
 pub struct AdaptiveSizer {
     rate_bps: u64,
     pkt_bytes: u32,
     scale: f64,
     period_ns: Time,
-    next_ns: Time,
+    last_ns: Time,
+    /// When a re-size became due (a drop after the period), if one is.
+    due_ns: Option<Time>,
     sum_ns: f64,
     n: u64,
     limit: Limit,
 }
 
 impl AdaptiveSizer {
-    /// Seed 003 gives no period. Ours: 10 s, a few sawtooth cycles of a NewReno flow on the
-    /// paper's 10 Mb/s, 100 ms path at small multiples of its BDP.
+    /// Seed 003 gives no period. Ours: 10 s, so that a single burst of drops re-sizes once and a
+    /// cycle of many short-RTT flows is averaged over several of its sawteeth.
     pub const DEFAULT_PERIOD_NS: Time = 10 * NS_PER_SEC;
 
     /// Starts at the BDP over the flows' round-trip propagation times ("the initial buffer size
@@ -167,7 +173,8 @@ impl AdaptiveSizer {
             pkt_bytes: ctx.pkt_bytes,
             scale: spec.scale,
             period_ns,
-            next_ns: period_ns,
+            last_ns: 0,
+            due_ns: None,
             sum_ns: 0.0,
             n: 0,
             limit,
@@ -183,13 +190,22 @@ impl AdaptiveSizer {
         }
     }
 
-    /// When the next [`AdaptiveSizer::update`] is due.
-    pub fn next_update(&self) -> Time {
-        self.next_ns
+    /// The port dropped a packet: a sawtooth cycle ended. Makes a re-size due if the period has
+    /// passed.
+    #[inline]
+    pub fn on_drop(&mut self, now: Time) {
+        if self.due_ns.is_none() && now >= self.last_ns + self.period_ns {
+            self.due_ns = Some(now);
+        }
     }
 
-    /// The period ended: the new limit, rate × mean RTT of the period (unchanged if no packet
-    /// carried an RTT).
+    /// When the next [`AdaptiveSizer::update`] is due (`Time::MAX`: not yet).
+    pub fn next_update(&self) -> Time {
+        self.due_ns.unwrap_or(Time::MAX)
+    }
+
+    /// Re-size: rate × the mean RTT since the last re-size (unchanged if no packet carried an
+    /// RTT). Returns the limit now in force.
     pub fn update(&mut self, now: Time) -> Limit {
         if self.n > 0 {
             let mean_ns = self.sum_ns / self.n as f64;
@@ -199,7 +215,8 @@ impl AdaptiveSizer {
         }
         self.sum_ns = 0.0;
         self.n = 0;
-        self.next_ns = now + self.period_ns;
+        self.last_ns = now;
+        self.due_ns = None;
         self.limit
     }
 

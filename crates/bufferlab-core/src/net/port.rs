@@ -238,7 +238,8 @@ impl Port {
         self.stats.arrivals.add(&w, now, 1);
         self.touch(now);
         if let Some(a) = &mut self.adaptive {
-            // Seed 003 §4.2: the router reads the RTT from the packets and re-sizes periodically.
+            // Seed 003 §4.2: the router reads the RTT from the packets, and re-sizes once a
+            // sawtooth cycle has ended.
             a.on_packet(now, item.srtt_ns);
             if now >= a.next_update() {
                 let l = a.update(now);
@@ -247,6 +248,11 @@ impl Port {
         }
         if self.qdisc.enqueue(now, item, &mut self.drops) {
             self.stats.enqueued.add(&w, now, 1);
+        }
+        if let Some(a) = &mut self.adaptive {
+            if !self.drops.items.is_empty() {
+                a.on_drop(now);
+            }
         }
         self.account_drops(cx);
         self.fill_ring(cx);
