@@ -168,3 +168,11 @@ def test_tables_leave_out_columns_no_row_has():
     assert "rtt mean" not in text and "done in" not in text
     assert "ring mean" in text and "3KB" in text
     assert "64KB (bdp)" in text and "atm" in text
+
+
+def test_refused_scenario_writes_nothing(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(example_path("udp-fifo").read_text().replace('"1500B"', '"1500"'))
+    r = cli("run", str(bad), "--out", str(tmp_path / "res"))
+    assert r.exit_code == 2 and 'traffic[0].size: 1500 is a bare number' in r.stderr
+    assert not (tmp_path / "res").exists()
