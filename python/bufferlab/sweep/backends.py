@@ -116,8 +116,14 @@ class PoolBackend(Backend):
 
         def feed(i: int) -> None:
             p = next(todo, None)
-            if p is not None:
-                self.busy[i] = p
+            if p is None:
+                return
+            self.busy[i] = p
+            try:
+                self.procs[i][1].send(p)
+            except OSError:  # the worker is gone (its pipe is closed): start another
+                self.procs[i][1].close()
+                self.procs[i] = self._start()
                 self.procs[i][1].send(p)
 
         for i in range(self.workers):
