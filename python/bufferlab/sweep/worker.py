@@ -59,17 +59,20 @@ def _keyed(t: pa.Table, point: Point) -> pa.Table:
     return t.add_column(0, "point_id", pa.array([point.point_id] * n, pa.string()))
 
 
-def _flat(row: dict[str, Any]) -> dict[str, Any]:
-    """A summary row as Result's tables give it: a queue's drops_by_reason spread into
-    ``drops_<reason>`` columns (every reason the engine knows, 0 when absent); any other table
-    or list cell as JSON text."""
-    out = {}
-    for k, v in row.items():
-        if k == "drops_by_reason" and isinstance(v, dict):
-            for reason in dict.fromkeys([*DROP_REASONS, *sorted(v)]):
-                out[f"drops_{reason}"] = int(v.get(reason, 0))
-        else:
-            out[k] = _plain(v)
+def _flat(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Summary rows as Result's tables give them: tables and lists as JSON text, and a queue's
+    drops_by_reason spread into ``drops_<reason>`` columns at the end (every reason the engine
+    knows and any other one seen, 0 when absent), so every row has the same columns."""
+    seen = {r for row in rows for r in (row.get("drops_by_reason") or {})}
+    reasons = [*DROP_REASONS, *sorted(seen - set(DROP_REASONS))]
+    out = []
+    for row in rows:
+        flat = {k: _plain(v) for k, v in row.items() if k != "drops_by_reason"}
+        if "drops_by_reason" in row:
+            by = row.get("drops_by_reason") or {}
+            for reason in reasons:
+                flat[f"drops_{reason}"] = int(by.get(reason, 0))
+        out.append(flat)
     return out
 
 
@@ -83,7 +86,7 @@ def _tables(result: Any, point: Point) -> dict[str, pa.Table]:
         rows = summary.get(name) if isinstance(summary, dict) and name in SUMMARY_TABLES else None
         if isinstance(rows, list):
             if rows:
-                out[name] = _keyed(pa.Table.from_pylist([_flat(r) for r in rows]), point)
+                out[name] = _keyed(pa.Table.from_pylist(_flat(rows)), point)
             continue
         df = getattr(result, name, None)
         if df is None:
