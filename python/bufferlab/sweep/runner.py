@@ -7,6 +7,8 @@ command runs only what is missing.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import signal
 import threading
@@ -28,10 +30,24 @@ from .worker import Outcome
 __all__ = ["run_sweep", "SweepReport", "SweepInterrupted", "engine_version"]
 
 
+@functools.lru_cache(maxsize=1)
 def engine_version() -> str:
-    from .._core import version
+    """The engine's version and a digest of its built extension, ``"0.1.0+3f9a0c12d4e5"``.
 
-    return version()
+    The digest makes a rebuilt engine a new engine for the store: during development the
+    version number stays while the code changes, and results of two builds must not mix.
+    """
+    from .. import _core
+
+    version = _core.version()
+    path = getattr(_core, "__file__", None)
+    if not path:
+        return version
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return f"{version}+{h.hexdigest()[:12]}"
 
 
 @dataclass

@@ -52,8 +52,9 @@ class Point:
     """One point × seed: the resolved scenario and the identifiers it is stored under.
 
     ``point_id`` hashes the resolved scenario without its seed (so all seeds of a point share
-    it); ``key`` hashes the resolved scenario with its seed and the engine version, and names the
-    stored part, so a result is reused only for the same scenario run by the same engine.
+    it); ``key`` hashes the resolved scenario with its seed and the engine version (with a
+    digest of the engine build), and names the stored part, so a result is reused only for the
+    same scenario run by the same engine.
     """
 
     index: int
