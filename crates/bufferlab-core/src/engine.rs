@@ -213,6 +213,17 @@ impl Engine {
             let (busy, bytes) = (p.busy_ns_until(now), p.stats.bytes_sent.total);
             ts.push(t, "queue", name, "qlen_pkts", p.qdisc.len_pkts() as f64);
             ts.push(t, "queue", name, "qlen_bytes", p.qdisc.len_bytes() as f64);
+            if let Some(r) = &p.ring {
+                ts.push(t, "queue", name, "ring_pkts", r.len() as f64);
+                if r.dql.limit() != u64::MAX {
+                    ts.push(t, "queue", name, "bql_limit_bytes", r.dql.limit() as f64);
+                }
+            }
+            if p.adaptive.is_some() {
+                if let Some(l) = p.qdisc.limit().pkts {
+                    ts.push(t, "queue", name, "limit_pkts", l as f64);
+                }
+            }
             let util = if dt > 0.0 {
                 secs(busy - prev.0) / dt
             } else {
