@@ -111,6 +111,7 @@ CASES = [
     ("braud-table2", setk(["traffic", 1, "size"], "10B"), "traffic[1].size", "28 B of UDP headers"),
     ("braud-table2", setk(["traffic", 1, "size"], "100KB"), "traffic[1].size", "larger than an IP packet"),
     ("braud-table2", setk(["traffic", 1, "ttl"], 0), "traffic[1].ttl", "too small"),
+    ("braud-table2", setk(["traffic", 1, "rate"], "9Tbps"), "traffic[1].rate", "absurd rate"),
     ("braud-table2", setk(["traffic", 1, "arrivals"], "possion"), "traffic[1].arrivals", 'did you mean "poisson"?'),
     ("braud-table2", setk(["traffic", 1, "burst"], {"packets": 10}), "traffic[1].burst.every", "missing"),
     ("braud-table2", setk(["traffic", 1, "stop"], "0s"), "traffic[1].stop", "before the source starts"),

@@ -26,6 +26,7 @@ PING_DEFAULT_SIZE_BYTES = 84  # Linux ping: 56 B data + 8 B ICMP + 20 B IP
 MIN_UDP_BYTES = 28  # IP 20 B + UDP 8 B
 MIN_ICMP_BYTES = 28  # IP 20 B + ICMP echo 8 B
 MAX_IP_BYTES = 65535
+MAX_PPS = 1e9
 CC = ("newreno", "cubic", "vegas")
 
 TCP_OPTION_KEYS = ("cc", "sack", "delayed_ack", "beta", "initial_window", "min_rto", "mss", "rwnd", "sndbuf", "handshake")
@@ -105,6 +106,8 @@ def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, set[st
                 spec["rate_pps"] = rate.pps
             elif size is not None and rate.bps is not None:
                 spec["rate_pps"] = rate.bps / (8 * size)
+                if spec["rate_pps"] > MAX_PPS:
+                    t.problem("rate", f"is {spec['rate_pps']:.3g} packets of {size} B per second, an absurd rate (at most 10^9)")
         if t.has("arrivals"):
             spec["arrivals"] = t.get("arrivals", choice("cbr", "poisson"))
         if t.has("burst"):
