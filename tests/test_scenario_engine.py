@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import tomllib
 
 import pytest
 from conftest import EXAMPLE_NAMES, example_path
@@ -95,7 +96,7 @@ def test_engine_paths_map_back_to_file_keys():
 
 
 def test_discipline_refusals_name_the_files_key():
-    doc = {**__import__("tomllib").loads(example_path("udp-fifo").read_text())}
+    doc = {**tomllib.loads(example_path("udp-fifo").read_text())}
     doc["topology"]["up"]["queue"] = {"discipline": "codel", "target": "200ms", "interval": "100ms"}
     with pytest.raises(ScenarioError) as e:
         load_scenario(doc)
@@ -144,3 +145,40 @@ def test_engine_value_errors_become_scenario_errors():
     with pytest.raises(ScenarioError) as e:
         bufferlab.run_plan(plan, origins=sc.origins)
     assert any(p.path.startswith("topology.up.queue") for p in e.value.problems), e.value.problems
+
+
+@pytest.mark.parametrize(
+    "queue, limit_pkts, limit_bytes, sizing",
+    [
+        ('{ discipline = "fifo", limit = "50pkt" }', 50, None, None),
+        ('{ discipline = "fifo", limit = "30KB" }', None, 30_000, None),
+        ('{ discipline = "red", min_th = "5pkt", max_th = "15pkt", limit = "100pkt" }', 100, None, None),
+        ('{ discipline = "red", min_th = "6KB", max_th = "20KB", limit = "100KB" }', None, 100_000, None),
+        ('{ discipline = "codel" }', 1000, None, None),
+        ('{ discipline = "fq_codel", quantum = 300 }', 10240, None, None),
+        ('{ discipline = "pie" }', 1000, None, None),
+        ('{ discipline = "splitbuff", limit = "100pkt" }', 100, None, None),
+        ('{ discipline = "blind_splitbuff", limit = "100pkt" }', 100, None, None),
+        ('{ discipline = "prio_small", threshold = "100B" }', 1000, None, None),
+        # BDP of the 20 ms round trip at 10 Mb/s: 25 KB, 17 packets of 1500 B.
+        ('{ sizing = "bdp" }', 17, None, "bdp"),
+    ],
+)
+def test_every_discipline_runs_from_a_file(queue, limit_pkts, limit_bytes, sizing):
+    doc = tomllib.loads(example_path("udp-fifo").read_text())
+    doc["topology"]["up"]["queue"] = tomllib.loads("q = " + queue)["q"]
+    doc["topology"]["up"]["ring"] = {"size": 64, "bql": "auto"}
+    doc["topology"]["down"]["framing"] = "atm"
+    doc["traffic"][0]["rate"] = "1000pps"  # 12 Mb/s into 10 Mb/s: the queue fills and drops
+    doc["traffic"].append({"kind": "ping", "from": "client", "to": "server", "interval": "100ms"})
+    doc["run"].update(duration="5s", measure=["1s", "5s"])
+    r = bufferlab.run(doc)
+    q = r.queue("client->server")
+    kind = tomllib.loads("q = " + queue)["q"].get("discipline", "fifo")
+    assert (q["discipline"], q["limit_pkts"], q["limit_bytes"], q["sizing"]) == (kind, limit_pkts, limit_bytes, sizing)
+    assert sum(q["drops_by_reason"].values()) == q["dropped"]
+    c = r.summary["conservation"]
+    assert c["created"] == c["delivered"] + c["dropped"] + c["queued"] + c["in_flight"]
+    assert r.links.set_index("link").loc["server->client", "framing"] == "atm"
+    ping = r.flow(next(f["id"] for f in r.summary["flows"] if f["kind"] == "ping"))
+    assert ping["rtt_mean_s"] >= 0.020  # at least the 2 x 10 ms of propagation
