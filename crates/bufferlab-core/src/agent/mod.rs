@@ -57,7 +57,8 @@ pub enum Agent {
     UdpSink(udp::UdpSink),
     PingClient(ping::PingClient),
     PingServer(ping::PingServer),
-    Tcp(Box<crate::tcp::TcpAgent>),
+    TcpSender(Box<crate::tcp::TcpSender>),
+    TcpReceiver(Box<crate::tcp::TcpReceiver>),
 }
 
 macro_rules! dispatch {
@@ -67,7 +68,8 @@ macro_rules! dispatch {
             Agent::UdpSink($a) => $e,
             Agent::PingClient($a) => $e,
             Agent::PingServer($a) => $e,
-            Agent::Tcp($a) => $e,
+            Agent::TcpSender($a) => $e,
+            Agent::TcpReceiver($a) => $e,
         }
     };
 }

@@ -1,22 +1,25 @@
-//! TCP endpoints. (Being built: see the TCP issue.)
+//! TCP: senders and receivers for bulk, sized, web and on/off transfers.
+//!
+//! - [`params`]: the options of a traffic block's `tcp` map and their defaults;
+//! - [`rtt`]: RTT estimation and the retransmission timeout (RFC 6298);
+//! - [`cc`]: congestion control behind one trait (NewReno, Cubic, Vegas);
+//! - [`scoreboard`]: the SACK scoreboard (RFC 6675);
+//! - [`sender`]: one connection's sending state machine, [`receiver`]: the receiving side;
+//! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks.
+//!
+//! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the SYN and FIN do not take
+//! a sequence number. See `docs/tcp.md`.
 
-use crate::agent::build::Builder;
-use crate::agent::{AgentHooks, Io};
-use crate::packet::Packet;
-use crate::scenario::TrafficSpec;
+pub mod build;
+pub mod cc;
+pub mod endpoint;
+pub mod params;
+pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
 
-/// A TCP endpoint (sender, receiver, or a multiplexer of many connections).
-pub struct TcpAgent {}
-
-impl AgentHooks for TcpAgent {
-    fn on_start(&mut self, _io: &mut Io) {}
-    fn on_packet(&mut self, _io: &mut Io, _pkt: &Packet) {}
-    fn on_timer(&mut self, _io: &mut Io, _token: u32) {}
-}
-
-pub fn build(path: &str, t: &TrafficSpec, _b: &mut Builder) -> Result<(), String> {
-    Err(format!(
-        "{path}.kind: not supported yet: {:?} traffic (TCP is not in the engine yet)",
-        t.kind()
-    ))
-}
+pub use build::build;
+pub use endpoint::TcpSender;
+pub use params::TcpParams;
+pub use receiver::TcpReceiver;

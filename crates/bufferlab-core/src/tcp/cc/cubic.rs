@@ -1,0 +1,257 @@
+//! CUBIC (RFC 9438): after a congestion event the window follows
+//! `W_cubic(t) = C (t − K)³ + W_max`, concave up to the previous maximum and convex beyond it,
+//! never below the Reno-friendly estimate `W_est` (§4.3). Windows are in segments inside, bytes
+//! outside.
+
+use super::{reduced, slow_start, AckInfo, CongestionControl, CwndState};
+use crate::time::{secs, Time};
+
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    /// C, segments/s³ (§5: 0.4).
+    c: f64,
+    /// β_cubic (§4.6: 0.7).
+    beta: f64,
+    fast_convergence: bool,
+    /// W_max: the window before the last reduction, segments.
+    w_max: f64,
+    /// cwnd just before the last reduction (`cwnd_prior`, §4.3), segments.
+    cwnd_prior: f64,
+    /// Start of the current congestion-avoidance epoch.
+    epoch_start: Option<Time>,
+    /// K (s) and the plateau the epoch's curve is centred on, segments.
+    k: f64,
+    origin: f64,
+    /// W_est (§4.3), segments.
+    w_est: f64,
+    /// Fractional bytes of window growth not yet applied.
+    frac_bytes: f64,
+}
+
+impl Cubic {
+    pub fn new(c: f64, beta: f64, fast_convergence: bool) -> Self {
+        Cubic {
+            c,
+            beta,
+            fast_convergence,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch_start: None,
+            k: 0.0,
+            origin: 0.0,
+            w_est: 0.0,
+            frac_bytes: 0.0,
+        }
+    }
+
+    /// W_cubic(t) (eq. 1), `t` in seconds since the epoch started.
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.c * (t - self.k).powi(3) + self.origin
+    }
+
+    /// K (eq. 2) of the current epoch, seconds.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// The reduction shared by fast retransmit and timeout (§4.6, §4.7).
+    fn reduce(&mut self, w: &mut CwndState, flight_bytes: u64) {
+        let mss = w.mss_bytes as f64;
+        let cwnd = w.cwnd_bytes as f64 / mss;
+        self.epoch_start = None;
+        self.frac_bytes = 0.0;
+        // §4.7 fast convergence: a flow whose maximum shrinks releases bandwidth sooner.
+        self.w_max = if self.fast_convergence && cwnd < self.w_max {
+            cwnd * (1.0 + self.beta) / 2.0
+        } else {
+            cwnd
+        };
+        self.cwnd_prior = cwnd;
+        w.ssthresh_bytes = reduced(flight_bytes, self.beta, w.mss_bytes);
+    }
+
+    fn avoidance(&mut self, w: &mut CwndState, ack: &AckInfo, acked_bytes: u64) {
+        let mss = w.mss_bytes as f64;
+        let cwnd = w.cwnd_bytes as f64 / mss;
+        let start = *self.epoch_start.get_or_insert_with(|| {
+            // §4.2: a new epoch starts at the first ACK of congestion avoidance.
+            if cwnd < self.w_max {
+                self.k = ((self.w_max - cwnd) / self.c).cbrt();
+                self.origin = self.w_max;
+            } else {
+                self.k = 0.0;
+                self.origin = cwnd;
+            }
+            self.w_est = cwnd;
+            ack.now
+        });
+        let t = secs(ack.now - start);
+        let acked = acked_bytes as f64 / mss;
+        // §4.3: W_est grows like Reno with α_cubic = 3(1 − β)/(1 + β), and with α = 1 once it
+        // has passed the window the last reduction started from.
+        let alpha = if self.w_est >= self.cwnd_prior {
+            1.0
+        } else {
+            3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+        };
+        self.w_est += alpha * acked / cwnd;
+        let new_cwnd = if self.w_cubic(t) < self.w_est {
+            // Reno-friendly region.
+            self.w_est.max(cwnd)
+        } else {
+            // §4.4/4.5: aim at W_cubic one RTT ahead, bounded to [cwnd, 1.5 cwnd].
+            let target = self.w_cubic(t + secs(ack.srtt_ns)).clamp(cwnd, 1.5 * cwnd);
+            cwnd + (target - cwnd) / cwnd * acked
+        };
+        self.frac_bytes += (new_cwnd - cwnd) * mss;
+        if self.frac_bytes >= 1.0 {
+            let whole = self.frac_bytes.floor();
+            w.cwnd_bytes += whole as u64;
+            self.frac_bytes -= whole;
+        }
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn on_ack(&mut self, w: &mut CwndState, ack: &AckInfo) {
+        let mut acked = ack.acked_bytes;
+        if w.in_slow_start() {
+            acked = slow_start(w, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.avoidance(w, ack, acked);
+    }
+
+    fn on_congestion(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+        self.reduce(w, flight_bytes);
+        w.cwnd_bytes = w.ssthresh_bytes;
+    }
+
+    fn on_rto(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+        // §4.8: ssthresh as after a fast retransmit, cwnd back to one segment.
+        self.reduce(w, flight_bytes);
+        w.cwnd_bytes = w.mss_bytes;
+    }
+
+    fn on_idle_restart(&mut self, _now: Time) {
+        // An idle period is not congestion avoidance: start a fresh epoch on the next ACK.
+        self.epoch_start = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{NS_PER_MS, NS_PER_SEC};
+
+    const MSS: u64 = 1000;
+
+    /// Drive `c` with one ACK per segment, evenly spread over each RTT of `rtt_ns`, for
+    /// `dur_ns`, calling `f(t_since_start_ns, cwnd_segments)` at every ACK.
+    fn drive(
+        c: &mut Cubic,
+        w: &mut CwndState,
+        rtt_ns: Time,
+        dur_ns: Time,
+        mut f: impl FnMut(Time, f64),
+    ) {
+        let mut now = NS_PER_SEC;
+        let t0 = now;
+        while now < t0 + dur_ns {
+            let n = (w.cwnd_bytes / MSS).max(1);
+            let gap = rtt_ns / n;
+            for _ in 0..n {
+                now += gap;
+                let ack = AckInfo {
+                    now,
+                    acked_bytes: MSS,
+                    srtt_ns: rtt_ns,
+                    snd_nxt: 0,
+                    snd_una: 0,
+                };
+                c.on_ack(w, &ack);
+                f(now - t0, w.cwnd_bytes as f64 / MSS as f64);
+            }
+        }
+    }
+
+    #[test]
+    fn window_follows_the_cubic_curve() {
+        // W_max = 1000 segments, RTT 100 ms: the cubic term dominates the Reno-friendly one.
+        let mut c = Cubic::new(0.4, 0.7, true);
+        let mut w = CwndState {
+            cwnd_bytes: 1000 * MSS,
+            ssthresh_bytes: u64::MAX / 2,
+            mss_bytes: MSS,
+        };
+        c.on_congestion(0, &mut w, 1000 * MSS);
+        assert_eq!(w.cwnd_bytes, 700 * MSS, "β = 0.7");
+        // K = cbrt(W_max (1 − β) / C) = cbrt(750) = 9.086 s.
+        let k_expect = (1000.0f64 * 0.3 / 0.4).cbrt();
+        let mut worst: f64 = 0.0;
+        let mut c_view = None;
+        drive(&mut c, &mut w, 100 * NS_PER_MS, 15 * NS_PER_SEC, |t, cw| {
+            let t = t as f64 / 1e9;
+            let model = 0.4 * (t - k_expect).powi(3) + 1000.0;
+            worst = worst.max((cw - model).abs());
+            c_view = Some(cw);
+        });
+        assert!((c.k() - k_expect).abs() < 1e-9);
+        assert!(worst <= 1.0, "max |cwnd − W_cubic(t)| = {worst} segments");
+        // Past K the curve is convex and the window leaves W_max behind.
+        assert!(c_view.unwrap() > 1040.0);
+    }
+
+    #[test]
+    fn reno_friendly_region_at_short_rtt() {
+        // At 1 ms RTT and a small window, W_est (Reno at α = 3(1−β)/(1+β) per RTT) is ahead of
+        // the cubic curve: the window grows linearly at α segments per RTT, then at one segment
+        // per RTT once past the window before the reduction.
+        let mut c = Cubic::new(0.4, 0.7, true);
+        let mut w = CwndState {
+            cwnd_bytes: 100 * MSS,
+            ssthresh_bytes: u64::MAX / 2,
+            mss_bytes: MSS,
+        };
+        c.on_congestion(0, &mut w, 100 * MSS);
+        let rtts = 200.0;
+        drive(&mut c, &mut w, NS_PER_MS, 200 * NS_PER_MS, |_, _| {});
+        // α_cubic up to cwnd_prior = 100 segments, then α = 1 (RFC 9438 §4.3).
+        let alpha = 3.0 * 0.3 / 1.7;
+        let rtts_to_prior = 30.0 / alpha;
+        let expect = 100.0 + (rtts - rtts_to_prior);
+        let got = w.cwnd_bytes as f64 / MSS as f64;
+        assert!((got - expect).abs() / expect < 0.05, "{got} vs {expect}");
+        assert!(
+            c.w_cubic(0.2) < got,
+            "the cubic curve is below: Reno-friendly region"
+        );
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max() {
+        let mut c = Cubic::new(0.4, 0.7, true);
+        let mut w = CwndState {
+            cwnd_bytes: 100 * MSS,
+            ssthresh_bytes: u64::MAX / 2,
+            mss_bytes: MSS,
+        };
+        c.on_congestion(0, &mut w, 100 * MSS);
+        assert_eq!(c.w_max(), 100.0);
+        w.cwnd_bytes = 80 * MSS;
+        c.on_congestion(0, &mut w, 80 * MSS);
+        assert!((c.w_max() - 80.0 * 1.7 / 2.0).abs() < 1e-9);
+        let mut c2 = Cubic::new(0.4, 0.7, false);
+        w.cwnd_bytes = 100 * MSS;
+        c2.on_congestion(0, &mut w, 100 * MSS);
+        w.cwnd_bytes = 80 * MSS;
+        c2.on_congestion(0, &mut w, 80 * MSS);
+        assert_eq!(c2.w_max(), 80.0);
+    }
+}

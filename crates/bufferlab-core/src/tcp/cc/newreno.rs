@@ -1,0 +1,67 @@
+//! NewReno's window: slow start, congestion avoidance, AIMD decrease (RFC 5681 §3.1; the
+//! recovery itself, RFC 6582, is the sender's). `beta` is the decrease factor: 0.5 in RFC 5681,
+//! 0.875 in seed 003 §5 for smoother load.
+
+use super::{reduced, reno_avoidance, slow_start, AckInfo, CongestionControl, CwndState};
+use crate::time::Time;
+
+#[derive(Clone, Debug)]
+pub struct NewReno {
+    beta: f64,
+    /// Bytes acknowledged towards the next one-segment increase.
+    acc_bytes: u64,
+}
+
+impl NewReno {
+    pub fn new(beta: f64) -> Self {
+        NewReno { beta, acc_bytes: 0 }
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn on_ack(&mut self, w: &mut CwndState, ack: &AckInfo) {
+        let mut acked = ack.acked_bytes;
+        if w.in_slow_start() {
+            acked = slow_start(w, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        reno_avoidance(w, &mut self.acc_bytes, acked);
+    }
+
+    fn on_congestion(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+        w.ssthresh_bytes = reduced(flight_bytes, self.beta, w.mss_bytes);
+        w.cwnd_bytes = w.ssthresh_bytes;
+        self.acc_bytes = 0;
+    }
+
+    fn on_rto(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+        w.ssthresh_bytes = reduced(flight_bytes, self.beta, w.mss_bytes);
+        w.cwnd_bytes = w.mss_bytes;
+        self.acc_bytes = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aimd_decrease_by_beta() {
+        for beta in [0.5, 0.875] {
+            let mut c = NewReno::new(beta);
+            let mut w = CwndState {
+                cwnd_bytes: 80_000,
+                ssthresh_bytes: 1,
+                mss_bytes: 1000,
+            };
+            c.on_congestion(0, &mut w, 80_000);
+            assert_eq!(w.cwnd_bytes, (80_000.0 * beta) as u64);
+            assert_eq!(w.ssthresh_bytes, w.cwnd_bytes);
+            c.on_rto(0, &mut w, 2000);
+            assert_eq!(w.cwnd_bytes, 1000);
+            assert_eq!(w.ssthresh_bytes, 2000, "never below two segments");
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! The sending endpoint of a flow and the workload that drives it: one transfer (bulk or
+//! sized), web (Poisson arrivals of connections, each its own transfer), or on/off (seed 003
+//! §4.1: a burst of `size`, an idle time, again, on one persistent connection).
+
+use super::cc::{cubic::Cubic, newreno::NewReno, vegas::Vegas, Cc};
+use super::params::{CcKind, TcpParams};
+use super::sender::{Event, Peer, SendConn};
+use crate::agent::{AgentHooks, Io};
+use crate::dist::Sampler;
+use crate::metrics::flow::TransferRecord;
+use crate::packet::{Packet, Proto};
+use crate::rng::Rng;
+use crate::time::Time;
+
+/// The timer token of the workload (connections use their number).
+const APP: u32 = u32::MAX;
+
+/// What the application does.
+#[derive(Clone)]
+pub enum Workload {
+    /// One connection: `Some(bytes)` then close, or `None` for an endless stream.
+    Transfer { size: Option<u64> },
+    /// A new connection every exponential gap of mean `mean_gap_ns`, of a size drawn from
+    /// `sizes`, until the end of the run.
+    Web { mean_gap_ns: f64, sizes: Sampler },
+    /// Send a burst drawn from `sizes`, idle for a time drawn from `idle`, repeat.
+    OnOff { sizes: Sampler, idle: Sampler },
+}
+
+pub struct TcpSender {
+    peer: Peer,
+    params: TcpParams,
+    work: Workload,
+    start: Sampler,
+    rng: Rng,
+    stop: Time,
+    conns: Vec<SendConn>,
+    /// Index in `io.transfers` of each connection's current transfer.
+    transfer: Vec<Option<usize>>,
+}
+
+/// A connection's congestion control, as the parameters say.
+pub fn make_cc(p: &TcpParams) -> Cc {
+    match p.cc {
+        CcKind::Newreno => Cc::NewReno(NewReno::new(p.beta())),
+        CcKind::Cubic => Cc::Cubic(Cubic::new(p.cubic_c, p.beta(), p.cubic_fast_convergence)),
+        CcKind::Vegas => Cc::Vegas(Vegas::new(
+            p.vegas_alpha,
+            p.vegas_beta,
+            p.vegas_gamma,
+            p.beta(),
+        )),
+    }
+}
+
+impl TcpSender {
+    pub fn new(
+        peer: Peer,
+        params: TcpParams,
+        work: Workload,
+        start: Sampler,
+        rng: Rng,
+        stop: Time,
+    ) -> Self {
+        TcpSender {
+            peer,
+            params,
+            work,
+            start,
+            rng,
+            stop,
+            conns: Vec::new(),
+            transfer: Vec::new(),
+        }
+    }
+
+    /// The connections opened so far (for tests and inspection).
+    pub fn conns(&self) -> &[SendConn] {
+        &self.conns
+    }
+
+    fn new_conn(&mut self) -> usize {
+        let n = self.conns.len();
+        self.conns
+            .push(SendConn::new(n as u32, &self.params, make_cc(&self.params)));
+        self.transfer.push(None);
+        n
+    }
+
+    fn start_transfer(&mut self, io: &mut Io, c: usize, size: u64) {
+        io.transfers.push(TransferRecord {
+            flow: self.peer.flow,
+            size_bytes: size,
+            start: io.now,
+            completed: None,
+        });
+        self.transfer[c] = Some(io.transfers.len() - 1);
+    }
+
+    /// The workload's timer: a transfer begins.
+    fn on_app_timer(&mut self, io: &mut Io) {
+        let peer = self.peer;
+        let st = &mut io.flows[peer.flow as usize];
+        if st.started_at.is_none() {
+            st.started_at = Some(io.now);
+        }
+        match &self.work {
+            Workload::Transfer { size } => {
+                let size = *size;
+                let c = self.new_conn();
+                if let Some(s) = size {
+                    self.start_transfer(io, c, s);
+                }
+                self.conns[c].write(io, &peer, size.unwrap_or(u64::MAX));
+                self.conns[c].open(io, &peer);
+            }
+            Workload::Web { mean_gap_ns, sizes } => {
+                let size = sizes.sample_u64(&mut self.rng).max(1);
+                let gap: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.rng);
+                let next = io.now + (gap * mean_gap_ns).round().max(1.0) as Time;
+                let c = self.new_conn();
+                self.start_transfer(io, c, size);
+                self.conns[c].write(io, &peer, size);
+                self.conns[c].open(io, &peer);
+                if next < self.stop {
+                    io.set_timer(next, APP);
+                }
+            }
+            Workload::OnOff { sizes, .. } => {
+                let size = sizes.sample_u64(&mut self.rng).max(1);
+                let first = self.conns.is_empty();
+                if first {
+                    self.new_conn();
+                }
+                self.start_transfer(io, 0, size);
+                self.conns[0].write(io, &peer, size);
+                if first {
+                    self.conns[0].open(io, &peer);
+                }
+            }
+        }
+    }
+
+    /// Connection `c` has everything written acknowledged.
+    fn on_all_acked(&mut self, io: &mut Io, c: usize) {
+        if let Some(t) = self.transfer[c].take() {
+            if let Some(r) = io.transfers.get_mut(t) {
+                r.completed = Some(io.now);
+            }
+        }
+        let peer = self.peer;
+        match &self.work {
+            Workload::Transfer { size: Some(_) } => {
+                io.flows[peer.flow as usize].completed_at = Some(io.now);
+                self.conns[c].close(io, &peer);
+            }
+            Workload::Transfer { size: None } => {}
+            Workload::Web { .. } => self.conns[c].close(io, &peer),
+            Workload::OnOff { idle, .. } => {
+                let next = io.now + idle.sample_u64(&mut self.rng);
+                if next < self.stop {
+                    io.set_timer(next, APP);
+                }
+            }
+        }
+    }
+}
+
+impl AgentHooks for TcpSender {
+    fn on_start(&mut self, io: &mut Io) {
+        let t0 = self.start.sample_u64(&mut self.rng);
+        if t0 < self.stop {
+            io.set_timer(t0, APP);
+        }
+    }
+
+    #[inline]
+    fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
+        if pkt.proto != Proto::Tcp {
+            return;
+        }
+        let c = pkt.tcp.conn as usize;
+        let peer = self.peer;
+        let Some(conn) = self.conns.get_mut(c) else {
+            return;
+        };
+        if conn.on_packet(io, &peer, &pkt.tcp) == Event::AllAcked {
+            self.on_all_acked(io, c);
+        }
+    }
+
+    fn on_timer(&mut self, io: &mut Io, token: u32) {
+        if token == APP {
+            self.on_app_timer(io);
+            return;
+        }
+        let peer = self.peer;
+        if let Some(conn) = self.conns.get_mut(token as usize) {
+            conn.on_timer(io, &peer);
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! The receiving side: cumulative ACKs, SACK blocks (RFC 2018), delayed ACKs (RFC 1122
+//! §4.2.3.2, RFC 5681 §4.2), timestamp echo (RFC 7323 §4.3). One agent serves every connection
+//! of a flow (a web flow multiplexes many).
+
+use super::params::{TcpParams, HEADER_BYTES};
+use crate::agent::{AgentHooks, Io};
+use crate::packet::{
+    tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader, MAX_SACK_BLOCKS,
+};
+use crate::time::Time;
+
+/// No entry in [`RecvConn::recent`].
+const NONE: u64 = u64::MAX;
+
+#[derive(Clone, Debug)]
+pub struct RecvConn {
+    /// Next byte expected.
+    rcv_nxt: u64,
+    /// Data received above `rcv_nxt`: sorted, disjoint `[start, end)` ranges.
+    ooo: Vec<(u64, u64)>,
+    /// Starts of the most recently received out-of-order segments, newest first: RFC 2018 §4
+    /// wants the block holding the newest first, then the most recently reported others.
+    recent: [u64; MAX_SACK_BLOCKS],
+    /// RFC 7323 §4.3: TS.Recent and Last.ACK.sent.
+    ts_recent: Time,
+    last_ack_sent: u64,
+    /// In-order segments not yet acknowledged.
+    pending: u32,
+    delack_at: Option<Time>,
+    delack_armed: Option<Time>,
+    /// The sender's RTT estimate from its latest segment, stamped on ACKs (seed 004 §III-A).
+    srtt_ns: Time,
+    fin: bool,
+}
+
+impl Default for RecvConn {
+    fn default() -> Self {
+        RecvConn {
+            rcv_nxt: 0,
+            ooo: Vec::new(),
+            recent: [NONE; MAX_SACK_BLOCKS],
+            ts_recent: 0,
+            last_ack_sent: 0,
+            pending: 0,
+            delack_at: None,
+            delack_armed: None,
+            srtt_ns: 0,
+            fin: false,
+        }
+    }
+}
+
+impl RecvConn {
+    /// Bytes delivered in order so far.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Record `[s, e)` above `rcv_nxt`, merging with its neighbours.
+    fn insert(&mut self, s: u64, e: u64) {
+        let i = self.ooo.partition_point(|r| r.1 < s);
+        // Ranges i.. end at or after s; merge every one that starts at or before e.
+        let mut j = i;
+        let (mut lo, mut hi) = (s, e);
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            lo = lo.min(self.ooo[j].0);
+            hi = hi.max(self.ooo[j].1);
+            j += 1;
+        }
+        if j > i {
+            self.ooo[i] = (lo, hi);
+            self.ooo.drain(i + 1..j);
+        } else {
+            self.ooo.insert(i, (lo, hi));
+        }
+        if self.recent[0] != s {
+            self.recent.rotate_right(1);
+            self.recent[0] = s;
+        }
+    }
+
+    /// Advance `rcv_nxt` over ranges it now reaches; returns the bytes newly in order.
+    fn advance(&mut self, to: u64) -> u64 {
+        let before = self.rcv_nxt;
+        self.rcv_nxt = self.rcv_nxt.max(to);
+        let mut k = 0;
+        while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
+            self.rcv_nxt = self.rcv_nxt.max(self.ooo[k].1);
+            k += 1;
+        }
+        self.ooo.drain(..k);
+        self.rcv_nxt - before
+    }
+
+    /// The SACK blocks to report (RFC 2018 §4).
+    fn sack_blocks(&self, out: &mut [(u64, u64); MAX_SACK_BLOCKS]) -> u8 {
+        let mut n = 0;
+        for &s in &self.recent {
+            if s == NONE || s < self.rcv_nxt {
+                continue;
+            }
+            let i = self.ooo.partition_point(|r| r.1 <= s);
+            if let Some(&b) = self.ooo.get(i) {
+                if b.0 <= s && !out[..n].contains(&b) {
+                    out[n] = b;
+                    n += 1;
+                }
+            }
+        }
+        // Fill any free slot with other blocks, highest first.
+        for &b in self.ooo.iter().rev() {
+            if n == MAX_SACK_BLOCKS {
+                break;
+            }
+            if !out[..n].contains(&b) {
+                out[n] = b;
+                n += 1;
+            }
+        }
+        n as u8
+    }
+}
+
+/// The receiving endpoint of one flow.
+pub struct TcpReceiver {
+    flow: FlowId,
+    me: AgentId,
+    sack: bool,
+    delayed_ack: bool,
+    delack_ns: Time,
+    rwnd: u32,
+    /// The sender (learnt from its packets).
+    peer_node: NodeId,
+    peer_agent: AgentId,
+    conns: Vec<RecvConn>,
+}
+
+impl TcpReceiver {
+    pub fn new(flow: FlowId, me: AgentId, p: &TcpParams) -> Self {
+        TcpReceiver {
+            flow,
+            me,
+            sack: p.sack,
+            delayed_ack: p.delayed_ack,
+            delack_ns: p.delack_ns,
+            rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
+            peer_node: 0,
+            peer_agent: 0,
+            conns: Vec::new(),
+        }
+    }
+
+    pub fn conn(&self, c: u32) -> Option<&RecvConn> {
+        self.conns.get(c as usize)
+    }
+
+    fn reply(&mut self, io: &mut Io, conn: u32, flags: u8) {
+        let c = &mut self.conns[conn as usize];
+        let mut tcp = TcpHeader {
+            conn,
+            ack: c.rcv_nxt,
+            flags,
+            rwnd: self.rwnd,
+            ts_val: io.now,
+            ts_ecr: c.ts_recent,
+            ..Default::default()
+        };
+        if self.sack && !c.ooo.is_empty() {
+            tcp.nsack = c.sack_blocks(&mut tcp.sack);
+        }
+        c.last_ack_sent = c.rcv_nxt;
+        c.pending = 0;
+        c.delack_at = None;
+        io.send(Packet {
+            flow: self.flow,
+            dst: self.peer_node,
+            src_agent: self.me,
+            dst_agent: self.peer_agent,
+            size: HEADER_BYTES,
+            proto: Proto::Tcp,
+            ttl: 64,
+            created: io.now,
+            srtt_ns: c.srtt_ns,
+            tcp,
+            ..Default::default()
+        });
+    }
+
+    fn on_data(&mut self, io: &mut Io, pkt: &Packet) {
+        let h = &pkt.tcp;
+        let st = &mut io.flows[self.flow as usize];
+        let w = st.window;
+        st.bytes_received.add(&w, io.now, pkt.size as u64);
+        if w.contains(io.now) {
+            st.owd.record(io.now - pkt.created);
+        }
+        let c = &mut self.conns[h.conn as usize];
+        c.srtt_ns = pkt.srtt_ns;
+        // RFC 7323 §4.3: echo the timestamp of the segment that advanced the left edge, so the
+        // sender's RTT samples include delayed-ACK waits and not out-of-order spacing.
+        if h.seq <= c.last_ack_sent && h.ts_val >= c.ts_recent {
+            c.ts_recent = h.ts_val;
+        }
+        let end = h.seq + h.len as u64;
+        let immediate = if end <= c.rcv_nxt {
+            // A duplicate: ACK at once so the sender learns what is missing (RFC 5681 §4.2).
+            true
+        } else if h.seq <= c.rcv_nxt {
+            let filled_gap = !c.ooo.is_empty();
+            let n = c.advance(end);
+            io.flows[self.flow as usize].on_delivered(io.now, n);
+            c.pending += 1;
+            // RFC 5681 §4.2: ACK at once when a segment fills a gap; otherwise at least every
+            // second full-sized segment.
+            filled_gap || !self.delayed_ack || c.pending >= 2
+        } else {
+            // Out of order: an immediate duplicate ACK (RFC 5681 §4.2).
+            c.insert(h.seq, end);
+            true
+        };
+        if immediate {
+            self.reply(io, h.conn, tcp_flags::ACK);
+        } else if c.delack_at.is_none() {
+            let at = io.now + self.delack_ns;
+            c.delack_at = Some(at);
+            if c.delack_armed.is_none_or(|a| at < a) {
+                c.delack_armed = Some(at);
+                io.set_timer(at, h.conn);
+            }
+        }
+    }
+}
+
+impl AgentHooks for TcpReceiver {
+    fn on_start(&mut self, _io: &mut Io) {}
+
+    fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
+        if pkt.proto != Proto::Tcp {
+            return;
+        }
+        let conn = pkt.tcp.conn as usize;
+        if conn >= self.conns.len() {
+            // Connections are numbered densely from 0 by the sender.
+            if conn > self.conns.len() + (1 << 20) {
+                return;
+            }
+            self.conns.resize_with(conn + 1, RecvConn::default);
+        }
+        self.peer_node = pkt.src;
+        self.peer_agent = pkt.src_agent;
+        let flags = pkt.tcp.flags;
+        if flags & tcp_flags::SYN != 0 {
+            let c = &mut self.conns[conn];
+            c.ts_recent = pkt.tcp.ts_val;
+            c.srtt_ns = pkt.srtt_ns;
+            self.reply(io, conn as u32, tcp_flags::SYN | tcp_flags::ACK);
+        } else if pkt.tcp.len > 0 {
+            self.on_data(io, pkt);
+        } else if flags & tcp_flags::FIN != 0 {
+            let c = &mut self.conns[conn];
+            c.fin = true;
+            c.ts_recent = pkt.tcp.ts_val;
+            // Everything is in: the per-connection buffers are not needed any more.
+            c.ooo = Vec::new();
+            self.reply(io, conn as u32, tcp_flags::FIN | tcp_flags::ACK);
+        }
+    }
+
+    fn on_timer(&mut self, io: &mut Io, token: u32) {
+        let now = io.now;
+        let Some(c) = self.conns.get_mut(token as usize) else {
+            return;
+        };
+        if c.delack_armed.is_some_and(|a| a <= now) {
+            c.delack_armed = None;
+        }
+        match c.delack_at {
+            Some(at) if at <= now => self.reply(io, token, tcp_flags::ACK),
+            Some(at) if c.delack_armed.is_none() => {
+                c.delack_armed = Some(at);
+                io.set_timer(at, token);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_merge_and_advance() {
+        let mut c = RecvConn::default();
+        c.insert(3000, 4000);
+        c.insert(5000, 6000);
+        c.insert(4000, 5000);
+        assert_eq!(c.ooo, vec![(3000, 6000)]);
+        c.insert(8000, 9000);
+        assert_eq!(c.advance(1000), 1000);
+        assert_eq!(c.advance(3000), 5000, "the hole fills: in order up to 6000");
+        assert_eq!(c.rcv_nxt(), 6000);
+        assert_eq!(c.ooo, vec![(8000, 9000)]);
+    }
+
+    #[test]
+    fn newest_block_first() {
+        let mut c = RecvConn::default();
+        c.insert(2000, 3000);
+        c.insert(5000, 6000);
+        c.insert(8000, 9000);
+        c.insert(11000, 12000);
+        c.insert(6000, 7000); // extends the second block, received last
+        let mut b = [(0, 0); MAX_SACK_BLOCKS];
+        let n = c.sack_blocks(&mut b);
+        assert_eq!(n, 3);
+        assert_eq!(
+            b[0],
+            (5000, 7000),
+            "RFC 2018 §4: the block with the newest segment first"
+        );
+        assert_eq!(b[1], (11000, 12000));
+        assert_eq!(b[2], (8000, 9000));
+    }
+}

@@ -1,0 +1,157 @@
+//! Round-trip time estimation and the retransmission timeout (RFC 6298).
+//!
+//! Samples come from echoed timestamps (RFC 7323 §4), which tell which transmission an ACK
+//! answers, so Karn's sampling ambiguity does not arise; Karn's other rule — keep the backed-off
+//! timeout until an ACK for new data brings a fresh sample — is [`RttEstimator::on_timeout`] and
+//! [`RttEstimator::sample`].
+
+use crate::time::{Time, NS_PER_SEC};
+
+/// RFC 6298 §2.1: the RTO before any sample.
+pub const INITIAL_RTO_NS: Time = NS_PER_SEC;
+/// RFC 6298 §5.7: the RTO once data flows, when the SYN had to be retransmitted.
+pub const SYN_LOST_RTO_NS: Time = 3 * NS_PER_SEC;
+
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    srtt: Option<Time>,
+    rttvar: Time,
+    /// RTO before back-off.
+    rto: Time,
+    /// Number of consecutive timeouts (the back-off exponent).
+    backoff: u32,
+    min_rto: Time,
+    max_rto: Time,
+    /// Smallest sample seen.
+    min_rtt: Option<Time>,
+}
+
+impl RttEstimator {
+    pub fn new(min_rto: Time, max_rto: Time) -> Self {
+        RttEstimator {
+            srtt: None,
+            rttvar: 0,
+            rto: INITIAL_RTO_NS.clamp(min_rto, max_rto),
+            backoff: 0,
+            min_rto,
+            max_rto,
+            min_rtt: None,
+        }
+    }
+
+    /// A new measurement `r` (RFC 6298 §2.2–2.3, α = 1/8, β = 1/4, K = 4).
+    ///
+    /// `RTO = SRTT + max(G, K·RTTVAR)` with the granularity term G set to `min_rto`: that is how
+    /// Linux applies its 200 ms floor (`rttvar` is never below `tcp_rto_min`), and it keeps the
+    /// RTO above the RTT when queueing makes the RTT large and steady. With the RFC's own
+    /// reading (floor on the total) a 200 ms floor fires spuriously whenever the RTT is close to
+    /// 200 ms and varies little. The RFC 6298 §2.4 floor on the total still holds.
+    pub fn sample(&mut self, r: Time) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2;
+            }
+            Some(s) => {
+                self.rttvar = (3 * self.rttvar + s.abs_diff(r)) / 4;
+                self.srtt = Some((7 * s + r) / 8);
+            }
+        }
+        let s = self.srtt.unwrap_or(r);
+        // RFC 6298 §2.4-2.5: rounded up to min_rto, capped at max_rto.
+        self.rto = (s + (4 * self.rttvar).max(self.min_rto)).clamp(self.min_rto, self.max_rto);
+        self.backoff = 0;
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+    }
+
+    /// The timer expired (RFC 6298 §5.5): double the RTO, up to `max_rto`.
+    pub fn on_timeout(&mut self) {
+        self.backoff = (self.backoff + 1).min(30);
+    }
+
+    /// RFC 6298 §5.7: the SYN timed out and no sample exists; data starts with a 3 s RTO.
+    pub fn syn_lost(&mut self) {
+        if self.srtt.is_none() {
+            self.rto = SYN_LOST_RTO_NS.clamp(self.min_rto, self.max_rto);
+        }
+        self.backoff = 0;
+    }
+
+    /// The timeout in force, back-off included.
+    pub fn rto(&self) -> Time {
+        self.rto
+            .saturating_mul(1u64 << self.backoff.min(40))
+            .min(self.max_rto)
+    }
+
+    pub fn srtt(&self) -> Option<Time> {
+        self.srtt
+    }
+
+    pub fn rttvar(&self) -> Time {
+        self.rttvar
+    }
+
+    pub fn min_rtt(&self) -> Option<Time> {
+        self.min_rtt
+    }
+
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::NS_PER_MS;
+
+    #[test]
+    fn first_and_second_sample_per_rfc6298() {
+        // No lower bound, so the formula shows through.
+        let mut e = RttEstimator::new(1, 60 * NS_PER_SEC);
+        assert_eq!(e.rto(), NS_PER_SEC, "RFC 6298 §2.1: 1 s before any sample");
+        e.sample(100 * NS_PER_MS);
+        // §2.2: SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 300 ms.
+        assert_eq!(e.srtt(), Some(100 * NS_PER_MS));
+        assert_eq!(e.rttvar(), 50 * NS_PER_MS);
+        assert_eq!(e.rto(), 300 * NS_PER_MS);
+        e.sample(200 * NS_PER_MS);
+        // §2.3: RTTVAR = 3/4·50 + 1/4·|100 − 200| = 62.5 ms; SRTT = 7/8·100 + 1/8·200 = 112.5 ms.
+        assert_eq!(e.rttvar(), 62_500_000);
+        assert_eq!(e.srtt(), Some(112_500_000));
+        assert_eq!(e.rto(), 112_500_000 + 250_000_000);
+    }
+
+    #[test]
+    fn min_rto_and_backoff() {
+        let mut e = RttEstimator::new(200 * NS_PER_MS, 60 * NS_PER_SEC);
+        e.sample(10 * NS_PER_MS);
+        assert_eq!(e.rto(), 210 * NS_PER_MS, "SRTT + max(min_rto, 4 RTTVAR)");
+        e.on_timeout();
+        assert_eq!(e.rto(), 420 * NS_PER_MS);
+        e.on_timeout();
+        assert_eq!(e.rto(), 840 * NS_PER_MS);
+        for _ in 0..20 {
+            e.on_timeout();
+        }
+        assert_eq!(e.rto(), 60 * NS_PER_SEC, "capped at max_rto (§2.5)");
+        // Karn: the back-off holds until a new sample.
+        e.sample(10 * NS_PER_MS);
+        assert_eq!(e.backoff(), 0);
+        assert_eq!(e.rto(), 210 * NS_PER_MS);
+        // A steady 300 ms RTT (RTTVAR → 0) keeps the timer min_rto above it.
+        for _ in 0..100 {
+            e.sample(300 * NS_PER_MS);
+        }
+        assert!(e.rto() >= 499 * NS_PER_MS, "{}", e.rto());
+    }
+
+    #[test]
+    fn syn_loss_gives_three_seconds() {
+        let mut e = RttEstimator::new(200 * NS_PER_MS, 60 * NS_PER_SEC);
+        e.on_timeout();
+        e.syn_lost();
+        assert_eq!(e.rto(), 3 * NS_PER_SEC);
+    }
+}

@@ -1,0 +1,321 @@
+//! The sender's SACK scoreboard (RFC 6675 §3): one byte of flags per outstanding segment, in a
+//! ring that grows to the largest window and is then reused, so no allocation per packet.
+//!
+//! Segments are numbered by `seq / MSS` (the sender cuts its stream at multiples of the MSS).
+//! Counts are kept as they change, so the pipe (RFC 6675 §4, `SetPipe`) costs O(1):
+//! `pipe = outstanding − sacked − lost + retransmitted` (the lost segments that were resent are
+//! in the network again).
+
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+const RETX: u8 = 4;
+
+/// RFC 6675 §2: DupThresh.
+pub const DUP_THRESH: u32 = 3;
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    flags: VecDeque<u8>,
+    /// Segment number of `flags[0]` (the first unacknowledged segment).
+    head: u64,
+    sacked: u32,
+    lost: u32,
+    retx: u32,
+    /// Every non-SACKed segment below this one is marked lost (IsLost was checked up to here).
+    lost_scan: u64,
+    /// SACKed segments in `[head, lost_scan)`.
+    sacked_below_scan: u32,
+    /// No lost segment waiting for a retransmission lies below this one.
+    retx_scan: u64,
+}
+
+impl Scoreboard {
+    /// Segments sent and not cumulatively acknowledged.
+    pub fn outstanding(&self) -> u64 {
+        self.flags.len() as u64
+    }
+
+    /// One past the highest segment sent.
+    pub fn end(&self) -> u64 {
+        self.head + self.flags.len() as u64
+    }
+
+    pub fn sacked(&self) -> u32 {
+        self.sacked
+    }
+
+    pub fn lost(&self) -> u32 {
+        self.lost
+    }
+
+    /// Segments believed to be in the network (RFC 6675 §4 pipe, in segments).
+    pub fn pipe(&self) -> u64 {
+        self.outstanding() + self.retx as u64 - self.sacked as u64 - self.lost as u64
+    }
+
+    fn at(&self, seg: u64) -> u8 {
+        self.flags[(seg - self.head) as usize]
+    }
+
+    pub fn is_sacked(&self, seg: u64) -> bool {
+        seg >= self.head && seg < self.end() && self.at(seg) & SACKED != 0
+    }
+
+    pub fn is_lost(&self, seg: u64) -> bool {
+        seg >= self.head && seg < self.end() && self.at(seg) & LOST != 0
+    }
+
+    /// A new segment (the next number) was sent.
+    #[inline]
+    pub fn push(&mut self) {
+        self.flags.push_back(0);
+    }
+
+    /// Segments below `seg` are cumulatively acknowledged.
+    pub fn ack_to(&mut self, seg: u64) {
+        while self.head < seg {
+            let Some(f) = self.flags.pop_front() else {
+                self.head = seg;
+                break;
+            };
+            if f & SACKED != 0 {
+                self.sacked -= 1;
+                if self.head < self.lost_scan {
+                    self.sacked_below_scan -= 1;
+                }
+            }
+            if f & LOST != 0 {
+                self.lost -= 1;
+            }
+            if f & RETX != 0 {
+                self.retx -= 1;
+            }
+            self.head += 1;
+        }
+        if self.lost_scan < self.head {
+            self.lost_scan = self.head;
+            self.sacked_below_scan = 0;
+        }
+        self.retx_scan = self.retx_scan.max(self.head);
+    }
+
+    fn set_sacked(&mut self, seg: u64) -> bool {
+        let i = (seg - self.head) as usize;
+        let f = self.flags[i];
+        if f & SACKED != 0 {
+            return false;
+        }
+        self.flags[i] = SACKED;
+        self.sacked += 1;
+        if f & LOST != 0 {
+            self.lost -= 1;
+        }
+        if f & RETX != 0 {
+            self.retx -= 1;
+        }
+        if seg < self.lost_scan {
+            self.sacked_below_scan += 1;
+        }
+        true
+    }
+
+    /// A SACK block covering segments `[lo, hi)`. Blocks are re-reported on every ACK while
+    /// they grow, so marking walks in from both ends and stops at segments already SACKed: the
+    /// cost is the new part of the block.
+    pub fn sack(&mut self, lo: u64, hi: u64) {
+        let lo = lo.max(self.head);
+        let hi = hi.min(self.end());
+        if lo >= hi {
+            return;
+        }
+        let mut r = hi;
+        while r > lo && self.set_sacked(r - 1) {
+            r -= 1;
+        }
+        let mut l = lo;
+        while l < r && self.set_sacked(l) {
+            l += 1;
+        }
+    }
+
+    /// RFC 6675 §4 IsLost, applied in order: a segment is lost once DupThresh segments above it
+    /// are SACKed. The set of such segments only grows, so a scan pointer makes this O(1)
+    /// amortized per segment.
+    pub fn detect_losses(&mut self) {
+        let end = self.end();
+        while self.lost_scan < end {
+            let f = self.at(self.lost_scan);
+            let me = (f & SACKED != 0) as u32;
+            let above = self.sacked - self.sacked_below_scan - me;
+            if above < DUP_THRESH {
+                break;
+            }
+            if me == 1 {
+                self.sacked_below_scan += 1;
+            } else if f & LOST == 0 {
+                self.flags[(self.lost_scan - self.head) as usize] |= LOST;
+                self.lost += 1;
+            }
+            self.lost_scan += 1;
+        }
+    }
+
+    /// Mark one segment lost (the first unacknowledged one when recovery starts on DupThresh
+    /// duplicate ACKs, RFC 6675 §5 step 4.2).
+    pub fn mark_lost(&mut self, seg: u64) {
+        if seg < self.head || seg >= self.end() {
+            return;
+        }
+        let i = (seg - self.head) as usize;
+        let f = self.flags[i];
+        if f & (SACKED | LOST) == 0 {
+            self.flags[i] = f | LOST;
+            self.lost += 1;
+            self.retx_scan = self.retx_scan.min(seg);
+        }
+    }
+
+    /// Retransmission timeout (RFC 6675 §5.1): every segment not SACKed is lost, and the ones
+    /// retransmitted are presumed lost again.
+    pub fn mark_all_lost(&mut self) {
+        self.retx = 0;
+        self.lost = 0;
+        for f in self.flags.iter_mut() {
+            if *f & SACKED == 0 {
+                *f = LOST;
+                self.lost += 1;
+            }
+        }
+        self.lost_scan = self.end();
+        self.sacked_below_scan = self.sacked;
+        self.retx_scan = self.head;
+    }
+
+    /// RFC 6675 §4 NextSeg rule 1: the first lost segment not yet retransmitted.
+    pub fn next_retx(&mut self) -> Option<u64> {
+        let end = self.end();
+        while self.retx_scan < end {
+            let f = self.at(self.retx_scan);
+            if f & LOST != 0 && f & (RETX | SACKED) == 0 {
+                return Some(self.retx_scan);
+            }
+            // Nothing lost beyond the loss scan yet.
+            if self.retx_scan >= self.lost_scan && f & LOST == 0 {
+                return None;
+            }
+            self.retx_scan += 1;
+        }
+        None
+    }
+
+    /// The segment returned by [`Self::next_retx`] was resent.
+    pub fn on_retx(&mut self, seg: u64) {
+        let i = (seg - self.head) as usize;
+        if self.flags[i] & RETX == 0 {
+            self.flags[i] |= RETX;
+            self.retx += 1;
+        }
+    }
+
+    /// Drop every entry and return the memory (a finished connection).
+    pub fn release(&mut self) {
+        *self = Scoreboard {
+            head: self.end(),
+            lost_scan: self.end(),
+            retx_scan: self.end(),
+            ..Default::default()
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut s = Scoreboard::default();
+        for _ in 0..n {
+            s.push();
+        }
+        s
+    }
+
+    #[test]
+    fn pipe_counts_sacked_lost_and_resent() {
+        let mut s = board(10);
+        assert_eq!(s.pipe(), 10);
+        // Segment 2 lost; 3..7 SACKed.
+        s.sack(3, 7);
+        assert_eq!(s.sacked(), 4);
+        s.detect_losses();
+        // Segments 0, 1, 2 have >= 3 SACKed above them: lost (RFC 6675 IsLost).
+        assert_eq!(s.lost(), 3);
+        assert!(s.is_lost(0) && s.is_lost(2) && !s.is_lost(7));
+        assert_eq!(s.pipe(), 10 - 4 - 3);
+        assert_eq!(s.next_retx(), Some(0));
+        s.on_retx(0);
+        assert_eq!(s.pipe(), 10 - 4 - 3 + 1);
+        assert_eq!(s.next_retx(), Some(1));
+        s.on_retx(1);
+        s.on_retx(2);
+        assert_eq!(s.next_retx(), None);
+        // The cumulative ACK passes the holes and the SACKed block.
+        s.ack_to(7);
+        assert_eq!(
+            (s.sacked(), s.lost(), s.outstanding(), s.pipe()),
+            (0, 0, 3, 3)
+        );
+    }
+
+    #[test]
+    fn is_lost_needs_dupthresh_sacked_above() {
+        let mut s = board(10);
+        s.sack(1, 3); // two SACKed above segment 0: not yet lost
+        s.detect_losses();
+        assert_eq!(s.lost(), 0);
+        s.sack(4, 5); // three now; segment 3 has only one above
+        s.detect_losses();
+        assert!(s.is_lost(0));
+        assert!(!s.is_lost(3));
+        assert_eq!(s.lost(), 1);
+        s.sack(6, 8);
+        s.detect_losses();
+        assert!(s.is_lost(3), "segment 3 has 3 SACKed above (4, 6, 7)");
+        assert!(!s.is_lost(5), "segment 5 has only 2 above");
+    }
+
+    #[test]
+    fn growing_blocks_only_mark_the_new_part() {
+        let mut s = board(20);
+        s.sack(5, 8);
+        s.sack(5, 12);
+        s.sack(3, 12);
+        assert_eq!(s.sacked(), 9);
+        for k in 3..12 {
+            assert!(s.is_sacked(k));
+        }
+        assert!(!s.is_sacked(2) && !s.is_sacked(12));
+    }
+
+    #[test]
+    fn timeout_marks_everything_unsacked_lost() {
+        let mut s = board(6);
+        s.sack(2, 3);
+        s.mark_lost(0);
+        s.on_retx(0);
+        s.mark_all_lost();
+        assert_eq!(s.lost(), 5);
+        assert_eq!(s.pipe(), 0);
+        assert_eq!(
+            s.next_retx(),
+            Some(0),
+            "the earlier retransmission is lost too"
+        );
+        s.on_retx(0);
+        assert_eq!(s.next_retx(), Some(1));
+        s.on_retx(1);
+        assert_eq!(s.next_retx(), Some(3), "segment 2 was SACKed");
+    }
+}

@@ -1,0 +1,519 @@
+//! The sending side of one connection: windows, loss detection and recovery, the retransmission
+//! timer. A pure state machine: time comes in through [`Io::now`], packets and timers go out
+//! through [`Io`].
+//!
+//! Recovery follows RFC 6675 with SACK (scoreboard, pipe, NextSeg) and RFC 6582 NewReno without
+//! it (window inflation, partial ACKs). The congestion control algorithm only sizes the window
+//! (see [`super::cc`]).
+
+use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
+use super::params::{TcpParams, HEADER_BYTES};
+use super::rtt::RttEstimator;
+use super::scoreboard::{Scoreboard, DUP_THRESH};
+use crate::agent::Io;
+use crate::packet::{tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader};
+use crate::time::Time;
+
+/// Where a connection's packets go.
+#[derive(Clone, Copy, Debug)]
+pub struct Peer {
+    pub flow: FlowId,
+    /// This endpoint's agent (the receiver answers it).
+    pub me: AgentId,
+    pub node: NodeId,
+    pub agent: AgentId,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    /// SYN sent, waiting for SYN-ACK.
+    SynSent,
+    /// Data may flow.
+    Open,
+    /// All data acknowledged, FIN sent, waiting for the peer's FIN-ACK.
+    FinSent,
+    Closed,
+}
+
+/// What an incoming packet or a timer did that the workload cares about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    None,
+    /// Every byte written so far is acknowledged.
+    AllAcked,
+}
+
+pub struct SendConn {
+    pub conn: u32,
+    pub state: State,
+    sack: bool,
+    handshake: bool,
+    mss: u64,
+    iw_bytes: u64,
+    /// Oldest unacknowledged byte, next byte to send, one past the highest byte sent.
+    una: u64,
+    nxt: u64,
+    max: u64,
+    /// Bytes the application has written (`u64::MAX`: unbounded).
+    end: u64,
+    w: CwndState,
+    cc: Cc,
+    rtt: RttEstimator,
+    /// Retransmission timer: when it expires, and the earliest engine timer already pending.
+    rto_at: Option<Time>,
+    rto_armed: Option<Time>,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: one past the highest byte sent when the
+    /// last recovery or timeout began.
+    recover: Option<u64>,
+    /// NewReno: the first partial ACK of this recovery is still to come (RFC 6582 §3.2 step 5,
+    /// "Impatient" timer).
+    first_partial: bool,
+    sb: Scoreboard,
+    peer_rwnd: u64,
+    sndbuf: u64,
+    syn_retransmitted: bool,
+    last_send: Time,
+}
+
+impl SendConn {
+    pub fn new(conn: u32, p: &TcpParams, cc: Cc) -> Self {
+        let mss = p.mss_bytes as u64;
+        SendConn {
+            conn,
+            state: State::Closed,
+            sack: p.sack,
+            handshake: p.handshake,
+            mss,
+            iw_bytes: p.initial_window as u64 * mss,
+            una: 0,
+            nxt: 0,
+            max: 0,
+            end: 0,
+            w: CwndState {
+                cwnd_bytes: p.initial_window as u64 * mss,
+                // RFC 5681 §3.1: ssthresh starts arbitrarily high.
+                ssthresh_bytes: u64::MAX / 4,
+                mss_bytes: mss,
+            },
+            cc,
+            rtt: RttEstimator::new(p.min_rto_ns, p.max_rto_ns),
+            rto_at: None,
+            rto_armed: None,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            first_partial: false,
+            sb: Scoreboard::default(),
+            peer_rwnd: p.rwnd_bytes,
+            sndbuf: p.sndbuf_bytes,
+            syn_retransmitted: false,
+            last_send: 0,
+        }
+    }
+
+    pub fn cwnd_bytes(&self) -> u64 {
+        self.w.cwnd_bytes
+    }
+
+    pub fn srtt_ns(&self) -> Option<Time> {
+        self.rtt.srtt()
+    }
+
+    pub fn acked_bytes(&self) -> u64 {
+        self.una
+    }
+
+    /// Open the connection (with a SYN if the handshake is on) and send what is written.
+    pub fn open(&mut self, io: &mut Io, peer: &Peer) {
+        if self.handshake {
+            self.state = State::SynSent;
+            self.send_ctl(io, peer, tcp_flags::SYN);
+            self.restart_timer(io, peer);
+        } else {
+            self.state = State::Open;
+            self.pump(io, peer);
+        }
+    }
+
+    /// The application writes `bytes` more (`u64::MAX`: an endless stream).
+    pub fn write(&mut self, io: &mut Io, peer: &Peer, bytes: u64) {
+        // RFC 5681 §4.1: after an idle period longer than an RTO, restart from the initial
+        // window rather than send a window-sized burst.
+        if self.state == State::Open
+            && self.una == self.max
+            && self.max > 0
+            && io.now.saturating_sub(self.last_send) > self.rtt.rto()
+        {
+            self.w.cwnd_bytes = self.w.cwnd_bytes.min(self.iw_bytes);
+            self.cc.on_idle_restart(io.now);
+        }
+        self.end = self.end.saturating_add(bytes);
+        self.pump(io, peer);
+    }
+
+    /// Close after everything written is acknowledged (FIN exchange if the handshake is on).
+    pub fn close(&mut self, io: &mut Io, peer: &Peer) {
+        self.sb.release();
+        if self.handshake && self.state == State::Open {
+            self.state = State::FinSent;
+            self.send_ctl(io, peer, tcp_flags::FIN | tcp_flags::ACK);
+            self.restart_timer(io, peer);
+        } else {
+            self.state = State::Closed;
+            self.rto_at = None;
+        }
+    }
+
+    fn header(&self, io: &Io, seq: u64, len: u32, flags: u8) -> TcpHeader {
+        TcpHeader {
+            conn: self.conn,
+            seq,
+            len,
+            flags,
+            ts_val: io.now,
+            ..Default::default()
+        }
+    }
+
+    fn packet(&self, io: &Io, peer: &Peer, tcp: TcpHeader) -> Packet {
+        Packet {
+            flow: peer.flow,
+            dst: peer.node,
+            src_agent: peer.me,
+            dst_agent: peer.agent,
+            size: tcp.len + HEADER_BYTES,
+            proto: Proto::Tcp,
+            ttl: 64,
+            created: io.now,
+            srtt_ns: self.rtt.srtt().unwrap_or(0),
+            tcp,
+            ..Default::default()
+        }
+    }
+
+    fn count_sent(&self, io: &mut Io, peer: &Peer, size: u32, retx: bool) {
+        let st = &mut io.flows[peer.flow as usize];
+        let w = st.window;
+        st.pkts_sent.add(&w, io.now, 1);
+        st.bytes_sent.add(&w, io.now, size as u64);
+        if retx {
+            st.retransmits.add(&w, io.now, 1);
+        }
+    }
+
+    fn send_ctl(&mut self, io: &mut Io, peer: &Peer, flags: u8) {
+        let h = self.header(io, self.end.min(self.max), 0, flags);
+        let p = self.packet(io, peer, h);
+        self.count_sent(io, peer, p.size, false);
+        io.send(p);
+        self.last_send = io.now;
+    }
+
+    /// Send the segment starting at `seq`.
+    fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64) {
+        let len = self.mss.min(self.end - seq) as u32;
+        let h = self.header(io, seq, len, tcp_flags::ACK);
+        let p = self.packet(io, peer, h);
+        self.count_sent(io, peer, p.size, seq < self.max);
+        io.send(p);
+        self.last_send = io.now;
+        if seq + len as u64 > self.max {
+            self.max = seq + len as u64;
+        }
+        // RFC 6298 (5.1): start the timer when data goes out and it is not running.
+        if self.rto_at.is_none() {
+            self.restart_timer(io, peer);
+        }
+    }
+
+    /// RFC 6298 (5.3): (re)start the timer to expire one RTO from now.
+    fn restart_timer(&mut self, io: &mut Io, _peer: &Peer) {
+        let at = io.now + self.rtt.rto();
+        self.rto_at = Some(at);
+        if self.rto_armed.is_none_or(|a| at < a) {
+            self.rto_armed = Some(at);
+            io.set_timer(at, self.conn);
+        }
+    }
+
+    /// Send what the windows allow.
+    fn pump(&mut self, io: &mut Io, peer: &Peer) {
+        if self.state != State::Open {
+            return;
+        }
+        // Flow control: never more outstanding than the peer's window or the send buffer.
+        let limit = self.una + self.peer_rwnd.min(self.sndbuf);
+        loop {
+            if self.sack {
+                if (self.sb.pipe() + 1) * self.mss > self.w.cwnd_bytes {
+                    break;
+                }
+                // RFC 6675 §4 NextSeg: lost segments first, then new data.
+                if let Some(k) = self.sb.next_retx() {
+                    self.sb.on_retx(k);
+                    self.send_data(io, peer, k * self.mss);
+                    continue;
+                }
+                if self.max >= self.end || self.max + self.mss.min(self.end - self.max) > limit {
+                    break;
+                }
+                self.sb.push();
+                let seq = self.max;
+                self.send_data(io, peer, seq);
+                self.nxt = self.max;
+            } else {
+                let flight = self.nxt - self.una;
+                if flight + self.mss > self.w.cwnd_bytes {
+                    break;
+                }
+                if self.nxt >= self.end || self.nxt + self.mss.min(self.end - self.nxt) > limit {
+                    break;
+                }
+                let seq = self.nxt;
+                self.send_data(io, peer, seq);
+                self.nxt = (seq + self.mss).min(self.end);
+            }
+        }
+    }
+
+    fn update_gauges(&self, io: &mut Io, peer: &Peer) {
+        let st = &mut io.flows[peer.flow as usize];
+        st.cwnd_bytes = self.w.cwnd_bytes;
+        st.srtt_ns = self.rtt.srtt().unwrap_or(0);
+    }
+
+    fn take_rtt_sample(&mut self, io: &mut Io, peer: &Peer, ts_ecr: Time) {
+        let r = io.now.saturating_sub(ts_ecr);
+        self.rtt.sample(r);
+        self.cc.on_rtt_sample(io.now, r);
+        io.flows[peer.flow as usize].on_rtt_sample(io.now, r);
+    }
+
+    /// Enter fast recovery (RFC 6582 §3.2 step 2, RFC 6675 §5 step 4).
+    fn enter_recovery(&mut self, io: &mut Io, peer: &Peer) {
+        let flight = self.max - self.una;
+        self.cc.on_congestion(io.now, &mut self.w, flight);
+        self.in_recovery = true;
+        self.recover = Some(self.max);
+        if self.sack {
+            // cwnd = ssthresh; the first unacknowledged segment is presumed lost.
+            self.sb.mark_lost(self.una / self.mss);
+        } else {
+            // Retransmit the first unacknowledged segment; inflate by the three segments that
+            // have left the network (RFC 6582 §3.2 step 2-3).
+            self.w.cwnd_bytes = self.w.ssthresh_bytes + 3 * self.mss;
+            self.first_partial = true;
+            let seq = self.una;
+            self.send_data(io, peer, seq);
+        }
+    }
+
+    /// May a new recovery start? Not before everything outstanding at the last one (or at the
+    /// last timeout) is acknowledged: RFC 6582 §3.2 step 1, RFC 6675 §5.
+    fn may_recover(&self, ack: u64) -> bool {
+        self.recover.is_none_or(|r| ack >= r)
+    }
+
+    /// A packet from the receiver.
+    pub fn on_packet(&mut self, io: &mut Io, peer: &Peer, h: &TcpHeader) -> Event {
+        match self.state {
+            State::SynSent => {
+                if h.flags & tcp_flags::SYN != 0 {
+                    if self.syn_retransmitted {
+                        self.rtt.syn_lost();
+                    }
+                    self.take_rtt_sample(io, peer, h.ts_ecr);
+                    self.state = State::Open;
+                    self.rto_at = None;
+                    self.pump(io, peer);
+                    self.update_gauges(io, peer);
+                }
+                return Event::None;
+            }
+            State::FinSent => {
+                if h.flags & tcp_flags::FIN != 0 {
+                    self.state = State::Closed;
+                    self.rto_at = None;
+                }
+                return Event::None;
+            }
+            State::Closed => return Event::None,
+            State::Open => {}
+        }
+        if h.flags & tcp_flags::SYN != 0 {
+            return Event::None; // a duplicate SYN-ACK
+        }
+        self.peer_rwnd = h.rwnd as u64;
+        let ack = h.ack.min(self.max);
+        if self.sack {
+            for &(s, e) in &h.sack[..(h.nsack as usize).min(h.sack.len())] {
+                if e > ack {
+                    self.sb
+                        .sack(s.max(ack) / self.mss, e.min(self.max).div_ceil(self.mss));
+                }
+            }
+        }
+        let was_all_acked = self.una >= self.end;
+        if ack > self.una {
+            let acked = ack - self.una;
+            self.take_rtt_sample(io, peer, h.ts_ecr);
+            self.una = ack;
+            self.nxt = self.nxt.max(ack);
+            if self.sack {
+                self.sb.ack_to(ack.div_ceil(self.mss));
+            }
+            self.dupacks = 0;
+            let mut restart = true;
+            if self.in_recovery {
+                if ack >= self.recover.unwrap_or(0) {
+                    // Full acknowledgement: leave recovery with cwnd = ssthresh, or, without
+                    // SACK, min(ssthresh, FlightSize + SMSS) (RFC 6582 §3.2 step 3, option 1).
+                    self.in_recovery = false;
+                    if !self.sack {
+                        let flight = self.nxt - self.una;
+                        self.w.cwnd_bytes =
+                            self.w.ssthresh_bytes.min(flight.max(self.mss) + self.mss);
+                    } else {
+                        self.w.cwnd_bytes = self.w.ssthresh_bytes;
+                    }
+                    self.cc.on_recovery_exit(io.now, &mut self.w);
+                } else if !self.sack {
+                    // Partial acknowledgement (RFC 6582 §3.2 step 5): resend the next hole,
+                    // deflate by what was acknowledged, add back one segment if that was at
+                    // least one, and restart the timer on the first partial ACK only.
+                    let seq = self.una;
+                    self.send_data(io, peer, seq);
+                    self.nxt = self.nxt.max((seq + self.mss).min(self.end));
+                    self.w.cwnd_bytes = self.w.cwnd_bytes.saturating_sub(acked)
+                        + if acked >= self.mss { self.mss } else { 0 };
+                    self.w.cwnd_bytes = self.w.cwnd_bytes.max(self.mss);
+                    restart = self.first_partial;
+                    self.first_partial = false;
+                }
+            } else {
+                let info = AckInfo {
+                    now: io.now,
+                    acked_bytes: acked,
+                    srtt_ns: self.rtt.srtt().unwrap_or(0),
+                    snd_nxt: self.max,
+                    snd_una: self.una,
+                };
+                self.cc.on_ack(&mut self.w, &info);
+            }
+            // RFC 6298 (5.2), (5.3).
+            if self.una >= self.max {
+                self.rto_at = None;
+            } else if restart {
+                self.restart_timer(io, peer);
+            }
+        } else if ack == self.una && h.len == 0 && self.max > self.una {
+            // A duplicate ACK (RFC 5681 §2).
+            self.dupacks += 1;
+            if !self.sack {
+                if self.in_recovery {
+                    // RFC 6582 §3.2 step 4: each further duplicate means a segment left.
+                    self.w.cwnd_bytes += self.mss;
+                } else if self.dupacks == DUP_THRESH && self.may_recover(ack) {
+                    self.enter_recovery(io, peer);
+                }
+            }
+        }
+        if self.sack {
+            self.sb.detect_losses();
+            if !self.in_recovery
+                && self.una < self.max
+                && (self.dupacks >= DUP_THRESH || self.sb.is_lost(self.una / self.mss))
+                && self.may_recover(self.una)
+            {
+                self.enter_recovery(io, peer);
+            }
+        }
+        self.pump(io, peer);
+        self.update_gauges(io, peer);
+        if !was_all_acked && self.una >= self.end {
+            Event::AllAcked
+        } else {
+            Event::None
+        }
+    }
+
+    /// The engine timer armed for this connection fired.
+    pub fn on_timer(&mut self, io: &mut Io, peer: &Peer) {
+        let now = io.now;
+        if self.rto_armed.is_some_and(|a| a <= now) {
+            self.rto_armed = None;
+        }
+        let Some(at) = self.rto_at else { return };
+        if at > now {
+            // The deadline moved later since this timer was armed: sleep until it.
+            if self.rto_armed.is_none() {
+                self.rto_armed = Some(at);
+                io.set_timer(at, self.conn);
+            }
+            return;
+        }
+        self.rto_at = None;
+        self.on_timeout(io, peer);
+    }
+
+    /// RFC 6298 §5.4–5.6 with RFC 5681 §3.1 (cwnd = loss window) and RFC 6582/6675 §5.1.
+    fn on_timeout(&mut self, io: &mut Io, peer: &Peer) {
+        let count_timeout = |io: &mut Io| {
+            let st = &mut io.flows[peer.flow as usize];
+            let w = st.window;
+            st.timeouts.add(&w, io.now, 1);
+        };
+        match self.state {
+            State::SynSent => {
+                self.syn_retransmitted = true;
+                self.rtt.on_timeout();
+                count_timeout(io);
+                self.send_ctl(io, peer, tcp_flags::SYN);
+                self.restart_timer(io, peer);
+                return;
+            }
+            State::FinSent => {
+                self.rtt.on_timeout();
+                count_timeout(io);
+                self.send_ctl(io, peer, tcp_flags::FIN | tcp_flags::ACK);
+                self.restart_timer(io, peer);
+                return;
+            }
+            State::Closed => return,
+            State::Open => {}
+        }
+        if self.una >= self.max {
+            return;
+        }
+        count_timeout(io);
+        self.rtt.on_timeout();
+        let flight = if self.sack {
+            self.sb.pipe() * self.mss
+        } else {
+            self.nxt - self.una
+        };
+        self.cc.on_rto(io.now, &mut self.w, flight.max(self.mss));
+        self.in_recovery = false;
+        self.recover = Some(self.max);
+        self.dupacks = 0;
+        if self.sack {
+            self.sb.mark_all_lost();
+        } else {
+            // Go back N: resend from the first unacknowledged byte.
+            self.nxt = self.una;
+        }
+        // The timer restarts with the backed-off RTO when the retransmission leaves.
+        self.pump(io, peer);
+        if self.rto_at.is_none() {
+            self.restart_timer(io, peer);
+        }
+        self.update_gauges(io, peer);
+    }
+
+    /// Free what a finished connection no longer needs.
+    pub fn release(&mut self) {
+        self.sb.release();
+    }
+}
