@@ -23,3 +23,8 @@ pub use build::build;
 pub use endpoint::TcpSender;
 pub use params::TcpParams;
 pub use receiver::TcpReceiver;
+
+#[cfg(test)]
+mod testnet;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,198 @@
+//! A two-endpoint virtual network for testing the TCP state machines in isolation: one FIFO
+//! bottleneck in the data direction, a plain delay back, and a drop rule chosen by the test.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use super::endpoint::{TcpSender, Workload};
+use super::params::TcpParams;
+use super::receiver::TcpReceiver;
+use super::sender::Peer;
+use crate::agent::{AgentHooks, Io};
+use crate::dist::Sampler;
+use crate::metrics::flow::{FlowStats, TransferRecord, Window};
+use crate::packet::Packet;
+use crate::rng::{stream, Stream};
+use crate::time::{tx_time, Time};
+
+const SENDER: u32 = 1;
+const RECEIVER: u32 = 0;
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// Packet (index in `Net::pkts`) reaches agent.
+    Deliver(u32, usize),
+    Timer(u32, u32),
+}
+
+/// A data packet the sender emitted, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct Sent {
+    pub at: Time,
+    pub seq: u64,
+    pub dropped: bool,
+}
+
+pub struct Net {
+    pub now: Time,
+    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
+    n: u64,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub flows: Vec<FlowStats>,
+    pub transfers: Vec<TransferRecord>,
+    pkts: Vec<Packet>,
+    rate_bps: u64,
+    delay_ns: Time,
+    limit_pkts: usize,
+    /// Departure times of the packets in the bottleneck queue.
+    queue: VecDeque<Time>,
+    /// Drop rule for data-direction packets: `(packet, now) -> drop?`
+    pub drop: Box<dyn FnMut(&Packet, Time) -> bool>,
+    /// Drop rule for ACKs.
+    pub drop_ack: Box<dyn FnMut(&Packet, Time) -> bool>,
+    pub sent: Vec<Sent>,
+    pub acks: u64,
+}
+
+impl Net {
+    pub fn new(
+        p: TcpParams,
+        size: Option<u64>,
+        rate_bps: u64,
+        delay_ns: Time,
+        limit: usize,
+    ) -> Net {
+        let window = Window {
+            start: 0,
+            end: u64::MAX,
+        };
+        let peer = Peer {
+            flow: 0,
+            me: SENDER,
+            node: 1,
+            agent: RECEIVER,
+        };
+        let sender = TcpSender::new(
+            peer,
+            p.clone(),
+            Workload::Transfer { size },
+            Sampler::Const(0.0),
+            stream(1, Stream::Agent, 1),
+            u64::MAX,
+        );
+        let mut net = Net {
+            now: 0,
+            heap: BinaryHeap::new(),
+            n: 0,
+            sender,
+            receiver: TcpReceiver::new(0, RECEIVER, &p),
+            flows: vec![FlowStats::new(window)],
+            transfers: Vec::new(),
+            pkts: Vec::new(),
+            rate_bps,
+            delay_ns,
+            limit_pkts: limit,
+            queue: VecDeque::new(),
+            drop: Box::new(|_, _| false),
+            drop_ack: Box::new(|_, _| false),
+            sent: Vec::new(),
+            acks: 0,
+        };
+        net.hook(SENDER, |a, io| a.on_start(io));
+        net
+    }
+
+    fn push(&mut self, at: Time, ev: Ev) {
+        self.n += 1;
+        self.heap.push(Reverse((at, self.n, ev)));
+    }
+
+    fn hook(&mut self, agent: u32, f: impl FnOnce(&mut dyn AgentHooks, &mut Io)) {
+        let mut out = Vec::new();
+        let mut timers = Vec::new();
+        let mut io = Io {
+            now: self.now,
+            node: if agent == SENDER { 0 } else { 1 },
+            out: &mut out,
+            timers: &mut timers,
+            flows: &mut self.flows,
+            transfers: &mut self.transfers,
+        };
+        if agent == SENDER {
+            f(&mut self.sender, &mut io);
+        } else {
+            f(&mut self.receiver, &mut io);
+        }
+        for (at, tok) in timers {
+            self.push(at, Ev::Timer(agent, tok));
+        }
+        for p in out {
+            if agent == SENDER {
+                self.forward(p);
+            } else {
+                self.acks += 1;
+                if !(self.drop_ack)(&p, self.now) {
+                    self.pkts.push(p);
+                    let at = self.now + self.delay_ns;
+                    self.push(at, Ev::Deliver(SENDER, self.pkts.len() - 1));
+                }
+            }
+        }
+    }
+
+    /// The data direction: drop rule, FIFO of `limit_pkts`, serialization, delay.
+    fn forward(&mut self, p: Packet) {
+        let now = self.now;
+        while self.queue.front().is_some_and(|&d| d <= now) {
+            self.queue.pop_front();
+        }
+        let dropped = (self.drop)(&p, now) || self.queue.len() > self.limit_pkts;
+        if p.tcp.len > 0 {
+            self.sent.push(Sent {
+                at: now,
+                seq: p.tcp.seq,
+                dropped,
+            });
+        }
+        if dropped {
+            return;
+        }
+        let start = self.queue.back().copied().unwrap_or(now).max(now);
+        let done = start + tx_time(p.size as u64, self.rate_bps);
+        self.queue.push_back(done);
+        self.pkts.push(p);
+        self.push(
+            done + self.delay_ns,
+            Ev::Deliver(RECEIVER, self.pkts.len() - 1),
+        );
+    }
+
+    /// Run until `end`.
+    pub fn run(&mut self, end: Time) {
+        while let Some(&Reverse((at, _, ev))) = self.heap.peek() {
+            if at >= end {
+                break;
+            }
+            self.heap.pop();
+            self.now = at;
+            match ev {
+                Ev::Deliver(a, i) => {
+                    let p = self.pkts[i];
+                    self.hook(a, |ag, io| ag.on_packet(io, &p));
+                }
+                Ev::Timer(a, tok) => self.hook(a, |ag, io| ag.on_timer(io, tok)),
+            }
+        }
+        self.now = end;
+    }
+
+    pub fn stats(&self) -> &FlowStats {
+        &self.flows[0]
+    }
+
+    /// Data segments sent with sequence number `seq`, in order.
+    pub fn sends_of(&self, seq: u64) -> Vec<Sent> {
+        self.sent.iter().filter(|s| s.seq == seq).copied().collect()
+    }
+}

@@ -1,0 +1,184 @@
+//! The TCP state machines over [`super::testnet`]: recovery, timeouts, delayed ACKs.
+
+use std::collections::HashSet;
+
+use super::params::TcpParams;
+use super::testnet::Net;
+use crate::time::{tx_time, NS_PER_MS, NS_PER_SEC};
+
+const MSS: u64 = 1460;
+const RATE: u64 = 10_000_000;
+/// One-way delay: RTT = 2 × 20 ms plus serialization.
+const DELAY: u64 = 20 * NS_PER_MS;
+
+fn params(sack: bool) -> TcpParams {
+    TcpParams {
+        sack,
+        ..TcpParams::default()
+    }
+}
+
+/// Drop the first transmission of each segment number listed.
+fn drop_first(net: &mut Net, segs: &[u64]) {
+    let want: HashSet<u64> = segs.iter().map(|k| k * MSS).collect();
+    let mut done = HashSet::new();
+    net.drop =
+        Box::new(move |p, _| p.tcp.len > 0 && want.contains(&p.tcp.seq) && done.insert(p.tcp.seq));
+}
+
+/// A window-limited flow losing three segments of one window. The window (30 segments) is
+/// below the path's BDP (34), so nothing queues and the RTT is the propagation time.
+fn three_losses(sack: bool) -> Net {
+    let mut p = params(sack);
+    p.rwnd_bytes = 30 * MSS;
+    let mut net = Net::new(p, None, RATE, DELAY, 1000);
+    drop_first(&mut net, &[200, 205, 210]);
+    net.run(10 * NS_PER_SEC);
+    net
+}
+
+#[test]
+fn newreno_partial_acks_repair_one_hole_per_rtt() {
+    let net = three_losses(false);
+    let st = net.stats();
+    assert_eq!(
+        st.timeouts.total, 0,
+        "no timeout: partial ACKs drive recovery"
+    );
+    assert_eq!(
+        st.retransmits.total, 3,
+        "each lost segment resent once, nothing else"
+    );
+    let r: Vec<_> = [200, 205, 210]
+        .iter()
+        .map(|k| net.sends_of(k * MSS)[1].at)
+        .collect();
+    // RFC 6582: the partial ACK for the first retransmission reveals the next hole, one RTT
+    // later.
+    let rtt = 2 * DELAY;
+    for w in r.windows(2) {
+        let gap = w[1] - w[0];
+        assert!(
+            gap > rtt * 9 / 10 && gap < rtt * 3 / 2,
+            "gap {gap} ns for RTT {rtt}"
+        );
+    }
+}
+
+#[test]
+fn sack_recovery_repairs_all_holes_in_one_rtt() {
+    let net = three_losses(true);
+    let st = net.stats();
+    assert_eq!(st.timeouts.total, 0);
+    assert_eq!(st.retransmits.total, 3);
+    let first = net.sends_of(200 * MSS)[1].at;
+    let last = net.sends_of(210 * MSS)[1].at;
+    assert!(
+        last - first < DELAY,
+        "RFC 6675: every hole resent within the same RTT ({} ns)",
+        last - first
+    );
+}
+
+#[test]
+fn one_window_reduction_per_loss_event() {
+    for sack in [false, true] {
+        let net = three_losses(sack);
+        // The window was 30 segments; one halving leaves 15, and the ~100 RTTs of congestion
+        // avoidance since bring it back to the receiver's window. Two halvings, or a timeout,
+        // would leave it lower in slow start's absence.
+        let st = net.stats();
+        assert_eq!(st.timeouts.total, 0);
+        let cwnd = net.sender.conns()[0].cwnd_bytes() / MSS;
+        assert!(cwnd >= 30, "sack={sack}: cwnd {cwnd} segments");
+    }
+}
+
+#[test]
+fn blackhole_backs_off_exponentially_and_recovers() {
+    let mut net = Net::new(params(true), None, RATE, DELAY, 100);
+    let (t1, t2) = (5 * NS_PER_SEC, 8 * NS_PER_SEC);
+    net.drop = Box::new(move |_, now| now >= t1 && now < t2);
+    net.drop_ack = Box::new(move |_, now| now >= t1 && now < t2);
+    net.run(20 * NS_PER_SEC);
+    // During the blackhole, only timeouts send: the first unacknowledged segment, again and
+    // again, spaced by doubling RTOs.
+    let head = net.sent.iter().rev().find(|s| s.at < t2).unwrap().seq;
+    let times: Vec<u64> = net
+        .sends_of(head)
+        .iter()
+        .map(|s| s.at)
+        .filter(|&t| t >= t1 && t < t2 + 2 * NS_PER_SEC)
+        .collect();
+    assert!(times.len() >= 4, "{times:?}");
+    let gaps: Vec<f64> = times.windows(2).map(|w| (w[1] - w[0]) as f64).collect();
+    for g in gaps.windows(2).skip(1) {
+        let r = g[1] / g[0];
+        assert!(
+            (r - 2.0).abs() < 0.01,
+            "RTO back-off ratio {r}: gaps {gaps:?}"
+        );
+    }
+    let st = net.stats();
+    assert!(st.timeouts.total >= 3);
+    // After the blackhole the flow fills the link again.
+    let before = net.receiver.conn(0).unwrap().rcv_nxt();
+    let delivered_after = {
+        let mut n2 = net;
+        let _ = before;
+        let b0 = n2.receiver.conn(0).unwrap().rcv_nxt();
+        n2.run(30 * NS_PER_SEC);
+        n2.receiver.conn(0).unwrap().rcv_nxt() - b0
+    };
+    let rate = delivered_after as f64 * 8.0 / 10.0;
+    let cap = RATE as f64 * MSS as f64 / (MSS + 40) as f64;
+    assert!(
+        rate > 0.9 * cap,
+        "goodput after the blackhole {rate} of {cap}"
+    );
+}
+
+#[test]
+fn clean_path_has_no_retransmissions() {
+    for sack in [false, true] {
+        let mut p = params(sack);
+        p.rwnd_bytes = 80 * MSS; // below BDP + buffer: never overflows
+        let mut net = Net::new(p, Some(20_000_000), RATE, DELAY, 100);
+        net.run(60 * NS_PER_SEC);
+        let st = net.stats();
+        assert_eq!(st.retransmits.total, 0);
+        assert_eq!(st.timeouts.total, 0);
+        assert_eq!(st.bytes_delivered.total, 20_000_000);
+        assert!(net.transfers[0].completed.is_some());
+    }
+}
+
+#[test]
+fn delayed_acks_halve_the_ack_count() {
+    let count = |delayed_ack: bool| {
+        let mut p = params(true);
+        p.delayed_ack = delayed_ack;
+        let mut net = Net::new(p, Some(2_000 * MSS), RATE, DELAY, 1000);
+        net.run(30 * NS_PER_SEC);
+        assert_eq!(net.stats().bytes_delivered.total, 2_000 * MSS);
+        net.acks
+    };
+    let (on, off) = (count(true), count(false));
+    assert_eq!(off, 2000, "one ACK per segment without delayed ACKs");
+    let r = on as f64 / off as f64;
+    assert!((0.5..0.53).contains(&r), "{on} / {off} = {r}");
+}
+
+#[test]
+fn handshake_costs_one_rtt() {
+    let done = |handshake: bool| {
+        let mut p = params(true);
+        p.handshake = handshake;
+        let mut net = Net::new(p, Some(100 * MSS), RATE, DELAY, 1000);
+        net.run(10 * NS_PER_SEC);
+        net.transfers[0].completed.unwrap()
+    };
+    let extra = done(true) - done(false);
+    let rtt = 2 * DELAY + 2 * tx_time(40, RATE);
+    assert!(extra.abs_diff(rtt) < NS_PER_MS, "{extra} vs {rtt}");
+}
