@@ -33,6 +33,9 @@ pub struct Sent {
     pub dropped: bool,
 }
 
+/// A drop rule: `(packet, now) -> drop?`
+pub type DropRule = Box<dyn FnMut(&Packet, Time) -> bool>;
+
 pub struct Net {
     pub now: Time,
     heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
@@ -47,10 +50,10 @@ pub struct Net {
     limit_pkts: usize,
     /// Departure times of the packets in the bottleneck queue.
     queue: VecDeque<Time>,
-    /// Drop rule for data-direction packets: `(packet, now) -> drop?`
-    pub drop: Box<dyn FnMut(&Packet, Time) -> bool>,
+    /// Drop rule for data-direction packets.
+    pub drop: DropRule,
     /// Drop rule for ACKs.
-    pub drop_ack: Box<dyn FnMut(&Packet, Time) -> bool>,
+    pub drop_ack: DropRule,
     pub sent: Vec<Sent>,
     pub acks: u64,
 }

@@ -104,6 +104,11 @@ fn blackhole_backs_off_exponentially_and_recovers() {
     // During the blackhole, only timeouts send: the first unacknowledged segment, again and
     // again, spaced by doubling RTOs.
     let head = net.sent.iter().rev().find(|s| s.at < t2).unwrap().seq;
+    assert!(net
+        .sent
+        .iter()
+        .filter(|s| s.at >= t1 && s.at < t2)
+        .all(|s| s.dropped));
     let times: Vec<u64> = net
         .sends_of(head)
         .iter()

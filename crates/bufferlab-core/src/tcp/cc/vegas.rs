@@ -147,12 +147,10 @@ mod tests {
         };
         v.on_rtt_sample(0, 100 * NS_PER_MS); // BaseRTT
                                              // A bottleneck of 10 packets per 100 ms: RTT = cwnd / 10 · 100 ms once cwnd > 10.
-        let mut k = 1;
-        for _ in 0..200 {
+        for k in 1..=200 {
             let cwnd = w.cwnd_bytes / MSS;
             let rtt = (cwnd.max(10) * 10) * NS_PER_MS;
             round(&mut v, &mut w, rtt, k);
-            k += 1;
         }
         let cwnd = (w.cwnd_bytes / MSS) as f64;
         let queued = cwnd - 10.0;

@@ -1,0 +1,214 @@
+//! TCP workloads end to end: sized transfers, web (Poisson arrivals), on/off sources; clean
+//! paths, delayed ACKs, determinism and option errors.
+
+mod tcp_util;
+
+use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
+use bufferlab_core::{check, run};
+use serde_json::json;
+use tcp_util::*;
+
+fn dumbbell() -> Dumbbell {
+    let mut d = Dumbbell::new(1, 10 * MBPS, 20 * NS_PER_MS, 100);
+    d.duration_ns = 20 * NS_PER_SEC;
+    d
+}
+
+#[test]
+fn sized_transfer_delivers_every_byte_once() {
+    let d = dumbbell();
+    let size = 3_000_000u64;
+    for tcp in [
+        json!({}),
+        json!({"sack": false}),
+        json!({"cc": "cubic"}),
+        json!({"cc": "vegas"}),
+        json!({"handshake": true}),
+    ] {
+        let out = run_ok(&d.scenario(vec![(
+            vec![0],
+            json!({"kind": "tcp", "size_bytes": size, "tcp": tcp}),
+        )]));
+        let f = &out.summary.flows[0];
+        assert_eq!(f.bytes_delivered, size, "{tcp}");
+        let ct = f.completion_time_s.expect("completes");
+        // 2.4 s at the line rate (1460 B of payload per 1500 B packet), plus slow start.
+        let line = size as f64 * 1500.0 / 1460.0 * 8.0 / 1e7;
+        assert!(ct > line && ct < line + 1.5, "{tcp}: completion {ct} s");
+        assert_eq!(out.transfers.len(), 1);
+        assert_eq!(out.transfers[0].size_bytes, size);
+        assert_eq!(out.transfers[0].completion_time_s, Some(ct));
+    }
+}
+
+#[test]
+fn clean_path_has_no_retransmissions() {
+    // A receiver window below BDP + buffer (100 + 33 packets): the buffer never overflows, so
+    // any retransmission would be spurious.
+    let d = dumbbell();
+    for tcp in [
+        json!({"rwnd_bytes": 120 * 1460}),
+        json!({"rwnd_bytes": 120 * 1460, "sack": false}),
+        json!({"rwnd_bytes": 120 * 1460, "handshake": true, "delayed_ack": false}),
+    ] {
+        let out = run_ok(&d.scenario(vec![(vec![0], bulk(tcp.clone()))]));
+        let f = &out.summary.flows[0];
+        assert_eq!(out.queue("r1->r2").unwrap().dropped, 0);
+        assert_eq!((f.retransmits, f.timeouts), (0, 0), "{tcp}");
+        assert!(out.link("r1->r2").unwrap().utilization > 0.95);
+    }
+}
+
+#[test]
+fn lossy_path_retransmits_only_what_was_lost() {
+    // Overflow losses in a shared 20-packet buffer: every retransmission answers a drop.
+    let mut d = Dumbbell::new(3, 10 * MBPS, 20 * NS_PER_MS, 20);
+    d.duration_ns = 20 * NS_PER_SEC;
+    let out = run_ok(&d.scenario(vec![(vec![0, 1, 2], bulk(json!({})))]));
+    for f in &out.summary.flows {
+        assert!(f.pkts_dropped > 0);
+        assert!(
+            f.retransmits <= f.pkts_dropped + f.pkts_dropped / 20 + 2,
+            "{}: {} retransmits for {} drops",
+            f.id,
+            f.retransmits,
+            f.pkts_dropped
+        );
+    }
+}
+
+#[test]
+fn delayed_acks_halve_the_ack_count() {
+    let acks = |delayed: bool| {
+        let d = dumbbell();
+        let out = run_ok(&d.scenario(vec![(
+            vec![0],
+            json!({"kind": "tcp", "size_bytes": 2_000 * 1460, "tcp": {"delayed_ack": delayed, "rwnd_bytes": 60 * 1460}}),
+        )]));
+        assert_eq!(out.summary.flows[0].retransmits, 0);
+        out.link("r2->r1").unwrap().pkts_sent
+    };
+    let (on, off) = (acks(true), acks(false));
+    assert_eq!(off, 2000);
+    let r = on as f64 / off as f64;
+    assert!(
+        (0.5..0.52).contains(&r),
+        "{on} ACKs with delayed ACKs, {off} without"
+    );
+}
+
+#[test]
+fn web_arrivals_are_poisson_and_complete() {
+    let mut d = dumbbell();
+    d.duration_ns = 30 * NS_PER_SEC;
+    let web = json!({"kind": "web", "arrival_rate": 4.0,
+                     "size_bytes": {"dist": "exp", "mean": 30000.0}, "tcp": {}});
+    let out = run_ok(&d.scenario(vec![(vec![0], web)]));
+    // One flow row for the block's pair, one transfer row per connection.
+    assert_eq!(out.summary.flows.len(), 1);
+    assert_eq!(out.summary.flows[0].id, "web-1");
+    let n = out.transfers.len() as f64;
+    // λT = 120 arrivals; Poisson: sd = 11.
+    assert!((n - 120.0).abs() < 35.0, "{n} arrivals");
+    let done: Vec<_> = out
+        .transfers
+        .iter()
+        .filter(|t| t.completion_time_s.is_some())
+        .collect();
+    assert!(
+        done.len() as f64 >= n - 2.0,
+        "light load: all but the last complete"
+    );
+    let delivered: u64 = done.iter().map(|t| t.size_bytes).sum();
+    assert!(out.summary.flows[0].bytes_delivered >= delivered);
+    // A transfer takes at least one round trip (42 ms); at 10% load, one that fits in the
+    // initial window (10 segments) takes at most that plus the delayed-ACK timer (40 ms, an odd
+    // last segment waits for it) and some queueing behind other transfers.
+    for t in &done {
+        let ct = t.completion_time_s.unwrap();
+        assert!(ct > 0.042, "{ct}");
+        if t.size_bytes < 14_600 {
+            assert!(ct < 0.15, "{} B in {ct} s", t.size_bytes);
+        }
+    }
+    let conns: std::collections::BTreeSet<u64> = out.transfers.iter().map(|t| t.conn).collect();
+    assert_eq!(
+        conns.len(),
+        out.transfers.len(),
+        "each transfer its own connection"
+    );
+}
+
+#[test]
+fn onoff_source_alternates_bursts_and_idle_periods() {
+    let mut d = dumbbell();
+    d.duration_ns = 30 * NS_PER_SEC;
+    // Seed 003 §4.1: 36 KB bursts separated by exponential idle times of mean 1 s.
+    let onoff = json!({"kind": "tcp_onoff", "size_bytes": {"dist": "const", "value": 36000.0},
+                       "idle_ns": {"dist": "exp", "mean": 1e9}, "tcp": {}});
+    let out = run_ok(&d.scenario(vec![(vec![0], onoff)]));
+    let t = &out.transfers;
+    // Each cycle: ~1 s idle + ~0.1 s transfer.
+    assert!((18..=40).contains(&t.len()), "{} bursts", t.len());
+    for w in t.windows(2) {
+        let end = w[0].end_s.expect("the previous burst completed");
+        assert!(
+            w[1].start_s >= end,
+            "a burst starts after the previous one ends"
+        );
+    }
+    assert!(t.iter().all(|x| x.size_bytes == 36000));
+    let f = &out.summary.flows[0];
+    let done = t.iter().filter(|x| x.end_s.is_some()).count() as u64;
+    assert!(f.bytes_delivered >= 36000 * done);
+}
+
+#[test]
+fn same_seed_same_results() {
+    let mut d = Dumbbell::new(3, 10 * MBPS, 20 * NS_PER_MS, 30);
+    d.duration_ns = 10 * NS_PER_SEC;
+    let traffic = || {
+        vec![
+            (
+                vec![0, 1],
+                json!({"kind": "tcp", "start_ns": {"dist": "uniform", "lo": 0.0, "hi": 1e9}, "tcp": {"cc": "cubic"}}),
+            ),
+            (
+                vec![2],
+                json!({"kind": "web", "arrival_rate": 5.0, "size_bytes": {"dist": "pareto", "shape": 1.5, "mean": 50000.0}, "tcp": {"sack": false}}),
+            ),
+        ]
+    };
+    let a = run_ok(&d.scenario(traffic()));
+    let b = run_ok(&d.scenario(traffic()));
+    assert_eq!(a.summary_json(), b.summary_json());
+    assert_eq!(a.transfers.len(), b.transfers.len());
+    d.seed = 2;
+    let c = run_ok(&d.scenario(traffic()));
+    assert_ne!(a.summary_json(), c.summary_json());
+}
+
+#[test]
+fn bad_options_name_their_key() {
+    let d = dumbbell();
+    for (tcp, key) in [
+        (json!({"sak": true}), "traffic[0].sak"),
+        (json!({"cc": "bbr"}), "traffic[0].cc"),
+        (json!({"beta": 0.0}), "traffic[0].beta"),
+        (json!({"min_rto_ns": 0}), "traffic[0].min_rto_ns"),
+        (json!({"rwnd_bytes": 10}), "traffic[0].rwnd_bytes"),
+    ] {
+        let errs = check(&d.scenario(vec![(vec![0], bulk(tcp.clone()))]));
+        assert_eq!(errs.len(), 1, "{tcp}: {errs:?}");
+        assert!(
+            errs[0].starts_with(&format!("{key}:")),
+            "{tcp}: {}",
+            errs[0]
+        );
+    }
+    let web =
+        json!({"kind": "web", "arrival_rate": 0.0, "size_bytes": {"dist": "exp", "mean": 1.0}});
+    let errs = check(&d.scenario(vec![(vec![0], web)]));
+    assert!(errs[0].starts_with("traffic[0].arrival_rate:"), "{errs:?}");
+    assert!(run(&d.scenario(vec![(vec![0], json!({"kind": "tcp", "count": 0}))])).is_err());
+}
