@@ -1,0 +1,201 @@
+//! Queue disciplines and sizing against TCP, end to end: what each AQM does to a bulk flow's
+//! standing queue, to a sparse ping beside bulk flows, and SplitBuff's split of short- and
+//! long-RTT flows (seed 004).
+
+mod common;
+
+use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
+use bufferlab_core::{run, RunOutput};
+use common::*;
+use serde_json::{json, Value};
+
+const MBPS10: u64 = 10_000_000;
+
+fn qdir(rate_bps: u64, delay_ns: u64, queue: Value) -> Value {
+    json!({ "rate_bps": rate_bps, "delay_ns": delay_ns, "queue": queue })
+}
+
+/// `client -> server` over 10 Mb/s, 20 ms RTT, with `flows` bulk NewReno uploads and a ping.
+fn upload(queue: Value, flows: u32, secs: u64) -> RunOutput {
+    let mut v = access(
+        qdir(MBPS10, 10 * NS_PER_MS, queue),
+        dir(MBPS10, 10 * NS_PER_MS, 1000),
+        json!([
+            { "kind": "tcp", "pairs": [["client", "server"]], "count": flows },
+            { "kind": "ping", "pairs": [["client", "server"]], "interval_ns": 100 * NS_PER_MS,
+              "start_ns": { "dist": "const", "value": 1234567.0 } },
+        ]),
+        secs * NS_PER_SEC,
+        1,
+    );
+    v["run"]["measure_ns"] = json!([5 * NS_PER_SEC, secs * NS_PER_SEC]);
+    run(&scenario(v)).unwrap()
+}
+
+fn ms(x: Option<f64>) -> f64 {
+    x.unwrap() * 1e3
+}
+
+/// RFC 8289 §1/§3: CoDel lets a bulk TCP flow keep the link busy with a standing queue near its
+/// 5 ms target; the same flow through a 1000-packet FIFO fills it (1.2 s at 10 Mb/s).
+#[test]
+fn codel_holds_a_bulk_flow_near_target() {
+    let codel = upload(json!({ "qdisc": { "kind": "codel" }, "limit_pkts": 1000 }), 1, 30);
+    let fifo = upload(json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }), 1, 30);
+    let q = codel.queue("client->server").unwrap();
+    let (mean, p50) = (ms(q.sojourn_mean_s), ms(q.sojourn_p50_s));
+    let util = codel.link("client->server").unwrap().utilization;
+    let fq = fifo.queue("client->server").unwrap();
+    eprintln!("codel sojourn mean {mean:.2} p50 {p50:.2} ms util {util:.3}; fifo mean {:.1} ms", ms(fq.sojourn_mean_s));
+    assert!(mean > 1.0 && mean < 10.0, "CoDel sojourn mean {mean} ms");
+    assert!(util > 0.9, "utilization {util}");
+    assert!(q.drops_by_reason.get("aqm").copied().unwrap_or(0) > 0);
+    assert!(ms(fq.sojourn_mean_s) > 300.0);
+}
+
+/// RFC 8290 §1: beside four bulk flows, FQ-CoDel serves a sparse ping at once: its RTT stays at
+/// the 20 ms path plus about a packet time, where behind a FIFO it waits for the whole queue.
+#[test]
+fn fq_codel_sparse_ping_beside_bulk_flows() {
+    let fq = upload(json!({ "qdisc": { "kind": "fq_codel" }, "limit_pkts": 10240 }), 4, 30);
+    let fifo = upload(json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }), 4, 30);
+    let p = fq.flow("ping-1").unwrap();
+    let pf = fifo.flow("ping-1").unwrap();
+    eprintln!("fq_codel ping mean {:.2} p99 {:.2}; fifo ping {:.1} ms; fq util {:.3}",
+        ms(p.rtt_mean_s), ms(p.rtt_p99_s), ms(pf.rtt_mean_s), fq.link("client->server").unwrap().utilization);
+    assert!(ms(p.rtt_mean_s) < 22.0 && ms(p.rtt_p99_s) < 24.0);
+    assert!(ms(pf.rtt_mean_s) > 200.0);
+    assert!(fq.link("client->server").unwrap().utilization > 0.9);
+}
+
+/// Seed 004's set-up (`splitbuff.toml`): pairs `s_i -> r1 -> r2 -> d_i`, a 100 Mb/s, 1 ms
+/// bottleneck whose buffer is one BDP over the mean RTT, 1 Gb/s access links of 2 ms and 247 ms
+/// (round trips of 10 ms and 990 ms), one NewReno SACK flow per pair with 1000 B packets.
+fn splitbuff_setup(qdisc: Value, secs: u64) -> RunOutput {
+    let access_delay = [2 * NS_PER_MS, 247 * NS_PER_MS];
+    let bott = || qdir(100_000_000, NS_PER_MS, json!({ "qdisc": qdisc.clone(), "sizing": { "rule": "bdp" } }));
+    let acc = |d: u64| qdir(1_000_000_000, d, json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }));
+    let mut links = vec![json!({ "a": "r1", "b": "r2", "forward": bott(), "reverse": bott() })];
+    for (i, d) in access_delay.iter().enumerate() {
+        links.push(json!({ "a": format!("s{}", i + 1), "b": "r1", "forward": acc(*d), "reverse": acc(*d) }));
+        links.push(json!({ "a": "r2", "b": format!("d{}", i + 1), "forward": acc(*d), "reverse": acc(*d) }));
+    }
+    let v = json!({
+        "run": { "duration_ns": secs * NS_PER_SEC, "seed": 1, "measure_ns": [secs / 4 * NS_PER_SEC, secs * NS_PER_SEC] },
+        "nodes": ["s1", "s2", "r1", "r2", "d1", "d2"],
+        "links": links,
+        "traffic": [{ "kind": "tcp", "pairs": [["s1", "d1"], ["s2", "d2"]],
+                      "tcp": { "cc": "newreno", "sack": true, "mss_bytes": 960 } }],
+    });
+    run(&scenario(v)).unwrap()
+}
+
+/// Seed 004 §IV-B: with one BDP of buffer, the short-RTT flow behind a FIFO queues hundreds of
+/// milliseconds and starves the long one (Fig. 1); SplitBuff gives it a sub-buffer sized for its
+/// own RTT (~1% of the buffer), so its RTT falls to near its 10 ms propagation, and the long flow
+/// gains; Blind-SplitBuff, mapping flows at random, does not fix the delay (§IV-B2).
+#[test]
+fn splitbuff_vs_fifo() {
+    let fifo = splitbuff_setup(json!({ "kind": "fifo" }), 200);
+    let split = splitbuff_setup(json!({ "kind": "splitbuff" }), 200);
+    let blind = splitbuff_setup(json!({ "kind": "blind_splitbuff", "buffers": 2 }), 200);
+    let show = |name: &str, out: &RunOutput| {
+        let (a, b) = (out.flow("tcp-1").unwrap(), out.flow("tcp-2").unwrap());
+        eprintln!(
+            "{name}: short {:.1} Mb/s rtt {:.1} ms | long {:.2} Mb/s rtt {:.1} ms | util {:.3}",
+            a.goodput_bps / 1e6,
+            ms(a.rtt_mean_s),
+            b.goodput_bps / 1e6,
+            ms(b.rtt_mean_s),
+            out.link("r1->r2").unwrap().utilization
+        );
+        (ms(a.rtt_mean_s), b.goodput_bps, out.link("r1->r2").unwrap().utilization)
+    };
+    let (f_rtt, f_long, _) = show("fifo", &fifo);
+    let (s_rtt, s_long, s_util) = show("splitbuff", &split);
+    let (b_rtt, _, _) = show("blind", &blind);
+    assert_eq!(fifo.queue("r1->r2").unwrap().limit_pkts, Some(6250));
+    assert!(f_rtt > 200.0, "FIFO short-flow RTT {f_rtt} ms");
+    assert!(s_rtt < 20.0, "SplitBuff short-flow RTT {s_rtt} ms");
+    assert!(s_long > f_long, "long flow {s_long} vs {f_long} b/s");
+    assert!(s_util > 0.9);
+    assert!(b_rtt > 0.4 * f_rtt, "Blind-SplitBuff short-flow RTT {b_rtt} ms");
+}
+
+/// Seed 003 §3.1's dumbbell with one pair: 10 Mb/s, 50 ms bottleneck, 0.5 ms access links at
+/// 20 Mb/s (round trip 102 ms, BDP 85 packets of 1500 B), one NewReno flow.
+fn gorinsky_one_flow(queue: Value, secs: u64) -> RunOutput {
+    let bott = || qdir(MBPS10, 50 * NS_PER_MS, queue.clone());
+    let acc = || qdir(2 * MBPS10, NS_PER_MS / 2, json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }));
+    let v = json!({
+        "run": { "duration_ns": secs * NS_PER_SEC, "seed": 1, "measure_ns": [secs / 2 * NS_PER_SEC, secs * NS_PER_SEC] },
+        "nodes": ["s1", "r1", "r2", "d1"],
+        "links": [
+            { "a": "s1", "b": "r1", "forward": acc(), "reverse": acc() },
+            { "a": "r1", "b": "r2", "forward": bott(), "reverse": bott() },
+            { "a": "r2", "b": "d1", "forward": acc(), "reverse": acc() },
+        ],
+        "traffic": [{ "kind": "tcp", "pairs": [["s1", "d1"]], "tcp": { "cc": "newreno" } }],
+    });
+    run(&scenario(v)).unwrap()
+}
+
+/// Seed 003 §4.2: a router that sizes its buffer by the RTT it measures (rate × mean RTT)
+/// instead of the propagation delay drifts, for one NewReno flow, to about three BDPs (here
+/// 3–3.6: the flow spends longer near the top of its sawtooth than the paper's uniform-delay
+/// model assumes), and the RTT with it.
+#[test]
+fn rtt_adaptive_buffer_drifts_to_about_three_bdp() {
+    let out = gorinsky_one_flow(json!({ "qdisc": { "kind": "fifo" }, "sizing": { "rule": "rtt-adaptive" } }), 600);
+    let q = out.queue("r1->r2").unwrap();
+    let f = out.flow("tcp-1").unwrap();
+    let bdp = 85.0;
+    let b = q.limit_pkts.unwrap() as f64 / bdp;
+    eprintln!("rtt-adaptive: {b:.2} BDP, rtt {:.0} ms, goodput {:.2} Mb/s", ms(f.rtt_mean_s), f.goodput_bps / 1e6);
+    assert_eq!(q.sizing.as_deref(), Some("rtt-adaptive"));
+    assert!((2.7..4.0).contains(&b), "{b} BDP");
+    assert!(ms(f.rtt_mean_s) > 2.5 * 102.0);
+    let fixed = gorinsky_one_flow(json!({ "qdisc": { "kind": "fifo" }, "sizing": { "rule": "bdp" } }), 600);
+    let ff = fixed.flow("tcp-1").unwrap();
+    assert_eq!(fixed.queue("r1->r2").unwrap().limit_pkts, Some(85));
+    assert!(ms(ff.rtt_mean_s) < 0.6 * ms(f.rtt_mean_s));
+    // Both keep the link busy: the extra buffer buys delay, not goodput.
+    assert!(ff.goodput_bps > 0.95 * f.goodput_bps);
+}
+
+/// Seed 001 (Fig. 5, `linux-stack.toml`): an upload through fq_codel and a 512-descriptor ring.
+/// With BQL auto the queue stays in the qdisc and the ping keeps its RTT; with BQL off the ring
+/// holds ~512 packets (0.6 s at 10 Mb/s) and the ping waits behind them.
+#[test]
+fn bql_keeps_the_tcp_queue_where_the_aqm_sees_it() {
+    let mk = |bql: Value| {
+        let mut up = qdir(MBPS10, 5 * NS_PER_MS, json!({ "qdisc": { "kind": "fq_codel" }, "limit_pkts": 10240 }));
+        up["ring"] = json!({ "size": 512, "bql": bql });
+        let mut v = access(
+            up,
+            dir(MBPS10, 5 * NS_PER_MS, 1000),
+            json!([
+                { "kind": "tcp", "pairs": [["client", "server"]], "tcp": { "cc": "cubic" } },
+                { "kind": "ping", "pairs": [["client", "server"]], "interval_ns": 100 * NS_PER_MS },
+            ]),
+            60 * NS_PER_SEC,
+            1,
+        );
+        v["run"]["measure_ns"] = json!([10 * NS_PER_SEC, 60 * NS_PER_SEC]);
+        run(&scenario(v)).unwrap()
+    };
+    let auto = mk(json!("auto"));
+    let off = mk(json!("off"));
+    let (pa, po) = (auto.flow("ping-1").unwrap(), off.flow("ping-1").unwrap());
+    let (qa, qo) = (auto.queue("client->server").unwrap(), off.queue("client->server").unwrap());
+    eprintln!(
+        "bql auto: ping {:.1} ms, ring {:.2} ms, limit {:?}, tcp {:.2} Mb/s | off: ping {:.1} ms, ring {:.1} ms, tcp {:.2} Mb/s",
+        ms(pa.rtt_mean_s), ms(qa.ring_sojourn_mean_s), qa.bql_limit_bytes, auto.flow("tcp-1").unwrap().goodput_bps / 1e6,
+        ms(po.rtt_mean_s), ms(qo.ring_sojourn_mean_s), off.flow("tcp-1").unwrap().goodput_bps / 1e6
+    );
+    assert!(ms(pa.rtt_mean_s) < 15.0, "ping with BQL {}", ms(pa.rtt_mean_s));
+    assert!(ms(qa.ring_sojourn_mean_s) < 3.0);
+    assert!(ms(po.rtt_mean_s) > 10.0 * ms(pa.rtt_mean_s));
+    assert!(ms(qo.ring_sojourn_mean_s) > 300.0);
+    assert!(auto.link("client->server").unwrap().utilization > 0.95);
+}
