@@ -87,7 +87,6 @@ fn path_delay(ports: &[PortParams], path: &[u32]) -> u64 {
     path.iter().map(|&p| ports[p as usize].delay_ns).sum()
 }
 
-
 /// Build the engine, or every problem found.
 pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
     let mut errs = Vec::new();
@@ -215,7 +214,10 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
                             && (fw.contains(&(pid as u32)) || bw.contains(&(pid as u32)))
                     })
                     .map(|((fw, bw), f)| {
-                        (path_delay(&port_params, fw) + path_delay(&port_params, bw), f.pkt_bytes)
+                        (
+                            path_delay(&port_params, fw) + path_delay(&port_params, bw),
+                            f.pkt_bytes,
+                        )
                     })
                     .collect();
                 let ctx = SizingCtx {
@@ -223,7 +225,11 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
                     flow_rtts_ns: crossing.iter().map(|c| c.0).collect(),
                     input_links: topo.in_degree(pp.from),
                     // Rules count full-sized data packets of the flows that cross.
-                    pkt_bytes: crossing.iter().map(|c| c.1).max().unwrap_or(DEFAULT_PKT_BYTES),
+                    pkt_bytes: crossing
+                        .iter()
+                        .map(|c| c.1)
+                        .max()
+                        .unwrap_or(DEFAULT_PKT_BYTES),
                 };
                 match sizing::resolve(s, &ctx) {
                     Ok((l, name)) => {

@@ -51,7 +51,11 @@ pub const RULES: [&str; 6] = [
 
 /// Canonical name of a rule, accepting any spacing and case.
 fn canonical(rule: &str) -> Option<&'static str> {
-    let key: String = rule.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_lowercase();
+    let key: String = rule
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_lowercase();
     RULES
         .iter()
         .find(|r| r.replace(' ', "").to_lowercase() == key)
@@ -69,20 +73,24 @@ impl SizingCtx {
     /// Bandwidth-delay product in packets over the mean round-trip propagation time.
     fn bdp_pkts(&self) -> Result<f64, String> {
         if self.flow_rtts_ns.is_empty() {
-            return Err("rule: no flow crosses this link, so it has no round-trip time to size \
+            return Err(
+                "rule: no flow crosses this link, so it has no round-trip time to size \
                         by (give an explicit limit such as \"100pkt\")"
-                .into());
+                    .into(),
+            );
         }
-        let mean_ns =
-            self.flow_rtts_ns.iter().map(|&r| r as f64).sum::<f64>() / self.flow_rtts_ns.len() as f64;
+        let mean_ns = self.flow_rtts_ns.iter().map(|&r| r as f64).sum::<f64>()
+            / self.flow_rtts_ns.len() as f64;
         Ok(self.rate_bps as f64 * mean_ns / NS_PER_SEC as f64 / 8.0 / self.pkt_bytes as f64)
     }
 
     fn flows(&self) -> Result<f64, String> {
         if self.flow_rtts_ns.is_empty() {
-            return Err("rule: no flow crosses this link, so a per-flow rule has nothing to \
+            return Err(
+                "rule: no flow crosses this link, so a per-flow rule has nothing to \
                         count (give an explicit limit such as \"100pkt\")"
-                .into());
+                    .into(),
+            );
         }
         Ok(self.flow_rtts_ns.len() as f64)
     }
@@ -98,7 +106,10 @@ pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), St
         ));
     };
     if !(spec.scale.is_finite() && spec.scale > 0.0) {
-        return Err(format!("scale: must be a positive number, got {}", spec.scale));
+        return Err(format!(
+            "scale: must be a positive number, got {}",
+            spec.scale
+        ));
     }
     if ctx.pkt_bytes == 0 || ctx.rate_bps == 0 {
         return Err("rule: the link needs a positive rate and packet size to be sized".into());
@@ -111,9 +122,11 @@ pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), St
         "bdp" | "rtt-adaptive" => pkts(s * ctx.bdp_pkts()?),
         "bdp/sqrt(n)" => pkts(s * ctx.bdp_pkts()? / ctx.flows()?.sqrt()),
         "connection-proportional" => pkts(s * PKTS_PER_CONNECTION as f64 * ctx.flows()?),
-        "max(bdp, connection-proportional)" => {
-            pkts(s * ctx.bdp_pkts()?.max(PKTS_PER_CONNECTION as f64 * ctx.flows()?))
-        }
+        "max(bdp, connection-proportional)" => pkts(
+            s * ctx
+                .bdp_pkts()?
+                .max(PKTS_PER_CONNECTION as f64 * ctx.flows()?),
+        ),
         "2L" => {
             if ctx.input_links == 0 {
                 return Err("rule: \"2L\" counts the router's input links, and it has none".into());
@@ -210,7 +223,10 @@ impl AdaptiveSizer {
         if self.n > 0 {
             let mean_ns = self.sum_ns / self.n as f64;
             self.limit = pkts(
-                self.scale * self.rate_bps as f64 * mean_ns / NS_PER_SEC as f64 / 8.0 / self.pkt_bytes as f64,
+                self.scale * self.rate_bps as f64 * mean_ns
+                    / NS_PER_SEC as f64
+                    / 8.0
+                    / self.pkt_bytes as f64,
             );
         }
         self.sum_ns = 0.0;

@@ -40,13 +40,24 @@ fn ms(x: Option<f64>) -> f64 {
 /// 5 ms target; the same flow through a 1000-packet FIFO fills it (1.2 s at 10 Mb/s).
 #[test]
 fn codel_holds_a_bulk_flow_near_target() {
-    let codel = upload(json!({ "qdisc": { "kind": "codel" }, "limit_pkts": 1000 }), 1, 30);
-    let fifo = upload(json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }), 1, 30);
+    let codel = upload(
+        json!({ "qdisc": { "kind": "codel" }, "limit_pkts": 1000 }),
+        1,
+        30,
+    );
+    let fifo = upload(
+        json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }),
+        1,
+        30,
+    );
     let q = codel.queue("client->server").unwrap();
     let (mean, p50) = (ms(q.sojourn_mean_s), ms(q.sojourn_p50_s));
     let util = codel.link("client->server").unwrap().utilization;
     let fq = fifo.queue("client->server").unwrap();
-    eprintln!("codel sojourn mean {mean:.2} p50 {p50:.2} ms util {util:.3}; fifo mean {:.1} ms", ms(fq.sojourn_mean_s));
+    eprintln!(
+        "codel sojourn mean {mean:.2} p50 {p50:.2} ms util {util:.3}; fifo mean {:.1} ms",
+        ms(fq.sojourn_mean_s)
+    );
     assert!(mean > 1.0 && mean < 10.0, "CoDel sojourn mean {mean} ms");
     assert!(util > 0.9, "utilization {util}");
     assert!(q.drops_by_reason.get("aqm").copied().unwrap_or(0) > 0);
@@ -57,12 +68,25 @@ fn codel_holds_a_bulk_flow_near_target() {
 /// the 20 ms path plus about a packet time, where behind a FIFO it waits for the whole queue.
 #[test]
 fn fq_codel_sparse_ping_beside_bulk_flows() {
-    let fq = upload(json!({ "qdisc": { "kind": "fq_codel" }, "limit_pkts": 10240 }), 4, 30);
-    let fifo = upload(json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }), 4, 30);
+    let fq = upload(
+        json!({ "qdisc": { "kind": "fq_codel" }, "limit_pkts": 10240 }),
+        4,
+        30,
+    );
+    let fifo = upload(
+        json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }),
+        4,
+        30,
+    );
     let p = fq.flow("ping-1").unwrap();
     let pf = fifo.flow("ping-1").unwrap();
-    eprintln!("fq_codel ping mean {:.2} p99 {:.2}; fifo ping {:.1} ms; fq util {:.3}",
-        ms(p.rtt_mean_s), ms(p.rtt_p99_s), ms(pf.rtt_mean_s), fq.link("client->server").unwrap().utilization);
+    eprintln!(
+        "fq_codel ping mean {:.2} p99 {:.2}; fifo ping {:.1} ms; fq util {:.3}",
+        ms(p.rtt_mean_s),
+        ms(p.rtt_p99_s),
+        ms(pf.rtt_mean_s),
+        fq.link("client->server").unwrap().utilization
+    );
     assert!(ms(p.rtt_mean_s) < 22.0 && ms(p.rtt_p99_s) < 24.0);
     assert!(ms(pf.rtt_mean_s) > 200.0);
     assert!(fq.link("client->server").unwrap().utilization > 0.9);
@@ -73,8 +97,20 @@ fn fq_codel_sparse_ping_beside_bulk_flows() {
 /// (round trips of 10 ms and 990 ms), one NewReno SACK flow per pair with 1000 B packets.
 fn splitbuff_setup(qdisc: Value, secs: u64) -> RunOutput {
     let access_delay = [2 * NS_PER_MS, 247 * NS_PER_MS];
-    let bott = || qdir(100_000_000, NS_PER_MS, json!({ "qdisc": qdisc.clone(), "sizing": { "rule": "bdp" } }));
-    let acc = |d: u64| qdir(1_000_000_000, d, json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }));
+    let bott = || {
+        qdir(
+            100_000_000,
+            NS_PER_MS,
+            json!({ "qdisc": qdisc.clone(), "sizing": { "rule": "bdp" } }),
+        )
+    };
+    let acc = |d: u64| {
+        qdir(
+            1_000_000_000,
+            d,
+            json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }),
+        )
+    };
     let mut links = vec![json!({ "a": "r1", "b": "r2", "forward": bott(), "reverse": bott() })];
     for (i, d) in access_delay.iter().enumerate() {
         links.push(json!({ "a": format!("s{}", i + 1), "b": "r1", "forward": acc(*d), "reverse": acc(*d) }));
@@ -109,7 +145,11 @@ fn splitbuff_vs_fifo() {
             ms(b.rtt_mean_s),
             out.link("r1->r2").unwrap().utilization
         );
-        (ms(a.rtt_mean_s), b.goodput_bps, out.link("r1->r2").unwrap().utilization)
+        (
+            ms(a.rtt_mean_s),
+            b.goodput_bps,
+            out.link("r1->r2").unwrap().utilization,
+        )
     };
     let (f_rtt, f_long, _) = show("fifo", &fifo);
     let (s_rtt, s_long, s_util) = show("splitbuff", &split);
@@ -119,14 +159,23 @@ fn splitbuff_vs_fifo() {
     assert!(s_rtt < 20.0, "SplitBuff short-flow RTT {s_rtt} ms");
     assert!(s_long > f_long, "long flow {s_long} vs {f_long} b/s");
     assert!(s_util > 0.9);
-    assert!(b_rtt > 0.4 * f_rtt, "Blind-SplitBuff short-flow RTT {b_rtt} ms");
+    assert!(
+        b_rtt > 0.4 * f_rtt,
+        "Blind-SplitBuff short-flow RTT {b_rtt} ms"
+    );
 }
 
 /// Seed 003 §3.1's dumbbell with one pair: 10 Mb/s, 50 ms bottleneck, 0.5 ms access links at
 /// 20 Mb/s (round trip 102 ms, BDP 85 packets of 1500 B), one NewReno flow.
 fn gorinsky_one_flow(queue: Value, secs: u64) -> RunOutput {
     let bott = || qdir(MBPS10, 50 * NS_PER_MS, queue.clone());
-    let acc = || qdir(2 * MBPS10, NS_PER_MS / 2, json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }));
+    let acc = || {
+        qdir(
+            2 * MBPS10,
+            NS_PER_MS / 2,
+            json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 }),
+        )
+    };
     let v = json!({
         "run": { "duration_ns": secs * NS_PER_SEC, "seed": 1, "measure_ns": [secs / 2 * NS_PER_SEC, secs * NS_PER_SEC] },
         "nodes": ["s1", "r1", "r2", "d1"],
@@ -146,16 +195,26 @@ fn gorinsky_one_flow(queue: Value, secs: u64) -> RunOutput {
 /// model assumes), and the RTT with it.
 #[test]
 fn rtt_adaptive_buffer_drifts_to_about_three_bdp() {
-    let out = gorinsky_one_flow(json!({ "qdisc": { "kind": "fifo" }, "sizing": { "rule": "rtt-adaptive" } }), 600);
+    let out = gorinsky_one_flow(
+        json!({ "qdisc": { "kind": "fifo" }, "sizing": { "rule": "rtt-adaptive" } }),
+        600,
+    );
     let q = out.queue("r1->r2").unwrap();
     let f = out.flow("tcp-1").unwrap();
     let bdp = 85.0;
     let b = q.limit_pkts.unwrap() as f64 / bdp;
-    eprintln!("rtt-adaptive: {b:.2} BDP, rtt {:.0} ms, goodput {:.2} Mb/s", ms(f.rtt_mean_s), f.goodput_bps / 1e6);
+    eprintln!(
+        "rtt-adaptive: {b:.2} BDP, rtt {:.0} ms, goodput {:.2} Mb/s",
+        ms(f.rtt_mean_s),
+        f.goodput_bps / 1e6
+    );
     assert_eq!(q.sizing.as_deref(), Some("rtt-adaptive"));
     assert!((2.7..4.0).contains(&b), "{b} BDP");
     assert!(ms(f.rtt_mean_s) > 2.5 * 102.0);
-    let fixed = gorinsky_one_flow(json!({ "qdisc": { "kind": "fifo" }, "sizing": { "rule": "bdp" } }), 600);
+    let fixed = gorinsky_one_flow(
+        json!({ "qdisc": { "kind": "fifo" }, "sizing": { "rule": "bdp" } }),
+        600,
+    );
     let ff = fixed.flow("tcp-1").unwrap();
     assert_eq!(fixed.queue("r1->r2").unwrap().limit_pkts, Some(85));
     assert!(ms(ff.rtt_mean_s) < 0.6 * ms(f.rtt_mean_s));
@@ -169,7 +228,11 @@ fn rtt_adaptive_buffer_drifts_to_about_three_bdp() {
 #[test]
 fn bql_keeps_the_tcp_queue_where_the_aqm_sees_it() {
     let mk = |bql: Value| {
-        let mut up = qdir(MBPS10, 5 * NS_PER_MS, json!({ "qdisc": { "kind": "fq_codel" }, "limit_pkts": 10240 }));
+        let mut up = qdir(
+            MBPS10,
+            5 * NS_PER_MS,
+            json!({ "qdisc": { "kind": "fq_codel" }, "limit_pkts": 10240 }),
+        );
         up["ring"] = json!({ "size": 512, "bql": bql });
         let mut v = access(
             up,
@@ -187,13 +250,20 @@ fn bql_keeps_the_tcp_queue_where_the_aqm_sees_it() {
     let auto = mk(json!("auto"));
     let off = mk(json!("off"));
     let (pa, po) = (auto.flow("ping-1").unwrap(), off.flow("ping-1").unwrap());
-    let (qa, qo) = (auto.queue("client->server").unwrap(), off.queue("client->server").unwrap());
+    let (qa, qo) = (
+        auto.queue("client->server").unwrap(),
+        off.queue("client->server").unwrap(),
+    );
     eprintln!(
         "bql auto: ping {:.1} ms, ring {:.2} ms, limit {:?}, tcp {:.2} Mb/s | off: ping {:.1} ms, ring {:.1} ms, tcp {:.2} Mb/s",
         ms(pa.rtt_mean_s), ms(qa.ring_sojourn_mean_s), qa.bql_limit_bytes, auto.flow("tcp-1").unwrap().goodput_bps / 1e6,
         ms(po.rtt_mean_s), ms(qo.ring_sojourn_mean_s), off.flow("tcp-1").unwrap().goodput_bps / 1e6
     );
-    assert!(ms(pa.rtt_mean_s) < 15.0, "ping with BQL {}", ms(pa.rtt_mean_s));
+    assert!(
+        ms(pa.rtt_mean_s) < 15.0,
+        "ping with BQL {}",
+        ms(pa.rtt_mean_s)
+    );
     assert!(ms(qa.ring_sojourn_mean_s) < 3.0);
     assert!(ms(po.rtt_mean_s) > 10.0 * ms(pa.rtt_mean_s));
     assert!(ms(qo.ring_sojourn_mean_s) > 300.0);

@@ -59,7 +59,11 @@ fn pie_holds_delay_near_target() {
     let soj = q.sojourn_mean_s.unwrap() * 1e3;
     assert!((soj - 15.0).abs() < 4.0, "sojourn {soj} ms");
     let aqm = *q.drops_by_reason.get("aqm").unwrap_or(&0) as f64;
-    assert!((aqm / q.arrivals as f64 - 1.0 / 6.0).abs() < 0.02, "{aqm} of {}", q.arrivals);
+    assert!(
+        (aqm / q.arrivals as f64 - 1.0 / 6.0).abs() < 0.02,
+        "{aqm} of {}",
+        q.arrivals
+    );
     let (mean, _) = ping_ms(&out);
     assert!(mean < 40.0, "ping {mean} ms");
 }
@@ -96,7 +100,11 @@ fn ring_with_bql_keeps_the_queue_in_the_qdisc() {
     let ring = |bql: Value| Some(json!({ "size": 512, "bql": bql }));
     let auto = overload(port(json!({ "kind": "codel" }), 1000, ring(json!("auto"))));
     let off = overload(port(json!({ "kind": "codel" }), 1000, ring(json!("off"))));
-    let high = overload(port(json!({ "kind": "codel" }), 1000, ring(json!({ "fixed": 10_000_000 }))));
+    let high = overload(port(
+        json!({ "kind": "codel" }),
+        1000,
+        ring(json!({ "fixed": 10_000_000 })),
+    ));
 
     let qa = auto.queue("client->server").unwrap();
     let ring_ms = qa.ring_sojourn_mean_s.unwrap() * 1e3;
@@ -122,7 +130,8 @@ fn ring_with_bql_keeps_the_queue_in_the_qdisc() {
 fn sizing_rules_resolve_in_the_engine() {
     let mk = |rule: &str, scale: f64| {
         let mut up = dir(MBPS10, 50 * NS_PER_MS, 1);
-        up["queue"] = json!({ "qdisc": { "kind": "fifo" }, "sizing": { "rule": rule, "scale": scale } });
+        up["queue"] =
+            json!({ "qdisc": { "kind": "fifo" }, "sizing": { "rule": rule, "scale": scale } });
         let v = access(
             up,
             dir(MBPS10, 50 * NS_PER_MS, 1000),
@@ -141,5 +150,8 @@ fn sizing_rules_resolve_in_the_engine() {
     let out = mk("connection-proportional", 2.0).unwrap();
     assert_eq!(out.queue("client->server").unwrap().limit_pkts, Some(12));
     let e = mk("bpd", 1.0).unwrap_err();
-    assert!(e.contains("links[0].forward.queue.sizing.rule: unknown sizing rule"), "{e}");
+    assert!(
+        e.contains("links[0].forward.queue.sizing.rule: unknown sizing rule"),
+        "{e}"
+    );
 }

@@ -19,8 +19,8 @@ use crate::packet::{Arena, NodeId, PktId};
 use crate::qdisc::{DropReason, Drops, QItem, Qdisc, QueueDisc};
 use crate::rng::Rng;
 use crate::scenario::{Framing, RingSpec};
-use crate::sizing::AdaptiveSizer;
 use crate::sched::{Ev, Sched};
+use crate::sizing::AdaptiveSizer;
 use crate::time::{tx_time, Time};
 
 /// A port's fixed parameters.
@@ -281,7 +281,9 @@ impl Port {
     #[inline]
     fn fill_ring(&mut self, cx: &mut PortCtx) {
         while self.ring.as_ref().is_some_and(|r| r.has_room()) {
-            let Some(item) = self.take_from_qdisc(cx) else { return };
+            let Some(item) = self.take_from_qdisc(cx) else {
+                return;
+            };
             if let Some(r) = &mut self.ring {
                 r.push(item.id, item.bytes, cx.now);
             }
@@ -292,13 +294,17 @@ impl Port {
     fn start_tx(&mut self, id: u32, cx: &mut PortCtx) {
         let now = cx.now;
         let (pkt, bytes) = if let Some(r) = &mut self.ring {
-            let Some((pkt, bytes, at)) = r.pop() else { return };
+            let Some((pkt, bytes, at)) = r.pop() else {
+                return;
+            };
             if self.stats.window.contains(now) {
                 self.stats.ring_sojourn.record(now - at);
             }
             (pkt, bytes)
         } else {
-            let Some(item) = self.take_from_qdisc(cx) else { return };
+            let Some(item) = self.take_from_qdisc(cx) else {
+                return;
+            };
             (item.id, item.bytes)
         };
         let w = self.stats.window;

@@ -86,7 +86,9 @@ fn threshold(
         (None, None, None) => Ok(None),
         (Some(v), None, None) | (None, Some(v), None) => Ok(Some((v, false))),
         (None, None, Some(v)) => Ok(Some((v, true))),
-        _ => Err(format!("red.{name}: given twice (as packets and as bytes); give one")),
+        _ => Err(format!(
+            "red.{name}: given twice (as packets and as bytes); give one"
+        )),
     }
 }
 
@@ -134,14 +136,17 @@ impl Red {
         let min = threshold("min_th", k.min_th, k.min_th_pkts, k.min_th_bytes)?;
         let max = threshold("max_th", k.max_th, k.max_th_pkts, k.max_th_bytes)?;
         let bytes = match (min, max) {
-            (Some((_, a)), Some((_, b))) if a != b => {
-                return Err("red.max_th: give min_th and max_th in the same unit (both packets or both bytes)".into())
-            }
+            (Some((_, a)), Some((_, b))) if a != b => return Err(
+                "red.max_th: give min_th and max_th in the same unit (both packets or both bytes)"
+                    .into(),
+            ),
             (Some((_, b)), _) | (_, Some((_, b))) => b,
             _ => false,
         };
         if bytes && (min.is_none() || max.is_none()) {
-            return Err("red.min_th_bytes: in byte mode give both min_th and max_th in bytes".into());
+            return Err(
+                "red.min_th_bytes: in byte mode give both min_th and max_th in bytes".into(),
+            );
         }
         let c = RedConfig {
             min_th: min.map_or(d.min_th, |m| m.0),

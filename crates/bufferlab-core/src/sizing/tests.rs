@@ -28,7 +28,7 @@ fn bdp_is_rate_times_mean_rtt() {
     // 10 Mb/s x 102 ms = 127500 B = 85 packets.
     assert_eq!(pk(resolve(&spec("bdp", 1.0), &ctx(1))), 85);
     assert_eq!(pk(resolve(&spec("bdp", 0.5), &ctx(1))), 43); // 42.5 rounds up
-    // Seed 004 §III-C: 10 ms and 990 ms flows, 100 Mb/s, 1 KB packets -> 6250 packets.
+                                                             // Seed 004 §III-C: 10 ms and 990 ms flows, 100 Mb/s, 1 KB packets -> 6250 packets.
     let c = SizingCtx {
         rate_bps: 100_000_000,
         flow_rtts_ns: vec![10 * NS_PER_MS, 990 * NS_PER_MS],
@@ -48,12 +48,36 @@ fn over_square_root() {
 
 #[test]
 fn connection_proportional_and_the_max() {
-    assert_eq!(pk(resolve(&spec("connection-proportional", 1.0), &ctx(100))), 600);
-    assert_eq!(pk(resolve(&spec("connection-proportional", 1.0), &ctx(3))), 18);
+    assert_eq!(
+        pk(resolve(&spec("connection-proportional", 1.0), &ctx(100))),
+        600
+    );
+    assert_eq!(
+        pk(resolve(&spec("connection-proportional", 1.0), &ctx(3))),
+        18
+    );
     // The max picks BDP for few flows, connection-proportional for many (seed 003 §3.2).
-    assert_eq!(pk(resolve(&spec("max(bdp, connection-proportional)", 1.0), &ctx(3))), 85);
-    assert_eq!(pk(resolve(&spec("max(bdp,connection-proportional)", 1.0), &ctx(100))), 600);
-    assert_eq!(pk(resolve(&spec("MAX(BDP, Connection-Proportional)", 2.0), &ctx(14))), 170);
+    assert_eq!(
+        pk(resolve(
+            &spec("max(bdp, connection-proportional)", 1.0),
+            &ctx(3)
+        )),
+        85
+    );
+    assert_eq!(
+        pk(resolve(
+            &spec("max(bdp,connection-proportional)", 1.0),
+            &ctx(100)
+        )),
+        600
+    );
+    assert_eq!(
+        pk(resolve(
+            &spec("MAX(BDP, Connection-Proportional)", 2.0),
+            &ctx(14)
+        )),
+        170
+    );
 }
 
 #[test]
@@ -72,7 +96,10 @@ fn errors_say_what_to_do() {
     assert!(e.starts_with("scale: "), "{e}");
     // A port no flow crosses never queues: it keeps the txqueuelen default.
     assert_eq!(pk(resolve(&spec("bdp", 1.0), &ctx(0))), 1000);
-    assert_eq!(pk(resolve(&spec("connection-proportional", 1.0), &ctx(0))), 1000);
+    assert_eq!(
+        pk(resolve(&spec("connection-proportional", 1.0), &ctx(0))),
+        1000
+    );
     // 2L needs no flows.
     assert_eq!(pk(resolve(&spec("2L", 1.0), &ctx(0))), 202);
 }

@@ -139,7 +139,12 @@ fn gentle_ramp() {
 #[test]
 fn thresholds_in_packets_or_bytes() {
     let m = |v: serde_json::Value| v.as_object().unwrap().clone();
-    let r = Red::from_spec(&m(serde_json::json!({"min_th": 3, "max_th_pkts": 9})), Limit::default(), 1).unwrap();
+    let r = Red::from_spec(
+        &m(serde_json::json!({"min_th": 3, "max_th_pkts": 9})),
+        Limit::default(),
+        1,
+    )
+    .unwrap();
     assert_eq!((r.cfg.min_th, r.cfg.max_th, r.cfg.bytes), (3.0, 9.0, false));
     let mut r = Red::from_spec(
         &m(serde_json::json!({"min_th_bytes": 30000, "max_th_bytes": 90000, "weight": 1.0})),
@@ -154,8 +159,16 @@ fn thresholds_in_packets_or_bytes() {
     }
     r.enqueue(0, item(9), &mut d);
     assert_eq!(r.avg(), 3000.0, "the average counts bytes");
-    let e = Red::from_spec(&m(serde_json::json!({"min_th_bytes": 3000, "max_th": 9})), Limit::default(), 1).err().unwrap();
+    let e = Red::from_spec(
+        &m(serde_json::json!({"min_th_bytes": 3000, "max_th": 9})),
+        Limit::default(),
+        1,
+    )
+    .err()
+    .unwrap();
     assert!(e.starts_with("red.max_th: "), "{e}");
-    let e = Red::from_spec(&m(serde_json::json!({"min_th": "5"})), Limit::default(), 1).err().unwrap();
+    let e = Red::from_spec(&m(serde_json::json!({"min_th": "5"})), Limit::default(), 1)
+        .err()
+        .unwrap();
     assert!(e.starts_with("red.min_th: "), "{e}");
 }
