@@ -94,3 +94,50 @@ fn burst_allowance_protects_a_new_burst() {
     let tr = run(&mut q, RATE, &arr, NS_PER_SEC, |_, _| {});
     assert!(tr.drops.is_empty());
 }
+
+/// One update against RFC 8033 §4.2's arithmetic: p = alpha (qdelay - target) + beta (qdelay -
+/// qdelay_old), scaled down by 2048 below 1e-6 and by 2 below 0.1, capped at +0.02 above 0.1,
+/// decayed by 2% when the queue has stayed empty.
+#[test]
+fn update_follows_the_rfc_arithmetic() {
+    let mut q = Pie::new(PieConfig::default(), Limit::default(), 3);
+    let mut d = Drops::default();
+    // 25 x 1500 B at a measured 10 Mb/s: the delay estimate is 30 ms.
+    for i in 0..25 {
+        assert!(q.enqueue(
+            0,
+            QItem {
+                id: i,
+                bytes: 1500,
+                ..Default::default()
+            },
+            &mut d
+        ));
+    }
+    q.avg_dq_time_ns = DQ_THRESHOLD_BYTES as f64 * 8.0 / RATE as f64 * 1e9;
+    let raw = 0.125 * (0.030 - 0.015) + 1.25 * (0.030 - 0.0);
+    q.update();
+    assert_eq!(q.qdelay_ns(), 30 * NS_PER_MS);
+    assert!(
+        (q.drop_prob() - raw / 2048.0).abs() < 1e-12,
+        "{}",
+        q.drop_prob()
+    );
+    // From 0.05 (scale 1/2), delay steady at 30 ms: only the alpha term.
+    q.drop_prob = 0.05;
+    q.update();
+    assert!((q.drop_prob() - (0.05 + 0.125 * 0.015 / 2.0)).abs() < 1e-12);
+    // From 0.15 a jump of the delay is capped at +0.02.
+    q.drop_prob = 0.15;
+    q.qdelay_old_ns = 0;
+    q.update();
+    assert!((q.drop_prob() - 0.17).abs() < 1e-12);
+    // Emptied: first the fall of the delay pulls p down, then, empty for two updates, the
+    // alpha term and a 2% decay.
+    while q.dequeue(0, &mut d).is_some() {}
+    q.update();
+    let p = q.drop_prob();
+    assert!((p - (0.17 - 0.125 * 0.015 - 1.25 * 0.030)).abs() < 1e-12);
+    q.update();
+    assert!((q.drop_prob() - 0.98 * (p - 0.125 * 0.015)).abs() < 1e-12);
+}
