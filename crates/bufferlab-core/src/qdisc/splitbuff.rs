@@ -56,7 +56,11 @@ impl Default for BlindSplitBuffConfig {
 
 const MAX_BANDS: usize = 3;
 
-/// Sums over one update period.
+/// Sums over one update period. RTT sums run over flows, not packets: each flow seen in the
+/// period counts once, with its latest stamped RTT. Weighting by packets would put the
+/// threshold on the flows that send most (the short-RTT ones, whose windows turn over fastest),
+/// and a flow whose RTT straddles the threshold would be split between sub-buffers and
+/// reordered.
 #[derive(Clone, Copy, Default)]
 struct Period {
     rtt_sum: f64,
@@ -92,6 +96,12 @@ pub struct SplitBuff {
     band_rttp_ns: [f64; MAX_BANDS],
     pkts: u64,
     bytes: u64,
+    /// Per flow id: (period number + 1 when last seen, latest stamped RTT in ns, its sub-buffer).
+    /// Flow ids are dense, so this grows only when a new flow first appears.
+    flow_last: Vec<(u64, f64, u8)>,
+    /// Flows seen in the current period.
+    flows_seen: Vec<u32>,
+    period_no: u64,
 }
 
 /// `frac` of a limit, on both axes, at least one packet.
@@ -131,6 +141,9 @@ impl SplitBuff {
             band_rttp_ns: [0.0; MAX_BANDS],
             pkts: 0,
             bytes: 0,
+            flow_last: Vec::new(),
+            flows_seen: Vec::with_capacity(64),
+            period_no: 0,
         };
         s.resize();
         s
@@ -277,6 +290,17 @@ impl SplitBuff {
 
     /// Fig. 2, "after every time period T_u".
     fn update(&mut self, now: Time) {
+        for &f in &self.flows_seen {
+            let (_, r, k) = self.flow_last[f as usize];
+            let p = &mut self.period;
+            p.rtt_sum += r;
+            p.rtt_sq_sum += r * r;
+            p.rtt_n += 1;
+            p.band_rtt_sum[k as usize] += r;
+            p.band_rtt_n[k as usize] += 1;
+        }
+        self.flows_seen.clear();
+        self.period_no += 1;
         let p = self.period;
         let a = self.cfg.smoothing;
         if p.soj_n > 0 {
@@ -329,14 +353,18 @@ impl QueueDisc for SplitBuff {
             self.update(now);
         }
         let k = self.classify(&item);
-        if item.srtt_ns > 0 {
-            let r = item.srtt_ns as f64;
-            let p = &mut self.period;
-            p.rtt_sum += r;
-            p.rtt_sq_sum += r * r;
-            p.rtt_n += 1;
-            p.band_rtt_sum[k] += r;
-            p.band_rtt_n[k] += 1;
+        if item.srtt_ns > 0 && self.blind.is_none() {
+            let f = item.flow as usize;
+            if f >= self.flow_last.len() {
+                self.flow_last.resize(f + 1, (0, 0.0, 0));
+            }
+            let e = &mut self.flow_last[f];
+            if e.0 != self.period_no + 1 {
+                e.0 = self.period_no + 1;
+                self.flows_seen.push(item.flow);
+            }
+            e.1 = item.srtt_ns as f64;
+            e.2 = k as u8;
         }
         if !self.bands[k].push(item) {
             drops.push(item, DropReason::Overflow);
