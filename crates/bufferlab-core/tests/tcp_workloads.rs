@@ -211,4 +211,13 @@ fn bad_options_name_their_key() {
     let errs = check(&d.scenario(vec![(vec![0], web)]));
     assert!(errs[0].starts_with("traffic[0].arrival_rate:"), "{errs:?}");
     assert!(run(&d.scenario(vec![(vec![0], json!({"kind": "tcp", "count": 0}))])).is_err());
+    // Extreme but valid values run and end: one arrival in a thousand years, an on/off source
+    // that never idles.
+    let web = json!({"kind": "web", "arrival_rate": 1e-12, "size_bytes": {"dist": "const", "value": 1000.0}});
+    let out = run_ok(&d.scenario(vec![(vec![0], web)]));
+    assert!(out.transfers.len() <= 1);
+    let onoff = json!({"kind": "tcp_onoff", "size_bytes": {"dist": "const", "value": 1.0},
+                       "idle_ns": {"dist": "const", "value": 0.0}});
+    let out = run_ok(&d.scenario(vec![(vec![0], onoff)]));
+    assert!(out.transfers.len() > 100);
 }

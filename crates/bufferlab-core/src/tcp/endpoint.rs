@@ -117,7 +117,9 @@ impl TcpSender {
             Workload::Web { mean_gap_ns, sizes } => {
                 let size = sizes.sample_u64(&mut self.rng).max(1);
                 let gap: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.rng);
-                let next = io.now + (gap * mean_gap_ns).round().max(1.0) as Time;
+                let next = io
+                    .now
+                    .saturating_add((gap * mean_gap_ns).round().max(1.0) as Time);
                 let c = self.new_conn();
                 self.start_transfer(io, c, size);
                 self.conns[c].write(io, &peer, size);
@@ -157,7 +159,7 @@ impl TcpSender {
             Workload::Transfer { size: None } => {}
             Workload::Web { .. } => self.conns[c].close(io, &peer),
             Workload::OnOff { idle, .. } => {
-                let next = io.now + idle.sample_u64(&mut self.rng);
+                let next = io.now.saturating_add(idle.sample_u64(&mut self.rng));
                 if next < self.stop {
                     io.set_timer(next, APP);
                 }

@@ -79,7 +79,7 @@ impl CongestionControl for Vegas {
                         // Leave slow start with the window that matches the expected rate.
                         let target = (cwnd * base as f64 / rtt as f64) as u64 + 1;
                         w.cwnd_bytes = w.cwnd_bytes.min(target * mss).max(2 * mss);
-                        w.ssthresh_bytes = w.cwnd_bytes - mss;
+                        w.ssthresh_bytes = w.cwnd_bytes.saturating_sub(mss);
                     }
                 } else {
                     if diff > self.beta {
@@ -88,7 +88,7 @@ impl CongestionControl for Vegas {
                         w.cwnd_bytes += mss;
                     }
                     // Stay in congestion avoidance at the new window.
-                    w.ssthresh_bytes = w.ssthresh_bytes.min(w.cwnd_bytes - mss);
+                    w.ssthresh_bytes = w.ssthresh_bytes.min(w.cwnd_bytes.saturating_sub(mss));
                 }
                 self.reset_round();
                 if !w.in_slow_start() {
