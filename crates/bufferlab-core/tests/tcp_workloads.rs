@@ -219,5 +219,45 @@ fn bad_options_name_their_key() {
     let onoff = json!({"kind": "tcp_onoff", "size_bytes": {"dist": "const", "value": 1.0},
                        "idle_ns": {"dist": "const", "value": 0.0}});
     let out = run_ok(&d.scenario(vec![(vec![0], onoff)]));
-    assert!(out.transfers.len() > 100);
+    assert!(
+        out.transfers.len() > 100,
+        "{} {:?}",
+        out.transfers.len(),
+        out.transfers.last()
+    );
+}
+
+#[test]
+fn onoff_bursts_with_short_last_segments_recover_from_losses() {
+    // 36 000 B is 24 full segments and one of 960 B: each burst ends off a segment boundary.
+    // Back-to-back bursts through a 5-packet buffer lose segments of every kind; SACK and
+    // NewReno recovery must still complete every burst and resend only what was lost.
+    let mut d = Dumbbell::new(3, 10 * MBPS, 20 * NS_PER_MS, 5);
+    d.duration_ns = 20 * NS_PER_SEC;
+    for tcp in [json!({}), json!({"sack": false})] {
+        let onoff = json!({"kind": "tcp_onoff", "size_bytes": {"dist": "const", "value": 36000.0},
+                           "idle_ns": {"dist": "exp", "mean": 1e7}, "tcp": tcp});
+        let out = run_ok(&d.scenario(vec![(vec![0, 1, 2], onoff)]));
+        assert!(
+            out.queue("r1->r2").unwrap().dropped > 50,
+            "{tcp}: losses happen"
+        );
+        for f in &out.summary.flows {
+            let mine: Vec<_> = out.transfers.iter().filter(|t| t.flow == f.id).collect();
+            let done = mine.iter().filter(|t| t.end_s.is_some()).count() as u64;
+            assert!(done >= 50, "{tcp} {}: {done} bursts", f.id);
+            assert!(
+                done + 1 >= mine.len() as u64,
+                "only the last may be unfinished"
+            );
+            assert!(f.bytes_delivered >= 36000 * done && f.bytes_delivered <= 36000 * (done + 1));
+            assert!(
+                f.retransmits <= f.pkts_dropped + f.pkts_dropped / 10 + 3,
+                "{tcp} {}: {} retransmits, {} drops",
+                f.id,
+                f.retransmits,
+                f.pkts_dropped
+            );
+        }
+    }
 }

@@ -1,7 +1,10 @@
-//! The sender's SACK scoreboard (RFC 6675 §3): one byte of flags per outstanding segment, in a
-//! ring that grows to the largest window and is then reused, so no allocation per packet.
+//! The sender's SACK scoreboard (RFC 6675 §3): one entry (start, length, flags) per outstanding
+//! segment, in a ring that grows to the largest window and is then reused, so no allocation per
+//! packet.
 //!
-//! Segments are numbered by `seq / MSS` (the sender cuts its stream at multiples of the MSS).
+//! Segments are numbered in the order they were first sent (segment boundaries need not be
+//! multiples of the MSS: an on/off source ends each burst with a short segment); byte offsets
+//! map to numbers by binary search.
 //! Counts are kept as they change, so the pipe (RFC 6675 §4, `SetPipe`) costs O(1):
 //! `pipe = outstanding − sacked − lost + retransmitted` (the lost segments that were resent are
 //! in the network again).
@@ -15,9 +18,16 @@ const RETX: u8 = 4;
 /// RFC 6675 §2: DupThresh.
 pub const DUP_THRESH: u32 = 3;
 
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    start: u64,
+    len: u32,
+    flags: u8,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
-    flags: VecDeque<u8>,
+    flags: VecDeque<Seg>,
     /// Segment number of `flags[0]` (the first unacknowledged segment).
     head: u64,
     sacked: u32,
@@ -56,7 +66,35 @@ impl Scoreboard {
     }
 
     fn at(&self, seg: u64) -> u8 {
-        self.flags[(seg - self.head) as usize]
+        self.flags[(seg - self.head) as usize].flags
+    }
+
+    fn set(&mut self, seg: u64, f: u8) {
+        self.flags[(seg - self.head) as usize].flags = f;
+    }
+
+    /// The first unacknowledged segment's number.
+    pub fn head(&self) -> u64 {
+        self.head
+    }
+
+    /// Byte offset and length of segment `seg`.
+    pub fn bounds(&self, seg: u64) -> (u64, u32) {
+        let s = self.flags[(seg - self.head) as usize];
+        (s.start, s.len)
+    }
+
+    /// Number of the first segment starting at or after byte `seq`.
+    fn first_from(&self, seq: u64) -> u64 {
+        self.head + self.flags.partition_point(|s| s.start < seq) as u64
+    }
+
+    /// Number of segments (from the head) that end at or before byte `seq`, plus the head.
+    fn first_not_below(&self, seq: u64) -> u64 {
+        self.head
+            + self
+                .flags
+                .partition_point(|s| s.start + s.len as u64 <= seq) as u64
     }
 
     pub fn is_sacked(&self, seg: u64) -> bool {
@@ -67,16 +105,32 @@ impl Scoreboard {
         seg >= self.head && seg < self.end() && self.at(seg) & LOST != 0
     }
 
-    /// A new segment (the next number) was sent.
+    /// A new segment `[start, start + len)` (the next number) was sent.
     #[inline]
-    pub fn push(&mut self) {
-        self.flags.push_back(0);
+    pub fn push(&mut self, start: u64, len: u32) {
+        self.flags.push_back(Seg {
+            start,
+            len,
+            flags: 0,
+        });
+    }
+
+    /// Bytes below `ack` are cumulatively acknowledged.
+    pub fn ack_bytes(&mut self, ack: u64) {
+        let seg = self.first_not_below(ack);
+        self.ack_to(seg);
+    }
+
+    /// A SACK block of bytes `[lo, hi)`: the segments wholly inside it.
+    pub fn sack_bytes(&mut self, lo: u64, hi: u64) {
+        let (a, b) = (self.first_from(lo), self.first_not_below(hi));
+        self.sack(a, b);
     }
 
     /// Segments below `seg` are cumulatively acknowledged.
     pub fn ack_to(&mut self, seg: u64) {
         while self.head < seg {
-            let Some(f) = self.flags.pop_front() else {
+            let Some(Seg { flags: f, .. }) = self.flags.pop_front() else {
                 self.head = seg;
                 break;
             };
@@ -102,12 +156,11 @@ impl Scoreboard {
     }
 
     fn set_sacked(&mut self, seg: u64) -> bool {
-        let i = (seg - self.head) as usize;
-        let f = self.flags[i];
+        let f = self.at(seg);
         if f & SACKED != 0 {
             return false;
         }
-        self.flags[i] = SACKED;
+        self.set(seg, SACKED);
         self.sacked += 1;
         if f & LOST != 0 {
             self.lost -= 1;
@@ -155,7 +208,7 @@ impl Scoreboard {
             if me == 1 {
                 self.sacked_below_scan += 1;
             } else if f & LOST == 0 {
-                self.flags[(self.lost_scan - self.head) as usize] |= LOST;
+                self.set(self.lost_scan, f | LOST);
                 self.lost += 1;
             }
             self.lost_scan += 1;
@@ -168,10 +221,9 @@ impl Scoreboard {
         if seg < self.head || seg >= self.end() {
             return;
         }
-        let i = (seg - self.head) as usize;
-        let f = self.flags[i];
+        let f = self.at(seg);
         if f & (SACKED | LOST) == 0 {
-            self.flags[i] = f | LOST;
+            self.set(seg, f | LOST);
             self.lost += 1;
             self.retx_scan = self.retx_scan.min(seg);
         }
@@ -182,9 +234,9 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         self.retx = 0;
         self.lost = 0;
-        for f in self.flags.iter_mut() {
-            if *f & SACKED == 0 {
-                *f = LOST;
+        for s in self.flags.iter_mut() {
+            if s.flags & SACKED == 0 {
+                s.flags = LOST;
                 self.lost += 1;
             }
         }
@@ -212,9 +264,9 @@ impl Scoreboard {
 
     /// The segment returned by [`Self::next_retx`] was resent.
     pub fn on_retx(&mut self, seg: u64) {
-        let i = (seg - self.head) as usize;
-        if self.flags[i] & RETX == 0 {
-            self.flags[i] |= RETX;
+        let f = self.at(seg);
+        if f & RETX == 0 {
+            self.set(seg, f | RETX);
             self.retx += 1;
         }
     }
@@ -236,10 +288,27 @@ mod tests {
 
     fn board(n: u64) -> Scoreboard {
         let mut s = Scoreboard::default();
-        for _ in 0..n {
-            s.push();
+        for k in 0..n {
+            s.push(k * 1000, 1000);
         }
         s
+    }
+
+    #[test]
+    fn unaligned_segments_map_by_bytes() {
+        // Segments of 1000, 300 (end of a burst), 1000, 1000 B.
+        let mut s = Scoreboard::default();
+        for (a, l) in [(0, 1000), (1000, 300), (1300, 1000), (2300, 1000)] {
+            s.push(a, l);
+        }
+        s.sack_bytes(1300, 3300);
+        assert!(!s.is_sacked(1) && s.is_sacked(2) && s.is_sacked(3));
+        s.sack_bytes(1000, 1200); // not a whole segment: nothing
+        assert!(!s.is_sacked(1));
+        s.ack_bytes(1300);
+        assert_eq!(s.head(), 2);
+        assert_eq!(s.bounds(2), (1300, 1000));
+        assert_eq!(s.outstanding(), 2);
     }
 
     #[test]

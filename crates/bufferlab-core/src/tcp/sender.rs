@@ -211,9 +211,8 @@ impl SendConn {
         self.last_send = io.now;
     }
 
-    /// Send the segment starting at `seq`.
-    fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64) {
-        let len = self.mss.min(self.end - seq) as u32;
+    /// Send the segment `[seq, seq + len)`.
+    fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32) {
         let h = self.header(io, seq, len, tcp_flags::ACK);
         let p = self.packet(io, peer, h);
         self.count_sent(io, peer, p.size, seq < self.max);
@@ -253,27 +252,36 @@ impl SendConn {
                 // RFC 6675 §4 NextSeg: lost segments first, then new data.
                 if let Some(k) = self.sb.next_retx() {
                     self.sb.on_retx(k);
-                    self.send_data(io, peer, k * self.mss);
+                    let (seq, len) = self.sb.bounds(k);
+                    self.send_data(io, peer, seq, len);
                     continue;
                 }
-                if self.max >= self.end || self.max + self.mss.min(self.end - self.max) > limit {
+                if self.max >= self.end {
                     break;
                 }
-                self.sb.push();
+                let len = self.mss.min(self.end - self.max);
+                if self.max + len > limit {
+                    break;
+                }
                 let seq = self.max;
-                self.send_data(io, peer, seq);
+                self.sb.push(seq, len as u32);
+                self.send_data(io, peer, seq, len as u32);
                 self.nxt = self.max;
             } else {
                 let flight = self.nxt - self.una;
                 if flight + self.mss > self.w.cwnd_bytes {
                     break;
                 }
-                if self.nxt >= self.end || self.nxt + self.mss.min(self.end - self.nxt) > limit {
+                if self.nxt >= self.end {
+                    break;
+                }
+                let len = self.mss.min(self.end - self.nxt);
+                if self.nxt + len > limit {
                     break;
                 }
                 let seq = self.nxt;
-                self.send_data(io, peer, seq);
-                self.nxt = (seq + self.mss).min(self.end);
+                self.send_data(io, peer, seq, len as u32);
+                self.nxt = seq + len;
             }
         }
     }
@@ -299,15 +307,22 @@ impl SendConn {
         self.recover = Some(self.max);
         if self.sack {
             // cwnd = ssthresh; the first unacknowledged segment is presumed lost.
-            self.sb.mark_lost(self.una / self.mss);
+            self.sb.mark_lost(self.sb.head());
         } else {
             // Retransmit the first unacknowledged segment; inflate by the three segments that
             // have left the network (RFC 6582 §3.2 step 2-3).
             self.w.cwnd_bytes = self.w.ssthresh_bytes + 3 * self.mss;
             self.first_partial = true;
-            let seq = self.una;
-            self.send_data(io, peer, seq);
+            self.resend_head(io, peer);
         }
+    }
+
+    /// NewReno: resend one segment from the first unacknowledged byte.
+    fn resend_head(&mut self, io: &mut Io, peer: &Peer) {
+        let seq = self.una;
+        let len = self.mss.min(self.end - seq);
+        self.send_data(io, peer, seq, len as u32);
+        self.nxt = self.nxt.max(seq + len);
     }
 
     /// May a new recovery start? Not before everything outstanding at the last one (or at the
@@ -350,8 +365,7 @@ impl SendConn {
         if self.sack {
             for &(s, e) in &h.sack[..(h.nsack as usize).min(h.sack.len())] {
                 if e > ack {
-                    self.sb
-                        .sack(s.max(ack) / self.mss, e.min(self.max).div_ceil(self.mss));
+                    self.sb.sack_bytes(s.max(ack), e.min(self.max));
                 }
             }
         }
@@ -362,7 +376,7 @@ impl SendConn {
             self.una = ack;
             self.nxt = self.nxt.max(ack);
             if self.sack {
-                self.sb.ack_to(ack.div_ceil(self.mss));
+                self.sb.ack_bytes(ack);
             }
             self.dupacks = 0;
             let mut restart = true;
@@ -383,9 +397,7 @@ impl SendConn {
                     // Partial acknowledgement (RFC 6582 §3.2 step 5): resend the next hole,
                     // deflate by what was acknowledged, add back one segment if that was at
                     // least one, and restart the timer on the first partial ACK only.
-                    let seq = self.una;
-                    self.send_data(io, peer, seq);
-                    self.nxt = self.nxt.max((seq + self.mss).min(self.end));
+                    self.resend_head(io, peer);
                     self.w.cwnd_bytes = self.w.cwnd_bytes.saturating_sub(acked)
                         + if acked >= self.mss { self.mss } else { 0 };
                     self.w.cwnd_bytes = self.w.cwnd_bytes.max(self.mss);
@@ -424,7 +436,7 @@ impl SendConn {
             self.sb.detect_losses();
             if !self.in_recovery
                 && self.una < self.max
-                && (self.dupacks >= DUP_THRESH || self.sb.is_lost(self.una / self.mss))
+                && (self.dupacks >= DUP_THRESH || self.sb.is_lost(self.sb.head()))
                 && self.may_recover(self.una)
             {
                 self.enter_recovery(io, peer);
