@@ -29,7 +29,10 @@ MAX_IP_BYTES = 65535
 MAX_PPS = 1e9
 CC = ("newreno", "cubic", "vegas")
 
-TCP_OPTION_KEYS = ("cc", "sack", "delayed_ack", "beta", "initial_window", "min_rto", "mss", "rwnd", "sndbuf", "handshake")
+TCP_OPTION_KEYS = (
+    "cc", "sack", "delayed_ack", "delack", "beta", "initial_window", "min_rto", "max_rto", "mss", "rwnd", "sndbuf",
+    "handshake", "vegas_alpha", "vegas_beta", "vegas_gamma", "cubic_c", "cubic_fast_convergence",
+)
 _COMMON = ("kind", "from", "to", "start")
 _KEYS = {
     "tcp": _COMMON + ("count", "size") + TCP_OPTION_KEYS,
@@ -206,10 +209,17 @@ def _tcp_options(t: Table) -> tuple[dict[str, Any], int]:
         ("delayed_ack", "delayed_ack", boolean),
         ("beta", "beta", number(0, 1, lo_open=True, hi_open=True, what="a decrease factor in (0, 1)")),
         ("initial_window", "initial_window", integer(1, 1000, "a number of segments")),
+        ("delack", "delack_ns", _positive_time),
         ("min_rto", "min_rto_ns", _positive_time),
+        ("max_rto", "max_rto_ns", _positive_time),
         ("rwnd", "rwnd_bytes", window),
         ("sndbuf", "sndbuf_bytes", window),
         ("handshake", "handshake", boolean),
+        ("vegas_alpha", "vegas_alpha", number(0, None, what="packets queued per flow (Vegas alpha)")),
+        ("vegas_beta", "vegas_beta", number(0, None, what="packets queued per flow (Vegas beta)")),
+        ("vegas_gamma", "vegas_gamma", number(0, None, what="packets queued per flow (Vegas gamma)")),
+        ("cubic_c", "cubic_c", number(0, None, lo_open=True, what="Cubic's scaling constant C (RFC 9438: 0.4)")),
+        ("cubic_fast_convergence", "cubic_fast_convergence", boolean),
     ]
     for key, plan_key, parse in fields:
         if t.has(key):

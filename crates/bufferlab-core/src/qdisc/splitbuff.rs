@@ -184,10 +184,15 @@ impl SplitBuff {
             "must be positive (default 1s)".into()
         })?;
         check(
-            (0.0..1.0).contains(&c.smoothing),
+            c.smoothing > 0.0 && c.smoothing <= 1.0,
             "splitbuff",
             "smoothing",
-            || format!("in [0, 1), got {} (default 0.875)", c.smoothing),
+            || {
+                format!(
+                    "the weight of the newest period, in (0, 1], got {} (default 0.125)",
+                    c.smoothing
+                )
+            },
         )?;
         Ok(Self::new(c, limit))
     }

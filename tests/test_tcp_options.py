@@ -1,0 +1,43 @@
+"""Every TCP option the engine accepts can be written in a scenario, and reaches the engine."""
+
+import re
+from pathlib import Path
+
+import bufferlab
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SCENARIO = {
+    "run": {"duration": "2s"},
+    "topology": {
+        "template": "access",
+        "up": {"rate": "10Mbps", "delay": "10ms"},
+        "down": {"rate": "10Mbps", "delay": "10ms"},
+    },
+    "traffic": [
+        {
+            "kind": "tcp", "from": "client", "to": "server", "cc": "vegas", "sack": False, "delayed_ack": True,
+            "delack": "100ms", "beta": 0.7, "initial_window": 4, "min_rto": "300ms", "max_rto": "30s",
+            "mss": "1000B", "rwnd": "1MB", "sndbuf": "2MB", "handshake": True, "vegas_alpha": 2,
+            "vegas_beta": 4, "vegas_gamma": 1, "cubic_c": 0.4, "cubic_fast_convergence": False,
+        }
+    ],
+}
+
+
+def engine_tcp_keys() -> set[str]:
+    src = (ROOT / "crates/bufferlab-core/src/tcp/params.rs").read_text()
+    block = re.search(r"pub const KEYS: \[&str; \d+\] = \[(.*?)\];", src, re.S).group(1)
+    return set(re.findall(r'"(\w+)"', block))
+
+
+def test_every_engine_option_is_reachable_from_a_scenario():
+    sc = bufferlab.load_scenario(SCENARIO)
+    assert set(sc.plan["traffic"][0]["tcp"]) == engine_tcp_keys()
+    assert sc.plan["traffic"][0]["tcp"]["delack_ns"] == 100_000_000
+    assert sc.plan["traffic"][0]["tcp"]["max_rto_ns"] == 30_000_000_000
+
+
+def test_scenario_with_every_option_runs():
+    r = bufferlab.run(SCENARIO)
+    assert r.flows.loc[0, "goodput_bps"] > 1e6
