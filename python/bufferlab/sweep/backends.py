@@ -244,13 +244,27 @@ class DaskBackend(Backend):
             by_future[f] = p
         self.futures = list(by_future)
         self.pending = set(self.futures)
-        for f in as_completed(self.futures):
+        retried: set[str] = set()
+        done = as_completed(self.futures)
+        for f in done:
             self.pending.discard(f)
             self.running = min(len(self.pending), slots)
+            p = by_future[f]
             try:
                 got = f.result()
             except Exception as e:  # noqa: BLE001 - e.g. KilledWorker: the point's workers died
-                p = by_future[f]
+                if type(e).__name__ == "KilledWorker" and p.part not in retried:
+                    # Dask blames every task that was on a worker when it died; a point that only
+                    # shared the worker with the culprit gets one more run of its own.
+                    retried.add(p.part)
+                    g = self.client.submit(
+                        run_point, p, self.engine_version, self.run_fn, key=f"bufferlab-{p.part}-again", pure=False
+                    )
+                    by_future[g] = p
+                    self.futures.append(g)
+                    self.pending.add(g)
+                    done.add(g)
+                    continue
                 got = Outcome(p.point_id, p.seed, p.part, "failed", f"{type(e).__name__}: {e}",
                               0.0, None, self.engine_version)
             yield got
