@@ -11,7 +11,7 @@ const GROUPS: usize = 64 - SUB_BITS as usize + 1;
 
 #[derive(Clone)]
 pub struct Hist {
-    counts: Box<[u64]>,
+    counts: Vec<u64>,
     n: u64,
     sum: u128,
     min: u64,
@@ -21,7 +21,7 @@ pub struct Hist {
 impl Default for Hist {
     fn default() -> Self {
         Hist {
-            counts: vec![0; GROUPS * SUB].into_boxed_slice(),
+            counts: Vec::new(),
             n: 0,
             sum: 0,
             min: u64::MAX,
@@ -57,7 +57,13 @@ fn bucket_value(b: usize) -> u64 {
 impl Hist {
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.counts[bucket(v)] += 1;
+        let b = bucket(v);
+        debug_assert!(b < GROUPS * SUB);
+        if b >= self.counts.len() {
+            // Grows only when a new largest value arrives: at most GROUPS * SUB counters.
+            self.counts.resize(b + 1, 0);
+        }
+        self.counts[b] += 1;
         self.n += 1;
         self.sum += v as u128;
         self.min = self.min.min(v);
