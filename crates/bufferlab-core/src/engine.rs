@@ -66,6 +66,21 @@ pub fn check(sc: &Scenario) -> Vec<String> {
     }
 }
 
+/// The port context from the engine's fields (a macro, not a method, so the borrow of these
+/// fields stays disjoint from `self.ports`).
+macro_rules! port_ctx {
+    ($e:ident, $now:expr) => {
+        PortCtx {
+            now: $now,
+            arena: &mut $e.arena,
+            sched: &mut $e.sched,
+            flows: &mut $e.flows,
+            flow_src: &$e.flow_src,
+            totals: &mut $e.totals,
+        }
+    };
+}
+
 /// Route a packet from `node` into the port towards its destination.
 #[inline]
 fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], topo: &Topology, cx: &mut PortCtx) {
@@ -97,14 +112,7 @@ impl Engine {
         for (at, token) in self.timers.drain(..) {
             self.sched.at(at, Ev::Timer { agent: a, token });
         }
-        let mut cx = PortCtx {
-            now,
-            arena: &mut self.arena,
-            sched: &mut self.sched,
-            flows: &mut self.flows,
-            flow_src: &self.flow_src,
-            totals: &mut self.totals,
-        };
+        let mut cx = port_ctx!(self, now);
         for p in self.out.drain(..) {
             cx.totals.created += 1;
             let id = cx.arena.alloc(p);
@@ -125,14 +133,7 @@ impl Engine {
             }
             return;
         }
-        let mut cx = PortCtx {
-            now,
-            arena: &mut self.arena,
-            sched: &mut self.sched,
-            flows: &mut self.flows,
-            flow_src: &self.flow_src,
-            totals: &mut self.totals,
-        };
+        let mut cx = port_ctx!(self, now);
         // A router decrements the TTL and drops the packet when it reaches 0 (RFC 791, RFC 1812
         // §5.3.1); the drop is counted at the port it would have left by.
         if p.ttl <= 1 {
@@ -160,14 +161,7 @@ impl Engine {
             }
             match ev {
                 Ev::TxDone(p) => {
-                    let mut cx = PortCtx {
-                        now,
-                        arena: &mut self.arena,
-                        sched: &mut self.sched,
-                        flows: &mut self.flows,
-                        flow_src: &self.flow_src,
-                        totals: &mut self.totals,
-                    };
+                    let mut cx = port_ctx!(self, now);
                     self.ports[p as usize].on_tx_done(p, &mut cx);
                 }
                 Ev::Arrive(p) => {
@@ -181,14 +175,7 @@ impl Engine {
                     self.with_agent(now, agent, |a, io| a.on_timer(io, token));
                 }
                 Ev::QdiscTimer(p) => {
-                    let mut cx = PortCtx {
-                        now,
-                        arena: &mut self.arena,
-                        sched: &mut self.sched,
-                        flows: &mut self.flows,
-                        flow_src: &self.flow_src,
-                        totals: &mut self.totals,
-                    };
+                    let mut cx = port_ctx!(self, now);
                     self.ports[p as usize].on_qdisc_timer(p, &mut cx);
                 }
                 Ev::PortTimer(_) => {}
