@@ -75,6 +75,11 @@ pub struct SendConn {
     sndbuf: u64,
     syn_retransmitted: bool,
     last_send: Time,
+    /// Whether the last send attempt stopped because the congestion window was full (rather
+    /// than the peer's window, the send buffer or the application): the window grows only then
+    /// (RFC 7661 §4.1; Linux `tcp_is_cwnd_limited`), or a window- or application-limited flow
+    /// would inflate cwnd without bound and burst when the limit lifts.
+    cwnd_limited: bool,
 }
 
 impl SendConn {
@@ -107,6 +112,7 @@ impl SendConn {
             first_partial: false,
             sb: Scoreboard::default(),
             peer_rwnd: p.rwnd_bytes,
+            cwnd_limited: true,
             sndbuf: p.sndbuf_bytes,
             syn_retransmitted: false,
             last_send: 0,
@@ -247,6 +253,7 @@ impl SendConn {
         loop {
             if self.sack {
                 if (self.sb.pipe() + 1) * self.mss > self.w.cwnd_bytes {
+                    self.cwnd_limited = true;
                     break;
                 }
                 // RFC 6675 §4 NextSeg: lost segments first, then new data.
@@ -257,10 +264,12 @@ impl SendConn {
                     continue;
                 }
                 if self.max >= self.end {
+                    self.cwnd_limited = false;
                     break;
                 }
                 let len = self.mss.min(self.end - self.max);
                 if self.max + len > limit {
+                    self.cwnd_limited = false;
                     break;
                 }
                 let seq = self.max;
@@ -270,13 +279,16 @@ impl SendConn {
             } else {
                 let flight = self.nxt - self.una;
                 if flight + self.mss > self.w.cwnd_bytes {
+                    self.cwnd_limited = true;
                     break;
                 }
                 if self.nxt >= self.end {
+                    self.cwnd_limited = false;
                     break;
                 }
                 let len = self.mss.min(self.end - self.nxt);
                 if self.nxt + len > limit {
+                    self.cwnd_limited = false;
                     break;
                 }
                 let seq = self.nxt;
@@ -412,7 +424,9 @@ impl SendConn {
                     snd_nxt: self.max,
                     snd_una: self.una,
                 };
-                self.cc.on_ack(&mut self.w, &info);
+                if self.cwnd_limited {
+                    self.cc.on_ack(&mut self.w, &info);
+                }
             }
             // RFC 6298 (5.2), (5.3).
             if self.una >= self.max {

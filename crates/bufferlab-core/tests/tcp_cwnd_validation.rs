@@ -1,0 +1,42 @@
+//! RFC 7661 §4.1: a sender limited by its send buffer, not by cwnd, does not grow cwnd.
+
+mod common;
+
+use bufferlab_core::run;
+use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
+use common::*;
+use serde_json::json;
+
+#[test]
+fn window_limited_flow_keeps_cwnd_bounded() {
+    // 100 Mb/s, 100 ms RTT: a BDP of 1.25 MB; the sender may keep only 64 KiB outstanding.
+    let sndbuf = 64 * 1024;
+    let mut v = access(
+        dir(100_000_000, 50 * NS_PER_MS, 1000),
+        dir(100_000_000, 50 * NS_PER_MS, 1000),
+        json!([{ "kind": "tcp", "pairs": [["client", "server"]],
+                 "tcp": { "cc": "newreno", "sndbuf_bytes": sndbuf } }]),
+        20 * NS_PER_SEC,
+        1,
+    );
+    v["run"]["sample_ns"] = json!(NS_PER_SEC);
+    let out = run(&scenario(v)).unwrap();
+    let f = out.flow("tcp-1").unwrap();
+    // The window, not the network, sets the rate: 64 KiB per 100 ms.
+    let expect = sndbuf as f64 * 8.0 / 0.1;
+    assert!(
+        (f.throughput_bps - expect).abs() / expect < 0.1,
+        "{} vs {expect}",
+        f.throughput_bps
+    );
+    let ts = &out.timeseries;
+    let max_cwnd = (0..ts.len())
+        .filter(|&i| ts.id[i] == "tcp-1" && ts.metric[i] == "cwnd_bytes")
+        .map(|i| ts.value[i])
+        .fold(0.0, f64::max);
+    // Without validation cwnd grows by an MSS per ACK for 20 s (tens of MB).
+    assert!(
+        max_cwnd <= 2.0 * sndbuf as f64,
+        "cwnd reached {max_cwnd} B with a {sndbuf} B send buffer"
+    );
+}
