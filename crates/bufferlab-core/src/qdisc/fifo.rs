@@ -1,23 +1,18 @@
 //! FIFO with tail drop, limited in packets (Linux `pfifo`) or bytes (`bfifo`) or both.
 
-use std::collections::VecDeque;
-
+use super::band::{reserve_for, Band};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::time::Time;
 
+/// One [`Band`] with tail drop.
 pub struct Fifo {
-    limit: Limit,
-    q: VecDeque<QItem>,
-    bytes: u64,
+    band: Band,
 }
 
 impl Fifo {
     pub fn new(limit: Limit) -> Self {
-        let cap = limit.pkts.unwrap_or(64).min(1 << 16) as usize;
         Fifo {
-            limit,
-            q: VecDeque::with_capacity(cap),
-            bytes: 0,
+            band: Band::new(limit, reserve_for(limit)),
         }
     }
 }
@@ -25,39 +20,32 @@ impl Fifo {
 impl QueueDisc for Fifo {
     #[inline]
     fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
-        if self
-            .limit
-            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
-        {
+        let ok = self.band.push(item);
+        if !ok {
             drops.push(item, DropReason::Overflow);
-            return false;
         }
-        self.bytes += item.bytes as u64;
-        self.q.push_back(item);
-        true
+        ok
     }
 
     #[inline]
     fn dequeue(&mut self, _now: Time, _drops: &mut Drops) -> Option<QItem> {
-        let it = self.q.pop_front()?;
-        self.bytes -= it.bytes as u64;
-        Some(it)
+        self.band.pop()
     }
 
     fn len_pkts(&self) -> u64 {
-        self.q.len() as u64
+        self.band.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.band.bytes()
     }
 
     fn limit(&self) -> Limit {
-        self.limit
+        self.band.limit
     }
 
     fn set_limit(&mut self, limit: Limit) {
-        self.limit = limit;
+        self.band.limit = limit;
     }
 }
 
