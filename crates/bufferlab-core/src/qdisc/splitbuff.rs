@@ -30,12 +30,16 @@ pub struct SplitBuffConfig {
 impl Default for SplitBuffConfig {
     /// Seed 004 evaluates 2 sub-buffers (§IV-B) and 3 (§IV-C); it gives no value for T_u or α.
     /// Ours: T_u = 1 s, so each period sees at least one window of a 1 s RTT flow (the paper's
-    /// longest, 990 ms); α = 1/8, the gain of TCP's own smoothed RTT (RFC 6298 §2).
+    /// longest, 990 ms); α = 1, the queueing delay of the last period alone. The RTTs packets
+    /// carry are the senders' smoothed RTTs, which follow the queue within a few round trips,
+    /// so the delay subtracted from them must be as recent: with α = 1/8 (8 s of memory) the
+    /// start-up burst of a 10 ms flow was still subtracted from its 10 ms RTT 18 s later, and
+    /// its sub-buffer shrank to a packet.
     fn default() -> Self {
         SplitBuffConfig {
             buffers: 2,
             update_ns: NS_PER_SEC,
-            smoothing: 0.125,
+            smoothing: 1.0,
         }
     }
 }
@@ -332,7 +336,15 @@ impl SplitBuff {
             for k in 0..self.n {
                 if p.band_rtt_n[k] > 0 {
                     let m = p.band_rtt_sum[k] / p.band_rtt_n[k] as f64;
-                    self.band_rttp_ns[k] = (m - self.band_tq_ns[k]).max(1.0);
+                    let est = m - self.band_tq_ns[k];
+                    // The stamped RTTs are the senders' smoothed RTTs, which lag the queue the
+                    // router sees: in a burst's period the queueing delay can exceed the RTTs
+                    // stamped. A non-positive RTTP is such a transient, not a measurement: keep
+                    // the previous size rather than shrink the sub-buffer to one packet (which
+                    // would starve its flows).
+                    if est > 0.0 || self.band_rttp_ns[k] == 0.0 {
+                        self.band_rttp_ns[k] = est.max(1.0);
+                    }
                 } else if !self.estimated || self.band_rttp_ns[k] == 0.0 {
                     // A sub-buffer nothing has used yet: size it as the boundary it starts at.
                     let edge = if k == 0 { 0 } else { k - 1 };

@@ -53,13 +53,19 @@ pub struct TcpParams {
     /// Maximum segment size (payload). Default 1460 B: a 1500 B Ethernet MTU less 40 B of IPv4
     /// and TCP headers (RFC 879, RFC 6691).
     pub mss_bytes: u32,
-    /// Receiver window. Default 6 MiB, Linux's `tcp_rmem` maximum (window scaling, RFC 7323).
+    /// Receiver window. Default 1 GiB, the largest window TCP can advertise (window scale 14,
+    /// RFC 7323 §2.3): the window never limits a flow unless a scenario says so. Buffer-sizing
+    /// experiments (seeds 003, 004) assume flows limited by the network only; a stock Linux
+    /// host is `rwnd = "6MiB"` (`tcp_rmem` maximum), seed 000's FreeBSD hosts are far smaller.
     pub rwnd_bytes: u64,
-    /// Send buffer: bytes sent and not yet acknowledged. Default 4 MiB, Linux's `tcp_wmem`
-    /// maximum.
+    /// Send buffer: bytes sent and not yet acknowledged. Default 1 GiB for the same reason
+    /// (Linux's `tcp_wmem` maximum is 4 MiB).
     pub sndbuf_bytes: u64,
-    /// Three-way handshake before the data and a FIN exchange after it (RFC 793). Default off:
-    /// the seeds' bulk transfers are measured after connection set-up, as in ns-2.
+    /// Three-way handshake before the data and a FIN exchange after it (RFC 793). Default on,
+    /// as every real stack and ns-3 do: the SYN/SYN-ACK exchange gives the sender its first RTT
+    /// sample, so a path whose RTT exceeds the 1 s initial RTO (RFC 6298 §2.1) does not time
+    /// out spuriously on its first window; short connections also hold the reverse buffer for
+    /// the extra round trips seed 000 §III counts. Off gives ns-2's set-up-free agents.
     pub handshake: bool,
     /// Vegas thresholds in packets queued at the bottleneck. Defaults α = 1, β = 3, γ = 1
     /// (Brakmo & Peterson 1995; also ns-2's defaults, which seed 003 used).
@@ -84,9 +90,9 @@ impl Default for TcpParams {
             min_rto_ns: 200 * NS_PER_MS,
             max_rto_ns: 60 * NS_PER_SEC,
             mss_bytes: 1460,
-            rwnd_bytes: 6 << 20,
-            sndbuf_bytes: 4 << 20,
-            handshake: false,
+            rwnd_bytes: 1 << 30,
+            sndbuf_bytes: 1 << 30,
+            handshake: true,
             vegas_alpha: 1.0,
             vegas_beta: 3.0,
             vegas_gamma: 1.0,

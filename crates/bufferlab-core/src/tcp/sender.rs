@@ -67,6 +67,10 @@ pub struct SendConn {
     /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: one past the highest byte sent when the
     /// last recovery or timeout began.
     recover: Option<u64>,
+    /// One past the highest byte sent when the last timeout fired: until the cumulative ACK
+    /// passes it, the head segment has been resent by the timer, and a further timeout holds
+    /// ssthresh (RFC 5681 §3.1).
+    rto_point: Option<u64>,
     /// NewReno: the first partial ACK of this recovery is still to come (RFC 6582 §3.2 step 5,
     /// "Impatient" timer).
     first_partial: bool,
@@ -109,6 +113,7 @@ impl SendConn {
             dupacks: 0,
             in_recovery: false,
             recover: None,
+            rto_point: None,
             first_partial: false,
             sb: Scoreboard::default(),
             peer_rwnd: p.rwnd_bytes,
@@ -121,6 +126,10 @@ impl SendConn {
 
     pub fn cwnd_bytes(&self) -> u64 {
         self.w.cwnd_bytes
+    }
+
+    pub fn ssthresh_bytes(&self) -> u64 {
+        self.w.ssthresh_bytes
     }
 
     pub fn srtt_ns(&self) -> Option<Time> {
@@ -351,7 +360,10 @@ impl SendConn {
                     if self.syn_retransmitted {
                         self.rtt.syn_lost();
                     }
-                    self.take_rtt_sample(io, peer, h.ts_ecr);
+                    // The SYN's round trip seeds the RTO (RFC 6298 §2.2) but not the congestion
+                    // control: a 40 B SYN crosses each link faster than a full segment, and
+                    // Vegas would take it for a base RTT no data segment can reach.
+                    self.rtt.sample(io.now.saturating_sub(h.ts_ecr));
                     self.state = State::Open;
                     self.rto_at = None;
                     self.pump(io, peer);
@@ -374,6 +386,7 @@ impl SendConn {
         }
         self.peer_rwnd = h.rwnd as u64;
         let ack = h.ack.min(self.max);
+        let sacked_before = self.sb.sacked();
         if self.sack {
             for &(s, e) in &h.sack[..(h.nsack as usize).min(h.sack.len())] {
                 if e > ack {
@@ -381,6 +394,10 @@ impl SendConn {
                 }
             }
         }
+        // With SACK, an ACK is a duplicate only if it SACKs data not SACKed before (RFC 6675
+        // §2, condition (e)): the ACK a receiver sends for a segment it already holds (resent
+        // after a timeout, or duplicated by the network) carries no news of a loss.
+        let new_sack = self.sb.sacked() > sacked_before;
         let was_all_acked = self.una >= self.end;
         if ack > self.una {
             let acked = ack - self.una;
@@ -434,7 +451,7 @@ impl SendConn {
             } else if restart {
                 self.restart_timer(io, peer);
             }
-        } else if ack == self.una && h.len == 0 && self.max > self.una {
+        } else if ack == self.una && h.len == 0 && self.max > self.una && (!self.sack || new_sack) {
             // A duplicate ACK (RFC 5681 §2).
             self.dupacks += 1;
             if !self.sack {
@@ -520,9 +537,18 @@ impl SendConn {
         } else {
             self.nxt - self.una
         };
+        // RFC 5681 §3.1: when the segment that timed out was already resent by the timer, the
+        // window is not halved again (the first timeout already answered this congestion;
+        // halving at each backed-off timeout leaves a long-RTT flow with a tiny ssthresh).
+        let repeat = self.rto_point.is_some_and(|p| self.una < p);
+        let held = self.w.ssthresh_bytes;
         self.cc.on_rto(io.now, &mut self.w, flight.max(self.mss));
+        if repeat {
+            self.w.ssthresh_bytes = held;
+        }
         self.in_recovery = false;
         self.recover = Some(self.max);
+        self.rto_point = Some(self.max);
         self.dupacks = 0;
         if self.sack {
             self.sb.mark_all_lost();

@@ -54,6 +54,8 @@ pub struct Net {
     pub drop: DropRule,
     /// Drop rule for ACKs.
     pub drop_ack: DropRule,
+    /// Duplication rule for data-direction packets: how many extra copies the network delivers.
+    pub dup: Box<dyn FnMut(&Packet, Time) -> u32>,
     pub sent: Vec<Sent>,
     pub acks: u64,
 }
@@ -99,6 +101,7 @@ impl Net {
             queue: VecDeque::new(),
             drop: Box::new(|_, _| false),
             drop_ack: Box::new(|_, _| false),
+            dup: Box::new(|_, _| 0),
             sent: Vec::new(),
             acks: 0,
         };
@@ -161,6 +164,14 @@ impl Net {
         if dropped {
             return;
         }
+        for _ in 0..=(self.dup)(&p, now) {
+            self.transmit(p);
+        }
+    }
+
+    /// Queue one copy of a packet behind the ones already waiting.
+    fn transmit(&mut self, p: Packet) {
+        let now = self.now;
         let start = self.queue.back().copied().unwrap_or(now).max(now);
         let done = start + tx_time(p.size as u64, self.rate_bps);
         self.queue.push_back(done);

@@ -163,6 +163,8 @@ fn delayed_acks_halve_the_ack_count() {
     let count = |delayed_ack: bool| {
         let mut p = params(true);
         p.delayed_ack = delayed_ack;
+        // Count data ACKs only: no SYN-ACK or FIN exchange.
+        p.handshake = false;
         let mut net = Net::new(p, Some(2_000 * MSS), RATE, DELAY, 1000);
         net.run(30 * NS_PER_SEC);
         assert_eq!(net.stats().bytes_delivered.total, 2_000 * MSS);
@@ -186,4 +188,55 @@ fn handshake_costs_one_rtt() {
     let extra = done(true) - done(false);
     let rtt = 2 * DELAY + 2 * tx_time(40, RATE);
     assert!(extra.abs_diff(rtt) < NS_PER_MS, "{extra} vs {rtt}");
+}
+
+/// The network delivers one segment five times. Each late copy makes the receiver send an ACK
+/// that carries no new SACK information: with SACK these are not duplicate ACKs (RFC 6675 §2,
+/// condition (e)), so nothing is resent and the window stays; without SACK, three of them are
+/// indistinguishable from a loss (RFC 5681 §3.2) and NewReno retransmits.
+#[test]
+fn network_duplicates_start_no_recovery_with_sack() {
+    let run = |sack: bool| {
+        let mut p = params(sack);
+        p.rwnd_bytes = 30 * MSS; // below the BDP: no queue, no loss
+        let mut net = Net::new(p, None, RATE, DELAY, 1000);
+        net.dup = Box::new(|p, _| {
+            if p.tcp.len > 0 && p.tcp.seq == 300 * MSS {
+                4
+            } else {
+                0
+            }
+        });
+        net.run(5 * NS_PER_SEC);
+        (
+            net.stats().retransmits.total,
+            net.sender.conns()[0].ssthresh_bytes(),
+        )
+    };
+    let (retx, ssthresh) = run(true);
+    assert_eq!(retx, 0);
+    assert!(ssthresh > 1 << 40, "never reduced: {ssthresh}");
+    let (retx, _) = run(false);
+    assert!(retx >= 1, "NewReno takes three duplicates for a loss");
+}
+
+/// Every ACK is lost for 1.5 s: the timer fires, then fires again for the segment it already
+/// resent. The second timeout does not halve ssthresh again (RFC 5681 §3.1): with a single
+/// segment in flight it would fall to two segments.
+#[test]
+fn repeated_timeout_holds_ssthresh() {
+    let mut p = params(true);
+    p.rwnd_bytes = 30 * MSS;
+    let mut net = Net::new(p, None, RATE, DELAY, 1000);
+    let (t1, t2) = (5 * NS_PER_SEC, 6_500 * NS_PER_MS);
+    net.drop_ack = Box::new(move |_, now| now >= t1 && now < t2);
+    while net.stats().timeouts.total == 0 {
+        let t = net.now + NS_PER_MS;
+        net.run(t);
+    }
+    let first = net.sender.conns()[0].ssthresh_bytes();
+    assert!(first >= 10 * MSS, "half the window in flight: {first}");
+    net.run(t2);
+    assert!(net.stats().timeouts.total >= 2);
+    assert_eq!(net.sender.conns()[0].ssthresh_bytes(), first);
 }

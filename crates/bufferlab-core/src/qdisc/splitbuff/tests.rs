@@ -174,3 +174,39 @@ fn blind_maps_flows_at_random() {
     assert!((75..=125).contains(&(a / 2)), "{a} {b}");
     assert_eq!(q.name(), "blind_splitbuff");
 }
+
+/// A burst the senders' smoothed RTTs have not caught up with yet: for one period packets wait
+/// 30 ms while flow 1 keeps stamping 10 ms, so its sub-buffer's RTT - T_q is negative. The sub-buffer
+/// keeps its size through that period (sizing on a non-positive RTTP would shrink it to one
+/// packet and starve its flows) and after it, once the queue has drained.
+#[test]
+fn burst_keeps_sub_buffer_size() {
+    let mut q = SplitBuff::new(SplitBuffConfig::default(), pkts(6250));
+    let flows = [(1, 10 * NS_PER_MS), (2, 990 * NS_PER_MS)];
+    drive(&mut q, &flows, 0, 0, 3000);
+    assert_eq!(q.band_limit(0).pkts, Some(63));
+    // 3-4 s: packets wait 30 ms, but the flows keep stamping their propagation RTTs.
+    let mut drops = Drops::default();
+    let wait = 30 * NS_PER_MS;
+    for s in 3000..4000u64 {
+        let now = s * NS_PER_MS;
+        for &(f, rttp) in &flows {
+            q.enqueue(now, it(s as u32, f, rttp, now), &mut drops);
+        }
+        if now >= 3000 * NS_PER_MS + wait {
+            for _ in &flows {
+                assert_eq!(q.dequeue(now, &mut drops).expect("backlog").enq, now - wait);
+            }
+        }
+    }
+    let mut d = Drops::default();
+    while q.dequeue(4000 * NS_PER_MS, &mut d).is_some() {}
+    assert!(drops.items.is_empty());
+    drive(&mut q, &flows, 0, 4000, 5000); // the update at 4 s sees the 30 ms period
+    assert!(q.band_tq_ns[0] > 10.0 * NS_PER_MS as f64);
+    // 6250 x 10 / (10 + 960): flow 2's sub-buffer also queued 30 ms.
+    assert_eq!(q.band_limit(0).pkts, Some(64), "kept through the burst");
+    drive(&mut q, &flows, 0, 5000, 6000); // the update at 5 s sees the drained queue
+    assert!(q.band_tq_ns[0] < NS_PER_MS as f64);
+    assert_eq!(q.band_limit(0).pkts, Some(63), "and after it");
+}
