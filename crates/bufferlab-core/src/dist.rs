@@ -35,7 +35,7 @@ impl Sampler {
                 Sampler::Uniform(lo, hi)
             }
             Dist::Zipf { s, max, unit }
-                if finite_pos(s) && max >= 1 && max <= ZIPF_MAX_SUPPORT && finite_pos(unit) =>
+                if finite_pos(s) && (1..=ZIPF_MAX_SUPPORT).contains(&max) && finite_pos(unit) =>
             {
                 let mut cdf = Vec::with_capacity(max as usize);
                 let mut acc = 0.0;
