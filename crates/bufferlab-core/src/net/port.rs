@@ -134,9 +134,15 @@ pub struct Port {
     pub ring: Option<Ring>,
     /// The RTT-adaptive sizing rule re-sizing the discipline, if the port uses it.
     pub adaptive: Option<AdaptiveSizer>,
-    /// The packet being serialized with its IP bytes, and when its serialization ends.
-    on_wire: Option<(PktId, u32)>,
+    /// When the serializer is free again (the end of the current packet's serialization).
     tx_end: Time,
+    /// Whether a `TxDone` is scheduled at `tx_end`. The event exists only when something must
+    /// happen then: a packet is waiting to follow, or BQL must learn of the completion. A packet
+    /// leaving an empty queue goes straight into the pipe when it starts, with no event for the
+    /// end of its serialization (most hops in a simulation are not congested).
+    tx_pending: bool,
+    /// With a ring: the IP bytes being serialized, for BQL's completion count.
+    wire_bytes: u32,
     /// Packets propagating, with their arrival times, in order.
     pipe: VecDeque<(Time, PktId)>,
     /// A pending discipline timer, if one is scheduled.
@@ -162,8 +168,9 @@ impl Port {
             sizing,
             ring: None,
             adaptive: None,
-            on_wire: None,
             tx_end: 0,
+            tx_pending: false,
+            wire_bytes: 0,
             pipe: VecDeque::with_capacity(64),
             qdisc_timer: None,
             loss_rng,
@@ -189,11 +196,25 @@ impl Port {
         self.qdisc.len_pkts()
     }
 
-    /// Packets handed to the NIC ring, being serialized or propagating.
+    /// Packets handed to the NIC ring, being serialized or propagating (a packet enters the
+    /// pipe when its serialization starts).
     pub fn in_flight(&self) -> u64 {
-        self.ring.as_ref().map_or(0, |r| r.len())
-            + self.on_wire.is_some() as u64
-            + self.pipe.len() as u64
+        self.ring.as_ref().map_or(0, |r| r.len()) + self.pipe.len() as u64
+    }
+
+    /// Whether the serializer is free at `now` with no completion still to handle.
+    #[inline]
+    fn wire_idle(&self, now: Time) -> bool {
+        !self.tx_pending && now >= self.tx_end
+    }
+
+    /// Make sure a `TxDone` fires when the serializer frees up.
+    #[inline]
+    fn want_tx_done(&mut self, id: u32, sched: &mut Sched) {
+        if !self.tx_pending {
+            self.tx_pending = true;
+            sched.at(self.tx_end, Ev::TxDone(id));
+        }
     }
 
     #[inline]
@@ -256,9 +277,11 @@ impl Port {
         }
         self.account_drops(cx);
         self.fill_ring(cx);
-        if self.on_wire.is_none() {
+        if self.wire_idle(now) {
             self.start_tx(id, cx);
             self.fill_ring(cx);
+        } else if self.qdisc.len_pkts() > 0 {
+            self.want_tx_done(id, cx.sched);
         }
         self.arm_qdisc_timer(id, cx.sched);
     }
@@ -318,31 +341,35 @@ impl Port {
         self.stats.pkts_sent.add(&w, now, 1);
         self.stats.bytes_sent.add(&w, now, bytes as u64);
         self.stats.wire_bytes_sent.add(&w, now, wire);
-        self.on_wire = Some((pkt, bytes));
         self.tx_end = end;
-        cx.sched.at(end, Ev::TxDone(id));
+        // The packet's fate on the wire is known now: lost, or at the far end one propagation
+        // delay after its last bit leaves.
+        if self.params.loss > 0.0 && self.loss_rng.gen::<f64>() < self.params.loss {
+            self.stats.dropped[DropReason::Loss.index()].add(&w, end, 1);
+            drop_packet(pkt, cx);
+        } else {
+            let at = end + self.params.delay_ns;
+            if self.pipe.is_empty() {
+                cx.sched.at(at, Ev::Arrive(id));
+            }
+            self.pipe.push_back((at, pkt));
+        }
+        if self.ring.is_some() {
+            // TX completion: BQL learns from each packet the NIC finished.
+            self.wire_bytes = bytes;
+            self.want_tx_done(id, cx.sched);
+        } else if self.qdisc.len_pkts() > 0 {
+            self.want_tx_done(id, cx.sched);
+        }
     }
 
-    /// The packet on the wire is fully serialized: it starts propagating; the next one starts.
+    /// The serializer is free: the next packet starts.
     #[inline]
     pub fn on_tx_done(&mut self, id: u32, cx: &mut PortCtx) {
         let now = cx.now;
-        if let Some((pkt, bytes)) = self.on_wire.take() {
-            if let Some(r) = &mut self.ring {
-                // TX completion: BQL learns from each packet the NIC finished.
-                r.dql.completed(now, bytes as u64);
-            }
-            if self.params.loss > 0.0 && self.loss_rng.gen::<f64>() < self.params.loss {
-                let w = self.stats.window;
-                self.stats.dropped[DropReason::Loss.index()].add(&w, now, 1);
-                drop_packet(pkt, cx);
-            } else {
-                let at = now + self.params.delay_ns;
-                if self.pipe.is_empty() {
-                    cx.sched.at(at, Ev::Arrive(id));
-                }
-                self.pipe.push_back((at, pkt));
-            }
+        self.tx_pending = false;
+        if let Some(r) = &mut self.ring {
+            r.dql.completed(now, self.wire_bytes as u64);
         }
         self.start_tx(id, cx);
         self.fill_ring(cx);
@@ -374,12 +401,7 @@ impl Port {
 
     /// Nanoseconds the serializer has been busy from the start of the run up to `now`.
     pub fn busy_ns_until(&self, now: Time) -> u64 {
-        let ahead = if self.on_wire.is_some() {
-            self.tx_end.saturating_sub(now)
-        } else {
-            0
-        };
-        self.stats.busy_ns.total - ahead
+        self.stats.busy_ns.total - self.tx_end.saturating_sub(now)
     }
 
     /// Close the occupancy integral at the end of the run.
