@@ -25,16 +25,24 @@ pub enum Ev {
     PortTimer(u32),
 }
 
+/// An event with its order key: time in the high 64 bits, sequence number in the low ones, so
+/// ordering by (time, sequence) is one integer comparison in the heap's inner loop.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    at: Time,
-    seq: u64,
+    key: u128,
     ev: Ev,
+}
+
+impl Entry {
+    #[inline]
+    fn at(&self) -> Time {
+        (self.key >> 64) as Time
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.at == o.at && self.seq == o.seq
+        self.key == o.key
     }
 }
 impl Eq for Entry {}
@@ -45,8 +53,9 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
+    #[inline]
     fn cmp(&self, o: &Self) -> Ordering {
-        o.at.cmp(&self.at).then_with(|| o.seq.cmp(&self.seq))
+        o.key.cmp(&self.key)
     }
 }
 
@@ -68,8 +77,7 @@ impl Sched {
     pub fn at(&mut self, at: Time, ev: Ev) {
         self.seq += 1;
         self.heap.push(Entry {
-            at,
-            seq: self.seq,
+            key: (at as u128) << 64 | self.seq as u128,
             ev,
         });
     }
@@ -78,7 +86,7 @@ impl Sched {
     #[inline]
     pub fn pop_before(&mut self, end: Time) -> Option<(Time, Ev)> {
         match self.heap.peek() {
-            Some(e) if e.at < end => self.heap.pop().map(|e| (e.at, e.ev)),
+            Some(e) if e.at() < end => self.heap.pop().map(|e| (e.at(), e.ev)),
             _ => None,
         }
     }
