@@ -125,4 +125,45 @@ mod tests {
         s.at(10, Ev::Sample);
         assert_eq!(s.pop_before(10), None);
     }
+
+    /// Against a sorted reference: a random mix of pushes and pops, each new event at or after
+    /// the last popped one (as the engine schedules) or now and then before it, and stops at
+    /// `end`.
+    #[test]
+    fn matches_a_sorted_reference() {
+        use rand::{Rng as _, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut s = Sched::default();
+        let mut reference = std::collections::BTreeSet::<(Time, u64, u32)>::new();
+        let (mut now, mut n) = (0u64, 0u64);
+        for step in 0..200_000u32 {
+            if rng.gen_bool(0.52) {
+                let at = if rng.gen_bool(0.001) {
+                    now.saturating_sub(rng.gen_range(0..1000))
+                } else if rng.gen_bool(0.2) {
+                    now
+                } else {
+                    let span = 1u64 << rng.gen_range(0..40);
+                    now + rng.gen_range(0..span)
+                };
+                n += 1;
+                s.at(at, Ev::TxDone(step));
+                reference.insert((at, n, step));
+            } else {
+                let end = now + rng.gen_range(0..1u64 << 20);
+                let want = match reference.first() {
+                    Some(&(at, _, id)) if at < end => {
+                        reference.pop_first();
+                        Some((at, Ev::TxDone(id)))
+                    }
+                    _ => None,
+                };
+                assert_eq!(s.pop_before(end), want, "step {step}");
+                if let Some((at, _)) = want {
+                    now = at;
+                }
+            }
+            assert_eq!(s.pending(), reference.len());
+        }
+    }
 }
