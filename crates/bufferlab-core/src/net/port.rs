@@ -223,7 +223,16 @@ impl Port {
         self.stats.integrate(now, p, b);
     }
 
+    #[inline]
     fn account_drops(&mut self, cx: &mut PortCtx) {
+        if self.drops.items.is_empty() {
+            return;
+        }
+        self.account_drops_slow(cx);
+    }
+
+    #[cold]
+    fn account_drops_slow(&mut self, cx: &mut PortCtx) {
         let now = cx.now;
         let w = self.stats.window;
         for (item, reason) in self.drops.items.drain(..) {
@@ -303,6 +312,12 @@ impl Port {
     /// The driver hands packets to the ring while it has a descriptor and BQL's budget.
     #[inline]
     fn fill_ring(&mut self, cx: &mut PortCtx) {
+        if self.ring.is_some() {
+            self.fill_ring_slow(cx);
+        }
+    }
+
+    fn fill_ring_slow(&mut self, cx: &mut PortCtx) {
         while self.ring.as_ref().is_some_and(|r| r.has_room()) {
             let Some(item) = self.take_from_qdisc(cx) else {
                 return;
