@@ -33,8 +33,11 @@ pub fn from_secs_f64(s: f64) -> Time {
 #[inline]
 pub fn tx_time(bytes: u64, rate_bps: u64) -> Time {
     debug_assert!(rate_bps > 0);
-    let num = bytes as u128 * 8 * NS_PER_SEC as u128;
-    num.div_ceil(rate_bps as u128) as Time
+    // Any packet fits in 64 bits (up to 2.3 GB); the 128-bit division is for the rest.
+    match bytes.checked_mul(8 * NS_PER_SEC) {
+        Some(num) => num.div_ceil(rate_bps),
+        None => (bytes as u128 * 8 * NS_PER_SEC as u128).div_ceil(rate_bps as u128) as Time,
+    }
 }
 
 #[cfg(test)]

@@ -143,6 +143,9 @@ pub struct Port {
     tx_pending: bool,
     /// With a ring: the IP bytes being serialized, for BQL's completion count.
     wire_bytes: u32,
+    /// The last packet size serialized with its wire bytes and transmission time: a port mostly
+    /// carries one size (full segments one way, ACKs the other), and this saves a division.
+    last_tx: (u32, u64, Time),
     /// Packets propagating, with their arrival times, in order.
     pipe: VecDeque<(Time, PktId)>,
     /// A pending discipline timer, if one is scheduled.
@@ -171,6 +174,7 @@ impl Port {
             tx_end: 0,
             tx_pending: false,
             wire_bytes: 0,
+            last_tx: (u32::MAX, 0, 0),
             pipe: VecDeque::with_capacity(64),
             qdisc_timer: None,
             loss_rng,
@@ -346,8 +350,11 @@ impl Port {
             (item.id, item.bytes)
         };
         let w = self.stats.window;
-        let wire = wire_bytes(self.params.framing, bytes as u64);
-        let tx = tx_time(wire, self.params.rate_bps);
+        if self.last_tx.0 != bytes {
+            let wire = wire_bytes(self.params.framing, bytes as u64);
+            self.last_tx = (bytes, wire, tx_time(wire, self.params.rate_bps));
+        }
+        let (_, wire, tx) = self.last_tx;
         let end = now + tx;
         // Busy time inside the window: the overlap of [now, end) with it.
         let busy_in = end.min(w.end).saturating_sub(now.max(w.start));
