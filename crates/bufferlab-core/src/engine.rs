@@ -123,8 +123,13 @@ impl Engine {
     /// A packet reached `node` off a link: deliver it, or forward it as a router does.
     #[inline]
     fn arrive(&mut self, now: Time, node: NodeId, pkt: PktId) {
-        let p = *self.arena.get(pkt);
-        if p.dst == node {
+        let (dst, ttl) = {
+            let p = self.arena.get(pkt);
+            (p.dst, p.ttl)
+        };
+        if dst == node {
+            // The agent gets its own copy: the slot is free for what it sends in reply.
+            let p = *self.arena.get(pkt);
             self.totals.delivered += 1;
             self.arena.free(pkt);
             let a = p.dst_agent;
@@ -136,8 +141,8 @@ impl Engine {
         let mut cx = port_ctx!(self, now);
         // A router decrements the TTL and drops the packet when it reaches 0 (RFC 791, RFC 1812
         // §5.3.1); the drop is counted at the port it would have left by.
-        if p.ttl <= 1 {
-            let port = self.topo.next_port(node, p.dst);
+        if ttl <= 1 {
+            let port = self.topo.next_port(node, dst);
             if let Some(pt) = self.ports.get_mut(port as usize) {
                 let w = pt.stats.window;
                 pt.stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);

@@ -358,11 +358,17 @@ impl Port {
         let end = now + tx;
         // Busy time inside the window: the overlap of [now, end) with it.
         let busy_in = end.min(w.end).saturating_sub(now.max(w.start));
-        self.stats.busy_ns.total += tx;
-        self.stats.busy_ns.window += busy_in;
-        self.stats.pkts_sent.add(&w, now, 1);
-        self.stats.bytes_sent.add(&w, now, bytes as u64);
-        self.stats.wire_bytes_sent.add(&w, now, wire);
+        let st = &mut self.stats;
+        st.busy_ns.total += tx;
+        st.busy_ns.window += busy_in;
+        st.pkts_sent.total += 1;
+        st.bytes_sent.total += bytes as u64;
+        st.wire_bytes_sent.total += wire;
+        if w.contains(now) {
+            st.pkts_sent.window += 1;
+            st.bytes_sent.window += bytes as u64;
+            st.wire_bytes_sent.window += wire;
+        }
         self.tx_end = end;
         // The packet's fate on the wire is known now: lost, or at the far end one propagation
         // delay after its last bit leaves.
