@@ -223,7 +223,7 @@ impl Port {
 
     #[inline]
     fn touch(&mut self, now: Time) {
-        let (p, b) = (self.qdisc.len_pkts(), self.qdisc.len_bytes());
+        let (p, b) = self.qdisc.backlog();
         self.stats.integrate(now, p, b);
     }
 

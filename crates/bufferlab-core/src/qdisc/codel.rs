@@ -91,7 +91,7 @@ impl CodelVars {
     }
 
     /// One head-of-queue dequeue and the "ok to drop" verdict (RFC 8289 §5, `dodequeue`).
-    #[inline]
+    #[inline(always)]
     fn do_dequeue<Q: CodelQueue>(
         &mut self,
         p: &CodelConfig,
@@ -120,6 +120,7 @@ impl CodelVars {
 
     /// CoDel's dequeue (RFC 8289 §5): the packet to send, after any drops (pushed to `drops`
     /// with [`DropReason::Aqm`]).
+    #[inline]
     pub(crate) fn dequeue<Q: CodelQueue>(
         &mut self,
         p: &CodelConfig,
