@@ -254,6 +254,14 @@ impl Engine {
             p.finish(end);
             queued += p.queued();
             in_flight += p.in_flight();
+            if !p.backlog_consistent() {
+                return Err(format!(
+                    "engine error: port {} counted a backlog of {:?} (packets, bytes) where its discipline holds {:?}",
+                    p.params.name,
+                    p.backlog,
+                    p.qdisc.backlog()
+                ));
+            }
         }
         let t = self.totals;
         let cons = ConservationRow {
