@@ -70,6 +70,22 @@ impl Hist {
         self.max = self.max.max(v);
     }
 
+    /// Record `k` samples of value `v` at once (the same as `k` calls of [`Hist::record`]).
+    pub fn record_n(&mut self, v: u64, k: u64) {
+        if k == 0 {
+            return;
+        }
+        let b = bucket(v);
+        if b >= self.counts.len() {
+            self.counts.resize(b + 1, 0);
+        }
+        self.counts[b] += k;
+        self.n += k;
+        self.sum += v as u128 * k as u128;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
     pub fn count(&self) -> u64 {
         self.n
     }
@@ -130,6 +146,21 @@ mod tests {
         assert_eq!(h.quantile(0.5), Some(49));
         assert_eq!(h.quantile(0.99), Some(98));
         assert_eq!(h.mean(), Some(49.5));
+    }
+
+    #[test]
+    fn record_n_is_repeated_record() {
+        let (mut a, mut b) = (Hist::default(), Hist::default());
+        for (v, k) in [(0, 5), (7, 0), (130_000, 3), (0, 2), (9_999_999, 1)] {
+            a.record_n(v, k);
+            for _ in 0..k {
+                b.record(v);
+            }
+        }
+        assert_eq!(a.count(), b.count());
+        assert_eq!(a.mean(), b.mean());
+        assert_eq!((a.quantile(0.0), a.max()), (b.quantile(0.0), b.max()));
+        assert_eq!(a.cdf(), b.cdf());
     }
 
     #[test]
