@@ -166,6 +166,9 @@ pub struct Port {
     /// leaving an empty queue goes straight into the pipe when it starts, with no event for the
     /// end of its serialization (most hops in a simulation are not congested).
     tx_pending: bool,
+    /// Whether the discipline may take a packet through in one step when it is empty and the
+    /// wire idle ([`QueueDisc::pass_through`]); false with a ring or an adaptive limit.
+    bypass_qdisc: bool,
     /// With a ring: the IP bytes being serialized, for BQL's completion count.
     wire_bytes: u32,
     /// A pending discipline timer, if one is scheduled.
@@ -200,6 +203,7 @@ impl Port {
         let mut qdisc = qdisc;
         qdisc.set_link_rate(params.rate_bps);
         let bypass_bytes = qdisc.empty_fifo_accepts();
+        let bypass_qdisc = qdisc.passes_through();
         Port {
             params,
             qdisc,
@@ -208,6 +212,7 @@ impl Port {
             adaptive: None,
             tx_end: 0,
             tx_pending: false,
+            bypass_qdisc,
             wire_bytes: 0,
             last_tx: (u32::MAX, 0, 0),
             backlog: (0, 0),
@@ -224,6 +229,7 @@ impl Port {
     pub fn with_ring(mut self, spec: &RingSpec) -> Self {
         self.ring = Some(Box::new(Ring::new(spec)));
         self.bypass_bytes = 0;
+        self.bypass_qdisc = false;
         self
     }
 
@@ -231,6 +237,7 @@ impl Port {
     pub fn with_adaptive(mut self, sizer: AdaptiveSizer) -> Self {
         self.adaptive = Some(Box::new(sizer));
         self.bypass_bytes = 0;
+        self.bypass_qdisc = false;
         self
     }
 
@@ -311,13 +318,25 @@ impl Port {
         };
         let w = self.stats.window;
         self.stats.arrivals.add(&w, now, 1);
-        if self.backlog.0 == 0 && item.bytes as u64 <= self.bypass_bytes && self.wire_idle(now) {
-            // An empty FIFO before an idle wire: the packet would be queued and dequeued at
-            // once, with a sojourn of 0 and the occupancy 0 before and after. Skip the queue.
-            self.stats.enqueued.add(&w, now, 1);
-            self.stats.record_sojourn(now, 0);
-            self.transmit(id, item.id, item.bytes, cx);
-            return;
+        if self.backlog.0 == 0 && self.wire_idle(now) {
+            // An empty discipline before an idle wire: the packet would be queued and dequeued
+            // at once, with a sojourn of 0 and the occupancy 0 before and after. An empty FIFO
+            // that has room changes nothing; FQ-CoDel updates its lists and CoDel state in one
+            // step. (The queue cannot drop here: nothing waits and the packet's sojourn is 0.)
+            if item.bytes as u64 <= self.bypass_bytes {
+                self.stats.enqueued.add(&w, now, 1);
+                self.stats.record_sojourn(now, 0);
+                self.transmit(id, item.id, item.bytes, cx);
+                return;
+            }
+            if self.bypass_qdisc {
+                if let Some(it) = self.qdisc.pass_through(now, item, &mut self.drops) {
+                    self.stats.enqueued.add(&w, now, 1);
+                    self.stats.record_sojourn(now, 0);
+                    self.transmit(id, it.id, it.bytes, cx);
+                    return;
+                }
+            }
         }
         self.touch(now);
         if let Some(a) = &mut self.adaptive {

@@ -140,6 +140,20 @@ impl CodelQueue for FlowView<'_> {
     }
 }
 
+/// The view CoDel gets of the one packet of an otherwise empty discipline passing through.
+struct Passing(Option<QItem>);
+
+impl CodelQueue for Passing {
+    #[inline]
+    fn pop(&mut self) -> Option<QItem> {
+        self.0.take()
+    }
+    #[inline]
+    fn backlog_bytes(&self) -> u64 {
+        0
+    }
+}
+
 impl FqCodel {
     pub fn new(cfg: FqCodelConfig, limit: Limit, seed: u64) -> Self {
         let limit = Limit {
@@ -314,6 +328,88 @@ impl FqCodel {
         }
     }
 
+    /// RFC 8290 §4.2: deficit round robin, new list first. `passing`: a packet of the flow queue
+    /// given, not stored in the slab (see [`FqCodel::pass_through`]).
+    #[inline]
+    fn serve(
+        &mut self,
+        now: Time,
+        drops: &mut Drops,
+        mut passing: Option<(u32, QItem)>,
+    ) -> Option<QItem> {
+        loop {
+            let (which, f) = if self.new_flows.head != NIL {
+                (List::New, self.new_flows.head)
+            } else if self.old_flows.head != NIL {
+                (List::Old, self.old_flows.head)
+            } else {
+                return None;
+            };
+            let fl = &mut self.flows[f as usize];
+            if fl.deficit <= 0 {
+                // Out of credit: a new quantum and to the back of the old list.
+                fl.deficit += self.cfg.quantum_bytes as i64;
+                self.pop_list(which);
+                self.push_list(List::Old, f);
+                continue;
+            }
+            let got = match passing {
+                Some((pf, it)) if pf == f => {
+                    passing = None;
+                    fl.vars.dequeue(
+                        &self.codel,
+                        now,
+                        &mut Passing(Some(it)),
+                        self.mtu_bytes,
+                        drops,
+                    )
+                }
+                _ => {
+                    let mut v = FlowView {
+                        slots: &mut self.slots,
+                        free: &mut self.free,
+                        flow: &mut fl.q,
+                        pkts: &mut self.pkts,
+                        bytes: &mut self.bytes,
+                    };
+                    fl.vars
+                        .dequeue(&self.codel, now, &mut v, self.mtu_bytes, drops)
+                }
+            };
+            match got {
+                Some(it) => {
+                    fl.deficit -= it.bytes as i64;
+                    return Some(it);
+                }
+                None => {
+                    // An emptied new flow goes through the old list once (so it cannot keep
+                    // its priority by emptying and refilling); an emptied old flow goes idle.
+                    self.pop_list(which);
+                    if which == List::New && self.old_flows.head != NIL {
+                        self.push_list(List::Old, f);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every flow queue's scheduling and CoDel state, and the two lists, for tests that compare
+    /// two instances.
+    #[cfg(test)]
+    pub(crate) fn state(&self) -> String {
+        let mut out = String::new();
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.list != List::None || f.q.head != NIL || f.deficit != 0 {
+                out += &format!(
+                    "{i}:{:?}/{}/{}/{:?} ",
+                    f.list as u8, f.deficit, f.next, f.vars
+                );
+            }
+        }
+        let chains = [self.new_flows, self.old_flows].map(|c| (c.head, c.tail));
+        out + &format!("{chains:?} {} {} {}", self.pkts, self.bytes, self.mtu_bytes)
+    }
+
     /// Packets queued in the flow queue `flow` hashes to (for tests and diagnostics).
     pub fn flow_backlog_pkts(&self, flow: u32) -> u32 {
         let mut n = 0;
@@ -368,50 +464,29 @@ impl QueueDisc for FqCodel {
     }
 
     fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
-        // RFC 8290 §4.2: deficit round robin, new list first.
-        loop {
-            let (which, f) = if self.new_flows.head != NIL {
-                (List::New, self.new_flows.head)
-            } else if self.old_flows.head != NIL {
-                (List::Old, self.old_flows.head)
-            } else {
-                return None;
-            };
-            let fl = &mut self.flows[f as usize];
-            if fl.deficit <= 0 {
-                // Out of credit: a new quantum and to the back of the old list.
-                fl.deficit += self.cfg.quantum_bytes as i64;
-                self.pop_list(which);
-                self.push_list(List::Old, f);
-                continue;
-            }
-            let mut v = FlowView {
-                slots: &mut self.slots,
-                free: &mut self.free,
-                flow: &mut fl.q,
-                pkts: &mut self.pkts,
-                bytes: &mut self.bytes,
-            };
-            let got = fl
-                .vars
-                .dequeue(&self.codel, now, &mut v, self.mtu_bytes, drops);
-            match got {
-                Some(it) => {
-                    fl.deficit -= it.bytes as i64;
-                    return Some(it);
-                }
-                None => {
-                    // An emptied new flow goes through the old list once (so it cannot keep
-                    // its priority by emptying and refilling); an emptied old flow goes idle.
-                    self.pop_list(which);
-                    if which == List::New && self.old_flows.head != NIL {
-                        self.push_list(List::Old, f);
-                    }
-                }
-            }
-        }
+        self.serve(now, drops, None)
     }
 
+    /// Enqueue and dequeue at once, for a packet reaching an empty discipline before an idle
+    /// wire: the same new-list entry, DRR rounds and CoDel state as [`QueueDisc::enqueue`] then
+    /// [`QueueDisc::dequeue`] (the empty flows ahead of it still move between the lists), without
+    /// storing the packet. `None` if the limit would refuse it (the port then takes the long way,
+    /// which drops it).
+    fn pass_through(&mut self, now: Time, item: QItem, drops: &mut Drops) -> Option<QItem> {
+        debug_assert_eq!(self.pkts, 0);
+        if self.limit.pkts.is_some_and(|l| l == 0)
+            || self.limit.bytes.is_some_and(|l| item.bytes as u64 > l)
+        {
+            return None;
+        }
+        let fi = self.classify(item.flow);
+        self.mtu_bytes = self.mtu_bytes.max(item.bytes as u64);
+        if self.flows[fi].list == List::None {
+            self.flows[fi].deficit = self.cfg.quantum_bytes as i64;
+            self.push_list(List::New, fi as u32);
+        }
+        self.serve(now, drops, Some((fi as u32, item)))
+    }
     fn len_pkts(&self) -> u64 {
         self.pkts
     }

@@ -114,6 +114,15 @@ pub trait QueueDisc {
     /// at dequeue (CoDel, RFC 8289 §5.3) put those packets in `drops` before returning the next.
     fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem>;
 
+    /// A packet reaching the discipline while it is empty, with the wire idle: enqueue and
+    /// dequeue in one step, leaving the discipline exactly as the two calls would, and return the
+    /// packet to send; `None` to have the port make the two calls instead (the default; also
+    /// when the packet would be refused). Only a discipline whose state after the pair is cheap
+    /// to compute without storing the packet implements it.
+    fn pass_through(&mut self, _now: Time, _item: QItem, _drops: &mut Drops) -> Option<QItem> {
+        None
+    }
+
     /// Packets waiting.
     fn len_pkts(&self) -> u64;
 
@@ -214,6 +223,7 @@ impl QueueDisc for Qdisc {
     fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
         match self {
             Qdisc::Fifo(q) => q.enqueue(now, item, drops),
+            Qdisc::FqCodel(q) => q.enqueue(now, item, drops),
             _ => self.enqueue_other(now, item, drops),
         }
     }
@@ -221,7 +231,15 @@ impl QueueDisc for Qdisc {
     fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
         match self {
             Qdisc::Fifo(q) => q.dequeue(now, drops),
+            Qdisc::FqCodel(q) => q.dequeue(now, drops),
             _ => self.dequeue_other(now, drops),
+        }
+    }
+    #[inline]
+    fn pass_through(&mut self, now: Time, item: QItem, drops: &mut Drops) -> Option<QItem> {
+        match self {
+            Qdisc::FqCodel(q) => q.pass_through(now, item, drops),
+            _ => None,
         }
     }
     #[inline]
@@ -278,6 +296,12 @@ impl Qdisc {
             }
             _ => 0,
         }
+    }
+
+    /// Whether [`QueueDisc::pass_through`] can take packets (FIFO's own pass-through is the
+    /// port's size test, [`Qdisc::empty_fifo_accepts`]).
+    pub fn passes_through(&self) -> bool {
+        matches!(self, Qdisc::FqCodel(_))
     }
 
     /// The discipline's name as the scenario spells it.

@@ -1,20 +1,24 @@
-//! The empty-FIFO bypass must be invisible: a port that skips its empty FIFO gives the same
-//! counters, occupancy, sojourns and departures as one that queues every packet.
+//! The empty-discipline bypass must be invisible: a port that skips its empty FIFO, or takes a
+//! packet through an empty FQ-CoDel in one step, gives the same counters, occupancy, sojourns,
+//! drops and departures as one that enqueues and dequeues every packet.
 
 use proptest::prelude::*;
 use rand::SeedableRng as _;
 
 use super::*;
 use crate::packet::Packet;
+use crate::qdisc::fq_codel::{FqCodel, FqCodelConfig};
 use crate::qdisc::{fifo::Fifo, Limit};
 
-/// Drive one port with packets of `sizes` arriving at `gaps`; returns everything observable.
-fn drive(
-    gaps: &[u64],
-    sizes: &[u32],
-    limit: Limit,
-    bypass: bool,
-) -> (Vec<u64>, (f64, f64), Vec<(u64, f64)>, Vec<(Time, PktId)>) {
+type Observed = (
+    Vec<u64>,
+    (f64, f64),
+    Vec<(u64, f64)>,
+    Vec<(Time, PktId, u32)>,
+);
+
+/// Drive one port with packets (arrival gap, size, flow); returns everything observable.
+fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
     let params = PortParams {
         rate_bps: 10_000_000,
         delay_ns: 1_000_000,
@@ -30,25 +34,26 @@ fn drive(
     };
     let mut port = Port::new(
         params,
-        Qdisc::Fifo(Fifo::new(limit)),
+        qdisc,
         None,
         window,
         crate::rng::Rng::seed_from_u64(1),
     );
     if !bypass {
         port.bypass_bytes = 0;
+        port.bypass_qdisc = false;
     }
     let mut arena = Arena::default();
     let mut sched = Sched::default();
-    let mut flows = vec![FlowStats::new(window)];
-    let flow_src = vec![0];
+    let mut flows = vec![FlowStats::new(window); 8];
+    let flow_src = vec![0; 8];
     let mut totals = Totals::default();
     let mut out = Vec::new();
     let mut t = 0;
     let mut arrivals = Vec::new();
-    for (g, s) in gaps.iter().zip(sizes) {
+    for &(g, s, f) in pkts {
         t += g;
-        arrivals.push((t, *s));
+        arrivals.push((t, s, f));
     }
     let mut next = 0;
     loop {
@@ -56,7 +61,7 @@ fn drive(
         // Arrivals due before (or at) the next event go first, as an agent's send would.
         if let Some((at, ev)) = ev_t {
             while next < arrivals.len() && arrivals[next].0 <= at {
-                let (ta, s) = arrivals[next];
+                let (ta, s, f) = arrivals[next];
                 next += 1;
                 let mut cx = PortCtx {
                     now: ta,
@@ -68,6 +73,7 @@ fn drive(
                 };
                 let id = cx.arena.alloc(Packet {
                     size: s,
+                    flow: f,
                     ..Default::default()
                 });
                 port.enqueue(0, id, &mut cx);
@@ -84,14 +90,14 @@ fn drive(
                 Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
                 Ev::Arrive(_) => {
                     if let Some(p) = port.pop_arrival(0, cx.sched) {
-                        out.push((at, p));
+                        out.push((at, p, cx.arena.get(p).flow));
                         cx.arena.free(p);
                     }
                 }
                 _ => unreachable!(),
             }
         } else if next < arrivals.len() {
-            let (ta, s) = arrivals[next];
+            let (ta, s, f) = arrivals[next];
             next += 1;
             let mut cx = PortCtx {
                 now: ta,
@@ -103,6 +109,7 @@ fn drive(
             };
             let id = cx.arena.alloc(Packet {
                 size: s,
+                flow: f,
                 ..Default::default()
             });
             port.enqueue(0, id, &mut cx);
@@ -124,18 +131,45 @@ fn drive(
     (counters, st.occupancy_mean(), st.sojourn.cdf(), out)
 }
 
+fn fifo(limit_pkts: u64) -> Qdisc {
+    Qdisc::Fifo(Fifo::new(Limit {
+        pkts: Some(limit_pkts),
+        bytes: None,
+    }))
+}
+
+fn fq_codel(limit_pkts: u64) -> Qdisc {
+    // A short target so that CoDel drops too; four flow queues for 8 flows, so some share.
+    let cfg = FqCodelConfig {
+        target_ns: 500_000,
+        interval_ns: 5_000_000,
+        flows: 4,
+        quantum_bytes: 1514,
+    };
+    let limit = Limit {
+        pkts: Some(limit_pkts),
+        bytes: None,
+    };
+    Qdisc::FqCodel(FqCodel::new(cfg, limit, 3))
+}
+
+/// Bursts and lulls: gaps up to 3 ms (the port idles and empties) or up to 0.6 ms (queues build,
+/// CoDel's 0.5 ms target is crossed and it drops).
+fn packets() -> impl Strategy<Value = Vec<(u64, u32, u32)>> {
+    let gap = prop_oneof![0u64..3_000_000, 0u64..600_000];
+    prop::collection::vec((gap, 40u32..1500, 0u32..8), 1..300)
+}
+
 proptest! {
     #[test]
-    fn empty_fifo_bypass_changes_nothing(
-        pkts in prop::collection::vec((0u64..3_000_000, 40u32..1500), 1..120),
-        limit_pkts in 1u64..8,
-    ) {
-        let (gaps, sizes): (Vec<u64>, Vec<u32>) = pkts.into_iter().unzip();
-        let limit = Limit { pkts: Some(limit_pkts), bytes: None };
-        let with = drive(&gaps, &sizes, limit, true);
-        let without = drive(&gaps, &sizes, limit, false);
-        // The bypass was taken at least once whenever the first packet found the port idle.
-        prop_assert_eq!(with, without);
+    fn empty_fifo_bypass_changes_nothing(pkts in packets(), limit in 1u64..8) {
+        prop_assert_eq!(drive(&pkts, fifo(limit), true), drive(&pkts, fifo(limit), false));
+    }
+
+    #[test]
+    fn fq_codel_pass_through_changes_nothing(pkts in packets(), limit in 1u64..12) {
+        let with = drive(&pkts, fq_codel(limit), true);
+        prop_assert_eq!(with, drive(&pkts, fq_codel(limit), false));
     }
 }
 
@@ -146,7 +180,8 @@ fn bypass_respects_a_byte_limit_below_the_packet() {
         pkts: None,
         bytes: Some(100),
     };
-    let (c, _, _, out) = drive(&[3_000_000, 3_000_000], &[1500, 60], limit, true);
+    let pkts = [(3_000_000, 1500, 0), (3_000_000, 60, 0)];
+    let (c, _, _, out) = drive(&pkts, Qdisc::Fifo(Fifo::new(limit)), true);
     assert_eq!(c[2], 1, "the 1500 B packet is dropped");
     assert_eq!(out.len(), 1);
 }

@@ -138,3 +138,70 @@ fn codel_acts_per_flow_queue() {
     assert!(by(1) > 10, "bulk drops {}", by(1));
     assert_eq!(by(3), 0);
 }
+
+/// `pass_through` on an empty discipline leaves it in the state `enqueue` then `dequeue` would:
+/// lists, deficits and every flow queue's CoDel variables, after each step of random traffic.
+mod pass_through {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Arrive { flow: u32, bytes: u32, gap: u64 },
+        Serve { gap: u64 },
+    }
+
+    fn ops() -> impl Strategy<Value = Vec<Op>> {
+        let op = prop_oneof![
+            (0u32..8, 40u32..1500, 0u64..2_000_000).prop_map(|(flow, bytes, gap)| Op::Arrive {
+                flow,
+                bytes,
+                gap
+            }),
+            (0u64..2_000_000).prop_map(|gap| Op::Serve { gap }),
+        ];
+        prop::collection::vec(op, 1..400)
+    }
+
+    proptest! {
+        #[test]
+        fn same_state_as_enqueue_then_dequeue(ops in ops(), limit in 1u64..10) {
+            let cfg = FqCodelConfig {
+                target_ns: 300_000,
+                interval_ns: 3_000_000,
+                flows: 4,
+                quantum_bytes: 1514,
+            };
+            let limit = Limit { pkts: Some(limit), bytes: None };
+            let (mut a, mut b) = (FqCodel::new(cfg, limit, 5), FqCodel::new(cfg, limit, 5));
+            let (mut da, mut db) = (Drops::default(), Drops::default());
+            let mut now = 0;
+            let mut passed = 0;
+            let first = Op::Arrive { flow: 0, bytes: 1000, gap: 0 };
+            for (id, op) in std::iter::once(first).chain(ops).enumerate() {
+                match op {
+                    Op::Arrive { flow, bytes, gap } => {
+                        now += gap;
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: 0 };
+                        if a.len_pkts() == 0 {
+                            let got = a.pass_through(now, it, &mut da);
+                            prop_assert!(got.is_some());
+                            b.enqueue(now, it, &mut db);
+                            prop_assert_eq!(got, b.dequeue(now, &mut db));
+                            passed += 1;
+                        } else {
+                            prop_assert_eq!(a.enqueue(now, it, &mut da), b.enqueue(now, it, &mut db));
+                        }
+                    }
+                    Op::Serve { gap } => {
+                        now += gap;
+                        prop_assert_eq!(a.dequeue(now, &mut da), b.dequeue(now, &mut db));
+                    }
+                }
+                prop_assert_eq!(a.state(), b.state());
+                prop_assert_eq!(&da.items, &db.items);
+            }
+            prop_assert!(passed > 0);
+        }
+    }
+}
