@@ -2,8 +2,10 @@
 //!
 //! Values below 2^SUB_BITS are counted exactly; above, each power of two is split into 2^SUB_BITS
 //! equal sub-buckets, so a reported percentile is within 2^-SUB_BITS (about 0.8%) of a value that
-//! was recorded. Memory is fixed (64 × 128 counters), whatever the run length; the exact sum is
-//! kept alongside so means are exact.
+//! was recorded. Memory is bounded (at most 58 × 128 counters) whatever the run length, and only
+//! the buckets between the smallest and the largest value recorded are kept (an RTT histogram
+//! holds a few hundred counters, not the 3000 from 0 up); the exact sum is kept alongside so
+//! means are exact.
 
 const SUB_BITS: u32 = 7;
 const SUB: usize = 1 << SUB_BITS;
@@ -11,7 +13,9 @@ const GROUPS: usize = 64 - SUB_BITS as usize + 1;
 
 #[derive(Clone)]
 pub struct Hist {
+    /// Counters of buckets `base ..= base + counts.len() - 1`.
     counts: Vec<u64>,
+    base: usize,
     n: u64,
     sum: u128,
     min: u64,
@@ -22,6 +26,7 @@ impl Default for Hist {
     fn default() -> Self {
         Hist {
             counts: Vec::new(),
+            base: 0,
             n: 0,
             sum: 0,
             min: u64::MAX,
@@ -55,15 +60,34 @@ fn bucket_value(b: usize) -> u64 {
 }
 
 impl Hist {
+    /// The counter of bucket `b`, growing the kept range to include it (only when a new
+    /// smallest or largest value arrives: at most GROUPS * SUB counters).
+    #[inline]
+    fn slot(&mut self, b: usize) -> &mut u64 {
+        debug_assert!(b < GROUPS * SUB);
+        if self.counts.is_empty() {
+            self.base = b;
+        }
+        if b < self.base {
+            self.grow_down(b);
+        }
+        let i = b - self.base;
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, 0);
+        }
+        &mut self.counts[i]
+    }
+
+    #[cold]
+    fn grow_down(&mut self, b: usize) {
+        let extra = self.base - b;
+        self.counts.splice(0..0, std::iter::repeat_n(0, extra));
+        self.base = b;
+    }
+
     #[inline]
     pub fn record(&mut self, v: u64) {
-        let b = bucket(v);
-        debug_assert!(b < GROUPS * SUB);
-        if b >= self.counts.len() {
-            // Grows only when a new largest value arrives: at most GROUPS * SUB counters.
-            self.counts.resize(b + 1, 0);
-        }
-        self.counts[b] += 1;
+        *self.slot(bucket(v)) += 1;
         self.n += 1;
         self.sum += v as u128;
         self.min = self.min.min(v);
@@ -75,11 +99,7 @@ impl Hist {
         if k == 0 {
             return;
         }
-        let b = bucket(v);
-        if b >= self.counts.len() {
-            self.counts.resize(b + 1, 0);
-        }
-        self.counts[b] += k;
+        *self.slot(bucket(v)) += k;
         self.n += k;
         self.sum += v as u128 * k as u128;
         self.min = self.min.min(v);
@@ -103,7 +123,8 @@ impl Hist {
     pub fn cdf(&self) -> Vec<(u64, f64)> {
         let mut out = Vec::new();
         let mut seen = 0u64;
-        for (b, &c) in self.counts.iter().enumerate() {
+        for (i, &c) in self.counts.iter().enumerate() {
+            let b = self.base + i;
             if c > 0 {
                 seen += c;
                 out.push((
@@ -122,7 +143,8 @@ impl Hist {
         }
         let rank = ((q.clamp(0.0, 1.0) * self.n as f64).ceil() as u64).max(1);
         let mut seen = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
+        for (i, &c) in self.counts.iter().enumerate() {
+            let b = self.base + i;
             seen += c;
             if seen >= rank {
                 return Some(bucket_value(b).clamp(self.min, self.max));
