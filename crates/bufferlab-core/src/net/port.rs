@@ -58,15 +58,13 @@ pub struct PortCtx<'a> {
 }
 
 /// A port's counters and measurements, in the order a packet's hop touches them (`repr(C)`
-/// keeps that order: what every hop updates shares as few cache lines as possible).
+/// keeps that order): placed after the port's first 96 bytes, the counters every hop updates
+/// fill the rest of the port's second cache line and its third, the window test, the zero
+/// sojourns and the occupancy integral its fourth (`layout` test below).
 #[repr(C)]
 pub struct PortStats {
-    pub window: Window,
     pub arrivals: Counter,
     pub enqueued: Counter,
-    last_change: Time,
-    occ_pkts_area: u128,
-    occ_bytes_area: u128,
     pub pkts_sent: Counter,
     /// IP bytes sent.
     pub bytes_sent: Counter,
@@ -78,6 +76,10 @@ pub struct PortStats {
     /// nothing waiting, and counting those here spares the histogram's cache lines; folded in
     /// by [`Port::finish`].
     sojourn_zeros: u64,
+    pub window: Window,
+    last_change: Time,
+    occ_pkts_area: u128,
+    occ_bytes_area: u128,
     /// Time from enqueue to leaving the discipline (for the wire, or for the ring if there is
     /// one), inside the window.
     pub sojourn: Hist,
@@ -150,6 +152,7 @@ impl PortStats {
 /// ordered by the compiler spread each hop over twice as many lines), the rarely used last.
 #[repr(C)]
 pub struct Port {
+    // First cache line: what every hop reads.
     /// When the serializer is free again (the end of the current packet's serialization).
     tx_end: Time,
     /// Packets and bytes in the discipline, kept here from what goes in, comes out and is
@@ -158,9 +161,17 @@ pub struct Port {
     /// mispredicts on paths that alternate disciplines. Checked against the discipline's own
     /// count at the end of the run.
     pub(crate) backlog: (u64, u64),
-    /// The last packet size serialized with its wire bytes and transmission time: a port mostly
+    /// The largest packet that may skip the discipline when it is empty and the wire idle: the
+    /// most an empty FIFO accepts (such a packet would go in and straight back out, changing
+    /// nothing); 0 for every other discipline, and with a ring or an adaptive limit.
+    bypass_bytes: u32,
+    /// The last packet size serialized, with its wire bytes and transmission time: a port mostly
     /// carries one size (full segments one way, ACKs the other), and this saves a division.
-    last_tx: (u32, u64, Time),
+    last_tx_bytes: u32,
+    last_tx_wire: u64,
+    last_tx_ns: Time,
+    /// The link's propagation delay (a copy of `params.delay_ns`, on this line).
+    delay_ns: Time,
     /// Whether a `TxDone` is scheduled at `tx_end`. The event exists only when something must
     /// happen then: a packet is waiting to follow, or BQL must learn of the completion. A packet
     /// leaving an empty queue goes straight into the pipe when it starts, with no event for the
@@ -169,24 +180,24 @@ pub struct Port {
     /// Whether the discipline may take a packet through in one step when it is empty and the
     /// wire idle ([`QueueDisc::pass_through`]); false with a ring or an adaptive limit.
     bypass_qdisc: bool,
+    /// Whether the link has a random loss rate (`params.loss > 0`).
+    lossy: bool,
     /// With a ring: the IP bytes being serialized, for BQL's completion count.
     wire_bytes: u32,
+    // Second line: the pipe, then the counters.
+    /// Packets propagating, with their arrival times, in order.
+    pipe: VecDeque<(Time, PktId)>,
+    pub stats: PortStats,
+    // The rest: read on congested hops, with a ring or timers, or at the end.
     /// A pending discipline timer, if one is scheduled.
     qdisc_timer: Option<Time>,
-    /// The largest packet that may skip the discipline when it is empty and the wire idle: the
-    /// most an empty FIFO accepts (such a packet would go in and straight back out, changing
-    /// nothing); 0 for every other discipline, and with a ring or an adaptive limit.
-    bypass_bytes: u64,
     /// The NIC ring and its byte queue limits, if the port has one.
     pub ring: Option<Box<Ring>>,
     /// The RTT-adaptive sizing rule re-sizing the discipline, if the port uses it.
     pub adaptive: Option<Box<AdaptiveSizer>>,
-    /// Packets propagating, with their arrival times, in order.
-    pipe: VecDeque<(Time, PktId)>,
     drops: Drops,
-    pub params: PortParams,
-    pub stats: PortStats,
     pub qdisc: Qdisc,
+    pub params: PortParams,
     /// The sizing rule the limit came from, if any.
     pub sizing: Option<String>,
     loss_rng: Rng,
@@ -202,8 +213,9 @@ impl Port {
     ) -> Self {
         let mut qdisc = qdisc;
         qdisc.set_link_rate(params.rate_bps);
-        let bypass_bytes = qdisc.empty_fifo_accepts();
+        let bypass_bytes = qdisc.empty_fifo_accepts().min(u32::MAX as u64) as u32;
         let bypass_qdisc = qdisc.passes_through();
+        let (delay_ns, lossy) = (params.delay_ns, params.loss > 0.0);
         Port {
             params,
             qdisc,
@@ -214,7 +226,11 @@ impl Port {
             tx_pending: false,
             bypass_qdisc,
             wire_bytes: 0,
-            last_tx: (u32::MAX, 0, 0),
+            last_tx_bytes: u32::MAX,
+            last_tx_wire: 0,
+            last_tx_ns: 0,
+            delay_ns,
+            lossy,
             backlog: (0, 0),
             pipe: VecDeque::with_capacity(64),
             qdisc_timer: None,
@@ -323,7 +339,7 @@ impl Port {
             // at once, with a sojourn of 0 and the occupancy 0 before and after. An empty FIFO
             // that has room changes nothing; FQ-CoDel updates its lists and CoDel state in one
             // step. (The queue cannot drop here: nothing waits and the packet's sojourn is 0.)
-            if item.bytes as u64 <= self.bypass_bytes {
+            if item.bytes <= self.bypass_bytes {
                 self.stats.enqueued.add(&w, now, 1);
                 self.stats.record_sojourn(now, 0);
                 self.transmit(id, item.id, item.bytes, cx);
@@ -429,11 +445,10 @@ impl Port {
     fn transmit(&mut self, id: u32, pkt: PktId, bytes: u32, cx: &mut PortCtx) {
         let now = cx.now;
         let w = self.stats.window;
-        if self.last_tx.0 != bytes {
-            let wire = wire_bytes(self.params.framing, bytes as u64);
-            self.last_tx = (bytes, wire, tx_time(wire, self.params.rate_bps));
+        if self.last_tx_bytes != bytes {
+            self.set_last_tx(bytes);
         }
-        let (_, wire, tx) = self.last_tx;
+        let (wire, tx) = (self.last_tx_wire, self.last_tx_ns);
         let end = now + tx;
         // Busy time inside the window: the overlap of [now, end) with it.
         let busy_in = end.min(w.end).saturating_sub(now.max(w.start));
@@ -451,11 +466,11 @@ impl Port {
         self.tx_end = end;
         // The packet's fate on the wire is known now: lost, or at the far end one propagation
         // delay after its last bit leaves.
-        if self.params.loss > 0.0 && self.loss_rng.gen::<f64>() < self.params.loss {
+        if self.lossy && self.loss_rng.gen::<f64>() < self.params.loss {
             self.stats.dropped[DropReason::Loss.index()].add(&w, end, 1);
             drop_packet(pkt, cx);
         } else {
-            let at = end + self.params.delay_ns;
+            let at = end + self.delay_ns;
             if self.pipe.is_empty() {
                 cx.sched.at(at, Ev::Arrive(id));
             }
@@ -468,6 +483,14 @@ impl Port {
         } else if self.backlog.0 > 0 {
             self.want_tx_done(id, cx.sched);
         }
+    }
+
+    #[cold]
+    fn set_last_tx(&mut self, bytes: u32) {
+        let wire = wire_bytes(self.params.framing, bytes as u64);
+        self.last_tx_bytes = bytes;
+        self.last_tx_wire = wire;
+        self.last_tx_ns = tx_time(wire, self.params.rate_bps);
     }
 
     /// The serializer is free: the next packet starts.

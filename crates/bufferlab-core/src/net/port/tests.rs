@@ -185,3 +185,16 @@ fn bypass_respects_a_byte_limit_below_the_packet() {
     assert_eq!(c[2], 1, "the 1500 B packet is dropped");
     assert_eq!(out.len(), 1);
 }
+
+/// What every uncongested hop touches sits in the port's first four cache lines.
+#[test]
+fn layout() {
+    use std::mem::offset_of;
+    assert_eq!(offset_of!(Port, wire_bytes), 60);
+    assert_eq!(offset_of!(Port, pipe), 64);
+    let st = offset_of!(Port, stats);
+    assert_eq!(st, 96);
+    assert!(st + offset_of!(PortStats, busy_ns) + 16 <= 192);
+    assert!(st + offset_of!(PortStats, occ_bytes_area) + 16 <= 256);
+    assert!(st + offset_of!(PortStats, window) >= 192);
+}
