@@ -90,6 +90,41 @@ impl CodelVars {
         t + (interval_ns as f64 / (count.max(1) as f64).sqrt()) as Time
     }
 
+    /// The common case of [`CodelVars::dequeue`], decided before the pop from the head packet's
+    /// sojourn and the backlog its departure would leave: outside the dropping state, a packet
+    /// that is not to be dropped. Updates `first_above_time` exactly as `dequeue` would and returns
+    /// `true` (the caller pops and sends the packet); returns `false`, changing nothing, when the
+    /// full `dequeue` must run (dropping state, or the drop that enters it).
+    #[inline]
+    pub(crate) fn passes(
+        &mut self,
+        p: &CodelConfig,
+        now: Time,
+        sojourn: Time,
+        backlog_after: u64,
+        mtu_bytes: u64,
+    ) -> bool {
+        if self.dropping {
+            false
+        } else if sojourn < p.target_ns || backlog_after <= mtu_bytes {
+            self.first_above_time = 0;
+            true
+        } else if self.first_above_time == 0 {
+            self.first_above_time = now + p.interval_ns;
+            true
+        } else {
+            now < self.first_above_time
+        }
+    }
+
+    /// What [`CodelVars::dequeue`] does on an empty queue: leave the above-target episode and
+    /// the dropping state.
+    #[inline]
+    pub(crate) fn on_empty(&mut self) {
+        self.first_above_time = 0;
+        self.dropping = false;
+    }
+
     /// One head-of-queue dequeue and the "ok to drop" verdict (RFC 8289 §5, `dodequeue`).
     #[inline(always)]
     fn do_dequeue<Q: CodelQueue>(

@@ -328,9 +328,77 @@ impl FqCodel {
         }
     }
 
+    /// The usual cases of [`FqCodel::serve`], inline: quantum refills, emptied queues retired,
+    /// the passing packet sent, and a head packet CoDel lets through. `Err` hands CoDel's
+    /// dropping state (and the drop that enters it) to the full loop, which then finds the same
+    /// head flow.
+    #[inline(always)]
+    fn serve_inline(
+        &mut self,
+        now: Time,
+        passing: Option<(u32, QItem)>,
+    ) -> Result<Option<QItem>, Option<(u32, QItem)>> {
+        loop {
+            let (which, f) = if self.new_flows.head != NIL {
+                (List::New, self.new_flows.head)
+            } else if self.old_flows.head != NIL {
+                (List::Old, self.old_flows.head)
+            } else {
+                return Ok(None);
+            };
+            let fl = &mut self.flows[f as usize];
+            if fl.deficit <= 0 {
+                fl.deficit += self.cfg.quantum_bytes as i64;
+                self.pop_list(which);
+                self.push_list(List::Old, f);
+                continue;
+            }
+            if let Some((pf, it)) = passing {
+                if pf == f {
+                    // Its sojourn is 0 and nothing stays behind it: CoDel leaves any
+                    // above-target episode and dropping state, as on an empty queue.
+                    fl.vars.on_empty();
+                    fl.deficit -= it.bytes as i64;
+                    return Ok(Some(it));
+                }
+            }
+            let s = fl.q.head;
+            if s == NIL {
+                // Emptied: a new flow passes through the old list once, an old one goes idle.
+                fl.vars.on_empty();
+                self.pop_list(which);
+                if which == List::New && self.old_flows.head != NIL {
+                    self.push_list(List::Old, f);
+                }
+                continue;
+            }
+            let slot = self.slots[s as usize];
+            let item = slot.item;
+            let after = self.bytes - item.bytes as u64;
+            let sojourn = now.saturating_sub(item.enq);
+            if !fl
+                .vars
+                .passes(&self.codel, now, sojourn, after, self.mtu_bytes)
+            {
+                return Err(passing);
+            }
+            fl.q.head = slot.next;
+            if slot.next == NIL {
+                fl.q.tail = NIL;
+            }
+            fl.q.bytes -= item.bytes as u64;
+            fl.deficit -= item.bytes as i64;
+            self.pkts -= 1;
+            self.bytes = after;
+            self.slots[s as usize].next = self.free;
+            self.free = s;
+            return Ok(Some(item));
+        }
+    }
+
     /// RFC 8290 §4.2: deficit round robin, new list first. `passing`: a packet of the flow queue
     /// given, not stored in the slab (see [`FqCodel::pass_through`]).
-    #[inline]
+    #[inline(never)]
     fn serve(
         &mut self,
         now: Time,
@@ -463,8 +531,12 @@ impl QueueDisc for FqCodel {
         !refused
     }
 
+    #[inline]
     fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
-        self.serve(now, drops, None)
+        match self.serve_inline(now, None) {
+            Ok(got) => got,
+            Err(passing) => self.serve(now, drops, passing),
+        }
     }
 
     /// Enqueue and dequeue at once, for a packet reaching an empty discipline before an idle
@@ -485,7 +557,11 @@ impl QueueDisc for FqCodel {
             self.flows[fi].deficit = self.cfg.quantum_bytes as i64;
             self.push_list(List::New, fi as u32);
         }
-        self.serve(now, drops, Some((fi as u32, item)))
+        let passing = Some((fi as u32, item));
+        match self.serve_inline(now, passing) {
+            Ok(got) => got,
+            Err(passing) => self.serve(now, drops, passing),
+        }
     }
     fn len_pkts(&self) -> u64 {
         self.pkts

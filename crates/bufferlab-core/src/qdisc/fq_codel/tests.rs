@@ -164,6 +164,37 @@ mod pass_through {
     }
 
     proptest! {
+        /// `dequeue`'s inline common cases leave the discipline as the full loop does, and hand
+        /// out the same packets and drops (CoDel drops included: a 0.3 ms target).
+        #[test]
+        fn inline_dequeue_matches_the_full_loop(ops in ops(), limit in 1u64..10) {
+            let cfg = FqCodelConfig {
+                target_ns: 300_000,
+                interval_ns: 3_000_000,
+                flows: 4,
+                quantum_bytes: 1514,
+            };
+            let limit = Limit { pkts: Some(limit), bytes: None };
+            let (mut a, mut b) = (FqCodel::new(cfg, limit, 5), FqCodel::new(cfg, limit, 5));
+            let (mut da, mut db) = (Drops::default(), Drops::default());
+            let mut now = 0;
+            for (id, op) in ops.into_iter().enumerate() {
+                match op {
+                    Op::Arrive { flow, bytes, gap } => {
+                        now += gap;
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: 0 };
+                        prop_assert_eq!(a.enqueue(now, it, &mut da), b.enqueue(now, it, &mut db));
+                    }
+                    Op::Serve { gap } => {
+                        now += gap;
+                        prop_assert_eq!(a.dequeue(now, &mut da), b.serve(now, &mut db, None));
+                    }
+                }
+                prop_assert_eq!(a.state(), b.state());
+                prop_assert_eq!(&da.items, &db.items);
+            }
+        }
+
         #[test]
         fn same_state_as_enqueue_then_dequeue(ops in ops(), limit in 1u64..10) {
             let cfg = FqCodelConfig {
