@@ -7,7 +7,7 @@ use crate::agent::{Agent, AgentHooks, Io};
 use crate::metrics::flow::{FlowStats, TransferRecord, Window};
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
-use crate::packet::{Arena, NodeId, Packet, PktId};
+use crate::packet::{Arena, NodeId, PktId};
 use crate::qdisc::{DropReason, QueueDisc};
 use crate::results::*;
 use crate::scenario::{Framing, RunSpec, Scenario};
@@ -25,7 +25,7 @@ pub struct Engine {
     pub(crate) topo: Topology,
     pub(crate) totals: Totals,
     /// Scratch: packets an agent emitted during one hook.
-    pub(crate) out: Vec<Packet>,
+    pub(crate) out: Vec<PktId>,
     /// Scratch: timers an agent armed during one hook.
     pub(crate) timers: Vec<(Time, u32)>,
     pub(crate) transfers: Vec<TransferRecord>,
@@ -103,6 +103,7 @@ impl Engine {
         let mut io = Io {
             now,
             node,
+            arena: &mut self.arena,
             out: &mut self.out,
             timers: &mut self.timers,
             flows: &mut self.flows,
@@ -113,9 +114,8 @@ impl Engine {
             self.sched.at(at, Ev::Timer { agent: a, token });
         }
         let mut cx = port_ctx!(self, now);
-        for p in self.out.drain(..) {
+        for id in self.out.drain(..) {
             cx.totals.created += 1;
-            let id = cx.arena.alloc(p);
             forward(node, id, &mut self.ports, &self.topo, &mut cx);
         }
     }

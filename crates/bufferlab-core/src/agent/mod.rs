@@ -9,7 +9,7 @@ pub mod ping;
 pub mod udp;
 
 use crate::metrics::flow::{FlowStats, TransferRecord};
-use crate::packet::{NodeId, Packet};
+use crate::packet::{Arena, NodeId, Packet, PktId};
 use crate::time::Time;
 
 /// What an agent can do while one of its hooks runs.
@@ -17,7 +17,10 @@ pub struct Io<'a> {
     pub now: Time,
     /// The node the agent sits on (the source address of what it sends).
     pub node: NodeId,
-    pub(crate) out: &'a mut Vec<Packet>,
+    /// Packets go straight into the arena (one copy of the header, not two); their ids wait
+    /// here for the engine to forward them once the hook returns.
+    pub(crate) arena: &'a mut Arena,
+    pub(crate) out: &'a mut Vec<PktId>,
     pub(crate) timers: &'a mut Vec<(Time, u32)>,
     /// Every flow's counters, indexed by flow id.
     pub flows: &'a mut [FlowStats],
@@ -30,7 +33,8 @@ impl<'a> Io<'a> {
     #[inline]
     pub fn send(&mut self, mut p: Packet) {
         p.src = self.node;
-        self.out.push(p);
+        let id = self.arena.alloc(p);
+        self.out.push(id);
     }
 
     /// Ask for [`AgentHooks::on_timer`] with `token` at time `at` (not before now). Timers are never

@@ -11,7 +11,7 @@ use super::sender::Peer;
 use crate::agent::{AgentHooks, Io};
 use crate::dist::Sampler;
 use crate::metrics::flow::{FlowStats, TransferRecord, Window};
-use crate::packet::Packet;
+use crate::packet::{Arena, Packet};
 use crate::rng::{stream, Stream};
 use crate::time::{tx_time, Time};
 
@@ -117,9 +117,11 @@ impl Net {
     fn hook(&mut self, agent: u32, f: impl FnOnce(&mut dyn AgentHooks, &mut Io)) {
         let mut out = Vec::new();
         let mut timers = Vec::new();
+        let mut arena = Arena::default();
         let mut io = Io {
             now: self.now,
             node: if agent == SENDER { 0 } else { 1 },
+            arena: &mut arena,
             out: &mut out,
             timers: &mut timers,
             flows: &mut self.flows,
@@ -133,7 +135,7 @@ impl Net {
         for (at, tok) in timers {
             self.push(at, Ev::Timer(agent, tok));
         }
-        for p in out {
+        for p in out.into_iter().map(|id| *arena.get(id)) {
             if agent == SENDER {
                 self.forward(p);
             } else {
