@@ -512,6 +512,11 @@ impl Port {
         let (_, pkt) = self.pipe.pop_front()?;
         if let Some(&(at, _)) = self.pipe.front() {
             sched.at(at, Ev::Arrive(id));
+        } else {
+            // Emptied: start the ring over at its first slot (`clear` rewinds it), so a link
+            // with one packet in flight at a time keeps using one cache line instead of walking
+            // through the whole buffer.
+            self.pipe.clear();
         }
         Some(pkt)
     }

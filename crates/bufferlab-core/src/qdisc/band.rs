@@ -39,6 +39,11 @@ impl Band {
     pub(crate) fn pop(&mut self) -> Option<QItem> {
         let it = self.q.pop_front()?;
         self.bytes -= it.bytes as u64;
+        if self.q.is_empty() {
+            // Start over at the first slot (see `Port::pop_arrival`): a queue that keeps
+            // emptying keeps using the same cache line.
+            self.q.clear();
+        }
         Some(it)
     }
 
