@@ -19,7 +19,7 @@ pub fn secs(t: Time) -> f64 {
 /// Nanoseconds from seconds, rounded to the nearest nanosecond, saturating at the ends.
 #[inline]
 pub fn from_secs_f64(s: f64) -> Time {
-    if !(s > 0.0) {
+    if s.is_nan() || s <= 0.0 {
         0
     } else if s >= (u64::MAX / NS_PER_SEC) as f64 {
         u64::MAX

@@ -29,6 +29,9 @@ impl Window {
     pub fn len(&self) -> Time {
         self.end - self.start
     }
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
 }
 
 impl Counter {
