@@ -44,11 +44,13 @@ impl Default for FqCodelConfig {
 /// RFC 8290 §5.1 / Linux: 10240 packets when the queue block gives no limit.
 pub const DEFAULT_LIMIT_PKTS: u64 = 10240;
 
+/// Which list a flow queue is on; `New` and `Old` index [`FqCodel::lists`].
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 enum List {
-    None,
-    New,
-    Old,
+    New = 0,
+    Old = 1,
+    None = 2,
 }
 
 /// A flow queue's packets: a chain through the slab.
@@ -98,8 +100,8 @@ pub struct FqCodel {
     slots: Vec<Slot>,
     free: u32,
     flows: Vec<Flow>,
-    new_flows: Chain,
-    old_flows: Chain,
+    /// The new and the old list, indexed by [`List`].
+    lists: [Chain; 2],
     pkts: u64,
     bytes: u64,
     mtu_bytes: u64,
@@ -172,8 +174,7 @@ impl FqCodel {
             slots: Vec::with_capacity(cap),
             free: NIL,
             flows: Vec::with_capacity(cfg.flows as usize),
-            new_flows: Chain::EMPTY,
-            old_flows: Chain::EMPTY,
+            lists: [Chain::EMPTY; 2],
             pkts: 0,
             bytes: 0,
             mtu_bytes: 0,
@@ -246,49 +247,30 @@ impl FqCodel {
 
     #[inline]
     fn push_list(&mut self, which: List, f: u32) {
-        self.flows[f as usize].list = which;
-        self.flows[f as usize].next = NIL;
-        let chain = if which == List::New {
-            &mut self.new_flows
-        } else {
-            &mut self.old_flows
-        };
+        let fl = &mut self.flows[f as usize];
+        fl.list = which;
+        fl.next = NIL;
+        let chain = &mut self.lists[which as usize];
         if chain.tail == NIL {
             chain.head = f;
         } else {
-            let t = chain.tail;
-            self.flows[t as usize].next = f;
+            self.flows[chain.tail as usize].next = f;
         }
-        let chain = if which == List::New {
-            &mut self.new_flows
-        } else {
-            &mut self.old_flows
-        };
         chain.tail = f;
     }
 
+    /// Take the head off list `which` (the caller has just read it: the list is not empty).
     #[inline]
     fn pop_list(&mut self, which: List) -> u32 {
-        let chain = if which == List::New {
-            &mut self.new_flows
-        } else {
-            &mut self.old_flows
-        };
+        let chain = &mut self.lists[which as usize];
         let f = chain.head;
-        if f != NIL {
-            let next = self.flows[f as usize].next;
-            let chain = if which == List::New {
-                &mut self.new_flows
-            } else {
-                &mut self.old_flows
-            };
-            chain.head = next;
-            if next == NIL {
-                chain.tail = NIL;
-            }
-            self.flows[f as usize].list = List::None;
-            self.flows[f as usize].next = NIL;
+        let fl = &mut self.flows[f as usize];
+        chain.head = fl.next;
+        if fl.next == NIL {
+            chain.tail = NIL;
         }
+        fl.list = List::None;
+        fl.next = NIL;
         f
     }
 
@@ -300,7 +282,10 @@ impl FqCodel {
         // overflow). Ties go to the lowest index, as a sweep in index order would give.
         let mut fat = NIL;
         let mut fat_bytes = 0;
-        for head in [self.new_flows.head, self.old_flows.head] {
+        for head in [
+            self.lists[List::New as usize].head,
+            self.lists[List::Old as usize].head,
+        ] {
             let mut f = head;
             while f != NIL {
                 let fl = &self.flows[f as usize];
@@ -339,10 +324,10 @@ impl FqCodel {
         passing: Option<(u32, QItem)>,
     ) -> Result<Option<QItem>, Option<(u32, QItem)>> {
         loop {
-            let (which, f) = if self.new_flows.head != NIL {
-                (List::New, self.new_flows.head)
-            } else if self.old_flows.head != NIL {
-                (List::Old, self.old_flows.head)
+            let (which, f) = if self.lists[List::New as usize].head != NIL {
+                (List::New, self.lists[List::New as usize].head)
+            } else if self.lists[List::Old as usize].head != NIL {
+                (List::Old, self.lists[List::Old as usize].head)
             } else {
                 return Ok(None);
             };
@@ -367,7 +352,7 @@ impl FqCodel {
                 // Emptied: a new flow passes through the old list once, an old one goes idle.
                 fl.vars.on_empty();
                 self.pop_list(which);
-                if which == List::New && self.old_flows.head != NIL {
+                if which == List::New && self.lists[List::Old as usize].head != NIL {
                     self.push_list(List::Old, f);
                 }
                 continue;
@@ -406,10 +391,10 @@ impl FqCodel {
         mut passing: Option<(u32, QItem)>,
     ) -> Option<QItem> {
         loop {
-            let (which, f) = if self.new_flows.head != NIL {
-                (List::New, self.new_flows.head)
-            } else if self.old_flows.head != NIL {
-                (List::Old, self.old_flows.head)
+            let (which, f) = if self.lists[List::New as usize].head != NIL {
+                (List::New, self.lists[List::New as usize].head)
+            } else if self.lists[List::Old as usize].head != NIL {
+                (List::Old, self.lists[List::Old as usize].head)
             } else {
                 return None;
             };
@@ -453,7 +438,7 @@ impl FqCodel {
                     // An emptied new flow goes through the old list once (so it cannot keep
                     // its priority by emptying and refilling); an emptied old flow goes idle.
                     self.pop_list(which);
-                    if which == List::New && self.old_flows.head != NIL {
+                    if which == List::New && self.lists[List::Old as usize].head != NIL {
                         self.push_list(List::Old, f);
                     }
                 }
@@ -474,7 +459,11 @@ impl FqCodel {
                 );
             }
         }
-        let chains = [self.new_flows, self.old_flows].map(|c| (c.head, c.tail));
+        let chains = [
+            self.lists[List::New as usize],
+            self.lists[List::Old as usize],
+        ]
+        .map(|c| (c.head, c.tail));
         out + &format!("{chains:?} {} {} {}", self.pkts, self.bytes, self.mtu_bytes)
     }
 
