@@ -339,19 +339,18 @@ impl Port {
             // at once, with a sojourn of 0 and the occupancy 0 before and after. An empty FIFO
             // that has room changes nothing; FQ-CoDel updates its lists and CoDel state in one
             // step. (The queue cannot drop here: nothing waits and the packet's sojourn is 0.)
-            if item.bytes <= self.bypass_bytes {
+            let through = if item.bytes <= self.bypass_bytes {
+                Some(item)
+            } else if self.bypass_qdisc {
+                self.qdisc.pass_through(now, item, &mut self.drops)
+            } else {
+                None
+            };
+            if let Some(it) = through {
                 self.stats.enqueued.add(&w, now, 1);
                 self.stats.record_sojourn(now, 0);
-                self.transmit(id, item.id, item.bytes, cx);
+                self.transmit(id, it.id, it.bytes, cx);
                 return;
-            }
-            if self.bypass_qdisc {
-                if let Some(it) = self.qdisc.pass_through(now, item, &mut self.drops) {
-                    self.stats.enqueued.add(&w, now, 1);
-                    self.stats.record_sojourn(now, 0);
-                    self.transmit(id, it.id, it.bytes, cx);
-                    return;
-                }
             }
         }
         self.touch(now);

@@ -274,6 +274,37 @@ impl FqCodel {
         f
     }
 
+    /// The flow queue to serve next: the head of the new list, else of the old one.
+    #[inline]
+    fn head(&self) -> Option<(List, u32)> {
+        let [new, old] = self.lists;
+        if new.head != NIL {
+            Some((List::New, new.head))
+        } else if old.head != NIL {
+            Some((List::Old, old.head))
+        } else {
+            None
+        }
+    }
+
+    /// Out of credit (RFC 8290 §4.2): a new quantum and to the back of the old list.
+    #[inline]
+    fn refill(&mut self, which: List, f: u32) {
+        self.flows[f as usize].deficit += self.cfg.quantum_bytes as i64;
+        self.pop_list(which);
+        self.push_list(List::Old, f);
+    }
+
+    /// An emptied queue leaves its list: a new one goes through the old list once (so it
+    /// cannot keep its priority by emptying and refilling), an old one goes idle.
+    #[inline]
+    fn retire(&mut self, which: List, f: u32) {
+        self.pop_list(which);
+        if which == List::New && self.lists[List::Old as usize].head != NIL {
+            self.push_list(List::Old, f);
+        }
+    }
+
     /// RFC 8290 §4.1: on overflow, drop from the head of the queue holding the most bytes.
     fn drop_from_fattest(&mut self, drops: &mut Drops) {
         // Every flow queue holding packets is on the new or the old list, so walking the two
@@ -324,20 +355,14 @@ impl FqCodel {
         passing: Option<(u32, QItem)>,
     ) -> Result<Option<QItem>, Option<(u32, QItem)>> {
         loop {
-            let (which, f) = if self.lists[List::New as usize].head != NIL {
-                (List::New, self.lists[List::New as usize].head)
-            } else if self.lists[List::Old as usize].head != NIL {
-                (List::Old, self.lists[List::Old as usize].head)
-            } else {
+            let Some((which, f)) = self.head() else {
                 return Ok(None);
             };
-            let fl = &mut self.flows[f as usize];
-            if fl.deficit <= 0 {
-                fl.deficit += self.cfg.quantum_bytes as i64;
-                self.pop_list(which);
-                self.push_list(List::Old, f);
+            if self.flows[f as usize].deficit <= 0 {
+                self.refill(which, f);
                 continue;
             }
+            let fl = &mut self.flows[f as usize];
             if let Some((pf, it)) = passing {
                 if pf == f {
                     // Its sojourn is 0 and nothing stays behind it: CoDel leaves any
@@ -349,16 +374,11 @@ impl FqCodel {
             }
             let s = fl.q.head;
             if s == NIL {
-                // Emptied: a new flow passes through the old list once, an old one goes idle.
                 fl.vars.on_empty();
-                self.pop_list(which);
-                if which == List::New && self.lists[List::Old as usize].head != NIL {
-                    self.push_list(List::Old, f);
-                }
+                self.retire(which, f);
                 continue;
             }
-            let slot = self.slots[s as usize];
-            let item = slot.item;
+            let item = self.slots[s as usize].item;
             let after = self.bytes - item.bytes as u64;
             let sojourn = now.saturating_sub(item.enq);
             if !fl
@@ -367,17 +387,15 @@ impl FqCodel {
             {
                 return Err(passing);
             }
-            fl.q.head = slot.next;
-            if slot.next == NIL {
-                fl.q.tail = NIL;
-            }
-            fl.q.bytes -= item.bytes as u64;
             fl.deficit -= item.bytes as i64;
-            self.pkts -= 1;
-            self.bytes = after;
-            self.slots[s as usize].next = self.free;
-            self.free = s;
-            return Ok(Some(item));
+            let mut v = FlowView {
+                slots: &mut self.slots,
+                free: &mut self.free,
+                flow: &mut fl.q,
+                pkts: &mut self.pkts,
+                bytes: &mut self.bytes,
+            };
+            return Ok(v.pop());
         }
     }
 
@@ -391,21 +409,12 @@ impl FqCodel {
         mut passing: Option<(u32, QItem)>,
     ) -> Option<QItem> {
         loop {
-            let (which, f) = if self.lists[List::New as usize].head != NIL {
-                (List::New, self.lists[List::New as usize].head)
-            } else if self.lists[List::Old as usize].head != NIL {
-                (List::Old, self.lists[List::Old as usize].head)
-            } else {
-                return None;
-            };
-            let fl = &mut self.flows[f as usize];
-            if fl.deficit <= 0 {
-                // Out of credit: a new quantum and to the back of the old list.
-                fl.deficit += self.cfg.quantum_bytes as i64;
-                self.pop_list(which);
-                self.push_list(List::Old, f);
+            let (which, f) = self.head()?;
+            if self.flows[f as usize].deficit <= 0 {
+                self.refill(which, f);
                 continue;
             }
+            let fl = &mut self.flows[f as usize];
             let got = match passing {
                 Some((pf, it)) if pf == f => {
                     passing = None;
@@ -434,14 +443,7 @@ impl FqCodel {
                     fl.deficit -= it.bytes as i64;
                     return Some(it);
                 }
-                None => {
-                    // An emptied new flow goes through the old list once (so it cannot keep
-                    // its priority by emptying and refilling); an emptied old flow goes idle.
-                    self.pop_list(which);
-                    if which == List::New && self.lists[List::Old as usize].head != NIL {
-                        self.push_list(List::Old, f);
-                    }
-                }
+                None => self.retire(which, f),
             }
         }
     }

@@ -57,46 +57,10 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
     }
     let mut next = 0;
     loop {
-        let ev_t = sched.pop_before(Time::MAX);
         // Arrivals due before (or at) the next event go first, as an agent's send would.
-        if let Some((at, ev)) = ev_t {
-            while next < arrivals.len() && arrivals[next].0 <= at {
-                let (ta, s, f) = arrivals[next];
-                next += 1;
-                let mut cx = PortCtx {
-                    now: ta,
-                    arena: &mut arena,
-                    sched: &mut sched,
-                    flows: &mut flows,
-                    flow_src: &flow_src,
-                    totals: &mut totals,
-                };
-                let id = cx.arena.alloc(Packet {
-                    size: s,
-                    flow: f,
-                    ..Default::default()
-                });
-                port.enqueue(0, id, &mut cx);
-            }
-            let mut cx = PortCtx {
-                now: at,
-                arena: &mut arena,
-                sched: &mut sched,
-                flows: &mut flows,
-                flow_src: &flow_src,
-                totals: &mut totals,
-            };
-            match ev {
-                Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
-                Ev::Arrive(_) => {
-                    if let Some(p) = port.pop_arrival(0, cx.sched) {
-                        out.push((at, p, cx.arena.get(p).flow));
-                        cx.arena.free(p);
-                    }
-                }
-                _ => unreachable!(),
-            }
-        } else if next < arrivals.len() {
+        let ev = sched.pop_before(Time::MAX);
+        let due = ev.map_or(Time::MAX, |(at, _)| at);
+        while next < arrivals.len() && arrivals[next].0 <= due {
             let (ta, s, f) = arrivals[next];
             next += 1;
             let mut cx = PortCtx {
@@ -113,8 +77,34 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
                 ..Default::default()
             });
             port.enqueue(0, id, &mut cx);
-        } else {
-            break;
+            if ev.is_none() {
+                break;
+            }
+        }
+        let Some((at, ev)) = ev else {
+            // Nothing scheduled: the arrival just taken (if any) may have scheduled something.
+            if sched.pending() == 0 && next == arrivals.len() {
+                break;
+            }
+            continue;
+        };
+        let mut cx = PortCtx {
+            now: at,
+            arena: &mut arena,
+            sched: &mut sched,
+            flows: &mut flows,
+            flow_src: &flow_src,
+            totals: &mut totals,
+        };
+        match ev {
+            Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
+            Ev::Arrive(_) => {
+                if let Some(p) = port.pop_arrival(0, cx.sched) {
+                    out.push((at, p, cx.arena.get(p).flow));
+                    cx.arena.free(p);
+                }
+            }
+            _ => unreachable!(),
         }
     }
     port.finish(50_000_000);

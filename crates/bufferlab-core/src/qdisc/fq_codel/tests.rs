@@ -163,20 +163,28 @@ mod pass_through {
         prop::collection::vec(op, 1..400)
     }
 
+    /// A discipline with CoDel quick to drop (0.3 ms target) and four queues for eight flows,
+    /// with its drop list.
+    fn twin(limit: u64) -> (FqCodel, Drops) {
+        let cfg = FqCodelConfig {
+            target_ns: 300_000,
+            interval_ns: 3_000_000,
+            flows: 4,
+            quantum_bytes: 1514,
+        };
+        let limit = Limit {
+            pkts: Some(limit),
+            bytes: None,
+        };
+        (FqCodel::new(cfg, limit, 5), Drops::default())
+    }
+
     proptest! {
         /// `dequeue`'s inline common cases leave the discipline as the full loop does, and hand
         /// out the same packets and drops (CoDel drops included: a 0.3 ms target).
         #[test]
         fn inline_dequeue_matches_the_full_loop(ops in ops(), limit in 1u64..10) {
-            let cfg = FqCodelConfig {
-                target_ns: 300_000,
-                interval_ns: 3_000_000,
-                flows: 4,
-                quantum_bytes: 1514,
-            };
-            let limit = Limit { pkts: Some(limit), bytes: None };
-            let (mut a, mut b) = (FqCodel::new(cfg, limit, 5), FqCodel::new(cfg, limit, 5));
-            let (mut da, mut db) = (Drops::default(), Drops::default());
+            let ((mut a, mut da), (mut b, mut db)) = (twin(limit), twin(limit));
             let mut now = 0;
             for (id, op) in ops.into_iter().enumerate() {
                 match op {
@@ -197,15 +205,7 @@ mod pass_through {
 
         #[test]
         fn same_state_as_enqueue_then_dequeue(ops in ops(), limit in 1u64..10) {
-            let cfg = FqCodelConfig {
-                target_ns: 300_000,
-                interval_ns: 3_000_000,
-                flows: 4,
-                quantum_bytes: 1514,
-            };
-            let limit = Limit { pkts: Some(limit), bytes: None };
-            let (mut a, mut b) = (FqCodel::new(cfg, limit, 5), FqCodel::new(cfg, limit, 5));
-            let (mut da, mut db) = (Drops::default(), Drops::default());
+            let ((mut a, mut da), (mut b, mut db)) = (twin(limit), twin(limit));
             let mut now = 0;
             let mut passed = 0;
             let first = Op::Arrive { flow: 0, bytes: 1000, gap: 0 };
