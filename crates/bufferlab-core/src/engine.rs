@@ -234,7 +234,7 @@ impl Engine {
             let d = f.bytes_delivered.total;
             ts.push(t, "flow", &info.id, "goodput_bps", rate(d - *prev));
             *prev = d;
-            if info.kind != "udp" && info.kind != "ping" {
+            if matches!(info.kind, "tcp" | "web" | "tcp_onoff") {
                 ts.push(t, "flow", &info.id, "cwnd_bytes", f.cwnd_bytes as f64);
                 ts.push(t, "flow", &info.id, "srtt_s", secs(f.srtt_ns));
             }

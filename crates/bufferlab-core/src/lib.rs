@@ -2,6 +2,7 @@
 //! experiments. No Python here; see `bufferlab-py` for the bindings.
 
 pub mod agent;
+pub mod ballast;
 pub mod bench;
 pub mod build;
 pub mod dist;

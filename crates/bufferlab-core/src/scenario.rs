@@ -231,6 +231,50 @@ pub struct UdpSpec {
     pub stop_ns: Option<u64>,
 }
 
+fn ballast_size() -> u32 {
+    // Braud et al. (2013) §II: 1 B of payload, 29 B on the IP layer.
+    29
+}
+
+fn ballast_ttl() -> u8 {
+    // Enough to cross a home router and the access link, then die at the first router beyond
+    // (Braud et al. (2013) §VI suggest a small TTL so the ballast loads nothing else).
+    2
+}
+
+fn ballast_max_share() -> f64 {
+    0.2
+}
+
+/// Braud et al. (2013)'s ballast: tiny UDP packets at a fixed rate (continuous or in bursts) or
+/// at the rate the automatic controller chooses (`auto`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BallastSpec {
+    pub pairs: Vec<(String, String)>,
+    #[serde(default)]
+    pub rate_pps: Option<f64>,
+    #[serde(default = "ballast_size")]
+    pub size_bytes: u32,
+    #[serde(default)]
+    pub burst: Option<BurstSpec>,
+    #[serde(default = "ballast_ttl")]
+    pub ttl: u8,
+    #[serde(default)]
+    pub auto: bool,
+    /// The controller's target queueing delay (`None`: its default).
+    #[serde(default)]
+    pub target_ns: Option<u64>,
+    #[serde(default = "ballast_max_share")]
+    pub max_share: f64,
+    #[serde(default)]
+    pub period_ns: Option<u64>,
+    #[serde(default = "zero_start")]
+    pub start_ns: Dist,
+    #[serde(default)]
+    pub stop_ns: Option<u64>,
+}
+
 fn default_ping_size() -> u32 {
     // Linux ping: 56 B of data + 8 B ICMP + 20 B IP.
     84
@@ -305,6 +349,7 @@ pub enum TrafficSpec {
     Tcp(TcpSpec),
     Web(WebSpec),
     TcpOnoff(OnOffSpec),
+    Ballast(BallastSpec),
 }
 
 impl TrafficSpec {
@@ -315,6 +360,7 @@ impl TrafficSpec {
             TrafficSpec::Tcp(_) => "tcp",
             TrafficSpec::Web(_) => "web",
             TrafficSpec::TcpOnoff(_) => "tcp_onoff",
+            TrafficSpec::Ballast(_) => "ballast",
         }
     }
 }

@@ -19,7 +19,7 @@ from ..units import UnitError, parse_bytes, parse_dist, parse_per_second, parse_
 from ._check import Problems, Table, boolean, choice, describe, did_you_mean, integer, join, number
 from .templates import Topology
 
-KINDS = ("tcp", "web", "tcp_onoff", "udp", "ping")
+KINDS = ("tcp", "web", "tcp_onoff", "udp", "ping", "ballast")
 DEFAULT_MSS_BYTES = 1460
 TCP_HEADER_BYTES = 40
 PING_DEFAULT_SIZE_BYTES = 84  # Linux ping: 56 B data + 8 B ICMP + 20 B IP
@@ -40,7 +40,10 @@ _KEYS = {
     "tcp_onoff": _COMMON + ("size", "idle") + TCP_OPTION_KEYS,
     "udp": _COMMON + ("rate", "size", "arrivals", "burst", "ttl", "stop"),
     "ping": _COMMON + ("interval", "size", "stop"),
+    "ballast": _COMMON + ("rate", "size", "burst", "ttl", "stop", "auto", "target", "max_share", "period"),
 }
+BALLAST_DEFAULT_SIZE_BYTES = 29  # Braud et al. (2013): 1 B of payload
+BALLAST_AUTO_ONLY = ("target", "max_share", "period")
 _UNSUPPORTED = {
     "tcp": {"stop": "TCP sources run to the end of the run or of their transfer"},
     "web": {"stop": "web sources run to the end of the run", "count": "web arrivals are set by arrival_rate"},
@@ -118,11 +121,63 @@ def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, set[st
         if t.has("ttl"):
             spec["ttl"] = t.get("ttl", integer(1, 255, "an IP TTL (1 to 255)"))
         _stop(t, spec)
+    elif kind == "ballast":
+        _ballast(t, spec)
     else:  # ping
         spec["interval_ns"] = t.get("interval", _positive_time, 1_000_000_000)  # ping's default: 1 s
         spec["size_bytes"] = t.get("size", _ip_size(MIN_ICMP_BYTES, "ICMP echo"), PING_DEFAULT_SIZE_BYTES)
         _stop(t, spec)
     return spec
+
+
+def _ballast(t: Table, spec: dict[str, Any]) -> None:
+    """A fixed-rate ballast is a UDP stream with other defaults; ``auto`` lets the controller
+    choose the rate (docs/ballast.md)."""
+    size = t.get("size", _ip_size(MIN_UDP_BYTES, "UDP"), BALLAST_DEFAULT_SIZE_BYTES)
+    spec["size_bytes"] = size
+    auto = t.get("auto", boolean, False)
+    if auto:
+        spec["auto"] = True
+        for key in ("rate", "burst"):
+            if t.has(key):
+                t.problem(key, "auto = true chooses the rate itself (remove this key, or auto)")
+        if t.has("target"):
+            spec["target_ns"] = t.get("target", _positive_time)
+        if t.has("max_share"):
+            spec["max_share"] = t.get("max_share", _share)
+        if t.has("period"):
+            spec["period_ns"] = t.get("period", _positive_time)
+    else:
+        for key in BALLAST_AUTO_ONLY:
+            if t.has(key):
+                t.problem(key, "only the automatic ballast takes this key (add auto = true)")
+        rate = t.get("rate", parse_rate, required=True, example='"250pps" (or auto = true)')
+        if rate is not None and size is not None:
+            pps = rate.pps if rate.pps is not None else (rate.bps or 0) / (8 * size)
+            if pps > MAX_PPS:
+                t.problem("rate", f"is {pps:.3g} packets per second, an absurd rate (at most 10^9)")
+            spec["rate_pps"] = pps
+        if t.has("burst"):
+            spec["burst"] = _burst(t)
+    if t.has("ttl"):
+        spec["ttl"] = t.get("ttl", integer(1, 255, "an IP TTL (1 to 255)"))
+    _stop(t, spec)
+
+
+def _share(value: Any) -> float:
+    """A share of the uplink: 0.2 or "20%"."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        try:
+            v = float(value.strip()[:-1]) / 100
+        except ValueError:
+            raise UnitError(f'"{value}" is not a share (e.g. 0.2 or "20%")') from None
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        v = float(value)
+    else:
+        raise UnitError(f'{describe(value)} is not a share (e.g. 0.2 or "20%")')
+    if not 0 < v < 1:
+        raise UnitError(f'"{value}" is not a share strictly between 0 and 1 (e.g. 0.2 or "20%")')
+    return v
 
 
 def _positive_time(value: Any) -> int:

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use super::{ping, udp, Agent};
+use super::{ballast, ping, udp, Agent};
 use crate::metrics::flow::Window;
 use crate::packet::{AgentId, FlowId, NodeId};
 use crate::scenario::{Scenario, TrafficSpec};
@@ -90,10 +90,12 @@ pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), String> {
         match t {
             TrafficSpec::Udp(u) => udp::build(&path, u, b)?,
             TrafficSpec::Ping(p) => ping::build(&path, p, b)?,
+            TrafficSpec::Ballast(s) => ballast::build(&path, s, b)?,
             TrafficSpec::Tcp(_) | TrafficSpec::Web(_) | TrafficSpec::TcpOnoff(_) => {
                 crate::tcp::build(&path, t, b)?
             }
         }
     }
+    ballast::wire(b);
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! [`Io`] that carries `now`, takes the packets it emits and the timers it arms. Built-ins are
 //! reached through the [`Agent`] enum, so the hot path has no virtual call.
 
+pub mod ballast;
 pub mod build;
 pub mod ping;
 pub mod udp;
@@ -63,6 +64,7 @@ pub enum Agent {
     PingServer(ping::PingServer),
     TcpSender(Box<crate::tcp::TcpSender>),
     TcpReceiver(Box<crate::tcp::TcpReceiver>),
+    Ballast(Box<ballast::BallastAuto>),
 }
 
 macro_rules! dispatch {
@@ -74,6 +76,7 @@ macro_rules! dispatch {
             Agent::PingServer($a) => $e,
             Agent::TcpSender($a) => $e,
             Agent::TcpReceiver($a) => $e,
+            Agent::Ballast($a) => $e,
         }
     };
 }

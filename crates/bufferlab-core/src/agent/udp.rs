@@ -97,6 +97,12 @@ pub struct UdpSink {
     flow: FlowId,
 }
 
+impl UdpSink {
+    pub fn new(flow: FlowId) -> Self {
+        UdpSink { flow }
+    }
+}
+
 impl AgentHooks for UdpSink {
     fn on_start(&mut self, _io: &mut Io) {}
 
@@ -116,6 +122,17 @@ impl AgentHooks for UdpSink {
 }
 
 pub fn build(path: &str, u: &UdpSpec, b: &mut Builder) -> Result<(), String> {
+    build_kind(path, "udp", u, b)
+}
+
+/// Build UDP sources whose flows are named after `kind` (`"udp"`, or `"ballast"` for a fixed-rate
+/// ballast, which is a UDP source with other defaults).
+pub fn build_kind(
+    path: &str,
+    kind: &'static str,
+    u: &UdpSpec,
+    b: &mut Builder,
+) -> Result<(), String> {
     if !(u.rate_pps.is_finite() && u.rate_pps > 0.0) {
         return Err(format!("{path}.rate: must be a positive rate"));
     }
@@ -148,7 +165,7 @@ pub fn build(path: &str, u: &UdpSpec, b: &mut Builder) -> Result<(), String> {
         if s == d {
             return Err(format!("{path}: from and to are the same node {src:?}"));
         }
-        let flow = b.add_flow("udp", s, d);
+        let flow = b.add_flow(kind, s, d);
         b.flows[flow as usize].pkt_bytes = u.size_bytes;
         let sink = b.add_agent(d, Agent::UdpSink(UdpSink { flow }));
         let idx = b.next_agent_id() as u64;

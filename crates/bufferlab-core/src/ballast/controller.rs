@@ -1,0 +1,339 @@
+//! The automatic ballast rate: what Braud et al. (2013) §II-D and §VI leave as future work.
+//!
+//! A state machine with time passed in: every `period` the caller hands it what the host can see
+//! of its own TCP connections (cumulative data segments and bytes sent, smoothed and minimum RTT:
+//! Linux's `tcpi_data_segs_out`, `tcpi_bytes_sent`, `tcpi_rtt`, `tcpi_min_rtt`), and it answers
+//! with the UDP rate to send until the next call. The simulator calls it from its event clock, the
+//! `bufferlab ballast --auto` tool from the wall clock: one implementation.
+//!
+//! The rule:
+//! - the upload's segment rate `R_T` is measured over the last period; below
+//!   [`IDLE_SEGMENTS`] segments the uplink is idle and the ballast stops (nothing to protect);
+//! - eq. 6 gives the rate for the current reduction factor `α`: `R_U = R_T (α − 1)`, starting
+//!   from the paper's `α = 2` ("matching this rate will halve queueing delay");
+//! - the queueing delay is the connection's smoothed RTT less its minimum; while it is above the
+//!   target `α` grows by `step`, while it is below half the target `α` shrinks by `step` (never
+//!   below 1, no ballast);
+//! - eq. 7 caps the rate so the ballast's share of the bytes sent stays at most `max_share`, and
+//!   `max_pps` caps it absolutely.
+
+use super::model::{max_rate_for_share, rate_for_reduction, reduction_for_rate};
+use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
+
+/// Fewer data segments than this in a period: the uplink carries no upload.
+pub const IDLE_SEGMENTS: u64 = 2;
+/// The target queueing delay, when none is given, is the time this many full segments take at
+/// the measured TCP rate. At 800 kb/s (≈ 66 segments/s) it is 375 ms, the delay the paper's
+/// 250 pkt/s ballast gives over a 120-packet buffer (Table II).
+pub const DEFAULT_TARGET_SEGMENTS: f64 = 25.0;
+/// The default target never goes below this (fast uplinks).
+pub const MIN_TARGET_NS: Time = 5 * NS_PER_MS;
+
+/// The controller's parameters.
+#[derive(Clone, Debug)]
+pub struct AutoConfig {
+    /// Target queueing delay; `None`: [`DEFAULT_TARGET_SEGMENTS`] segments' time.
+    pub target_queue_ns: Option<Time>,
+    /// Largest share of the bytes sent the ballast may take (eq. 7). Default 0.2.
+    pub max_share: f64,
+    /// Size of one ballast packet in IP bytes. Default 29 B (1 B of payload).
+    pub udp_bytes: u32,
+    /// Absolute cap on the rate, packets per second.
+    pub max_pps: f64,
+    /// How often the controller decides. Default 500 ms: a stopped upload silences the
+    /// ballast within two periods.
+    pub period_ns: Time,
+    /// Multiplicative step of `α`. Default 1.5.
+    pub step: f64,
+}
+
+impl Default for AutoConfig {
+    fn default() -> Self {
+        AutoConfig {
+            target_queue_ns: None,
+            max_share: 0.2,
+            udp_bytes: 29,
+            max_pps: 5_000.0,
+            period_ns: 500 * NS_PER_MS,
+            step: 1.5,
+        }
+    }
+}
+
+/// What the host sees of its TCP connections at one instant.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Observation {
+    pub now: Time,
+    /// Data segments sent so far, retransmissions included (cumulative).
+    pub data_segs_out: u64,
+    /// IP bytes of those segments (cumulative).
+    pub data_bytes_out: u64,
+    /// Smoothed RTT of the busiest connection.
+    pub srtt_ns: Option<Time>,
+    /// Its smallest RTT sample, if the host knows it.
+    pub min_rtt_ns: Option<Time>,
+}
+
+/// Why the rate is what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// No upload: no ballast.
+    Idle,
+    /// An upload appeared: resume at the last `α`.
+    Start,
+    /// Queueing delay above target: more ballast.
+    Raise,
+    /// Queueing delay well below target: less ballast.
+    Lower,
+    Hold,
+    /// Held at the eq. 7 share cap or the absolute cap.
+    Capped,
+}
+
+impl Action {
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Idle => "idle",
+            Action::Start => "start",
+            Action::Raise => "raise",
+            Action::Lower => "lower",
+            Action::Hold => "hold",
+            Action::Capped => "capped",
+        }
+    }
+}
+
+/// One decision, with what it was based on (for the log).
+#[derive(Clone, Copy, Debug)]
+pub struct Decision {
+    pub now: Time,
+    pub rate_pps: f64,
+    pub alpha: f64,
+    /// The upload's measured segment rate.
+    pub tcp_pps: f64,
+    pub queue_ns: Option<Time>,
+    pub target_ns: Time,
+    pub action: Action,
+}
+
+pub struct AutoController {
+    cfg: AutoConfig,
+    alpha: f64,
+    last: Option<Observation>,
+    base_rtt: Option<Time>,
+    active: bool,
+}
+
+impl AutoController {
+    pub fn new(cfg: AutoConfig) -> Self {
+        AutoController {
+            cfg,
+            alpha: 2.0,
+            last: None,
+            base_rtt: None,
+            active: false,
+        }
+    }
+
+    pub fn config(&self) -> &AutoConfig {
+        &self.cfg
+    }
+
+    /// Take the host's counters at `obs.now` and decide the rate until the next period.
+    pub fn on_observation(&mut self, obs: Observation) -> Decision {
+        let rtt_floor = obs.min_rtt_ns.or(obs.srtt_ns);
+        if let Some(r) = rtt_floor.filter(|&r| r > 0) {
+            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+        }
+        let prev = self.last.replace(obs);
+        let queue_ns = match (obs.srtt_ns, self.base_rtt) {
+            (Some(s), Some(b)) if s > 0 => Some(s.saturating_sub(b)),
+            _ => None,
+        };
+        let mut d = Decision {
+            now: obs.now,
+            rate_pps: 0.0,
+            alpha: self.alpha,
+            tcp_pps: 0.0,
+            queue_ns,
+            target_ns: self.cfg.target_queue_ns.unwrap_or(MIN_TARGET_NS),
+            action: Action::Idle,
+        };
+        let Some(prev) = prev else { return d };
+        let dt = obs.now.saturating_sub(prev.now);
+        let segs = obs.data_segs_out.saturating_sub(prev.data_segs_out);
+        if dt == 0 || segs < IDLE_SEGMENTS {
+            self.active = false;
+            return d;
+        }
+        let tcp_pps = segs as f64 * NS_PER_SEC as f64 / dt as f64;
+        let seg_bytes = obs.data_bytes_out.saturating_sub(prev.data_bytes_out) as f64 / segs as f64;
+        let target = self.cfg.target_queue_ns.unwrap_or_else(|| {
+            let t = DEFAULT_TARGET_SEGMENTS / tcp_pps * NS_PER_SEC as f64;
+            (t as Time).max(MIN_TARGET_NS)
+        });
+        d.tcp_pps = tcp_pps;
+        d.target_ns = target;
+        d.action = if !self.active {
+            self.active = true;
+            Action::Start
+        } else {
+            match queue_ns {
+                Some(q) if q as f64 > 1.25 * target as f64 => {
+                    self.alpha *= self.cfg.step;
+                    Action::Raise
+                }
+                Some(q) if (q as f64) < 0.5 * target as f64 && self.alpha > 1.0 => {
+                    self.alpha = (self.alpha / self.cfg.step).max(1.0);
+                    Action::Lower
+                }
+                _ => Action::Hold,
+            }
+        };
+        let udp_bytes = self.cfg.udp_bytes as f64;
+        let cap = max_rate_for_share(tcp_pps, seg_bytes, udp_bytes, self.cfg.max_share)
+            .min(self.cfg.max_pps);
+        let mut rate = rate_for_reduction(tcp_pps, self.alpha);
+        if rate > cap {
+            // Do not wind up past the cap: the next step down must take effect at once.
+            rate = cap;
+            self.alpha = reduction_for_rate(tcp_pps, cap);
+            d.action = Action::Capped;
+        }
+        d.rate_pps = rate;
+        d.alpha = self.alpha;
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A synthetic upload: `pps` segments of 1500 B a second, RTT = base + queue.
+    struct Upload {
+        segs: u64,
+        now: Time,
+        base: Time,
+    }
+
+    impl Upload {
+        fn tick(&mut self, c: &mut AutoController, pps: u64, queue: Time) -> Decision {
+            self.now += 500 * NS_PER_MS;
+            self.segs += pps / 2;
+            c.on_observation(Observation {
+                now: self.now,
+                data_segs_out: self.segs,
+                data_bytes_out: self.segs * 1500,
+                srtt_ns: Some(self.base + queue),
+                min_rtt_ns: Some(self.base),
+            })
+        }
+    }
+
+    fn upload() -> Upload {
+        Upload { segs: 0, now: 0, base: 100 * NS_PER_MS }
+    }
+
+    #[test]
+    fn starts_at_the_papers_alpha_2() {
+        let mut c = AutoController::new(AutoConfig::default());
+        let mut u = upload();
+        assert_eq!(u.tick(&mut c, 66, 0).action, Action::Idle); // first look: no rate yet
+        let d = u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        assert_eq!(d.action, Action::Start);
+        assert_eq!(d.tcp_pps, 66.0);
+        assert_eq!(d.rate_pps, 66.0); // eq. 6 with α = 2
+        // 25 segments at 66/s: 378.8 ms.
+        assert_eq!(d.target_ns / NS_PER_MS, 378);
+    }
+
+    #[test]
+    fn raises_while_above_target_lowers_when_well_below() {
+        let mut c = AutoController::new(AutoConfig::default());
+        let mut u = upload();
+        u.tick(&mut c, 66, 0);
+        u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        let d = u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        assert_eq!((d.action, d.alpha), (Action::Raise, 3.0));
+        assert!((d.rate_pps - 132.0).abs() < 1e-9);
+        let d = u.tick(&mut c, 66, 300 * NS_PER_MS); // within [0.5, 1.25] x target
+        assert_eq!((d.action, d.alpha), (Action::Hold, 3.0));
+        let d = u.tick(&mut c, 66, 100 * NS_PER_MS);
+        assert_eq!((d.action, d.alpha), (Action::Lower, 2.0));
+        for _ in 0..5 {
+            u.tick(&mut c, 66, 0);
+        }
+        let d = u.tick(&mut c, 66, 0);
+        assert_eq!(d.alpha, 1.0); // never below 1: no ballast, not negative
+        assert_eq!(d.rate_pps, 0.0);
+    }
+
+    #[test]
+    fn never_exceeds_the_eq_7_share() {
+        let cfg = AutoConfig { max_share: 0.1, ..AutoConfig::default() };
+        let mut c = AutoController::new(cfg);
+        let mut u = upload();
+        u.tick(&mut c, 66, 0);
+        let mut last = None;
+        for _ in 0..40 {
+            let d = u.tick(&mut c, 66, 5_000 * NS_PER_MS);
+            let share = d.rate_pps * 29.0 / (d.rate_pps * 29.0 + 66.0 * 1500.0);
+            assert!(share <= 0.1 + 1e-12, "{share}");
+            last = Some(d);
+        }
+        let d = last.unwrap();
+        assert_eq!(d.action, Action::Capped);
+        // 0.1 / 0.9 x 66 x 1500 / 29 = 379.3 pps
+        assert!((d.rate_pps - 379.31).abs() < 0.01, "{}", d.rate_pps);
+        // Capped α does not wind up: one step down below target lowers the rate at once.
+        let d = u.tick(&mut c, 66, 0);
+        assert_eq!(d.action, Action::Lower);
+        assert!(d.rate_pps < 379.0 / 1.4);
+    }
+
+    #[test]
+    fn goes_idle_when_the_upload_stops_and_resumes_where_it_was() {
+        let mut c = AutoController::new(AutoConfig::default());
+        let mut u = upload();
+        u.tick(&mut c, 66, 0);
+        u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        let d = u.tick(&mut c, 2, 1_800 * NS_PER_MS); // one segment in 500 ms
+        assert_eq!((d.action, d.rate_pps), (Action::Idle, 0.0));
+        let d = u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        assert_eq!((d.action, d.alpha), (Action::Start, 3.0));
+    }
+
+    #[test]
+    fn absolute_cap_and_explicit_target() {
+        let cfg = AutoConfig {
+            target_queue_ns: Some(20 * NS_PER_MS),
+            max_pps: 100.0,
+            max_share: 0.9,
+            ..AutoConfig::default()
+        };
+        let mut c = AutoController::new(cfg);
+        let mut u = upload();
+        u.tick(&mut c, 66, 0);
+        u.tick(&mut c, 66, 500 * NS_PER_MS);
+        let d = u.tick(&mut c, 66, 500 * NS_PER_MS);
+        assert_eq!(d.target_ns, 20 * NS_PER_MS);
+        assert_eq!((d.action, d.rate_pps), (Action::Capped, 100.0));
+    }
+
+    #[test]
+    fn base_rtt_from_srtt_when_min_rtt_is_unknown() {
+        let mut c = AutoController::new(AutoConfig::default());
+        let obs = |now, segs: u64, srtt| Observation {
+            now,
+            data_segs_out: segs,
+            data_bytes_out: segs * 1500,
+            srtt_ns: Some(srtt),
+            min_rtt_ns: None,
+        };
+        c.on_observation(obs(0, 0, 120 * NS_PER_MS));
+        let d = c.on_observation(obs(NS_PER_SEC / 2, 33, 900 * NS_PER_MS));
+        assert_eq!(d.queue_ns, Some(780 * NS_PER_MS));
+    }
+}
