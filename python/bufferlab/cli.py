@@ -216,6 +216,7 @@ def version() -> None:
 
 # Command groups of other modules register here (e.g. sweeps, the benchmark).
 from .cli_sweep import register as _register_sweep; _register_sweep(app)  # noqa: E402, E702
+from .ballast.cli import register as _register_ballast; _register_ballast(app)  # noqa: E402, E702
 from .bench import register as _register_bench; _register_bench(app)  # noqa: E402, E702
 from .reproduce.cli import register as _register_reproduce; _register_reproduce(app)  # noqa: E402, E702
 

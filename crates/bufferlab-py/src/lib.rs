@@ -2,6 +2,8 @@
 //! back as the summary JSON and columns. The GIL is released while the engine runs; a Rust panic
 //! becomes a Python `RuntimeError`, never an abort.
 
+mod ballast;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use bufferlab_core::results::RunOutput;
@@ -176,6 +178,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
+    m.add_class::<ballast::PyBallastController>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
