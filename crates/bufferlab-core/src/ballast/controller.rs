@@ -15,7 +15,13 @@
 //!   target `α` grows by `step`, while it is below half the target `α` shrinks by `step` (never
 //!   below 1, no ballast);
 //! - eq. 7 caps the rate so the ballast's share of the bytes sent stays at most `max_share`, and
-//!   `max_pps` caps it absolutely.
+//!   `max_pps` caps it absolutely;
+//! - a ballast that does not work gives up: when `α` has stayed at or above [`FUTILE_ALPHA`] for
+//!   [`FUTILE_HOLD_RTTS`] smoothed RTTs (at least [`FUTILE_HOLD_NS`]: the upload's window needs
+//!   a loss cycle to feel a fuller buffer) and the queueing delay is still above
+//!   [`FUTILE_SHARE`] of the largest seen since the upload started, the buffer is not counted in packets (a byte limit, an AQM) or the sender is not
+//!   what fills it, and more tiny packets would only cost capacity. The ballast stops for
+//!   [`BACKOFF_PERIODS`] periods, then tries again from `α = 2`.
 
 use super::model::{max_rate_for_share, rate_for_reduction, reduction_for_rate};
 use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
@@ -26,6 +32,17 @@ pub const IDLE_SEGMENTS: u64 = 2;
 /// the measured TCP rate. At 800 kb/s (≈ 66 segments/s) it is 375 ms, the delay the paper's
 /// 250 pkt/s ballast gives over a 120-packet buffer (Table II).
 pub const DEFAULT_TARGET_SEGMENTS: f64 = 25.0;
+/// `α` at which a ballast that has not shortened the queue is judged futile: four times the
+/// starting `α = 2`, i.e. eq. 5's buffer-filling rate raised sevenfold.
+pub const FUTILE_ALPHA: f64 = 8.0;
+/// How long `α` must stay that high before the verdict, in smoothed RTTs ...
+pub const FUTILE_HOLD_RTTS: u64 = 8;
+/// ... and at least this long.
+pub const FUTILE_HOLD_NS: Time = 10 * NS_PER_SEC;
+/// "Not shortened": still above this share of the largest queueing delay of the episode.
+pub const FUTILE_SHARE: f64 = 0.8;
+/// How long a futile ballast stays off before it tries again: 60 s at the default period.
+pub const BACKOFF_PERIODS: u32 = 120;
 /// The default target never goes below this (fast uplinks).
 pub const MIN_TARGET_NS: Time = 5 * NS_PER_MS;
 
@@ -88,6 +105,8 @@ pub enum Action {
     Hold,
     /// Held at the eq. 7 share cap or the absolute cap.
     Capped,
+    /// The ballast did not shorten the queue: off for a while.
+    Futile,
 }
 
 impl Action {
@@ -99,6 +118,7 @@ impl Action {
             Action::Lower => "lower",
             Action::Hold => "hold",
             Action::Capped => "capped",
+            Action::Futile => "futile",
         }
     }
 }
@@ -122,6 +142,12 @@ pub struct AutoController {
     last: Option<Observation>,
     base_rtt: Option<Time>,
     active: bool,
+    /// Largest queueing delay since the upload (re)started.
+    peak_queue: Time,
+    /// Periods left before a futile ballast tries again.
+    backoff: u32,
+    /// Since when `α` has been at or above [`FUTILE_ALPHA`].
+    high_since: Option<Time>,
 }
 
 impl AutoController {
@@ -132,6 +158,9 @@ impl AutoController {
             last: None,
             base_rtt: None,
             active: false,
+            peak_queue: 0,
+            backoff: 0,
+            high_since: None,
         }
     }
 
@@ -164,8 +193,27 @@ impl AutoController {
         let segs = obs.data_segs_out.saturating_sub(prev.data_segs_out);
         if dt == 0 || segs < IDLE_SEGMENTS {
             self.active = false;
+            self.peak_queue = 0;
+            self.high_since = None;
             return d;
         }
+        if self.backoff > 0 {
+            self.backoff -= 1;
+            d.action = Action::Futile;
+            if self.backoff == 0 {
+                self.active = false; // the next period starts a fresh episode
+                self.alpha = 2.0;
+            }
+            return d;
+        }
+        self.peak_queue = self.peak_queue.max(queue_ns.unwrap_or(0));
+        self.high_since = match self.high_since {
+            _ if self.alpha < FUTILE_ALPHA => None,
+            None => Some(obs.now),
+            since => since,
+        };
+        let hold = (FUTILE_HOLD_RTTS * obs.srtt_ns.unwrap_or(0)).max(FUTILE_HOLD_NS);
+        let held = self.high_since.is_some_and(|t| obs.now - t >= hold);
         let tcp_pps = segs as f64 * NS_PER_SEC as f64 / dt as f64;
         let seg_bytes = obs.data_bytes_out.saturating_sub(prev.data_bytes_out) as f64 / segs as f64;
         let target = self.cfg.target_queue_ns.unwrap_or_else(|| {
@@ -179,6 +227,15 @@ impl AutoController {
             Action::Start
         } else {
             match queue_ns {
+                Some(q) if held && q as f64 > FUTILE_SHARE * self.peak_queue as f64 => {
+                    self.alpha = 1.0;
+                    self.backoff = BACKOFF_PERIODS;
+                    self.peak_queue = 0;
+                    self.high_since = None;
+                    d.alpha = 1.0;
+                    d.action = Action::Futile;
+                    return d;
+                }
                 Some(q) if q as f64 > 1.25 * target as f64 => {
                     self.alpha *= self.cfg.step;
                     Action::Raise
@@ -303,6 +360,46 @@ mod tests {
         assert_eq!((d.action, d.rate_pps), (Action::Idle, 0.0));
         let d = u.tick(&mut c, 66, 1_800 * NS_PER_MS);
         assert_eq!((d.action, d.alpha), (Action::Start, 3.0));
+    }
+
+    #[test]
+    fn a_ballast_that_does_not_shorten_the_queue_gives_up_then_retries() {
+        // A byte-limited buffer: the queueing delay does not move whatever the rate.
+        let mut c = AutoController::new(AutoConfig::default());
+        let mut u = upload();
+        u.tick(&mut c, 66, 0);
+        let mut actions = Vec::new();
+        for _ in 0..60 {
+            let d = u.tick(&mut c, 66, 1_500 * NS_PER_MS);
+            actions.push(d.action);
+            if d.action == Action::Futile {
+                assert_eq!(d.rate_pps, 0.0);
+                break;
+            }
+        }
+        // Start at alpha 2 (t = 1 s), raise to 3, 4.5, 6.75, 10.1 (t = 3 s), on to the eq. 7 cap
+        // (13.9), and give up at the first decision 12.8 s (8 RTTs of 1.6 s) after one saw
+        // alpha >= 8 (t = 3.5 s): t = 16.5 s, the 32nd.
+        use Action::*;
+        assert_eq!(&actions[..5], [Start, Raise, Raise, Raise, Raise]);
+        assert_eq!(actions.last(), Some(&Futile));
+        assert_eq!(actions.len(), 32);
+        for _ in 0..BACKOFF_PERIODS {
+            let d = u.tick(&mut c, 66, 1_500 * NS_PER_MS);
+            assert_eq!((d.action, d.rate_pps), (Futile, 0.0));
+        }
+        let d = u.tick(&mut c, 66, 1_500 * NS_PER_MS);
+        assert_eq!((d.action, d.alpha), (Start, 2.0));
+        // A packet-count buffer: each raise shortens the queue, so it never gives up.
+        let mut c = AutoController::new(AutoConfig::default());
+        let mut u = upload();
+        u.tick(&mut c, 66, 0);
+        let mut q = 3_000.0;
+        for _ in 0..30 {
+            let d = u.tick(&mut c, 66, (q * NS_PER_MS as f64) as Time);
+            assert_ne!(d.action, Futile);
+            q = (3_000.0 / d.alpha).max(200.0);
+        }
     }
 
     #[test]
