@@ -376,7 +376,7 @@ BuildTraffic(Run& run)
                 }, sp));
             app->TraceConnectWithoutContext(
                 "Tx",
-                MakeBoundCallback(+[](FlowStats* s, uint16_t, Ptr<const Packet>) {
+                MakeBoundCallback(+[](FlowStats* s, uint16_t, Ptr<Packet>) {
                     if (g_window.Now())
                     {
                         s->pkts_sent++;

@@ -68,6 +68,8 @@ class _Refusals:
     def add(self, plan_path: str, why: str) -> None:
         """A refusal at a plan key, reported at the file's key (via the scenario's origins)."""
         p = map_key(f"{plan_path}: {why}", self.sc.origins)
+        if plan_path.endswith(".queue.qdisc"):
+            p = Problem(f"{p.path}.discipline", p.message)
         if p not in self.items:
             self.items.append(p)
 
