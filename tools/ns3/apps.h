@@ -128,9 +128,12 @@ inline Ptr<TcpSocketBase> MakeTcpSocket(Ptr<Node> node, const TcpConfig& c)
     return tcp;
 }
 
-// RTT samples as bufferlab's sender takes them, one per ACK that advances the cumulative ACK,
-// from the send time of the newest segment it covers; retransmitted segments are not timed
-// (Karn). Sequence numbers are ns-3's 32-bit ones; transfers here stay far below 4 GiB.
+// RTT samples as bufferlab's sender takes them from echoed timestamps: one per ACK that advances
+// the cumulative ACK, timed from the send of the oldest segment it newly covers (the one whose
+// timestamp the receiver echoes, RFC 7323 §4.3, so a delayed ACK's wait is in the sample).
+// ns-3 runs without timestamps here (their option bytes would lengthen its packets), so a
+// retransmitted segment, whose ACK is ambiguous, is not timed (Karn). Sequence numbers are ns-3's
+// 32 bits; transfers here stay far below 4 GiB.
 class RttMeter
 {
   public:
@@ -183,16 +186,19 @@ class RttMeter
         }
         uint32_t ack = h.GetAckNumber().GetValue();
         bool popped = false;
-        Sent last{};
+        Sent oldest{};
         while (!m_sent.empty() && m_sent.front().end <= ack)
         {
-            last = m_sent.front();
+            if (!popped)
+            {
+                oldest = m_sent.front();
+            }
             m_sent.pop_front();
             popped = true;
         }
-        if (popped && last.timed && g_window.Now())
+        if (popped && oldest.timed && g_window.Now())
         {
-            m_st->rtt.Add((Simulator::Now() - last.at).GetSeconds());
+            m_st->rtt.Add((Simulator::Now() - oldest.at).GetSeconds());
         }
     }
 

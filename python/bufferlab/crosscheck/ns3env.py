@@ -8,7 +8,8 @@ sources, the ns-3 prefix and the compiler command, so a changed source rebuilds 
 never touches the repository.
 
 Where ns-3 is looked for, first match wins: ``$BUFFERLAB_NS3_PREFIX`` (a folder with ``include/``
-and ``lib64/`` or ``lib/``), the ``ns3`` package importable here, the cache environment.
+and ``lib64/`` or ``lib/``), the ``ns3`` package importable here, the environment
+``$BUFFERLAB_NS3_VENV``, the cache environment.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ def find_prefix() -> Path:
     spec = importlib.util.find_spec("ns3") if "ns3" not in sys.modules else None
     if spec is not None and spec.submodule_search_locations:
         candidates += [Path(loc) for loc in spec.submodule_search_locations]
-    for site in _venv_site(cache_dir() / "ns3-venv"):
+    venvs = [Path(os.environ["BUFFERLAB_NS3_VENV"])] if os.environ.get("BUFFERLAB_NS3_VENV") else []
+    for site in [s for v in venvs + [cache_dir() / "ns3-venv"] for s in _venv_site(v)]:
         candidates.append(site / "ns3")
     for c in candidates:
         if _usable(c):

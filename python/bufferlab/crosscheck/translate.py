@@ -141,8 +141,9 @@ def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: i
             return None
         suffix = "_bytes" if in_bytes else "_pkts"
         attrs.update({
-            "MinTh": repr(float(q.get("min_th" + suffix, 5))),
-            "MaxTh": repr(float(q.get("max_th" + suffix, 15))),
+            # A plain number counts packets, as in ns-2 (the plan keeps it without a unit suffix).
+            "MinTh": repr(float(q.get("min_th" + suffix, q.get("min_th", 5)))),
+            "MaxTh": repr(float(q.get("max_th" + suffix, q.get("max_th", 15)))),
             # ns-3 (as ns-2) takes max_p as 1 / LInterm.
             "LInterm": repr(1.0 / float(q.get("max_p", 0.1))),
             "QW": repr(float(q.get("weight", 0.002))),
