@@ -52,6 +52,7 @@ $(NS3_VENV)/.installed:
 	touch $@
 
 validate: build $(NS3_VENV)/.installed
+	command -v g++ >/dev/null || (apt-get update -qq && apt-get install -y -qq g++)
 	BUFFERLAB_NS3_VENV=$(NS3_VENV) nice -n 10 $(PY) -m bufferlab.crosscheck.suite --out docs/validation.md
 
 clean:

@@ -106,6 +106,9 @@ def test_aqm_parameters_in_ns3_names():
     # ns-3's FQ-CoDel marks ECN by default; bufferlab's drops.
     assert fq["type"] == "ns3::FqCoDelQueueDisc" and fq["attrs"]["UseEcn"] == "false"
     assert fq["attrs"]["Flows"] == "1024" and fq["attrs"]["MaxSize"] == "10239p"
+    # ns-3's quantum defaults to the device MTU (1500 B); bufferlab's, as Linux's, is 1514 B.
+    assert fq["quantum_bytes"] == 1514
+    assert bottleneck(to_ns3(dumbbell('{ discipline = "fq_codel", quantum = 300 }')))["qdisc"]["quantum_bytes"] == 300
     pie = bottleneck(to_ns3(dumbbell('{ discipline = "pie", target = "20ms" }')))["qdisc"]["attrs"]
     assert pie["QueueDelayReference"] == "20000000ns" and pie["Tupdate"] == "15000000ns"
     assert pie["UseDequeueRateEstimator"] == "true" and pie["MaxBurstAllowance"] == "150000000ns"
@@ -313,3 +316,20 @@ def test_ns3_runs_an_mdl_queue_like_bufferlab():
         q = next(q for q in side["queues"] if q["link"] == "client->server")
         assert q["sojourn_mean_s"] == pytest.approx(0.0024, rel=0.15)
         assert side["flows"][0]["goodput_bps"] == pytest.approx(666.67 * 1472 * 8, rel=0.02)
+
+
+def test_ns3_queue_measures_obey_littles_law():
+    """In ns-3 a TCP segment keeps the uid of the application write it was cut from, so the
+    program must pair a packet's enqueue and transmission by the packet itself: then, for a FIFO
+    that drops only on arrival, mean occupancy = arrival rate × mean sojourn (Little), and every
+    packet sent has its sojourn."""
+    _ns3_or_skip()
+    from bufferlab.crosscheck.runner import run_pair
+
+    sc = dumbbell(tcp='cc = "newreno"')
+    p = run_pair(sc, 1)
+    q = next(q for q in p.ns3["queues"] if q["link"] == "r1->r2")
+    sent = next(ln for ln in p.ns3["links"] if ln["link"] == "r1->r2")["pkts_sent"]
+    assert abs(q["sojourn_samples"] - sent) <= 5
+    rate = q["enqueued"] / 15.0
+    assert q["occupancy_mean_pkts"] == pytest.approx(rate * q["sojourn_mean_s"], rel=0.02)

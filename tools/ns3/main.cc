@@ -68,11 +68,15 @@ struct Port
     Samples sojourn;
     TimeAverage occ_pkts;
     TimeAverage occ_bytes;
+    TimeAverage occ_dev; // the device queue's share of occ_pkts
     uint32_t qdisc_pkts = 0;
     uint32_t qdisc_bytes = 0;
     uint32_t dev_pkts = 0;
     uint32_t dev_bytes = 0;
-    std::unordered_map<uint64_t, Time> enqueued_at; // by packet uid, until its transmission starts
+    // By packet object, until its transmission starts: the queue disc hands the device the same
+    // Packet (headers are added in place). Not by uid: ns-3 keeps the uid of the application's
+    // write in every TCP segment cut from it.
+    std::unordered_map<const Packet*, Time> enqueued_at;
 
     // wire
     Time tx_begin;
@@ -83,13 +87,14 @@ struct Port
     void Occupancy()
     {
         occ_pkts.Set(qdisc_pkts + dev_pkts);
+        occ_dev.Set(dev_pkts);
         // The device queue holds PPP frames: 2 B more than the IP packet.
         occ_bytes.Set(static_cast<double>(qdisc_bytes) + dev_bytes - 2.0 * dev_pkts);
     }
 
     void OnEnqueue(Ptr<const QueueDiscItem> item)
     {
-        enqueued_at[item->GetPacket()->GetUid()] = Simulator::Now();
+        enqueued_at[PeekPointer(item->GetPacket())] = Simulator::Now();
         if (g_window.Now())
         {
             arrivals++;
@@ -109,7 +114,7 @@ struct Port
 
     void OnDropAfter(Ptr<const QueueDiscItem> item, const char* reason)
     {
-        enqueued_at.erase(item->GetPacket()->GetUid());
+        enqueued_at.erase(PeekPointer(item->GetPacket()));
         if (g_window.Now())
         {
             dropped++;
@@ -147,7 +152,7 @@ struct Port
     {
         Time now = Simulator::Now();
         tx_begin = now;
-        auto it = enqueued_at.find(p->GetUid());
+        auto it = enqueued_at.find(PeekPointer(p));
         if (it != enqueued_at.end())
         {
             if (g_window.Now())
@@ -224,6 +229,11 @@ InstallQdisc(Run& run, Port* p, Ptr<NetDevice> dev, const Json& d)
     QueueDiscContainer qdc = tch.Install(dev);
     Ptr<QueueDisc> qd = qdc.Get(0);
     SetAttrs(qd, d["qdisc"]["attrs"]);
+    if (d["qdisc"].Has("quantum_bytes"))
+    {
+        // FQ-CoDel's quantum is no attribute in ns-3 (it defaults to the device MTU).
+        DynamicCast<FqCoDelQueueDisc>(qd)->SetQuantum(static_cast<uint32_t>(d["qdisc"]["quantum_bytes"].Int()));
+    }
     qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&Port::OnEnqueue, p));
     qd->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Port::OnDropBefore, p));
     qd->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&Port::OnDropAfter, p));
@@ -422,7 +432,8 @@ Results(Run& run, double wall_s)
         o << (i ? ",\n" : "\n") << "{\"link\": " << Quote(p.name) << ", \"discipline\": " << Quote(p.discipline)
           << ", \"sojourn_mean_s\": " << Num(p.sojourn.Mean()) << ", \"sojourn_p50_s\": " << Num(p.sojourn.Quantile(0.5))
           << ", \"sojourn_p99_s\": " << Num(p.sojourn.Quantile(0.99)) << ", \"occupancy_mean_pkts\": " << Num(p.occ_pkts.Mean())
-          << ", \"occupancy_mean_bytes\": " << Num(p.occ_bytes.Mean()) << ", \"arrivals\": " << p.arrivals
+          << ", \"occupancy_mean_bytes\": " << Num(p.occ_bytes.Mean()) << ", \"device_queue_mean_pkts\": " << Num(p.occ_dev.Mean())
+          << ", \"sojourn_samples\": " << p.sojourn.v.size() << ", \"arrivals\": " << p.arrivals
           << ", \"enqueued\": " << p.enqueued << ", \"dropped\": " << p.dropped << ", \"drops_by_reason\": {";
         bool first = true;
         for (auto& [k, v] : p.drops_by_reason)
@@ -481,6 +492,7 @@ main(int argc, char** argv)
             {
                 p->occ_pkts.Set(p->occ_pkts.value);
                 p->occ_bytes.Set(p->occ_bytes.value);
+                p->occ_dev.Set(p->occ_dev.value);
             }
         });
         Simulator::Stop(end);

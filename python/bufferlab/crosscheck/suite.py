@@ -96,14 +96,14 @@ class CaseResult:
         return sum(p.ns3_wall_s for p in self.pairs)
 
 
-def run_case(case: Case, seeds: int | None = None, log=None) -> CaseResult:
+def run_case(case: Case, seeds: int | None = None, log=None, exe: Path | None = None) -> CaseResult:
     sc = load_scenario(case.file)
     n = seeds or case.seeds
     pairs = []
     for s in range(1, n + 1):
         if log:
             log(f"{case.name}: seed {s}/{n}")
-        pairs.append(run_pair(sc, s))
+        pairs.append(run_pair(sc, s, exe))
     return CaseResult(case, sc, pairs)
 
 
@@ -285,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     from .ns3env import Ns3Missing, program
 
     try:
-        program(progress=lambda m: print(m, file=sys.stderr))
+        exe = program(progress=lambda m: print(m, file=sys.stderr))
     except Ns3Missing as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -295,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     raw: dict[str, Any] = {}
     for case in cases:
         t0 = time.perf_counter()
-        res = run_case(case, args.seeds, log=lambda m: print(m, file=sys.stderr, flush=True))
+        res = run_case(case, args.seeds, log=lambda m: print(m, file=sys.stderr, flush=True), exe=exe)
         results.append(res)
         print(f"{case.name}: done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
         # Written after every case: an interrupted suite still leaves a (marked) partial page.

@@ -157,9 +157,9 @@ def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: i
         attrs["UseEcn"] = "false"
         if kind == "fq_codel":
             attrs["Flows"] = str(int(q.get("flows", 1024)))
-            if q.get("quantum_bytes", 1514) != 1514:
-                why.add(f"{path}.queue.qdisc.quantum_bytes", "ns-3's FQ-CoDel has no quantum setting (it uses one MTU); leave quantum at its default")
-                return None
+            # Not an attribute in ns-3 (whose default is the device MTU, 1500 B): set through
+            # FqCoDelQueueDisc::SetQuantum. bufferlab's default is Linux's 1514 B.
+            return {"type": NS3_QDISC[kind], "attrs": attrs, "quantum_bytes": int(q.get("quantum_bytes", 1514))}
     elif kind == "pie":
         attrs.update({
             "QueueDelayReference": _ns(q.get("target_ns", 15_000_000)),
