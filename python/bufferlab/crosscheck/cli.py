@@ -56,6 +56,13 @@ def _active(summary: list[dict[str, Any]]) -> set[tuple[str, str]]:
     return out
 
 
+def _has_value(r: dict[str, Any]) -> bool:
+    """A row with something to compare (a UDP flow has no RTT; ns-3 counts no retransmissions of it)."""
+    b, n = r["bufferlab_mean"], r["ns3_mean"]
+    nan = lambda x: x is None or math.isnan(x)  # noqa: E731
+    return not ((nan(b) or b == 0) and (nan(n) or n == 0)) or not (nan(b) or nan(n))
+
+
 def _or0(x: float) -> float:
     return 0.0 if x is None or math.isnan(x) else x
 
@@ -66,7 +73,7 @@ def print_tables(console: Any, summary: list[dict[str, Any]], seeds: list[int], 
     active = _active(summary)
     show_values = 1 < len(seeds) <= 10
     for obj, title in (("flow", "flows"), ("queue", "queues"), ("link", "links")):
-        rows = [r for r in summary if r["object"] == obj and (obj == "flow" or (obj, r["id"]) in active)]
+        rows = [r for r in summary if r["object"] == obj and (obj == "flow" or (obj, r["id"]) in active) and _has_value(r)]
         if obj == "flow":
             ids = list(dict.fromkeys(r["id"] for r in rows if r["id"] != ALL))
             hidden = len(ids) - max_flows
