@@ -333,3 +333,22 @@ def test_ns3_queue_measures_obey_littles_law():
     assert abs(q["sojourn_samples"] - sent) <= 5
     rate = q["enqueued"] / 15.0
     assert q["occupancy_mean_pkts"] == pytest.approx(rate * q["sojourn_mean_s"], rel=0.02)
+
+
+def test_out_dir_holds_the_tables_and_is_replaced_whole(tmp_path):
+    import pandas as pd
+
+    from bufferlab.crosscheck.compare import write_out
+
+    pairs = [Pair(1, _summary([4e6], 1.0, 0.02), _summary([5e6], 0.99, 0.01), 0.1, 1.0)]
+    recs = records(pairs)
+    out = write_out(tmp_path / "xc", pairs, recs, summarize(recs), {"seeds": [1]})
+    assert {p.name for p in out.iterdir()} == {"crosscheck.json", "records.parquet", "summary.parquet", "runs.parquet"}
+    assert set(pd.read_parquet(out / "records.parquet").columns) == {"seed", "object", "id", "metric", "bufferlab", "ns3"}
+    assert pd.read_parquet(out / "runs.parquet")["ns3_wall_s"].tolist() == [1.0]
+    write_out(tmp_path / "xc", pairs, recs, summarize(recs), {"seeds": [1]})  # replaces its own
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("keep")
+    with pytest.raises(FileExistsError):
+        write_out(tmp_path / "other", pairs, recs, summarize(recs), {})
+    assert (tmp_path / "other" / "notes.txt").read_text() == "keep"
