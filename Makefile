@@ -10,7 +10,7 @@ DEMO     ?= $(EXAMPLES)/udp-fifo.toml
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: demo test test-rust test-python build deps clean
+.PHONY: demo test test-rust test-python build deps clean validate
 
 demo: build
 	$(VENV)/bin/bufferlab run $(DEMO)
@@ -40,6 +40,20 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
 	$(PY) -c 'import bufferlab._core'
 	touch $@
+
+# Validation against ns-3 (docs/validation.md); not part of `make test`. ns-3 comes from the PyPI
+# wheel, installed on first use into its own environment in the cache (about 520 MB).
+NS3_VENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/bufferlab/ns3-venv
+NS3_WHEEL := ns3==3.44.post0
+
+$(NS3_VENV)/.installed:
+	test -x $(NS3_VENV)/bin/python || $(PYTHON) -m venv $(NS3_VENV)
+	$(NS3_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "$(NS3_WHEEL)"
+	touch $@
+
+validate: build $(NS3_VENV)/.installed
+	command -v g++ >/dev/null || (apt-get update -qq && apt-get install -y -qq g++)
+	BUFFERLAB_NS3_VENV=$(NS3_VENV) nice -n 10 $(PY) -m bufferlab.crosscheck.suite --out docs/validation.md
 
 clean:
 	rm -rf $(VENV) python/bufferlab/_core*.so target/wheels

@@ -219,6 +219,7 @@ from .cli_sweep import register as _register_sweep; _register_sweep(app)  # noqa
 from .ballast.cli import register as _register_ballast; _register_ballast(app)  # noqa: E402, E702
 from .bench import register as _register_bench; _register_bench(app)  # noqa: E402, E702
 from .reproduce.cli import register as _register_reproduce; _register_reproduce(app)  # noqa: E402, E702
+from .crosscheck.cli import register as _register_crosscheck; _register_crosscheck(app)  # noqa: E402, E702
 
 
 # ---------------------------------------------------------------- tables

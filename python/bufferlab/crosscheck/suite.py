@@ -1,0 +1,311 @@
+"""The validation suite: bufferlab against ns-3 on fixed scenarios, written to docs/validation.md.
+
+    python -m bufferlab.crosscheck.suite [--out docs/validation.md] [--seeds 8] [--only NAME ...]
+
+(``make validate`` installs ns-3 into its own environment and runs this.) Each case is a scenario
+file in ``suite/``, run over seeds 1..N in both simulators with random start times (each file's
+``start``); the metrics below are compared on the means over seeds against tolerances fixed here
+before any run. A row that does not hold links to ``ns3-differences.md``, where the differences
+found are explained.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..scenario import Scenario, load_scenario
+from .compare import ALL, rel_diff
+from .runner import Pair, run_pair
+from .translate import flow_ids, path_delay_ns
+
+__all__ = ["CASES", "TOLERANCES", "Case", "run_case", "rows_for", "render", "main"]
+
+SUITE_DIR = Path(__file__).parent / "suite"
+DIFFERENCES = "ns3-differences.md"
+
+# Fixed before the suite was first run (issue 15). ("abs", x): |bufferlab - ns-3| <= x;
+# ("rel", x): |bufferlab - ns-3| <= x * |ns-3|. All on the means over seeds.
+TOLERANCES: dict[str, tuple[str, float]] = {
+    "utilization": ("abs", 0.02),
+    "aggregate goodput": ("rel", 0.03),
+    "per-flow goodput": ("rel", 0.15),
+    "mean sojourn": ("rel", 0.25),
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the file suite/<name>.toml
+    links: tuple[str, ...]  # the links whose utilization and sojourn are compared
+    seeds: int = 8
+
+    @property
+    def file(self) -> Path:
+        return SUITE_DIR / f"{self.name}.toml"
+
+    def title(self) -> str:
+        head = []
+        for line in self.file.read_text().splitlines():
+            if not line.startswith("#"):
+                break
+            head.append(line.lstrip("#").strip())
+        return " ".join(head)
+
+
+DUMBBELL = ("r1->r2",)
+CASES: tuple[Case, ...] = (
+    Case("one-flow-fifo", DUMBBELL),
+    Case("ten-flows-fifo", DUMBBELL),
+    Case("hundred-flows-fifo", DUMBBELL),
+    Case("fifo-quarter-bdp", DUMBBELL),
+    Case("fifo-4bdp", DUMBBELL),
+    Case("cubic-fifo", DUMBBELL),
+    Case("newreno-no-sack", DUMBBELL),
+    Case("no-delayed-ack", DUMBBELL),
+    Case("codel", DUMBBELL),
+    Case("fq-codel", DUMBBELL),
+    Case("pie", DUMBBELL),
+    Case("mixed-rtts", DUMBBELL),
+    Case("asymmetric-access", ("client->server", "server->client")),
+    Case("jabeen-two-flows", DUMBBELL, seeds=16),
+)
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    scenario: Scenario
+    pairs: list[Pair]
+
+    @property
+    def bufferlab_wall_s(self) -> float:
+        return sum(p.bufferlab_wall_s for p in self.pairs)
+
+    @property
+    def ns3_wall_s(self) -> float:
+        return sum(p.ns3_wall_s for p in self.pairs)
+
+
+def run_case(case: Case, seeds: int | None = None, log=None, exe: Path | None = None) -> CaseResult:
+    sc = load_scenario(case.file)
+    n = seeds or case.seeds
+    pairs = []
+    for s in range(1, n + 1):
+        if log:
+            log(f"{case.name}: seed {s}/{n}")
+        pairs.append(run_pair(sc, s, exe))
+    return CaseResult(case, sc, pairs)
+
+
+def flow_classes(sc: Scenario) -> dict[str, list[str]]:
+    """Flows that are alike (same traffic block and round-trip propagation time), pooled: their
+    goodputs are draws of one distribution. Labelled ``tcp ×10, RTT 44 ms`` or ``tcp-2, RTT 990 ms``."""
+    plan = sc.plan
+    groups: dict[tuple[int, float], list[str]] = {}
+    for fid, b, src, dst in flow_ids(plan):
+        rtt_ms = (path_delay_ns(plan, src, dst) + path_delay_ns(plan, dst, src)) / 1e6
+        groups.setdefault((b, rtt_ms), []).append(fid)
+    out = {}
+    for (b, rtt_ms), ids in groups.items():
+        who = f"{plan['traffic'][b]['kind']} ×{len(ids)}" if len(ids) > 1 else ids[0]
+        out[f"{who}, RTT {rtt_ms:g} ms"] = ids
+    return out
+
+
+def _mean(xs: list[float]) -> float:
+    v = [x for x in xs if x is not None and not math.isnan(x)]
+    return statistics.fmean(v) if v else math.nan
+
+
+def _get(summary: dict[str, Any], table: str, key: str, ident: str, metric: str) -> float:
+    for row in summary.get(table, []):
+        if row.get(key) == ident:
+            v = row.get(metric)
+            return float(v) if isinstance(v, (int, float)) else math.nan
+    return math.nan
+
+
+def _verdict(kind: str, bl: float, ns: float) -> tuple[str, float, bool | None]:
+    how, tol = TOLERANCES[kind]
+    if math.isnan(bl) or math.isnan(ns):
+        return "-", math.nan, None
+    if how == "abs":
+        d = bl - ns
+        return f"{100 * d:+.2f} pt", d, abs(d) <= tol
+    d = rel_diff(bl, ns)
+    return f"{100 * d:+.1f}%", d, abs(d) <= tol
+
+
+def _tol_text(kind: str) -> str:
+    how, tol = TOLERANCES[kind]
+    return f"±{100 * tol:g} pt" if how == "abs" else f"±{100 * tol:g}%"
+
+
+def rows_for(res: CaseResult) -> list[dict[str, Any]]:
+    """The table rows of one case: compared metrics (with a verdict) and context (without)."""
+    rows: list[dict[str, Any]] = []
+    pairs = res.pairs
+
+    def both(table: str, key: str, ident: str, metric: str) -> tuple[list[float], list[float]]:
+        return [_get(p.bufferlab, table, key, ident, metric) for p in pairs], [_get(p.ns3, table, key, ident, metric) for p in pairs]
+
+    def add(metric: str, kind: str | None, bl: list[float], ns: list[float], fmt) -> None:
+        b, n = _mean(bl), _mean(ns)
+        if kind is None:
+            d = rel_diff(b, n)
+            rows.append({"metric": metric, "bufferlab": fmt(b), "ns3": fmt(n), "difference": "-" if math.isnan(d) or math.isinf(d) else f"{100 * d:+.1f}%",
+                         "tolerance": "", "verdict": None, "bl_values": bl, "ns_values": ns})
+            return
+        text, _, ok = _verdict(kind, b, n)
+        rows.append({"metric": metric, "bufferlab": fmt(b), "ns3": fmt(n), "difference": text, "tolerance": _tol_text(kind),
+                     "verdict": ok, "bl_values": bl, "ns_values": ns})
+
+    mbps = lambda x: "-" if math.isnan(x) else f"{x / 1e6:.3f} Mb/s"  # noqa: E731
+    ms = lambda x: "-" if math.isnan(x) else f"{x * 1e3:.2f} ms"  # noqa: E731
+    pct = lambda x: "-" if math.isnan(x) else f"{100 * x:.2f}%"  # noqa: E731
+    count = lambda x: "-" if math.isnan(x) else f"{x:,.0f}"  # noqa: E731
+
+    for link in res.case.links:
+        bl, ns = both("links", "link", link, "utilization")
+        add(f"utilization {link}", "utilization", bl, ns, pct)
+    bl = [sum(_num(f.get("goodput_bps")) for f in p.bufferlab["flows"]) for p in pairs]
+    ns = [sum(_num(f.get("goodput_bps")) for f in p.ns3["flows"]) for p in pairs]
+    add("aggregate goodput", "aggregate goodput", bl, ns, mbps)
+    for label, ids in flow_classes(res.scenario).items():
+        # One value per seed: the mean goodput of the class's flows.
+        bl = [_mean([_get(p.bufferlab, "flows", "id", i, "goodput_bps") for i in ids]) for p in pairs]
+        ns = [_mean([_get(p.ns3, "flows", "id", i, "goodput_bps") for i in ids]) for p in pairs]
+        add(f"per-flow goodput, {label}", "per-flow goodput", bl, ns, mbps)
+    for link in res.case.links:
+        bl, ns = both("queues", "link", link, "sojourn_mean_s")
+        add(f"mean sojourn {link}", "mean sojourn", bl, ns, ms)
+    for link in res.case.links:
+        bl, ns = both("queues", "link", link, "dropped")
+        add(f"drops {link}", None, bl, ns, count)
+    for label, ids in flow_classes(res.scenario).items():
+        if not label.startswith(("tcp", "web", "tcp_onoff")):
+            continue
+        bl = [_mean([_get(p.bufferlab, "flows", "id", i, "rtt_mean_s") for i in ids]) for p in pairs]
+        ns = [_mean([_get(p.ns3, "flows", "id", i, "rtt_mean_s") for i in ids]) for p in pairs]
+        add(f"mean RTT, {label}", None, bl, ns, ms)
+    return rows
+
+
+def _num(x: Any) -> float:
+    return float(x) if isinstance(x, (int, float)) else 0.0
+
+
+def render(results: list[CaseResult], planned: int, started: str, seeds_override: int | None) -> str:
+    from .ns3env import NS3_VERSION
+
+    lines = [
+        "# Validation against ns-3",
+        "",
+        f"Generated by `make validate` (`python -m bufferlab.crosscheck.suite`) on {started}, against ns-3 "
+        f"{NS3_VERSION} (PyPI wheel `ns3==3.44.post0`). Do not edit by hand: run it again.",
+        "",
+        "Each scenario (files in `python/bufferlab/crosscheck/suite/`) runs in bufferlab with seed s and in "
+        "ns-3 with RngRun s, s = 1..N, start times drawn from the file's `start` distribution in each. "
+        "How the scenario is built in ns-3 and where the models differ: [crosscheck.md](crosscheck.md). "
+        "Values are means over the seeds; the per-seed values follow the table.",
+        "",
+        "Tolerances, fixed before the suite was first run: utilization ±2 percentage points, aggregate "
+        "goodput ±3%, per-flow goodput (the mean of each class of alike flows: same traffic block and "
+        "round-trip time) ±15%, mean sojourn ±25%. Drops and mean RTT are context, without a tolerance. "
+        f"A row that does not hold links to [{DIFFERENCES}]({DIFFERENCES}), where the differences are explained.",
+        "",
+    ]
+    if len(results) < planned:
+        lines += [f"**Partial run: {len(results)} of {planned} scenarios.**", ""]
+    held = failed = 0
+    table = ["| scenario | metric | bufferlab | ns-3 | difference | tolerance | verdict | wall bufferlab | wall ns-3 |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    details = ["", "## Per-seed values", "",
+               "Per-flow goodput classes (Mb/s) and mean sojourn (ms), seed by seed: bufferlab / ns-3.", ""]
+    for res in results:
+        rows = rows_for(res)
+        n = len(res.pairs)
+        for j, r in enumerate(rows):
+            if r["verdict"] is True:
+                verdict = "holds"
+                held += 1
+            elif r["verdict"] is False:
+                verdict = f"differs: [explained]({DIFFERENCES})"
+                failed += 1
+            else:
+                verdict = ""
+            name = f"**{res.case.name}** ({n} seeds)" if j == 0 else ""
+            walls = (f"{res.bufferlab_wall_s:.2f} s", f"{res.ns3_wall_s:.1f} s") if j == 0 else ("", "")
+            table.append(f"| {name} | {r['metric']} | {r['bufferlab']} | {r['ns3']} | {r['difference']} | {r['tolerance']} | {verdict} | {walls[0]} | {walls[1]} |")
+            if r["metric"].startswith(("per-flow goodput", "mean sojourn")):
+                scale, unit = (1e-6, "Mb/s") if "goodput" in r["metric"] else (1e3, "ms")
+                vals = " ".join(f"{_f(a * scale)}/{_f(b * scale)}" for a, b in zip(r["bl_values"], r["ns_values"]))
+                details.append(f"- {res.case.name}, {r['metric']} ({unit}): {vals}")
+    lines.append(f"{held} of {held + failed} compared rows hold.")
+    lines.append("")
+    lines += ["| scenario | description |", "|---|---|"]
+    lines += [f"| {r.case.name} | {r.case.title()} |" for r in results]
+    lines.append("")
+    lines += table
+    lines += details
+    total_bl = sum(r.bufferlab_wall_s for r in results)
+    total_ns = sum(r.ns3_wall_s for r in results)
+    lines += ["", f"Wall time over all runs: bufferlab {total_bl:.1f} s, ns-3 {total_ns:.1f} s "
+              f"(one core each, runs one after another, on the machine that generated this page).", ""]
+    return "\n".join(lines)
+
+
+def _f(x: float) -> str:
+    return "-" if x is None or math.isnan(x) else f"{x:.3g}"
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bufferlab.crosscheck.suite", description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=Path("docs/validation.md"))
+    ap.add_argument("--seeds", type=int, default=None, help="seeds per case (default: each case's own, at least 8)")
+    ap.add_argument("--only", nargs="*", default=None, help="run only these cases")
+    ap.add_argument("--json", type=Path, default=None, help="also write every run's summaries here")
+    args = ap.parse_args(argv)
+    from .ns3env import Ns3Missing, program
+
+    try:
+        exe = program(progress=lambda m: print(m, file=sys.stderr))
+    except Ns3Missing as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    cases = [c for c in CASES if not args.only or c.name in args.only]
+    started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    results: list[CaseResult] = []
+    raw: dict[str, Any] = {}
+    for case in cases:
+        t0 = time.perf_counter()
+        res = run_case(case, args.seeds, log=lambda m: print(m, file=sys.stderr, flush=True), exe=exe)
+        results.append(res)
+        print(f"{case.name}: done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        # Written after every case: an interrupted suite still leaves a (marked) partial page.
+        _write(args.out, render(results, len(cases), started, args.seeds))
+        if args.json:
+            raw[case.name] = [{"seed": p.seed, "bufferlab": p.bufferlab, "ns3": p.ns3} for p in res.pairs]
+            _write(args.json, json.dumps(raw, default=str))
+    print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

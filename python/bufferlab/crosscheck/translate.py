@@ -1,0 +1,368 @@
+"""A bufferlab plan in ns-3's terms: the configuration ``tools/ns3/main.cc`` builds from.
+
+Every choice that makes ns-3 run what bufferlab runs is made here, where a test can read it
+(``tests/test_crosscheck.py``); the C++ program only applies attribute names and values.
+
+What is matched, and how (docs/crosscheck.md explains each):
+
+* **Buffer.** ns-3 puts a device queue under the queue disc. It is one packet here, and with flow
+  control the disc stops while it is full, so one packet waits there besides the one on the wire.
+  bufferlab's port holds ``limit`` packets besides the one on the wire, so the disc gets
+  ``limit - 1`` packets (or ``limit - MTU`` bytes): the same number of packets can wait.
+* **Wire time.** ns-3's point-to-point device adds a 2 B PPP header to every packet; the device
+  rate is raised by ``(P + 2) / P``, P the largest data packet, so those packets take exactly
+  bufferlab's time on the wire (smaller ones take up to 2 B longer).
+* **TCP.** Every default that differs is set from the plan: segment size, initial window,
+  delayed ACKs (count and 40 ms timer), SACK, minimum RTO, buffers (1 GiB), classic (RFC 6675)
+  recovery instead of PRR, no limited transmit, no timestamps (bufferlab does not charge option
+  bytes on the wire), no HyStart for Cubic, an RTO of ``SRTT + max(min_rto, 4 RTTVAR)`` (ns-3's
+  clock granularity set to ``min_rto``), SYN timeout 1 s, no connection abort after 6 retries.
+
+What ns-3 cannot express is refused, each problem naming the key in the scenario file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import Any
+
+from ..errors import Problem, ScenarioError
+from ..scenario import Scenario, translate as map_key
+
+__all__ = ["to_ns3", "Unsupported", "DEVICE_QUEUE_PKTS", "PPP_HEADER_BYTES", "BASE_PORT", "flow_ids"]
+
+DEVICE_QUEUE_PKTS = 1
+PPP_HEADER_BYTES = 2
+BASE_PORT = 10_000
+IP_MTU_BYTES = 1500
+DEFAULT_MSS = 1460
+TCP_HEADERS = 40
+DEFAULT_MIN_RTO_NS = 200_000_000  # bufferlab's default (docs/tcp.md), Linux TCP_RTO_MIN
+DEFAULT_DELACK_NS = 40_000_000  # Linux TCP_DELACK_MIN
+ONE_GIB = 1 << 30
+
+NS3_QDISC = {
+    "fifo": "ns3::FifoQueueDisc",
+    "red": "ns3::RedQueueDisc",
+    "codel": "ns3::CoDelQueueDisc",
+    "fq_codel": "ns3::FqCoDelQueueDisc",
+    "pie": "ns3::PieQueueDisc",
+}
+NS3_CC = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
+
+
+class Unsupported(ScenarioError):
+    """A scenario ns-3 cannot run as bufferlab does; ``.problems`` name the keys that block it."""
+
+
+def _ns(t_ns: float) -> str:
+    return f"{int(round(t_ns))}ns"
+
+
+class _Refusals:
+    def __init__(self, sc: Scenario) -> None:
+        self.sc = sc
+        self.items: list[Problem] = []
+
+    def add(self, plan_path: str, why: str) -> None:
+        """A refusal at a plan key, reported at the file's key (via the scenario's origins)."""
+        p = map_key(f"{plan_path}: {why}", self.sc.origins)
+        if plan_path.endswith(".queue.qdisc"):
+            p = Problem(f"{p.path}.discipline", p.message)
+        if p not in self.items:
+            self.items.append(p)
+
+
+def flow_ids(plan: dict[str, Any]) -> list[tuple[str, int, str, str]]:
+    """(flow id, traffic block index, src, dst) in bufferlab's order: ``tcp-1``, ``udp-1``...,
+    numbered per kind over the blocks, one per pair (times ``count`` for ``tcp``)."""
+    counters: dict[str, int] = {}
+    out = []
+    for b, block in enumerate(plan["traffic"]):
+        kind = block["kind"]
+        per_pair = block.get("count", 1) if kind == "tcp" else 1
+        for src, dst in block["pairs"]:
+            for _ in range(per_pair):
+                counters[kind] = counters.get(kind, 0) + 1
+                out.append((f"{kind}-{counters[kind]}", b, src, dst))
+    return out
+
+
+def _largest_packet(plan: dict[str, Any]) -> int:
+    sizes = [DEFAULT_MSS + TCP_HEADERS]
+    for block in plan["traffic"]:
+        if block["kind"] in ("tcp", "web", "tcp_onoff"):
+            sizes.append(block.get("tcp", {}).get("mss_bytes", DEFAULT_MSS) + TCP_HEADERS)
+        else:
+            sizes.append(block.get("size_bytes", 0))
+    data = [s for s in sizes if s]
+    # The TCP default is only a floor when the plan has TCP; a UDP-only plan has its own sizes.
+    if not any(b["kind"] in ("tcp", "web", "tcp_onoff") for b in plan["traffic"]) and len(data) > 1:
+        data = data[1:]
+    return max(data)
+
+
+def _limit(queue: dict[str, Any], resolved: dict[str, Any] | None, path: str, why: _Refusals) -> tuple[str, int, str] | None:
+    """(unit, value, as the results show it) of the buffer bufferlab's port holds."""
+    if queue.get("sizing"):
+        rule = queue["sizing"]["rule"]
+        if rule == "rtt-adaptive":
+            why.add(f"{path}.sizing", "ns-3 has no RTT-adaptive buffer (it re-sizes during the run); give a fixed limit or a static rule")
+            return None
+        if not resolved or (resolved.get("limit_pkts") is None and resolved.get("limit_bytes") is None):
+            why.add(f"{path}.sizing", f'the "{rule}" rule is resolved by bufferlab\'s engine; pass the limit it resolved (crosscheck does)')
+            return None
+        if resolved.get("limit_pkts") is not None:
+            return "p", int(resolved["limit_pkts"]), f"{int(resolved['limit_pkts'])}pkt ({rule})"
+        return "B", int(resolved["limit_bytes"]), f"{int(resolved['limit_bytes'])}B ({rule})"
+    if queue.get("limit_pkts") is not None:
+        return "p", int(queue["limit_pkts"]), f"{queue['limit_pkts']}pkt"
+    return "B", int(queue["limit_bytes"]), f"{queue['limit_bytes']}B"
+
+
+def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: int, why: _Refusals) -> dict[str, Any] | None:
+    q = d["queue"]["qdisc"]
+    kind = q["kind"]
+    if kind not in NS3_QDISC:
+        why.add(f"{path}.queue.qdisc", f"ns-3 has no {kind} queue discipline")
+        return None
+    unit, value, _ = limit
+    # One packet waits in ns-3's device queue (DEVICE_QUEUE_PKTS): the disc holds the rest.
+    if unit == "p":
+        size = f"{max(1, value - DEVICE_QUEUE_PKTS)}p"
+    else:
+        size = f"{max(mtu_pkt, value - DEVICE_QUEUE_PKTS * mtu_pkt)}B"
+    attrs: dict[str, str] = {"MaxSize": size}
+    if kind == "red":
+        in_bytes = "min_th_bytes" in q or "max_th_bytes" in q
+        if in_bytes != (unit == "B"):
+            why.add(f"{path}.queue.qdisc.max_th", "ns-3's RED counts its thresholds in the unit of its limit: give both in packets or both in bytes")
+            return None
+        suffix = "_bytes" if in_bytes else "_pkts"
+        attrs.update({
+            # A plain number counts packets, as in ns-2 (the plan keeps it without a unit suffix).
+            "MinTh": repr(float(q.get("min_th" + suffix, q.get("min_th", 5)))),
+            "MaxTh": repr(float(q.get("max_th" + suffix, q.get("max_th", 15)))),
+            # ns-3 (as ns-2) takes max_p as 1 / LInterm.
+            "LInterm": repr(1.0 / float(q.get("max_p", 0.1))),
+            "QW": repr(float(q.get("weight", 0.002))),
+            "Gentle": "true" if q.get("gentle", True) else "false",
+            "Wait": "true" if q.get("wait", True) else "false",
+            "MeanPktSize": str(int(q.get("mean_pkt_bytes", 500))),
+        })
+    elif kind in ("codel", "fq_codel"):
+        attrs["Target"] = _ns(q.get("target_ns", 5_000_000))
+        attrs["Interval"] = _ns(q.get("interval_ns", 100_000_000))
+        attrs["UseEcn"] = "false"
+        if kind == "fq_codel":
+            attrs["Flows"] = str(int(q.get("flows", 1024)))
+            # Not an attribute in ns-3 (whose default is the device MTU, 1500 B): set through
+            # FqCoDelQueueDisc::SetQuantum. bufferlab's default is Linux's 1514 B.
+            return {"type": NS3_QDISC[kind], "attrs": attrs, "quantum_bytes": int(q.get("quantum_bytes", 1514))}
+    elif kind == "pie":
+        attrs.update({
+            "QueueDelayReference": _ns(q.get("target_ns", 15_000_000)),
+            "Tupdate": _ns(q.get("tupdate_ns", 15_000_000)),
+            "A": repr(float(q.get("alpha", 0.125))),
+            "B": repr(float(q.get("beta", 1.25))),
+            "MaxBurstAllowance": _ns(q.get("max_burst_ns", 150_000_000)),
+            # bufferlab's PIE estimates the departure rate (RFC 8033 §5.2) over 16 KiB.
+            "UseDequeueRateEstimator": "true",
+            "DequeueThreshold": "16384",
+            "UseCapDropAdjustment": "true",
+        })
+    return {"type": NS3_QDISC[kind], "attrs": attrs}
+
+
+def _direction(sc: Scenario, i: int, which: str, name: str, limits: dict[str, Any], mtu_pkt: int, why: _Refusals) -> dict[str, Any]:
+    d = sc.plan["links"][i][which]
+    path = f"links[{i}].{which}"
+    if d.get("framing", "none") != "none":
+        why.add(f"{path}.framing", f"ns-3's point-to-point link has no {d['framing']} framing; use framing = \"none\"")
+    if d.get("ring") is not None:
+        why.add(f"{path}.ring", "ns-3 has no NIC ring with BQL under a queue disc that matches bufferlab's; leave ring out")
+    out: dict[str, Any] = {
+        "name": name,
+        "rate_bps": d["rate_bps"],
+        "delay_ns": d["delay_ns"],
+        "device_rate_bps": d["rate_bps"] * (mtu_pkt + PPP_HEADER_BYTES) / mtu_pkt,
+        "device_queue_pkts": DEVICE_QUEUE_PKTS,
+        "discipline": d["queue"]["qdisc"]["kind"],
+    }
+    if d.get("loss"):
+        out["loss"] = d["loss"]
+    limit = _limit(d["queue"], limits.get(name), f"{path}.queue", why)
+    if limit is not None:
+        out["limit"] = limit[2]
+        qd = _qdisc(d, path, limit, mtu_pkt, why)
+        if qd is not None:
+            out["qdisc"] = qd
+    return out
+
+
+def _tcp(opts: dict[str, Any], path: str, why: _Refusals) -> dict[str, Any]:
+    cc = opts.get("cc", "newreno")
+    mss = int(opts.get("mss_bytes", DEFAULT_MSS))
+    min_rto = opts.get("min_rto_ns", DEFAULT_MIN_RTO_NS)
+    if opts.get("handshake", True) is False:
+        why.add(f"{path}.tcp.handshake", "ns-3's TCP always opens with a handshake; remove handshake = false")
+    if "max_rto_ns" in opts:
+        why.add(f"{path}.tcp.max_rto_ns", "ns-3's TCP has no maximum RTO setting; leave max_rto out")
+    cc_attrs: dict[str, str] = {}
+    beta = opts.get("beta")
+    if cc == "cubic":
+        cc_attrs["Beta"] = repr(float(beta if beta is not None else 0.7))
+        cc_attrs["C"] = repr(float(opts.get("cubic_c", 0.4)))
+        cc_attrs["FastConvergence"] = "true" if opts.get("cubic_fast_convergence", True) else "false"
+        cc_attrs["HyStart"] = "false"  # bufferlab's Cubic has no HyStart (docs/tcp.md)
+    elif beta is not None and not (cc == "newreno" and beta == 0.5):
+        why.add(f"{path}.tcp.beta", f"ns-3's {cc} has no decrease-factor setting (NewReno halves); leave beta out")
+    if cc == "vegas":
+        for key, attr, default in (("vegas_alpha", "Alpha", 2), ("vegas_beta", "Beta", 4), ("vegas_gamma", "Gamma", 1)):
+            v = opts.get(key, default)
+            if float(v) != int(v):
+                why.add(f"{path}.tcp.{key}", "ns-3's Vegas takes whole packets; give an integer")
+            cc_attrs[attr] = str(int(v))
+    socket = {
+        "SegmentSize": str(mss),
+        "InitialCwnd": str(int(opts.get("initial_window", 10))),
+        "Sack": "true" if opts.get("sack", True) else "false",
+        "DelAckCount": "2" if opts.get("delayed_ack", True) else "1",
+        "DelAckTimeout": _ns(opts.get("delack_ns", DEFAULT_DELACK_NS)),
+        # ns-3: RTO = max(SRTT + max(G, 4 RTTVAR), MinRto); bufferlab: SRTT + max(min_rto, 4 RTTVAR).
+        "MinRto": _ns(min_rto),
+        "ClockGranularity": _ns(min_rto),
+        "SndBufSize": str(int(min(opts.get("sndbuf_bytes", ONE_GIB), 2**32 - 1))),
+        "RcvBufSize": str(int(min(opts.get("rwnd_bytes", ONE_GIB), 2**32 - 1))),
+        "Timestamp": "false",
+        "WindowScaling": "true",
+        "LimitedTransmit": "false",
+        "ConnTimeout": "1000000000ns",
+        "ConnCount": "100",
+        "DataRetries": "1000",
+    }
+    return {"cc": NS3_CC[cc], "cc_attrs": cc_attrs, "socket": socket}
+
+
+def _dist(d: dict[str, Any], path: str, why: _Refusals) -> dict[str, Any]:
+    """A plan distribution in the parameters of ns-3's random variables."""
+    kind = d["dist"]
+    if kind == "pareto":
+        a = d["shape"]
+        return {"dist": "pareto", "shape": a, "scale": d["mean"] * (a - 1) / a}
+    if kind == "lognormal":
+        m, s = d["mean"], d["sd"]
+        sigma2 = math.log(1 + (s * s) / (m * m))
+        return {"dist": "lognormal", "mu": math.log(m) - sigma2 / 2, "sigma": math.sqrt(sigma2)}
+    if kind in ("const", "exp", "uniform", "zipf"):
+        return dict(d)
+    why.add(path, f"no ns-3 random variable for a {kind} distribution")
+    return {"dist": "const", "value": 0.0}
+
+
+def _graph(plan: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
+    g: dict[str, list[tuple[str, int]]] = {n: [] for n in plan["nodes"]}
+    for link in plan["links"]:
+        g[link["a"]].append((link["b"], link["forward"]["delay_ns"]))
+        g[link["b"]].append((link["a"], link["reverse"]["delay_ns"]))
+    return g
+
+
+def path_delay_ns(plan: dict[str, Any], src: str, dst: str) -> int:
+    """One-way propagation delay along the fewest-hop path (ns-3's global routing)."""
+    g = _graph(plan)
+    prev: dict[str, tuple[str, int] | None] = {src: None}
+    todo = deque([src])
+    while todo:
+        n = todo.popleft()
+        for m, d in g[n]:
+            if m not in prev:
+                prev[m] = (n, d)
+                todo.append(m)
+    total, n = 0, dst
+    while prev.get(n):
+        p, d = prev[n]  # type: ignore[misc]
+        total += d
+        n = p
+    return total
+
+
+def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: int | None = None) -> dict[str, Any]:
+    """The ns-3 configuration for ``sc``; raises :class:`Unsupported` naming every blocking key.
+
+    ``limits`` maps a link direction ("r1->r2") to the limit bufferlab resolved for a sizing rule
+    (its queues table's ``limit_pkts`` / ``limit_bytes``); ``seed`` is ns-3's RngRun.
+    """
+    plan = sc.plan
+    limits = limits or {}
+    why = _Refusals(sc)
+    mtu_pkt = _largest_packet(plan)
+    nodes = list(plan["nodes"])
+    index = {n: i for i, n in enumerate(nodes)}
+    links = []
+    for i, link in enumerate(plan["links"]):
+        a, b = link["a"], link["b"]
+        links.append({
+            "a": index[a],
+            "b": index[b],
+            "forward": _direction(sc, i, "forward", f"{a}->{b}", limits, mtu_pkt, why),
+            "reverse": _direction(sc, i, "reverse", f"{b}->{a}", limits, mtu_pkt, why),
+        })
+    flows = []
+    tcp_blocks: dict[int, dict[str, Any]] = {}
+    for k, (fid, b, src, dst) in enumerate(flow_ids(plan)):
+        block = plan["traffic"][b]
+        path = f"traffic[{b}]"
+        kind = block["kind"]
+        f: dict[str, Any] = {
+            "id": fid,
+            "kind": kind,
+            "src": index[src],
+            "dst": index[dst],
+            "port": BASE_PORT + k,
+            "start_ns": _dist(block.get("start_ns", {"dist": "const", "value": 0.0}), f"{path}.start_ns", why),
+        }
+        if block.get("stop_ns") is not None:
+            f["stop_ns"] = block["stop_ns"]
+        if kind in ("tcp", "web", "tcp_onoff"):
+            if b not in tcp_blocks:
+                tcp_blocks[b] = _tcp(block.get("tcp", {}), path, why)
+            f["tcp"] = tcp_blocks[b]
+            f["mss"] = int(block.get("tcp", {}).get("mss_bytes", DEFAULT_MSS))
+            if kind == "tcp":
+                f["mode"] = "bulk"
+                if block.get("size_bytes") is not None:
+                    f["size_bytes"] = block["size_bytes"]
+            elif kind == "web":
+                f["mode"] = "web"
+                f["arrival_rate"] = block["arrival_rate"]
+                f["size_dist"] = _dist(block["size_bytes"], f"{path}.size_bytes", why)
+            else:
+                f["mode"] = "onoff"
+                f["size_dist"] = _dist(block["size_bytes"], f"{path}.size_bytes", why)
+                f["idle_ns"] = _dist(block["idle_ns"], f"{path}.idle_ns", why)
+        elif kind == "udp":
+            f["rate_pps"] = block["rate_pps"]
+            f["size_bytes"] = block["size_bytes"]
+            f["arrivals"] = block.get("arrivals", "cbr")
+            f["ttl"] = block.get("ttl", 64)
+            if block.get("burst"):
+                f["burst_packets"] = block["burst"]["packets"]
+                f["burst_every_ns"] = block["burst"]["every_ns"]
+        else:  # ping
+            f["interval_ns"] = block["interval_ns"]
+            f["size_bytes"] = block.get("size_bytes", 84)
+        flows.append(f)
+    if why.items:
+        raise Unsupported(why.items, sc.source)
+    run = plan["run"]
+    return {
+        "rng_run": int(plan["run"]["seed"] if seed is None else seed),
+        "duration_ns": run["duration_ns"],
+        "measure_ns": list(run.get("measure_ns") or [0, run["duration_ns"]]),
+        "mtu": max(IP_MTU_BYTES, mtu_pkt),
+        "nodes": nodes,
+        "links": links,
+        "flows": flows,
+    }
