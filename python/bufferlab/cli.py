@@ -104,6 +104,8 @@ def run(
 
     try:
         sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
+        if out is not None:
+            _check_out(out)  # before the simulation: a bad --out costs nothing
         with _progress(sc.duration_s, quiet=as_json) as progress:
             result = run_scenario(sc, progress=progress)
     except ScenarioError as e:
@@ -115,17 +117,38 @@ def run(
         err_console.print(str(e), markup=False)
         raise typer.Exit(1) from None
     if out is not None:
-        try:
-            written = result.write(out)
-        except (OSError, ValueError) as e:
-            err_console.print(f"--out {out}: {e}", markup=False)
-            raise typer.Exit(1) from None
+        written = _write_result(result, out)
     if as_json:
         sys.stdout.write(result.summary_json())
         return
     print_result(result, out_console, title=str(file))
     if out is not None:
         out_console.print(f"wrote {written}", markup=False)
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an output folder that cannot be written (exit 2, like any bad input)."""
+    from .outpath import OutputError
+    from .results import check_result_dir
+
+    try:
+        check_result_dir(out)
+    except OutputError as e:
+        _fail_usage(f"--out {out}: {e}")
+
+
+def _write_result(result: Result, out: Path) -> Path:
+    """Write ``result`` to ``out``; a place refused now exits 2, a write failing half-way 1."""
+    from .outpath import OutputError, describe_os_error
+
+    try:
+        return result.write(out)
+    except OutputError as e:
+        _fail_usage(f"--out {out}: {e}")
+    except OSError as e:
+        err_console.print(f"--out {out}: writing the results failed: {describe_os_error(e)}; nothing was written", markup=False)
+        raise typer.Exit(1) from None
+    raise AssertionError  # pragma: no cover
 
 
 @contextmanager
