@@ -46,8 +46,8 @@ def test_run_out_writes_the_directory(tmp_path):
 def test_out_that_is_not_a_result_directory_fails_cleanly(tmp_path):
     (tmp_path / "keep.txt").write_text("x")
     r = cli("run", str(example_path("udp-fifo")), "--out", str(tmp_path), *SHORT)
-    assert r.exit_code == 1
-    assert "not a bufferlab result directory" in r.stderr
+    assert r.exit_code == 2
+    assert "already holds other files" in r.stderr
     assert (tmp_path / "keep.txt").exists()
 
 

@@ -10,6 +10,7 @@ import pytest
 from conftest import example_path
 
 import bufferlab
+from bufferlab.outpath import OutputError
 from bufferlab.results import DROP_REASONS, Result
 
 SUMMARY = {
@@ -137,12 +138,12 @@ def test_refuses_to_replace_a_directory_that_is_not_a_result(tmp_path):
     d = tmp_path / "precious"
     d.mkdir()
     (d / "notes.txt").write_text("keep me")
-    with pytest.raises(FileExistsError, match="not a bufferlab result"):
+    with pytest.raises(OutputError, match="already holds other files"):
         result().write(d)
     assert (d / "notes.txt").read_text() == "keep me"
     f = tmp_path / "file"
     f.write_text("x")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(OutputError, match="is a file"):
         result().write(f)
     (tmp_path / "empty").mkdir()
     result().write(tmp_path / "empty")  # an empty directory is fine

@@ -94,6 +94,9 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout instead of tables.")] = False,
     seed: SeedOption = None,
     sets: SetOption = None,
+    all_queues: Annotated[
+        bool, typer.Option("--all-queues", help="List every host's queue and link too (by default a large topology's host ports are summed up in one line).")
+    ] = False,
 ) -> None:
     """Run a scenario and print its flows, queues and links.
 
@@ -104,6 +107,8 @@ def run(
 
     try:
         sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
+        if out is not None:
+            _check_out(out)  # before the simulation: a bad --out costs nothing
         with _progress(sc.duration_s, quiet=as_json) as progress:
             result = run_scenario(sc, progress=progress)
     except ScenarioError as e:
@@ -115,17 +120,38 @@ def run(
         err_console.print(str(e), markup=False)
         raise typer.Exit(1) from None
     if out is not None:
-        try:
-            written = result.write(out)
-        except (OSError, ValueError) as e:
-            err_console.print(f"--out {out}: {e}", markup=False)
-            raise typer.Exit(1) from None
+        written = _write_result(result, out)
     if as_json:
         sys.stdout.write(result.summary_json())
         return
-    print_result(result, out_console, title=str(file))
+    print_result(result, out_console, title=str(file), all_queues=all_queues)
     if out is not None:
         out_console.print(f"wrote {written}", markup=False)
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an output folder that cannot be written (exit 2, like any bad input)."""
+    from .outpath import OutputError
+    from .results import check_result_dir
+
+    try:
+        check_result_dir(out)
+    except OutputError as e:
+        _fail_usage(f"--out {out}: {e}")
+
+
+def _write_result(result: Result, out: Path) -> Path:
+    """Write ``result`` to ``out``; a place refused now exits 2, a write failing half-way 1."""
+    from .outpath import OutputError, describe_os_error
+
+    try:
+        return result.write(out)
+    except OutputError as e:
+        _fail_usage(f"--out {out}: {e}")
+    except OSError as e:
+        err_console.print(f"--out {out}: writing the results failed: {describe_os_error(e)}; nothing was written", markup=False)
+        raise typer.Exit(1) from None
+    raise AssertionError  # pragma: no cover
 
 
 @contextmanager
@@ -192,8 +218,8 @@ def validate(
             return
         p = sc.plan
         out_console.print(
-            f"{file}: ok -- {len(p['nodes'])} nodes, {len(p['links'])} links, "
-            f"{len(p['traffic'])} traffic blocks, {sc.duration_s:g} s, seed {sc.seed}",
+            f"{file}: ok -- {_count(len(p['nodes']), 'node')}, {_count(len(p['links']), 'link')}, "
+            f"{_count(len(p['traffic']), 'traffic block')}, {sc.duration_s:g} s, seed {sc.seed}",
             markup=False,
         )
     if failed:
@@ -223,6 +249,11 @@ from .crosscheck.cli import register as _register_crosscheck; _register_crossche
 
 
 # ---------------------------------------------------------------- tables
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 link``, ``2 links``, ``1,000 nodes``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def _f(x: Any, fmt) -> str:
@@ -263,8 +294,51 @@ def _print_table(console: Console, title: str, cols: list[tuple[str, str, Callab
     console.print(t)
 
 
-def print_result(result: Result, console: Console, title: str | None = None) -> None:
-    """The readable summary: a line about the run, then flows, queues and links."""
+# Up to this many queues every one is listed; beyond, the host ports are summed up.
+HOST_PORTS_SHOWN = 8
+
+
+def _host_nodes(plan: dict[str, Any] | None) -> set[str]:
+    """Nodes at the edge: those with one link (a dumbbell's senders and receivers)."""
+    degree: dict[str, int] = {}
+    for ln in (plan or {}).get("links", []):
+        for end in (ln.get("a"), ln.get("b")):
+            degree[end] = degree.get(end, 0) + 1
+    return {n for n, d in degree.items() if d == 1}
+
+
+def _at_host(row: dict[str, Any], hosts: set[str]) -> bool:
+    a, _, b = str(row.get("link", "")).partition("->")
+    return a in hosts or b in hosts
+
+
+def _split_host_ports(rows: list[dict[str, Any]], hosts: set[str], all_rows: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(rows to list, host rows summed up): a host's port is listed only when it dropped
+    packets, the topology is small, or ``all_rows``; at least one row is always listed."""
+    if all_rows or len(rows) <= HOST_PORTS_SHOWN:
+        return rows, []
+    shown = [r for r in rows if not _at_host(r, hosts) or (r.get("dropped") or 0) > 0]
+    if not shown:
+        return rows, []
+    hidden = [r for r in rows if not any(r is x for x in shown)]
+    return shown, hidden
+
+
+def _hidden_queues_line(hidden: list[dict[str, Any]]) -> str:
+    worst = max(hidden, key=lambda q: q.get("sojourn_mean_s") or 0.0)
+    return (f"+ {_count(len(hidden), 'host queue')} not listed: none dropped; the longest mean sojourn "
+            f"{_s(worst.get('sojourn_mean_s'))} at {worst.get('link')} (--all-queues lists them)")
+
+
+def _hidden_links_line(hidden: list[dict[str, Any]]) -> str:
+    u = [ln.get("utilization") for ln in hidden if ln.get("utilization") is not None]
+    span = f"; utilization {100 * min(u):.1f}% to {100 * max(u):.1f}%" if u else ""
+    return f"+ {_count(len(hidden), 'host link')} not listed{span} (--all-queues lists them)"
+
+
+def print_result(result: Result, console: Console, title: str | None = None, all_queues: bool = False) -> None:
+    """The readable summary: a line about the run, then flows, queues and links (a large
+    topology's host ports summed up in a line each unless ``all_queues``)."""
     s = result.summary
     e = s.get("engine", {})
     events = e.get("events", 0) or 0
@@ -282,16 +356,18 @@ def print_result(result: Result, console: Console, title: str | None = None) -> 
             ("flow", "left", lambda f: str(f.get("id"))),
             ("kind", "left", lambda f: str(f.get("kind"))),
             ("path", "left", lambda f: f"{f.get('src')}->{f.get('dst')}"),
-            ("goodput", "right", lambda f: _f(f.get("goodput_bps"), format_rate_bps)),
+            # A ping carries no payload: no goodput, nothing to retransmit.
+            ("goodput", "right", lambda f: "-" if f.get("kind") == "ping" else _f(f.get("goodput_bps"), format_rate_bps)),
             ("rtt mean", "right", lambda f: _s(f.get("rtt_mean_s"))),
             ("rtt p99", "right", lambda f: _s(f.get("rtt_p99_s"))),
             ("one-way mean", "right", lambda f: _s(f.get("owd_mean_s"))),
             ("loss", "right", lambda f: _f(f.get("loss_rate"), lambda v: f"{100 * v:.2f}%")),
-            ("retx", "right", lambda f: _f(f.get("retransmits"), str)),
+            ("retx", "right", lambda f: "-" if f.get("kind") in ("ping", "udp") else _f(f.get("retransmits"), str)),
             ("done in", "right", lambda f: _s(f.get("completion_time_s"))),
         ]
         _print_table(console, "flows", cols, flows)
-    queues = s.get("queues", [])
+    hosts = _host_nodes(result.plan)
+    queues, hidden_queues = _split_host_ports(s.get("queues", []), hosts, all_queues)
     if queues:
         cols = [
             ("link", "left", lambda q: str(q.get("link"))),
@@ -306,7 +382,9 @@ def print_result(result: Result, console: Console, title: str | None = None) -> 
             ("dropped", "right", lambda q: _f(q.get("dropped"), lambda v: f"{v:,}")),
         ]
         _print_table(console, "queues", cols, queues)
-    links = s.get("links", [])
+    if hidden_queues:
+        console.print(_hidden_queues_line(hidden_queues), markup=False)
+    links, hidden_links = _split_host_ports(s.get("links", []), hosts, all_queues)
     if links:
         cols = [
             ("link", "left", lambda ln: str(ln.get("link"))),
@@ -316,6 +394,8 @@ def print_result(result: Result, console: Console, title: str | None = None) -> 
             ("sent", "right", lambda ln: _f(ln.get("bytes_sent"), format_bytes)),
         ]
         _print_table(console, "links", cols, links)
+    if hidden_links:
+        console.print(_hidden_links_line(hidden_links), markup=False)
 
 
 def main() -> None:

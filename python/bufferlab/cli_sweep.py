@@ -22,6 +22,8 @@ from .store import StoreError
 
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+if not out_console.is_terminal:
+    out_console.width = 200  # piped: tables at their natural width (no truncated column names)
 
 OutFile = Annotated[Path, typer.Option("--out", "-o", help="Image to write: .png or .svg (or .pdf).")]
 DataFile = Annotated[
@@ -63,6 +65,7 @@ def sweep(
     query`, or in Python with `bufferlab.load(DIR)`.
     """
     from .sweep import SweepInterrupted, load_spec, run_sweep
+    from .sweep.check import check_points
     from .sweep.runner import engine_version
 
     if dask_local and scheduler:
@@ -71,10 +74,13 @@ def sweep(
         sp = load_spec(spec)
         version = engine_version()
         points = sp.points(version)
+        check_points(points, str(spec))  # every point, before any runs
     except ScenarioError as e:
         for p in e.problems:
             err_console.print(f"{spec}: {p}", markup=False)
         raise typer.Exit(2) from None
+    if not dry_run:
+        _check_out_dir(out)
     if dry_run:
         t = Table(title=f"{len(points)} runs", title_justify="left")
         for col in ["point_id", "seed", *sp.swept_keys]:
@@ -87,7 +93,7 @@ def sweep(
     try:
         report = run_sweep(
             sp, out, workers=workers, backend=backend, scheduler=scheduler,
-            version=version, retry_failed=retry_failed, progress=not quiet,
+            version=version, retry_failed=retry_failed, progress=not quiet, check=False,
         )
     except SweepInterrupted as e:
         r = e.report
@@ -98,6 +104,11 @@ def sweep(
         raise typer.Exit(130) from None
     except StoreError as e:
         _fail(str(e), 1)
+    except OSError as e:
+        from .outpath import describe_os_error
+
+        _fail(f"--out {out}: storing a run failed: {describe_os_error(e)}; what was stored is kept "
+              "(run the same command again to finish)", 1)
     r = report
     err_console.print(
         f"{r.total} runs: {r.done} done, {r.failed} failed, {r.skipped} already in {out} "
@@ -106,6 +117,37 @@ def sweep(
     if r.failed:
         _show_failures(out, r.ran)
         raise typer.Exit(1)
+
+
+def _check_out_dir(out: Path) -> None:
+    from .outpath import OutputError
+    from .store import check_store_dir
+
+    try:
+        check_store_dir(out)
+    except OutputError as e:
+        _fail(f"--out {out}: {e}")
+
+
+def _check_out_file(opt: str, path: Path | None, suffixes: tuple[str, ...] | None) -> None:
+    """A figure's or a data file's path, checked before any data is read."""
+    from .outpath import OutputError, check_out_file
+
+    if path is None:
+        return
+    try:
+        check_out_file(path, suffixes)
+    except OutputError as e:
+        _fail(f"{opt} {path}: {e}")
+
+
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+DATA_SUFFIXES = (".csv", ".parquet")
+
+
+def _check_outputs(out: Path, data: Path | None) -> None:
+    _check_out_file("-o", out, FIGURE_SUFFIXES)
+    _check_out_file("--data", data, DATA_SUFFIXES)
 
 
 def _show_failures(out: Path, parts: list[str], limit: int = 5) -> None:
@@ -234,6 +276,7 @@ def plot_timeseries(
     data: DataFile = None,
 ) -> None:
     """A metric against time, one line per queue/link/flow (and per seed)."""
+    _check_outputs(out, data)
     from .plot import timeseries
 
     df, _ = _source(src, "timeseries", point, seed)
@@ -261,6 +304,7 @@ def plot_cdf(
     data: DataFile = None,
 ) -> None:
     """CDF of a metric; over several seeds, the mean of each percentile with ± SEM bars."""
+    _check_outputs(out, data)
     from .plot import cdf
 
     dist, swept = _source(src, "distributions", point, seed)
@@ -300,6 +344,7 @@ def plot_sweep(
     data: DataFile = None,
 ) -> None:
     """A metric against a swept key, mean over seeds with a Student-t band, one line per group."""
+    _check_outputs(out, data)
     from .plot import metric_vs_param
     from .store import manifest, query as run_query
 
@@ -339,6 +384,7 @@ def plot_response(
     data: DataFile = None,
 ) -> None:
     """Mean response time against transfer size (log-binned), one line per group."""
+    _check_outputs(out, data)
     from .plot import response_time
 
     df, swept = _source(src, "transfers", point, seed)

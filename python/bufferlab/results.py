@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .outpath import check_out_dir, make_sibling, remove_leftovers
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Result", "TABLES"]
+__all__ = ["Result", "TABLES", "check_result_dir"]
 
 TABLES = ("flows", "queues", "links", "timeseries", "transfers", "distributions")
 TIMESERIES_COLUMNS = ("time_s", "object", "id", "metric", "value")
@@ -118,15 +119,15 @@ class Result:
     # -- files
 
     def write(self, out_dir: str | os.PathLike[str]) -> Path:
-        """Write the result to ``out_dir`` atomically (see the module's docstring); returns its path."""
-        out = Path(out_dir).absolute()
-        if out.exists() and not _replaceable(out):
-            raise FileExistsError(
-                f"{out} exists and is not a bufferlab result directory (no {_MARKER}); "
-                "choose another output directory"
-            )
+        """Write the result to ``out_dir`` atomically (see the module's docstring); returns its path.
+
+        Raises :class:`~bufferlab.outpath.OutputError` for a place that cannot hold it (a file,
+        a folder of other files, no permission) and ``OSError`` for a write that fails half-way
+        (a full disk), after removing what it wrote."""
+        out = check_result_dir(out_dir)
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.part-", dir=out.parent))
+        remove_leftovers(out)
+        tmp = make_sibling(out, "part")
         try:
             self._write_files(tmp)
             _swap_into_place(tmp, out)
@@ -211,6 +212,15 @@ def _write_text(path: Path, text: str) -> None:
         os.fsync(f.fileno())
 
 
+def check_result_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """Check, before a run, that ``out_dir`` can receive its result (see :mod:`bufferlab.outpath`);
+    returns it as an absolute path. Raises :class:`~bufferlab.outpath.OutputError`."""
+    return check_out_dir(
+        out_dir, ours=_replaceable, what="a previous result",
+        rule=f"a result replaces only an empty folder or a previous result, one with a {_MARKER}",
+    )
+
+
 def _replaceable(out: Path) -> bool:
     if not out.is_dir():
         return False
@@ -224,7 +234,7 @@ def _swap_into_place(tmp: Path, out: Path) -> None:
     if not out.exists():
         os.rename(tmp, out)
         return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    old = make_sibling(out, "old")
     os.rmdir(old)
     os.rename(out, old)
     try:

@@ -33,9 +33,14 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["TABLE_NAMES", "Store", "Tables", "load", "connect", "query", "StoreError"]
+__all__ = ["TABLE_NAMES", "VALUE_SUFFIX", "UNIT_SUFFIX", "Store", "Tables", "load", "connect", "query", "StoreError", "check_store_dir"]
 
 TABLE_NAMES = ("points", "flows", "queues", "links", "transfers", "timeseries", "distributions")
+
+# A swept quantity ("100pkt") also has its number in base units and the unit, in the points
+# columns "<key>:value" (100.0) and "<key>:unit" ("pkt"): sort and plot by the value.
+VALUE_SUFFIX = ":value"
+UNIT_SUFFIX = ":unit"
 
 
 class StoreError(RuntimeError):
@@ -135,6 +140,22 @@ class Store:
         os.replace(tmp, self.root / "sweep.json")
 
 
+def _is_store_or_empty(root: Path) -> bool:
+    return (root / "parts").is_dir() or (root / "sweep.json").is_file() or not any(root.iterdir())
+
+
+def check_store_dir(root: str | Path) -> Path:
+    """Check, before a sweep runs, that ``root`` can hold its results: a new folder, an empty
+    one, or a sweep's results folder (to resume); returns it absolute. Raises
+    :class:`~bufferlab.outpath.OutputError`."""
+    from .outpath import check_out_dir
+
+    return check_out_dir(
+        root, ours=_is_store_or_empty, what="a sweep's results folder",
+        rule="a sweep writes into a new or empty folder, or resumes in a sweep's results folder",
+    )
+
+
 def _check_root(root: Path) -> None:
     if not (root / "parts").is_dir():
         raise StoreError(f"{root} is not a sweep results folder (it has no parts/ folder)")
@@ -170,8 +191,12 @@ class Tables:
         return getattr(self, name)
 
     def with_params(self, name: str) -> pd.DataFrame:
-        """Table ``name`` with the swept columns of its point joined on (point_id, seed)."""
+        """Table ``name`` with the swept columns of its point joined on (point_id, seed), and
+        their typed columns (``"<key>:value"``, ``"<key>:unit"``) where there are any."""
         cols = ["point_id", "seed", *self.swept]
+        cols += [k + s for k in self.swept for s in (VALUE_SUFFIX, UNIT_SUFFIX) if k + s in self.points.columns]
+        if name == "points":
+            return self.points
         return self[name].merge(self.points[cols], on=["point_id", "seed"], how="left")
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "format_time_ns",
     "format_rate_bps",
     "format_bytes",
+    "quantity_value",
 ]
 
 NS_PER_S = 1_000_000_000
@@ -148,8 +149,21 @@ def _kind_of_unit(unit: str) -> str | None:
 
 def _bare_number_message(value: Any, kind: str, example: str | None = None) -> str:
     n = (repr(value) if not isinstance(value, str) else value).strip()
+    head = f"{n} is a bare number; a {kind} needs a unit"
+    try:
+        d = Decimal(n)
+    except InvalidOperation:
+        d = Decimal(0)
+    if kind in ("rate", "bit rate") and d >= 1000:
+        # Tools that take bare rates (ns-3's DataRate, tc's default) read them as bits per
+        # second: 10000000 is "10Mbps", not "10000000Mbps".
+        return f'{head} (try "{_fmt_decimal_rate(d)}" if it is in bits per second)'
+    if kind == "time" and 0 < d < 1:
+        # A fraction is seconds (ns-3's Seconds(0.05), a config in s): "50ms".
+        return f'{head} (try "{format((d * 1000).normalize(), "f")}ms" if it is in seconds)'
     a, b = _EXAMPLE[example or kind]
-    return f"{n} is a bare number; a {kind} needs a unit (try {a.format(n=n)} or {b.format(n=n)})"
+    return f"{head} (try {a.format(n=n)} or {b.format(n=n)})"
+
 
 
 def _split(value: Any, kind: str, example: str | None = None) -> tuple[Decimal, str, str]:
@@ -524,3 +538,34 @@ def format_bytes(n: float) -> str:
         if abs(n) >= f:
             return f"{n / f:.4g}{unit}"
     return f"{n:.4g}B"
+
+
+# ---------------------------------------------------------------- quantities as numbers (sweeps)
+
+
+def quantity_value(value: Any) -> tuple[float, str] | None:
+    """A swept value as a number in its base unit and that unit: ``"20pkt"`` -> (20.0, "pkt"),
+    ``"10Mbps"`` -> (1e7, "bps"), ``"666.67pps"`` -> (666.67, "pps"), ``"50ms"`` -> (0.05, "s"),
+    ``"64KiB"`` -> (65536.0, "B"); a plain number is itself with unit ``""``. None for anything
+    else (a table, a word, a distribution), which then has no order but its label's."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value), ""
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_time_ns(value) / NS_PER_S, "s"
+    except UnitError:
+        pass
+    try:
+        r = parse_rate(value)
+        return (float(r.bps), "bps") if r.bps is not None else (float(r.pps or 0.0), "pps")
+    except UnitError:
+        pass
+    try:
+        z = parse_size(value)
+        return (float(z.bytes), "B") if z.bytes is not None else (float(z.pkts or 0), "pkt")
+    except UnitError:
+        pass
+    return None

@@ -301,6 +301,7 @@ def load_scenario(
     ``seed`` replaces ``run.seed``; ``overrides`` sets keys first (``{"topology.pairs": 20}``).
     """
     doc, src = read_document(path_or_dict)
+    _refuse_sweep_spec(doc, src)
     if seed is not None:
         try:
             integer(0, 2**64 - 1)(seed)
@@ -318,6 +319,18 @@ def load_scenario(
         if engine_problems:
             raise ScenarioError(engine_problems, src)
     return Scenario(plan=plan, document=doc, source=src, groups=groups, origins=origins)
+
+
+SWEEP_KEYS = ("base", "grid", "zip", "seeds")
+
+
+def _refuse_sweep_spec(doc: dict[str, Any], src: str | None) -> None:
+    """A sweep spec given where a scenario goes: say which command takes it."""
+    if "base" in doc and "topology" not in doc and any(k in doc for k in SWEEP_KEYS[1:] + ("set",)):
+        name = src or "SPEC"
+        raise ScenarioError([Problem("", f"{name} is a sweep spec (it has base and "
+                                         f"{', '.join(k for k in ('grid', 'zip', 'seeds', 'set') if k in doc)}), "
+                                         f"not a scenario: run it with `bufferlab sweep {name} --out DIR`")], src)
 
 
 def validate(path_or_dict: PathOrDict, *, seed: int | None = None, overrides: Mapping[str, Any] | None = None) -> list[Problem]:

@@ -72,14 +72,18 @@ def _worker_main(conn: Connection, engine_version: str, run_fn: RunFn) -> None:
     while True:
         try:
             point = conn.recv()
-        except EOFError:  # the parent is gone
+        except (EOFError, OSError):  # the parent is gone
             return
         if point is None:
             return
         try:
-            conn.send(run_point(point, engine_version, run_fn))
+            outcome: Outcome | _Interrupted = run_point(point, engine_version, run_fn)
         except KeyboardInterrupt:
-            conn.send(_Interrupted())
+            outcome = _Interrupted()
+        try:
+            conn.send(outcome)
+        except OSError:  # BrokenPipeError and kin: the parent died while the point ran
+            return
 
 
 class PoolBackend(Backend):

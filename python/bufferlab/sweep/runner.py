@@ -21,7 +21,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..store import Store
+from ..store import UNIT_SUFFIX, VALUE_SUFFIX, Store
+from ..units import quantity_value
+from .check import check_points
 from .backends import Backend, DaskBackend, InlineBackend, PoolBackend, default_workers
 from .progress import SweepProgress
 from .spec import Point, SweepSpec, load_spec
@@ -95,7 +97,23 @@ def _columns(spec: SweepSpec) -> dict[str, Callable[[Any], Any]]:
     for z in spec.zips:
         for k, v in z.items():
             values.setdefault(k, []).extend(v)
-    return {k: _column(v) for k, v in values.items()}
+    out: dict[str, Callable[[Any], Any]] = {}
+    for k, v in values.items():
+        out[k] = _column(v)
+        if any(isinstance(x, str) and quantity_value(x) is not None for x in v):
+            # A quantity is stored as written ("100pkt", the label) and as a number in its base
+            # unit beside it, so that 100 packets sort after 10 (as text they would not).
+            out[k + VALUE_SUFFIX] = _typed(0)
+            out[k + UNIT_SUFFIX] = _typed(1)
+    return out
+
+
+def _typed(i: int) -> Callable[[Any], Any]:
+    def get(v: Any) -> Any:
+        q = quantity_value(v)
+        return None if q is None else q[i]
+
+    return get
 
 
 _POINT_TYPES = {
@@ -115,7 +133,9 @@ def _points_row(point: Point, o: Outcome, columns: Mapping[str, Callable[[Any], 
         "seed": pa.array([o.seed], pa.int64()),
     }
     for k, conv in columns.items():
-        cols[k] = pa.array([conv(point.params[k])])
+        key = k.removesuffix(VALUE_SUFFIX).removesuffix(UNIT_SUFFIX)
+        kind = pa.float64() if k.endswith(VALUE_SUFFIX) else pa.string() if k.endswith(UNIT_SUFFIX) else None
+        cols[k] = pa.array([conv(point.params[key])], kind)
     values = {
         "status": o.status,
         "error": o.error,
@@ -140,6 +160,7 @@ def run_sweep(
     version: str | None = None,
     retry_failed: bool = False,
     progress: bool = False,
+    check: bool | None = None,
 ) -> SweepReport:
     """Run every point × seed of ``spec`` not already in the results folder ``out``.
 
@@ -150,11 +171,17 @@ def run_sweep(
     its part (same resolved scenario, same engine version) is in ``out``; a failed one is kept
     as failed unless ``retry_failed``. Raises :class:`SweepInterrupted` on Ctrl-C after storing
     everything that finished.
+
+    Every point is checked first, as ``bufferlab validate`` would (``check``, by default when
+    the runs are :func:`bufferlab.run`'s): a value the scenario checker refuses raises
+    :class:`~bufferlab.ScenarioError` naming the point and the key, and nothing runs.
     """
     if not isinstance(spec, SweepSpec):
         spec = load_spec(spec)
     version = version or engine_version()
     points = spec.points(version)
+    if check if check is not None else run_fn is None:
+        check_points(points, spec.source)
     columns = _columns(spec)
     store = Store(out)
     report = SweepReport(out=Path(out), total=len(points))

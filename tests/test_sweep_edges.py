@@ -1,0 +1,159 @@
+"""Sweeps at their edges: every point checked before any runs, swept quantities stored as numbers
+beside their labels, a results folder checked before the sweep, and workers that outlive their
+parent leaving quietly."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import example_path
+from typer.testing import CliRunner
+
+import bufferlab
+from bufferlab.cli import app
+from bufferlab.store import load, query
+from bufferlab.sweep import load_spec, run_sweep
+from bufferlab.sweep.backends import _worker_main
+
+runner = CliRunner()
+
+
+def spec_file(tmp_path: Path, grid: str, seeds: int = 2, duration: str = "1s") -> Path:
+    p = tmp_path / "s.toml"
+    p.write_text(textwrap.dedent(f"""
+        base = "{example_path('udp-fifo')}"
+        seeds = {seeds}
+        [set]
+        "run.duration" = "{duration}"
+        "run.measure" = ["0s", "{duration}"]
+        [grid]
+    """) + textwrap.dedent(grid))
+    return p
+
+
+# ---------------------------------------------------------------- checked before any runs
+
+
+def test_a_typo_in_a_grid_key_is_refused_before_anything_runs(tmp_path):
+    spec = spec_file(tmp_path, '"topology.up.queue.limt" = ["10pkt", "100pkt"]\n')
+    res = runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "o"), "-q", "-j", "1"])
+    assert res.exit_code == 2, res.output
+    assert 'topology.up.queue.limt: unknown key (did you mean "limit"?)' in res.output
+    assert 'in point 1 of 2 (topology.up.queue.limt="10pkt") (and 1 more point)' in res.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_one_bad_value_among_good_ones_stops_the_whole_sweep(tmp_path):
+    spec = spec_file(tmp_path, '''
+        "traffic[0].rate" = ["300pps", "fast", "500pps"]
+        "topology.up.queue.limit" = ["10pkt", "100pkt"]
+    ''')
+    with pytest.raises(bufferlab.ScenarioError) as e:
+        run_sweep(spec, tmp_path / "o", backend="inline", run_fn=None)
+    text = "\n".join(e.value.problems)
+    assert 'traffic[0].rate: "fast" is not a rate' in text
+    assert 'point 3 of 6 (traffic[0].rate="fast", topology.up.queue.limit="10pkt") (and 1 more point)' in text
+    assert not (tmp_path / "o").exists()
+    # --dry-run checks too: it lists only runs that can run
+    res = runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "o"), "--dry-run"])
+    assert res.exit_code == 2 and '"fast" is not a rate' in res.output
+
+
+def test_a_value_only_the_engine_refuses_is_caught_too(tmp_path):
+    spec = spec_file(tmp_path, '"run.sample" = ["1s", "0s"]\n', seeds=1)
+    res = runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "o"), "-q"])
+    assert res.exit_code == 2
+    assert "run.sample" in res.output and 'point 2 of 2 (run.sample="0s")' in res.output
+
+
+# ---------------------------------------------------------------- typed swept values
+
+
+def test_swept_quantities_are_stored_as_numbers_beside_their_labels(tmp_path):
+    spec = spec_file(tmp_path, '''
+        "topology.up.queue.limit" = ["100pkt", "10pkt", "2pkt"]
+        "topology.up.rate" = ["9Mbps", "10Mbps"]
+    ''', seeds=1)
+    out = tmp_path / "o"
+    run_sweep(spec, out, backend="inline")
+    p = load(out).points
+    assert p["topology.up.queue.limit:value"].dtype == "float64"
+    assert set(p["topology.up.queue.limit:unit"]) == {"pkt"} and set(p["topology.up.rate:unit"]) == {"bps"}
+    rows = query(out, 'SELECT DISTINCT "topology.up.queue.limit" AS q FROM points ORDER BY "topology.up.queue.limit:value"')
+    assert rows["q"].tolist() == ["2pkt", "10pkt", "100pkt"]  # as text: "100pkt" < "10pkt" < "2pkt"
+    rates = query(out, 'SELECT DISTINCT "topology.up.rate:value" AS r FROM points ORDER BY r')["r"].tolist()
+    assert rates == [9e6, 10e6]
+    # joined onto the run tables by with_params, as the plots use them
+    q = load(out).with_params("queues")
+    assert {"topology.up.queue.limit:value", "topology.up.rate:value"} <= set(q.columns)
+
+
+def test_plain_and_table_values_get_no_typed_columns(tmp_path):
+    spec = spec_file(tmp_path, '''
+        "topology.up.queue" = [{ discipline = "fifo", limit = "5pkt" }, { discipline = "codel" }]
+        "traffic[0].size" = [1000, 1500]
+    '''.replace("[1000, 1500]", '["1000B", "1500B"]'), seeds=1)
+    out = tmp_path / "o"
+    run_sweep(spec, out, backend="inline")
+    cols = set(load(out).points.columns)
+    assert "topology.up.queue" in cols and not any(c.startswith("topology.up.queue:") for c in cols)
+    assert {"traffic[0].size:value", "traffic[0].size:unit"} <= cols
+
+
+# ---------------------------------------------------------------- --out of a sweep
+
+
+def test_sweep_out_is_checked_before_running(tmp_path):
+    spec = spec_file(tmp_path, '"topology.up.queue.limit" = ["10pkt"]\n', seeds=1)
+    (tmp_path / "file").write_text("x")
+    for out, words in [(tmp_path / "file", "is a file"), (tmp_path / "file" / "sub", "is a file, so"),
+                       (Path("/proc/bufferlab-out"), "cannot write in /proc")]:
+        res = runner.invoke(app, ["sweep", str(spec), "--out", str(out), "-q"])
+        assert res.exit_code == 2, res.output
+        assert words in res.output and "Errno" not in res.output and "Traceback" not in res.output
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    res = runner.invoke(app, ["sweep", str(spec), "--out", str(other), "-q"])
+    assert res.exit_code == 2 and "already holds other files" in res.output
+    assert sorted(p.name for p in other.iterdir()) == ["keep.txt"]
+
+
+# ---------------------------------------------------------------- workers whose parent died
+
+
+def _point():
+    spec = load_spec({"base": str(example_path("udp-fifo")), "set": {"run.duration": "1s", "run.measure": ["0s", "1s"]}})
+    return spec.points("test")[0]
+
+
+def test_a_worker_whose_parent_is_gone_returns_quietly():
+    parent, child = multiprocessing.Pipe()
+    parent.send(_point())
+    parent.close()  # the parent dies while the worker runs the point
+    assert _worker_main(child, "test", None) is None  # no BrokenPipeError
+
+
+def test_a_killed_sweep_leaves_no_traceback_from_its_workers(tmp_path):
+    spec = spec_file(tmp_path, '"traffic[0].rate" = ["300pps", "500pps", "700pps", "800pps"]\n', seeds=2,
+                     duration="300s")
+    out = tmp_path / "o"
+    cmd = [sys.executable, "-m", "bufferlab.cli", "sweep", str(spec), "--out", str(out), "-j", "2", "-q"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (out / "parts").is_dir() and any((out / "parts").iterdir()):
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)  # only the parent: its workers are left running
+    proc.wait()
+    err = proc.stderr.read().decode()  # until the last worker has closed its stderr
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
