@@ -3,6 +3,11 @@
 //! the total being the port's resolved limit; sub-buffers served round robin. Blind-SplitBuff
 //! (seed 004 §IV-B2) maps flows to sub-buffers at random instead, each `limit / n`.
 //!
+//! At an update a sub-buffer whose new size is below what it holds keeps its packets (none is
+//! dropped after being accepted; the paper says nothing of them) and takes no new packet until
+//! it has drained below its size; every arrival is also refused when the total would pass the
+//! port's limit, so the limit is a hard bound on the total.
+//!
 //! RTT comes from the sender's smoothed RTT stamped in each packet (seed 004 §III-A, "active
 //! RTT estimation"); RTTP = RTT - queueing delay, the queueing delay being the smoothed mean
 //! sojourn time measured at dequeue (overall for the threshold, per sub-buffer for its size).
@@ -383,7 +388,15 @@ impl QueueDisc for SplitBuff {
             e.1 = item.srtt_ns as f64;
             e.2 = k as u8;
         }
-        if !self.bands[k].push(item) {
+        // The configured limit bounds the total at every instant (seed 004 §III-B: "the
+        // cumulative size of all sub-buffers should not exceed the BDP"). Sub-buffer sizes are
+        // rounded to whole packets (at least one each) and a sub-buffer that an update shrank
+        // keeps the packets it already holds, so the sub-buffer limits alone could sum past it.
+        if self
+            .total
+            .exceeded_by(self.pkts, self.bytes, item.bytes as u64)
+            || !self.bands[k].push(item)
+        {
             drops.push(item, DropReason::Overflow);
             return false;
         }

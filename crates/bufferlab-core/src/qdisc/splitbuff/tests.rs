@@ -210,3 +210,63 @@ fn burst_keeps_sub_buffer_size() {
     assert!(q.band_tq_ns[0] < NS_PER_MS as f64);
     assert_eq!(q.band_limit(0).pkts, Some(63), "and after it");
 }
+
+/// The configured limit bounds the total even when an update shrinks a full sub-buffer: the
+/// shrunk one keeps its packets (none dropped), and the grown one may only fill what the total
+/// leaves. Before the first update band 0 holds the whole limit; after it, band 1 (the 990 ms
+/// flow's) is sized ~99% of it and fills only as band 0 drains.
+#[test]
+fn total_never_exceeds_limit_across_an_update() {
+    let limit = 100;
+    let mut q = SplitBuff::new(SplitBuffConfig::default(), pkts(limit));
+    let mut d = Drops::default();
+    let mut id = 0;
+    // 0-1 s, no estimate yet: every packet goes to band 0, filled to the whole limit.
+    for f in [1u32, 2] {
+        for _ in 0..limit {
+            id += 1;
+            q.enqueue(0, it(id, f, (10 + 980 * (f as u64 - 1)) * NS_PER_MS, 0), &mut d);
+        }
+    }
+    assert_eq!(q.len_pkts(), limit);
+    assert_eq!(d.items.len() as u64, limit);
+    d.items.clear();
+    // 1 s: the update moves flow 2 to band 1, sized ~99 packets; band 0 shrinks to ~1 but keeps
+    // its 100. The total is full: flow 2's packets are refused although band 1 is empty.
+    let t = NS_PER_SEC;
+    for _ in 0..50 {
+        id += 1;
+        q.enqueue(t, it(id, 2, 990 * NS_PER_MS, t), &mut d);
+        assert!(q.len_pkts() <= limit);
+    }
+    assert_eq!(q.band_len(0), limit, "the shrunk sub-buffer keeps what it holds");
+    assert_eq!(q.band_len(1), 0);
+    assert_eq!(d.items.len(), 50);
+    // As band 0 drains, band 1 takes exactly the room freed, never more.
+    for s in 1..=30u64 {
+        let now = t + s * NS_PER_MS;
+        q.dequeue(now, &mut d).expect("backlog");
+        for _ in 0..3 {
+            id += 1;
+            q.enqueue(now, it(id, 2, 990 * NS_PER_MS, now), &mut d);
+            assert!(q.len_pkts() <= limit, "{} > {limit}", q.len_pkts());
+        }
+    }
+    assert_eq!(q.len_pkts(), limit);
+    assert!(q.band_len(1) > 0);
+}
+
+/// Blind-SplitBuff with a 1-packet limit: each sub-buffer is sized one packet (the least a
+/// sub-buffer can hold), but the port holds at most one in all.
+#[test]
+fn blind_one_packet_limit_holds_one() {
+    for buffers in [2, 3] {
+        let mut q = SplitBuff::blind(buffers, pkts(1), 5);
+        let mut d = Drops::default();
+        for f in 0..4u32 {
+            q.enqueue(0, it(f, f, 0, 0), &mut d);
+        }
+        assert_eq!(q.len_pkts(), 1);
+        assert_eq!(d.items.len(), 3);
+    }
+}
