@@ -1,47 +1,63 @@
-"""Seed 003 (Gorinsky, Kantawala, Turner — Link buffer sizing): utilization with minimal buffers."""
+"""Gorinsky, Kantawala & Turner (2005): link buffer sizing."""
 
 from __future__ import annotations
 
-from .. import run
-from ._registry import Row, mean_over_seeds, register
+import numpy as np
+import pandas as pd
+
+from .claims import ClaimSpec, at_least
+from .figures import new_figure, over_seeds
+from .item import Data, Item, Output, register
+from .papers import GORINSKY
+
+BOTTLENECK = "r1->r2"
 
 
-def one_flow(limit: str | dict, beta: float, seed: int, quick: bool) -> dict:
-    dur = 60 if quick else 200
-    queue = {"discipline": "fifo", **({"limit": limit} if isinstance(limit, str) else limit)}
-    return {
-        "run": {"duration": f"{dur}s", "seed": seed, "measure": ["20s", f"{dur}s"]},
-        "topology": {
-            "template": "dumbbell",
-            "pairs": 1,
-            "bottleneck": {"rate": "10Mbps", "delay": "50ms", "queue": queue},
-            "access": {"rate": "20Mbps", "delay": "0.5ms"},
-        },
-        "traffic": [{"kind": "tcp", "from": "senders", "to": "receivers", "cc": "newreno", "beta": beta}],
-    }
+def _util(d: Data, sweep: str) -> pd.DataFrame:
+    lk = d.table(sweep, "links")
+    lk = lk[lk["link"] == BOTTLENECK].copy()
+    lk["util_pct"] = lk["utilization"] * 100
+    return lk
 
 
-@register(
-    "gorinsky/beta",
-    "Gorinsky, Kantawala, Turner — Link Buffer Sizing: A New Look at the Old Problem (seed 003), §5",
-    "One long NewReno flow over a 10 Mb/s, 50 ms bottleneck: utilization with a 2-packet buffer for AIMD beta 0.5 and 0.875, and with a BDP buffer",
-    ["the paper's 2L buffer for one input link: 2 packets", "measured over 20 s to the end of the run"],
-)
-def reproduce(seeds: int, quick: bool) -> list[Row]:
-    def util(limit, beta) -> float:
-        return mean_over_seeds(
-            lambda s: next(l for l in run(one_flow(limit, beta, s, quick)).summary["links"] if l["link"] == "r1->r2")[
-                "utilization"
-            ],
-            seeds,
-        ) * 100
+def _analyze_beta(d: Data) -> Output:
+    m = _util(d, "minimal")
+    b = _util(d, "bdp")
+    agg = over_seeds(m, ["traffic[0].beta"], "util_pct").rename(columns={"traffic[0].beta": "beta"})
+    agg["buffer"] = "2 packets"
+    ab = over_seeds(b.assign(beta=0.5), ["beta"], "util_pct")
+    ab["buffer"] = "BDP"
+    plotted = pd.concat([agg, ab], ignore_index=True)
+    fig, ax = new_figure()
+    labels = ["β = 0.5, 2 pkts", "β = 0.875, 2 pkts", "β = 0.5, BDP"]
+    xs = np.arange(3)
+    ax[0, 0].bar(xs - 0.2, plotted["mean"], 0.4, yerr=(plotted["mean"] - plotted["lo"]).fillna(0), capsize=3,
+                 label="bufferlab (mean, 95% CI)")
+    ax[0, 0].bar(xs + 0.2, [75, 94, 100], 0.4, color="C7", label="paper (lower bound)")
+    ax[0, 0].set_xticks(xs, labels, fontsize=8)
+    ax[0, 0].set(ylabel="bottleneck utilization (%)", ylim=(0, 105), title="§5: AIMD β with a minimal buffer")
+    ax[0, 0].legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return Output(fig, plotted, {
+        "beta-0.5": list(m[m["traffic[0].beta"] == 0.5]["util_pct"]) or None,
+        "beta-0.875": list(m[m["traffic[0].beta"] == 0.875]["util_pct"]) or None,
+        "beta-bdp": list(b["util_pct"]) or None,
+    })
 
-    u05, u0875, ubdp = util("2pkt", 0.5), util("2pkt", 0.875), util({"sizing": "bdp"}, 0.5)
-    return [
-        Row("bottleneck utilization", "2-packet buffer, beta 0.5", 75.0, u05, "%",
-            "load oscillates between 100% and at least 50%: at least 75%", u05 >= 72),
-        Row("bottleneck utilization", "2-packet buffer, beta 0.875", 94.0, u0875, "%",
-            "beta 0.875 boosts utilization to at least 94%", u0875 >= 93),
-        Row("bottleneck utilization", "BDP buffer, beta 0.5", 100.0, ubdp, "%",
-            "a bitrate-delay product of buffer keeps the link busy", ubdp >= 99),
-    ]
+
+register(Item(
+    name="gorinsky/beta",
+    paper=GORINSKY,
+    where="§5",
+    title="One NewReno flow, 10 Mb/s × 50 ms: utilization with a 2-packet buffer for β = 0.5 and 0.875, "
+          "and with a BDP buffer",
+    spec="gorinsky-beta.toml",
+    analyze=_analyze_beta,
+    claims=[
+        ClaimSpec("beta-0.5", "§5", "with the minimal buffer NewReno keeps at least 75% utilization", at_least(75), "%"),
+        ClaimSpec("beta-0.875", "§5", "β = 0.875 boosts utilization to at least 94%", at_least(94), "%"),
+        ClaimSpec("beta-bdp", "§3.1", "a bitrate-delay product of buffer keeps the link fully used", at_least(99), "%"),
+    ],
+    assumptions=["the minimal buffer is the 2L rule for one input link: 2 packets",
+                 "utilization over 20 s to the end of the run", "the flow starts at uniform(0 s, 1 s)"],
+))
