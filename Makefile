@@ -10,7 +10,7 @@ DEMO     ?= $(EXAMPLES)/udp-fifo.toml
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: demo test test-rust test-python build deps clean
+.PHONY: demo test test-rust test-python build deps clean reproduce
 
 demo: build
 	$(VENV)/bin/bufferlab run $(DEMO)
@@ -40,6 +40,13 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
 	$(PY) -c 'import bufferlab._core'
 	touch $@
+
+# Every reproduction of the seed papers, quick profile (>= 3 seeds, every core): runs, figures and
+# report.md in repro-out/ (a rerun resumes), and docs/reproductions.md + docs/figures/ regenerated.
+# The full profile: make reproduce REPRO_PROFILE=--full
+REPRO_PROFILE ?= --quick
+reproduce: build
+	$(VENV)/bin/bufferlab reproduce all $(REPRO_PROFILE) --out repro-out --docs docs
 
 clean:
 	rm -rf $(VENV) python/bufferlab/_core*.so target/wheels
