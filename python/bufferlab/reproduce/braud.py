@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from . import braud_model as m
-from .claims import ClaimSpec, at_least, within
+from .claims import ClaimSpec, at_least, at_most, between, within
 from .figures import errorbars, new_figure, over_seeds, per_seed, ratio_by_seed
 from .item import Data, Item, Output, register
 from .papers import BRAUD
@@ -74,7 +74,7 @@ def _analyze_alpha(d: Data) -> Output:
     ax[0, 1].legend(fontsize=7)
     fig.tight_layout()
     plotted = agg.rename(columns={"mean": "alpha_mean", "lo": "alpha_lo", "hi": "alpha_hi"}).merge(
-        dl.rename(columns={"mean": "delay_ms_mean", "lo": "delay_ms_lo", "hi": "delay_ms_hi", "n": "n_delay"}),
+        dl.rename(columns={"mean": "delay_ms_mean", "lo": "delay_ms_lo", "hi": "delay_ms_hi", "seeds": "seeds_delay"}),
         on="r_u")
 
     def at(r_u: float, col: str = "alpha") -> list[float] | None:
@@ -167,7 +167,7 @@ def _analyze_table1(d: Data) -> Output:
     paper = [346, 124, 728, 660, 3.26, 2.80, 3.06]
     ests = e1 + e2 + e3
     plotted = pd.DataFrame({"quantity": names, "paper": paper, "mean": [e.mean for e in ests],
-                            "lo": [e.lo for e in ests], "hi": [e.hi for e in ests], "n": [e.n for e in ests]})
+                            "lo": [e.lo for e in ests], "hi": [e.hi for e in ests], "seeds": [e.n for e in ests]})
     ms = lambda s: [v * 1e3 for v in s.values()]  # noqa: E731
     kb = lambda s: [v * 1e-3 for v in s.values()]  # noqa: E731
     mb = lambda s: [v * 1e-6 for v in s.values()]  # noqa: E731
@@ -292,4 +292,278 @@ register(Item(
                "has no overflow to bring forward and does not lower the RTT. The paper's hosts probably grew "
                "their buffers during the run. Our uplink utilization with UDP counts every byte on the link, UDP "
                "included, where the paper's 85% appears to count TCP only.",
+))
+
+
+# ---------------------------------------------------------------- Figs. 6-7
+
+PAIRS = {"400kbps": ("Fig. 6", 400e3, 2.4e6, "slow"), "800kbps": ("Fig. 7", 800e3, 5e6, "fast")}
+CASES = ("large buffer", "large + UDP", "large + bursty UDP", "small buffer")
+
+
+def _fig67_rows(d: Data) -> pd.DataFrame:
+    rows = []
+    for sweep in ("plain", "udp", "burst"):
+        f = d.table(sweep, "flows")
+        f = f[f["kind"] == "tcp"]
+        for (up, upq, seed), g in f.groupby(["topology.up.rate", "topology.up.queue.limit", "seed"]):
+            name, c_up, c_down, _ = PAIRS[up]
+            large = upq in ("60pkt", "120pkt")
+            case = {"plain": "large buffer" if large else "small buffer", "udp": "large + UDP",
+                    "burst": "large + bursty UDP"}[sweep]
+            dn, upf = g[g["src"] == "server"].iloc[0], g[g["src"] == "client"].iloc[0]
+            rows.append({"figure": name, "case": case, "seed": seed,
+                         "rtt_down_ms": dn["rtt_mean_s"] * 1e3, "rtt_up_ms": upf["rtt_mean_s"] * 1e3,
+                         "down_pct": dn["throughput_bps"] / c_down * 100, "up_pct": upf["throughput_bps"] / c_up * 100})
+    return pd.DataFrame(rows)
+
+
+def _analyze_fig67(d: Data) -> Output:
+    per = _fig67_rows(d)
+    fig, ax = new_figure(2, 2, w=4.6, h=3.0)
+    plotted = []
+    xs = np.arange(len(CASES))
+    for i, name in enumerate(("Fig. 6", "Fig. 7")):
+        sub = per[per["figure"] == name]
+        for j, (cols, ylabel) in enumerate(((("rtt_down_ms", "rtt_up_ms"), "RTT (ms)"),
+                                            (("down_pct", "up_pct"), "share of the link (%)"))):
+            for k, col in enumerate(cols):
+                a = over_seeds(sub, ["case"], col).set_index("case").reindex(list(CASES)).reset_index()
+                ax[i, j].bar(xs + (k - 0.5) * 0.38, a["mean"], 0.38, yerr=(a["mean"] - a["lo"]).fillna(0), capsize=3,
+                             label="download" if k == 0 else "upload")
+                plotted.append(a.assign(figure=name, quantity=col))
+            ax[i, j].set_xticks(xs, [c.replace(" + ", "\n+ ") for c in CASES], fontsize=7)
+            ax[i, j].set(ylabel=ylabel, title=f"{name}: {PAIRS['400kbps' if i == 0 else '800kbps'][2] / 1e6:g} Mb/s / "
+                                              f"{PAIRS['400kbps' if i == 0 else '800kbps'][1] / 1e3:g} kb/s")
+        ax[i, 0].legend(fontsize=7)
+    fig.tight_layout()
+
+    def v(name: str, case: str, col: str) -> dict[int, float]:
+        g = per[(per["figure"] == name) & (per["case"] == case)]
+        return dict(zip(g["seed"], g[col]))
+
+    s = {}
+    for name, tag in (("Fig. 6", "F6"), ("Fig. 7", "F7")):
+        big = v(name, "large buffer", "rtt_up_ms")
+        s[f"{tag}-rtt-large"] = list(big.values()) or None
+        s[f"{tag}-down-large"] = list(v(name, "large buffer", "down_pct").values()) or None
+        s[f"{tag}-up-large"] = list(v(name, "large buffer", "up_pct").values()) or None
+        s[f"{tag}-small-ratio"] = ratio_by_seed(big, v(name, "small buffer", "rtt_up_ms")) or None
+        s[f"{tag}-small-down"] = list(v(name, "small buffer", "down_pct").values()) or None
+        s[f"{tag}-small-up"] = list(v(name, "small buffer", "up_pct").values()) or None
+        s[f"{tag}-udp-ratio"] = ratio_by_seed(big, v(name, "large + UDP", "rtt_up_ms")) or None
+        s[f"{tag}-burst"] = ratio_by_seed(v(name, "large + bursty UDP", "rtt_up_ms"), v(name, "large + UDP", "rtt_up_ms")) or None
+        du, dl = v(name, "large + UDP", "down_pct"), v(name, "large buffer", "down_pct")
+        s[f"{tag}-udp-down"] = [du[k] - dl[k] for k in sorted(set(du) & set(dl))] or None
+    return Output(fig, pd.concat(plotted, ignore_index=True), s)
+
+
+def _fig67_claims() -> list[ClaimSpec]:
+    out = []
+    for tag, fig, rtt in (("F6", "Fig. 6", 605), ("F7", "Fig. 7", 600)):
+        out += [
+            ClaimSpec(f"{tag}-rtt-large", f"{fig}, §IV-B", f"large uplink buffer: the RTT reaches {rtt} ms (upload)",
+                      within(rtt, rel=0.3), "ms"),
+            ClaimSpec(f"{tag}-up-large", f"{fig}, §IV-B", "the upload reaches 91–92% of the uplink", within(91.5, abs_=5), "%"),
+            ClaimSpec(f"{tag}-down-large", f"{fig}, §IV-B", "the download drops to around 40% of the downlink",
+                      within(40, abs_=10), "%"),
+            ClaimSpec(f"{tag}-small-ratio", f"{fig}, §IV-B", "a correctly sized buffer divides the RTT by 2.5",
+                      within(2.5, rel=0.3), "×"),
+            ClaimSpec(f"{tag}-small-down", f"{fig}, §IV-B", "…and the download reaches around 95% of the downlink",
+                      within(95, abs_=5), "%"),
+            ClaimSpec(f"{tag}-small-up", f"{fig}, §IV-B", "…while the uplink stays around 55%", within(55, abs_=10), "%"),
+            ClaimSpec(f"{tag}-udp-ratio", f"{fig}, §IV-B", "adding 250 pkt/s of UDP divides the RTT by 2.5",
+                      within(2.5, rel=0.3), "×"),
+            ClaimSpec(f"{tag}-udp-down", f"{fig}, §IV-B", "…and raises the download's share (difference)", at_least(0.0),
+                      "points"),
+            ClaimSpec(f"{tag}-burst", f"{fig}, §IV-B", "bursty UDP performs like the continuous stream (RTT, bursty / "
+                      "continuous)", between(0.7, 1.3), "×"),
+        ]
+    return out
+
+
+register(Item(
+    name="braud/fig6-7",
+    paper=BRAUD,
+    where="Figs. 6–7, Table III (§IV-A–B)",
+    title="One download, then one upload 20–40 s later, over 2.4 Mb/s / 400 kb/s and 5 Mb/s / 800 kb/s: RTT and "
+          "link shares with an oversized uplink buffer, with continuous or bursty UDP, and with a small buffer",
+    spec="braud-fig6-7.toml",
+    analyze=_analyze_fig67,
+    claims=_fig67_claims(),
+    assumptions=[
+        "Table III's downlink buffers read as 60 packets (slow pair) and 120 (fast pair): the text says the download "
+        "buffer allows 300 ms of queueing, which 60 packets give at 2.4 Mb/s and 120 at 5 Mb/s (Table III prints 12)",
+        "rates as IP rates (no link framing); NewReno both ways, unlimited windows",
+        "RTT = the upload's mean RTT samples over 50–100 s; shares = each flow's IP throughput / its link's rate",
+        "the download starts at uniform(0 s, 1 s), the upload at uniform(20 s, 40 s), UDP at uniform(0 s, 1 s)",
+        "bursty UDP: 100 packets paced at 250 pkt/s every second",
+    ],
+))
+
+
+# ---------------------------------------------------------------- Figs. 8-14: web response times
+
+SIZE_BINS = [0, 1, 3, 10, 30, 100, 300, 1000, 10**9]  # segments (1460 B): (0,1], (1,3], ...
+CC_NAME = {"newreno": "NewReno", "cubic": "Cubic", "vegas": "Vegas"}
+
+
+def _transfers(d: Data, sweep: str, load_key: str, loads: dict[str, str], warmup: float) -> pd.DataFrame:
+    t = d.table(sweep, "transfers")
+    t = t[(t["start_s"] >= warmup) & t["completion_time_s"].notna()].copy()
+    t["segments"] = np.ceil(t["size_bytes"] / 1460)
+    t["bin"] = pd.cut(t["segments"], SIZE_BINS, labels=[f"{a + 1}–{b}" if b < 10**9 else f">{a}"
+                                                         for a, b in zip(SIZE_BINS, SIZE_BINS[1:])])
+    t["bin_x"] = pd.cut(t["segments"], SIZE_BINS, labels=[math.sqrt((a + 1) * min(b, 3000))
+                                                          for a, b in zip(SIZE_BINS, SIZE_BINS[1:])]).astype(float)
+    t["load"] = t[load_key].map(loads)
+    t["down"] = t["traffic[0].cc"].map(CC_NAME)
+    t["up"] = t["traffic[1].cc"].map(CC_NAME)
+    t["udp"] = sweep == "udp"
+    return t
+
+
+def _web_panels(ax, t: pd.DataFrame, title: str) -> list[pd.DataFrame]:
+    out = []
+    colours = {"NewReno": "C3", "Cubic": "C2", "Vegas": "C0"}
+    styles = {"NewReno": "-", "Cubic": "--", "Vegas": ":"}
+    for (up, down), g in t.groupby(["up", "down"]):
+        a = over_seeds(g, ["bin_x"], "completion_time_s")
+        errorbars(ax, a, "bin_x", label=f"up {up} / down {down}", color=colours[up], ls=styles[down], ms=3)
+        out.append(a.assign(up=up, down=down, panel=title))
+    ax.set(xscale="log", yscale="log", xlabel="transfer size (1460 B segments)", ylabel="mean response time (s)",
+           title=title)
+    return out
+
+
+def _warmup(d: Data) -> float:
+    """Downloads counted: those starting after the measure window opens (20 s; 5 s in smoke runs)."""
+    return 5.0 if d.profile == "smoke" else 20.0
+
+
+def _small(t: pd.DataFrame, **sel) -> dict[int, float]:
+    g = t[t["segments"] <= 10]
+    for k, v in sel.items():
+        g = g[g[k] == v]
+    return g.groupby("seed")["completion_time_s"].mean().to_dict()
+
+
+LOADS_811 = {"zipf(1.7, max=1065512pkt)": "50%", "zipf(1.7, max=31650pkt)": "17%"}
+
+
+def _analyze_fig811(d: Data) -> Output:
+    t = pd.concat([_transfers(d, s, "traffic[0].size", LOADS_811, _warmup(d)) for s in ("plain", "udp") if s in d.sweeps],
+                  ignore_index=True)
+    fig, ax = new_figure(2, 2, w=4.6, h=3.4)
+    plotted = []
+    for i, udp in enumerate((False, True)):
+        for j, load in enumerate(("50%", "17%")):
+            n = {(False, "50%"): 8, (False, "17%"): 9, (True, "50%"): 10, (True, "17%"): 11}[(udp, load)]
+            g = t[(t["udp"] == udp) & (t["load"] == load)]
+            plotted += _web_panels(ax[i, j], g, f"Fig. {n}: {load} load" + (", 125 pkt/s UDP" if udp else ""))
+    ax[0, 0].legend(fontsize=5)
+    fig.tight_layout()
+    nr = dict(up="NewReno", down="NewReno")
+    r = ratio_by_seed
+    s = {
+        "F8-vegas-up": r(_small(t, udp=False, load="50%", up="Vegas", down="NewReno"), _small(t, udp=False, load="50%", **nr)),
+        "F9-vegas-up": r(_small(t, udp=False, load="17%", up="Vegas", down="NewReno"), _small(t, udp=False, load="17%", **nr)),
+        "F8-vegas-down": r(_small(t, udp=False, load="50%", up="NewReno", down="Vegas"), _small(t, udp=False, load="50%", **nr)),
+        "F9-lighter": r(_small(t, udp=False, load="17%", **nr), _small(t, udp=False, load="50%", **nr)),
+        "F10-udp": r(_small(t, udp=True, load="50%", **nr), _small(t, udp=False, load="50%", **nr)),
+        "F11-udp": r(_small(t, udp=True, load="17%", **nr), _small(t, udp=False, load="17%", **nr)),
+        "F10-like-vegas": r(_small(t, udp=True, load="50%", **nr), _small(t, udp=False, load="50%", up="Vegas", down="NewReno")),
+    }
+    return Output(fig, pd.concat(plotted, ignore_index=True) if plotted else pd.DataFrame(),
+                  {k: (v or None) for k, v in s.items()},
+                  notes={k: "mean response time of downloads of ≤ 10 segments, ratio paired by seed" for k in s})
+
+
+register(Item(
+    name="braud/fig8-11",
+    paper=BRAUD,
+    where="Figs. 8–11 (§IV-C)",
+    title="Conditional download response time against transfer size: a long upload against Poisson (1/s) Zipf(1.7) "
+          "downloads at ~50% and ~17% downlink load, Vegas/Cubic/NewReno on each side, without and with 125 pkt/s "
+          "of UDP",
+    spec="braud-fig8-11.toml",
+    analyze=_analyze_fig811,
+    claims=[
+        ClaimSpec("F8-vegas-up", "Fig. 8", "50% load: Vegas on the upload gives consistently low download response "
+                  "times (Vegas / NewReno upload, small downloads)", at_most(0.5), "×"),
+        ClaimSpec("F9-vegas-up", "Fig. 9", "17% load: likewise, transfers complete much sooner with a Vegas upload",
+                  at_most(0.5), "×"),
+        ClaimSpec("F8-vegas-down", "Fig. 8", "Vegas on the download lengthens completion times (Vegas / NewReno "
+                  "download, NewReno upload)", at_least(1.0), "×"),
+        ClaimSpec("F9-lighter", "Fig. 9, §IV-C", "against NewReno the impact on downloads is larger under the lighter "
+                  "load (17% / 50%)", at_least(1.0), "×"),
+        ClaimSpec("F10-udp", "Fig. 10", "UDP significantly improves response times (with / without, NewReno both ways, "
+                  "50%)", at_most(0.8), "×"),
+        ClaimSpec("F11-udp", "Fig. 11", "…up to two times better at 17% load (with / without)", at_most(0.7), "×"),
+        ClaimSpec("F10-like-vegas", "§IV-C", "the results with UDP are quite similar to a Vegas upload "
+                  "(NewReno + UDP / Vegas upload)", between(0.5, 2.0), "×"),
+    ],
+    assumptions=[
+        "the testbed's slow pair (2.4 Mb/s / 42 ms down, 400 kb/s / 52 ms up) with 60-packet buffers both ways "
+        "(§IV-D compares the ADSL's 30 packets with 'the 60 packets in the testbed experiment')",
+        "Zipf(1.7) sizes in 1460 B segments truncated at 1 065 512 (mean 103 segments: 1.2 Mb/s at 1/s, 50% load) and "
+        "31 650 (mean 35: 17%); 87% of the transfers are under 10 segments either way (the paper: 898 of 1061)",
+        "response time = connection start to last byte delivered; downloads starting after 20 s and completed; "
+        "size bins 1, 2–3, 4–10, 11–30, 31–100, 101–300, 301–1000, > 1000 segments",
+        "1000 s runs in --full (the paper's), 300 s in --quick",
+    ],
+))
+
+
+LOADS_1214 = {"1/s": "1/s", "6/s": "6/s"}
+
+
+def _analyze_fig1214(d: Data) -> Output:
+    t = pd.concat([_transfers(d, s, "traffic[0].arrival_rate", LOADS_1214, _warmup(d)) for s in ("plain", "udp")
+                   if s in d.sweeps], ignore_index=True)
+    fig, ax = new_figure(3, w=4.4, h=3.4)
+    plotted = []
+    for j, (udp, load, n) in enumerate(((False, "1/s", 12), (True, "1/s", 13), (False, "6/s", 14))):
+        g = t[(t["udp"] == udp) & (t["load"] == load)]
+        plotted += _web_panels(ax[0, j], g, f"Fig. {n}: {load}" + (", 125 pkt/s UDP" if udp else ""))
+    ax[0, 0].legend(fontsize=5)
+    fig.tight_layout()
+    nr = dict(up="NewReno", down="NewReno")
+    r = ratio_by_seed
+    s = {
+        "F12-vegas-up": r(_small(t, udp=False, load="1/s", up="Vegas", down="NewReno"), _small(t, udp=False, load="1/s", **nr)),
+        "F13-udp": r(_small(t, udp=True, load="1/s", **nr), _small(t, udp=False, load="1/s", **nr)),
+        "F14-newreno-worst": r(_small(t, udp=False, load="6/s", up="NewReno", down="NewReno"),
+                               _small(t, udp=False, load="6/s", up="Cubic", down="NewReno")),
+        "F14-lower": r(_small(t, udp=False, load="6/s", **nr), _small(t, udp=False, load="1/s", **nr)),
+    }
+    return Output(fig, pd.concat(plotted, ignore_index=True) if plotted else pd.DataFrame(),
+                  {k: (v or None) for k, v in s.items()},
+                  notes={k: "mean response time of downloads of ≤ 10 segments, ratio paired by seed" for k in s})
+
+
+register(Item(
+    name="braud/fig12-14",
+    paper=BRAUD,
+    where="Figs. 12–14 (§IV-D)",
+    title="Realistic TCP mix on an ADSL link (5440/352 kb/s, 30/60-packet buffers): conditional download response "
+          "times with 1 and 6 connections per second, without and with 125 pkt/s of UDP",
+    spec="braud-fig12-14.toml",
+    analyze=_analyze_fig1214,
+    claims=[
+        ClaimSpec("F12-vegas-up", "Fig. 12", "with Vegas the download response time is much better (Vegas / NewReno "
+                  "upload)", at_most(0.7), "×"),
+        ClaimSpec("F13-udp", "Fig. 13", "adding 125 pkt/s of UDP improves response times with a NewReno upload "
+                  "(with / without)", at_most(1.0), "×"),
+        ClaimSpec("F14-newreno-worst", "Fig. 14", "at 6/s a NewReno upload leads to much higher response times than "
+                  "Cubic (NewReno / Cubic upload)", at_least(1.2), "×"),
+        ClaimSpec("F14-lower", "§IV-D, §III", "under the higher load the average response time is lower thanks to more "
+                  "ACKs in the uplink queue (6/s / 1/s, NewReno)", at_most(1.0), "×"),
+    ],
+    assumptions=[
+        "rates at the ATM layer with AAL5/LLC framing; one-way delays 20 ms each way to the distant server",
+        "Zipf(1.7) sizes truncated at 300 028 segments (mean 70: 15% of the downlink at 1/s, 92% at 6/s); the paper's "
+        "average sizes (660 and 413 packets) would overload the downlink at either rate",
+        "response time as in braud/fig8-11; downloads starting after 20 s and completed",
+    ],
 ))

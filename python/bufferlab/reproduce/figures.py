@@ -11,7 +11,7 @@ from .stats import estimate
 
 
 def over_seeds(df: pd.DataFrame, by: Sequence[str], value: str) -> pd.DataFrame:
-    """One row per group of ``by``: ``mean``, ``lo``, ``hi`` (95% Student-t) and ``n`` of
+    """One row per group of ``by``: ``mean``, ``lo``, ``hi`` (95% Student-t) and ``seeds`` (the count) of
     ``value`` over seeds (rows of one seed in a group are averaged first)."""
     by = list(by)
     per_seed = df.groupby(by + ["seed"], dropna=False)[value].mean().reset_index()
@@ -19,7 +19,7 @@ def over_seeds(df: pd.DataFrame, by: Sequence[str], value: str) -> pd.DataFrame:
     for key, g in per_seed.groupby(by, dropna=False, sort=True):
         key = key if isinstance(key, tuple) else (key,)
         e = estimate(g[value])
-        rows.append({**dict(zip(by, key)), "mean": e.mean, "lo": e.lo, "hi": e.hi, "n": e.n})
+        rows.append({**dict(zip(by, key)), "mean": e.mean, "lo": e.lo, "hi": e.hi, "seeds": e.n})
     return pd.DataFrame(rows)
 
 
@@ -27,6 +27,10 @@ def errorbars(ax, agg: pd.DataFrame, x: str, label: str | None = None, **kw) -> 
     """Mean with its 95% interval (no bar where one seed gives no interval)."""
     agg = agg.sort_values(x)
     lo = (agg["mean"] - agg["lo"]).fillna(0).to_numpy()
+    # a positive quantity's interval may reach below zero with few seeds: stop the bar at 1% of
+    # the mean so it still shows on a log axis
+    m = agg["mean"].to_numpy()
+    lo = np.where((m > 0) & (lo >= m), 0.99 * m, lo)
     hi = (agg["hi"] - agg["mean"]).fillna(0).to_numpy()
     ax.errorbar(agg[x].to_numpy(), agg["mean"].to_numpy(), yerr=np.vstack([lo, hi]), capsize=3,
                 label=label, **{"marker": "o", "ms": 4, **kw})

@@ -76,8 +76,8 @@ def bdp_pkts(rate: float) -> float:
 
 
 def _best_buffers(d: Data) -> pd.DataFrame:
-    """Per rate, cc, N and seed: the smallest buffer whose per-flow goodput is within 1% of the best
-    over the buffers tried, with the loss rate and RTT there."""
+    """Per rate, cc, N and seed: the smallest buffer whose end-to-end goodput (harmonic mean over the
+    flows) is within 1% of the best over the buffers tried, with the loss rate and RTT there."""
     rows = []
     for sweep, rate in RATES.items():
         if sweep not in d.sweeps:
@@ -85,8 +85,13 @@ def _best_buffers(d: Data) -> pd.DataFrame:
         f = d.table(sweep, "flows")
         f = f[f["kind"] == "tcp"].copy()
         f["buffer"] = f["topology.bottleneck.queue.limit"].str.removesuffix("pkt").astype(int)
+        # §3.1: a transfer's goodput is file size / delivery time, so N equal files delivered in a
+        # mean time T have goodput size / T: the harmonic mean of the flows' goodputs.
+        f["inv"] = 1.0 / f["goodput_bps"].clip(lower=1.0)
         g = f.groupby(["traffic[0].cc", "topology.pairs", "seed", "buffer"]).agg(
-            goodput=("goodput_bps", "mean"), rtt=("rtt_mean_s", "mean"), loss=("loss_rate", "mean")).reset_index()
+            inv=("inv", "mean"), mean_goodput=("goodput_bps", "mean"), rtt=("rtt_mean_s", "mean"),
+            loss=("loss_rate", "mean")).reset_index()
+        g["goodput"] = 1.0 / g["inv"]
         for (cc, n, seed), h in g.groupby(["traffic[0].cc", "topology.pairs", "seed"]):
             h = h.sort_values("buffer")
             best = h[h["goodput"] >= 0.99 * h["goodput"].max()].iloc[0]
@@ -159,6 +164,12 @@ register(Item(
     name="gorinsky/fig2-3",
     paper=GORINSKY,
     where="Figs. 2–3 (§3.1)",
+    discussion="The metric decides the result. With the arithmetic mean of the flows' goodputs (aggregate goodput "
+               "/ N) every buffer that keeps the link busy is optimal, and with many flows that is a small one: the "
+               "optimum then sits near BDP/√n or below and none of Fig. 2's trends appear. The paper defines a "
+               "transfer's goodput by its file delivery time; averaging delivery times (the harmonic mean of "
+               "goodputs) counts the flows a small buffer starves through repeated timeouts, and that is what makes "
+               "the optimum grow with the number of connections.",
     title="The buffer that maximizes end-to-end goodput against the number of long NewReno or Vegas transfers "
           "at 1, 10 and 100 Mb/s, with the BDP, BDP/√n and connection-proportional lines; RTT at that buffer",
     spec="gorinsky-fig2-3.toml",
@@ -178,8 +189,10 @@ register(Item(
                   "several seconds (RTT at the optimal buffer, N = 100)", at_least(1.0), "s"),
     ],
     assumptions=[
-        "the optimal buffer is the smallest buffer tried whose mean per-flow goodput is within 1% of the best "
-        "buffer's (beyond the BDP NewReno's goodput is flat, so the exact argmax is noise)",
+        "end-to-end goodput = file size / delivery time (§3.1); for N equal long files the goodput of the mean "
+        "delivery time is the harmonic mean of the flows' goodputs, which is what we maximize",
+        "the optimal buffer is the smallest buffer tried whose goodput is within 1% of the best one's (past the "
+        "optimum the goodput is flat for NewReno, so the exact argmax is noise)",
         "buffers tried: powers of two, 2–1024 packets at 1 Mb/s, 8–1024 at 10 Mb/s, 16–2048 at 100 Mb/s",
         "N in {1, 5, 10, 20, 50, 100} in --full, {1, 10, 100} in --quick; goodput over the whole run "
         "(60 s in --quick, the paper's 200 s in --full)",
