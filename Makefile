@@ -10,7 +10,7 @@ DEMO     ?= $(EXAMPLES)/udp-fifo.toml
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: demo test test-rust test-python build deps clean validate
+.PHONY: demo test test-rust test-python build deps clean validate reproduce
 
 demo: build
 	$(VENV)/bin/bufferlab run $(DEMO)
@@ -54,6 +54,13 @@ $(NS3_VENV)/.installed:
 validate: build $(NS3_VENV)/.installed
 	command -v g++ >/dev/null || (apt-get update -qq && apt-get install -y -qq g++)
 	BUFFERLAB_NS3_VENV=$(NS3_VENV) nice -n 10 $(PY) -m bufferlab.crosscheck.suite --out docs/validation.md
+
+# Every reproduction of the seed papers, quick profile (>= 3 seeds, every core): runs, figures and
+# report.md in repro-out/ (a rerun resumes), and docs/reproductions.md + docs/figures/ regenerated.
+# The full profile: make reproduce REPRO_PROFILE=--full
+REPRO_PROFILE ?= --quick
+reproduce: build
+	$(VENV)/bin/bufferlab reproduce all $(REPRO_PROFILE) --out repro-out --docs docs
 
 clean:
 	rm -rf $(VENV) python/bufferlab/_core*.so target/wheels

@@ -1,57 +1,84 @@
-"""Reproductions: every scenario they build is valid, and the closed-form one agrees with theory."""
+"""Reproductions: the framework (specs, claims, intervals, CLI) and a smoke run of every item."""
+
+import math
 
 import bufferlab
 import pytest
-from bufferlab.reproduce import REPRODUCTIONS, braud, cardozo, gorinsky, jabeen, run_reproduction
+from bufferlab.reproduce import ITEMS, PROFILES, run_item
+from bufferlab.reproduce.claims import FAILS, HOLDS, NOT_COMPARABLE, ClaimSpec, at_least, judge, within
+from bufferlab.reproduce.item import MIN_SEEDS
+from bufferlab.reproduce.stats import estimate
 from typer.testing import CliRunner
 
 
-def _scenarios():
-    yield braud.table2(True, braud.FREEBSD_SNDBUF, 1, True)
-    yield braud.table2(False, None, 1, False)
-    yield gorinsky.one_flow("2pkt", 0.875, 1, True)
-    yield gorinsky.one_flow({"sizing": "bdp"}, 0.5, 1, False)
-    for _, q, bql, _ in cardozo.CASES:
-        yield cardozo.host(q, bql, 1, True)
-    for _, q in jabeen.CASES:
-        yield jabeen.two_flows(q, 1, True)
+def test_interval_is_student_t():
+    # n = 3, mean 2, s = 1: t(0.975, 2) = 4.302653 (tables), half-width 4.302653 / sqrt(3)
+    e = estimate([1.0, 2.0, 3.0])
+    assert e.mean == 2.0 and e.n == 3
+    assert e.hi - 2.0 == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+    one = estimate([5.0])
+    assert one.mean == 5.0 and math.isnan(one.lo)
+    assert estimate([math.nan]).n == 0
 
 
-@pytest.mark.parametrize("sc", list(_scenarios()))
-def test_every_reproduction_scenario_is_valid(sc):
-    assert [str(p) for p in bufferlab.validate(sc)] == []
+def test_verdicts():
+    spec = ClaimSpec("x", "Table I", "about 10", within(10, rel=0.1), "ms")
+    assert judge("i", spec, [9.5, 10.5]).verdict == HOLDS
+    assert judge("i", spec, [12.0, 12.5]).verdict == FAILS
+    assert judge("i", spec, None).verdict == NOT_COMPARABLE
+    assert judge("i", spec, []).verdict == NOT_COMPARABLE
+    assert judge("i", ClaimSpec("y", "§5", "at least 75%", at_least(75)), [74.0]).verdict == FAILS
 
 
-def test_md1_agrees_with_pollaczek_khinchine():
-    df = run_reproduction("theory/md1", seeds=2, quick=True)
-    assert list(df["case"]) == ["rho=0.3", "rho=0.5", "rho=0.8", "rho=0.9"]
-    assert df["holds"].all(), df
-    # The closed form itself: rho S / (2 (1 - rho)) with S = 1.2 ms.
-    assert df.loc[df["case"] == "rho=0.8", "paper"].item() == pytest.approx(2.4)
+@pytest.mark.parametrize("name", [n for n, it in ITEMS.items() if it.runnable])
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_spec_expands_to_valid_scenarios(name, profile):
+    from bufferlab.sweep import load_spec
+
+    item = ITEMS[name]
+    sweeps = item.sweeps(profile)
+    assert sweeps
+    for doc in sweeps.values():
+        spec = load_spec(doc)
+        assert len(spec.seeds) >= MIN_SEEDS[profile]
+        points = spec.points("test")
+        # every scenario of the sweep is valid (checked once per distinct point)
+        seen = set()
+        for p in points:
+            if p.point_id not in seen:
+                seen.add(p.point_id)
+                assert [str(x) for x in bufferlab.validate(p.scenario)] == [], (name, p.params)
 
 
-def test_cli_lists_and_rejects_unknown():
+def test_list_names_papers_by_author_and_year():
     from bufferlab.cli import app
 
     r = CliRunner().invoke(app, ["reproduce"])
     assert r.exit_code == 0
-    for name in REPRODUCTIONS:
+    for name, it in ITEMS.items():
         assert name in r.output
-    r = CliRunner().invoke(app, ["reproduce", "nope/fig1"])
+    for who in ("Braud", "Gorinsky", "Jabeen", "Cardozo", "2014", "2005"):
+        assert who in r.output
+    assert "seed 00" not in r.output
+    r = CliRunner().invoke(app, ["reproduce", "nope/fig1", "--smoke"])
+    assert r.exit_code == 2
+    r = CliRunner().invoke(app, ["reproduce", "braud/alpha", "--smoke", "--full"])
     assert r.exit_code == 2
 
 
-@pytest.mark.parametrize("name", ["gorinsky/beta", "cardozo/bql"])
-def test_paper_claims_hold(name):
-    # Seed 003 §5 (utilization with 2-packet buffers, beta 0.5 / 0.875) and seed 001 (RTT under
-    # load against qdisc and BQL): every claim holds on short runs of one seed.
-    df = run_reproduction(name, seeds=1, quick=True)
-    assert df["holds"].all(), df.to_string()
-
-
-def test_braud_table2_udp_cuts_rtt():
-    df = run_reproduction("braud/table2", seeds=1, quick=True)
-    rows = df[df["case"].str.startswith("unlimited window")]
-    assert rows["holds"].all(), rows.to_string()
-    ratio = df[(df["quantity"] == "RTT without / with UDP") & (df["case"] == "unlimited window")]["bufferlab"].item()
-    assert ratio > 2.0
+@pytest.mark.parametrize("name", list(ITEMS))
+def test_smoke_profile_runs_draws_and_judges(name, tmp_path):
+    item = ITEMS[name]
+    res = run_item(item, "smoke", tmp_path, backend="inline")
+    assert len(res.claims) == len(item.claims) > 0
+    assert (tmp_path / name.replace("/", "-") / "claims.csv").is_file()
+    if not item.runnable:
+        assert all(c.verdict == NOT_COMPARABLE for c in res.claims)
+        return
+    assert res.figure is not None and res.figure.stat().st_size > 5000
+    assert (res.folder / "plotted.csv").stat().st_size > 0
+    # at least one claim gets a number from the smoke run
+    assert any(c.est.n >= 1 for c in res.claims), [c.row() for c in res.claims]
+    # a rerun reuses every stored point
+    again = run_item(item, "smoke", tmp_path, backend="inline")
+    assert again.runs == 0

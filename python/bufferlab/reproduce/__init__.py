@@ -1,14 +1,15 @@
-"""The seed papers' experiments, run and set beside the papers' own numbers.
+"""The seed papers' experiments, reproduced: sweeps over seeds, figures, claims with verdicts.
 
-``bufferlab reproduce`` lists them; ``bufferlab reproduce NAME`` runs one and prints a table of
-quantity, case, the paper's value, ours, and whether ours meets the paper's claim. Each
-reproduction states the assumptions it makes where its paper leaves a parameter open
-(``docs/reproductions.md``).
+``bufferlab reproduce`` lists the items; ``bufferlab reproduce ITEM`` runs one through the sweep
+runner, draws its figure with the paper's axes and judges each of the paper's claims (mean and
+95% interval over seeds against a tolerance declared with the item). See docs/reproductions.md.
 """
 
 from __future__ import annotations
 
-from ._registry import REPRODUCTIONS, Reproduction, get, run_reproduction
-from . import braud, cardozo, gorinsky, jabeen, theory  # noqa: F401  (they register themselves)
+from . import braud, cardozo, gorinsky, jabeen, theory  # noqa: F401  (they register their items)
+from .claims import ClaimResult, ClaimSpec
+from .item import ITEMS, PROFILES, Item, get
+from .run import ItemResult, run_item, run_items
 
-__all__ = ["REPRODUCTIONS", "Reproduction", "get", "run_reproduction"]
+__all__ = ["ITEMS", "PROFILES", "ClaimResult", "ClaimSpec", "Item", "ItemResult", "get", "run_item", "run_items"]

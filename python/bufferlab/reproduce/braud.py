@@ -1,81 +1,569 @@
-"""Seed 000 (Braud, Heusse, Duda — TCP over large buffers): Table II."""
+"""Braud, Heusse & Duda (2014): small UDP packets shorten a packet-count buffer's delay."""
 
 from __future__ import annotations
 
-import copy
+import math
 
-from .. import run
-from ._registry import Row, register
+import numpy as np
+import pandas as pd
 
-# Table II's setup (the same as scenarios/braud-table2.toml).
-TABLE2 = {
-    "run": {"duration": "200s", "seed": 1, "measure": ["50s", "150s"]},
-    "topology": {
-        "template": "access",
-        "up": {"rate": "800kbps", "delay": "52ms", "queue": {"discipline": "fifo", "limit": "120pkt"}},
-        "down": {"rate": "5Mbps", "delay": "42ms", "queue": {"discipline": "fifo", "limit": "120pkt"}},
-    },
-    "traffic": [
-        {"kind": "tcp", "from": "client", "to": "server", "cc": "newreno"},
-        {"kind": "udp", "from": "client", "to": "server", "rate": "250pps", "size": "29B"},
-        {"kind": "ping", "from": "client", "to": "server", "interval": "100ms"},
+from . import braud_model as m
+from .claims import ClaimSpec, at_least, at_most, between, within
+from .figures import errorbars, new_figure, over_seeds, per_seed, ratio_by_seed
+from .item import Data, Item, Output, register
+from .papers import BRAUD
+
+UP = "client->server"
+DOWN = "server->client"
+
+# Table I's uplink: 854 kb/s at the ATM layer. A 1500 B TCP segment is 32 cells (1696 B) on the
+# wire, a 29 B UDP packet one cell (53 B): the sizes the model's S_T and S_U mean on this link.
+C_U = 854e3 / 8  # bytes/s
+S_T_WIRE, S_U_WIRE = 32 * 53, 53
+R_T = m.tcp_packet_rate(C_U, S_T_WIRE)  # 62.9 pkt/s
+
+
+def _pps(v) -> float:
+    return float(str(v).removesuffix("pps"))
+
+
+def _alpha_model(r_u: float) -> float:
+    return m.alpha(R_T, r_u)
+
+
+def _alpha_shared(r_u: float) -> float:
+    """The same model with R_T the rate TCP keeps once UDP takes its share: (C_u − R_U S_U) / S_T."""
+    return m.alpha((C_U - r_u * S_U_WIRE) / S_T_WIRE, r_u)
+
+
+def _analyze_alpha(d: Data) -> Output:
+    q0 = d.table("tcp", "queues")
+    q0 = q0[q0["link"] == UP]
+    base = per_seed(q0, "sojourn_mean_s")
+    f0 = d.table("tcp", "flows")
+    good0 = per_seed(f0[f0["kind"] == "tcp"], "goodput_bps")
+    q = d.table("udp", "queues")
+    q = q[q["link"] == UP].copy()
+    q["r_u"] = q["traffic[1].rate"].map(_pps)
+    f = d.table("udp", "flows")
+    f = f[f["kind"] == "tcp"].copy()
+    f["r_u"] = f["traffic[1].rate"].map(_pps)
+    rows = []
+    for (r_u, seed), g in q.groupby(["r_u", "seed"]):
+        if seed in base:
+            gp = f[(f["r_u"] == r_u) & (f["seed"] == seed)]["goodput_bps"].mean()
+            rows.append({"r_u": r_u, "seed": seed, "delay_ms": g["sojourn_mean_s"].mean() * 1e3,
+                         "alpha": base[seed] / g["sojourn_mean_s"].mean(),
+                         "goodput_loss": 1 - gp / good0[seed] if good0.get(seed) else math.nan})
+    per = pd.DataFrame(rows)
+    agg = over_seeds(per, ["r_u"], "alpha")
+    agg["alpha_model"] = agg["r_u"].map(_alpha_model)
+    agg["alpha_model_shared"] = agg["r_u"].map(_alpha_shared)
+    dl = over_seeds(per, ["r_u"], "delay_ms")
+    fig, ax = new_figure(2)
+    xs = np.linspace(0, max(per["r_u"].max(), 1) * 1.05, 100)
+    ax[0, 0].plot(xs, [_alpha_model(x) for x in xs], "k-", label="model, eq. 5 (R_T = C_u/S_T)")
+    ax[0, 0].plot(xs, [_alpha_shared(x) for x in xs], "k:", label="model, R_T = (C_u − D_U)/S_T")
+    errorbars(ax[0, 0], agg, "r_u", label="simulation (mean, 95% CI)", ls="none", color="C3")
+    ax[0, 0].set(xlabel="UDP rate R_U (packets/s)", ylabel="queueing delay reduction α",
+                 title="§II: α = delay without / with UDP")
+    ax[0, 0].legend(fontsize=7)
+    errorbars(ax[0, 1], dl, "r_u", color="C0")
+    ax[0, 1].axhline(np.mean(list(base.values())) * 1e3, color="gray", ls="--", label="TCP alone")
+    ax[0, 1].set(xlabel="UDP rate R_U (packets/s)", ylabel="uplink queueing delay (ms)", ylim=(0, None))
+    ax[0, 1].legend(fontsize=7)
+    fig.tight_layout()
+    plotted = agg.rename(columns={"mean": "alpha_mean", "lo": "alpha_lo", "hi": "alpha_hi"}).merge(
+        dl.rename(columns={"mean": "delay_ms_mean", "lo": "delay_ms_lo", "hi": "delay_ms_hi", "seeds": "seeds_delay"}),
+        on="r_u")
+
+    def at(r_u: float, col: str = "alpha") -> list[float] | None:
+        g = per[per["r_u"] == r_u]
+        return list(g[col]) if len(g) else None
+
+    return Output(fig, plotted, {
+        "alpha-RT": at(63.0), "alpha-125": at(125.0), "alpha-3RT": at(189.0),
+        "overhead-125": at(125.0, "goodput_loss"),
+    })
+
+
+register(Item(
+    name="braud/alpha",
+    paper=BRAUD,
+    where="§II, eqs. 1–7",
+    title="The queueing-delay reduction α of eq. 5 against the simulated one, over the UDP rate R_U "
+          "(Table I's 854 kb/s ATM uplink, 30-packet buffer, one NewReno upload)",
+    spec="braud-alpha.toml",
+    analyze=_analyze_alpha,
+    claims=[
+        ClaimSpec("alpha-RT", "§II-D, after eq. 7", "matching TCP's packet rate (R_U = R_T = 63 pkt/s) halves the "
+                  "queueing delay: α = 2", within(2.0, rel=0.25), "×"),
+        ClaimSpec("alpha-125", "§II-D eq. 5 at Table I's 125 pkt/s", f"α = 1 + R_U/R_T = {_alpha_model(125):.2f}",
+                  within(_alpha_model(125), rel=0.25), "×"),
+        ClaimSpec("alpha-3RT", "§II-D eq. 5 at R_U = 3 R_T", f"α = {_alpha_model(189):.2f}",
+                  within(_alpha_model(189), rel=0.25), "×"),
+        ClaimSpec("overhead-125", "§II-D eq. 7 at 125 pkt/s",
+                  f"UDP takes OH_U = {m.udp_overhead(_alpha_model(125), S_T_WIRE, S_U_WIRE):.1%} of the capacity: "
+                  "TCP's goodput drops by about that",
+                  within(m.udp_overhead(_alpha_model(125), S_T_WIRE, S_U_WIRE), abs_=0.05), "fraction"),
     ],
-}
-
-# FreeBSD 9.1's default send buffer (net.inet.tcp.sendspace = 32768): the paper's hosts were
-# window-limited, which is why its RTT without UDP is 280 ms and not the 1.9 s a full 120-packet
-# uplink buffer would give.
-FREEBSD_SNDBUF = "32KiB"
-
-
-def table2(udp: bool, sndbuf: str | None, seed: int, quick: bool) -> dict:
-    sc = copy.deepcopy(TABLE2)
-    sc["run"]["seed"] = seed
-    if quick:
-        sc["run"].update(duration="80s", measure=["30s", "80s"])
-    if not udp:
-        sc["traffic"] = [t for t in sc["traffic"] if t["kind"] != "udp"]
-    if sndbuf:
-        sc["traffic"][0]["sndbuf"] = sndbuf
-    return sc
-
-
-@register(
-    "braud/table2",
-    "Braud, Heusse, Duda — TCP over Large Buffers: When Adding Traffic Improves Latency (seed 000), Table II",
-    "One TCP upload over an 800 kb/s uplink with a 120-packet buffer, with and without a 250 pkt/s stream of 29 B UDP packets",
-    [
-        "RTT is the mean of 10 pings per second client -> server over 50-150 s",
-        f"the 'FreeBSD hosts' case limits the sender's buffer to {FREEBSD_SNDBUF} (FreeBSD 9.1 default sendspace); "
-        "the default case has no such limit",
+    assumptions=[
+        "S_T and S_U are wire sizes on the ATM link (1696 B = 32 cells for a 1500 B segment, 53 B = one cell for "
+        "a 29 B UDP packet), so R_T = 854 kb/s / 1696 B = 62.9 pkt/s",
+        "α is measured as the mean uplink queueing delay (sojourn in the buffer, every packet) of TCP alone "
+        "divided by that with UDP, paired by seed",
+        "one-way delays 15 ms each way and a 60-packet downlink buffer (Table I's text gives neither)",
+        "NewReno sender (the modem experiment names no TCP), unlimited windows",
+        "TCP and UDP start at uniform(0 s, 1 s)",
     ],
-)
-def reproduce(seeds: int, quick: bool) -> list[Row]:
-    rows: list[Row] = []
-    paper = {False: (770.0, 100.0, 280.0), True: (657.0, 85.0, 113.7)}
-    for label, sndbuf in (("unlimited window", None), ("FreeBSD hosts", FREEBSD_SNDBUF)):
-        got = {}
-        for udp in (False, True):
-            def one(seed: int, udp=udp) -> tuple[float, float, float]:
-                s = run(table2(udp, sndbuf, seed, quick)).summary
-                tcp = next(f for f in s["flows"] if f["kind"] == "tcp")
-                ping = next(f for f in s["flows"] if f["kind"] == "ping")
-                up = next(l for l in s["links"] if l["link"] == "client->server")
-                return tcp["goodput_bps"] / 1e3, up["utilization"] * 100, ping["rtt_mean_s"] * 1e3
+    discussion="The model treats the 30 slots as shared in proportion to the packet rates and TCP's "
+               "rate as fixed at C_u/S_T. The dotted line corrects only the second: TCP keeps what UDP "
+               "leaves of the capacity, which lowers R_T and raises α a little at high R_U.",
+))
 
-            vals = [one(s) for s in range(1, seeds + 1)]
-            got[udp] = tuple(sum(v[i] for v in vals) / len(vals) for i in range(3))
-        for udp in (False, True):
-            case = f"{label}, {'with' if udp else 'without'} UDP"
-            g, u, r = got[udp]
-            pg, pu, pr = paper[udp]
-            rows.append(Row("TCP goodput", case, pg, g, "kb/s", "near the uplink rate", g > 500))
-            rows.append(Row("uplink utilization", case, pu, u, "%", "TCP keeps the uplink busy", u > 80))
-            rows.append(Row("RTT", case, pr, r, "ms", "-", True))
-        ratio = got[False][2] / got[True][2]
-        rows.append(Row("RTT without / with UDP", label, 280 / 113.7, ratio, "x",
-                        "adding the UDP stream divides the RTT several-fold", ratio > 2.0))
-        loss = 1 - got[True][0] / got[False][0]
-        rows.append(Row("goodput lost to UDP", label, (770 - 657) / 770 * 100, loss * 100, "%",
-                        "at the cost of a slight loss in throughput", loss < 0.3))
-    return rows
+
+def _flow(d: Data, sweep: str, src: str, kind: str = "tcp", extra: list[str] = ()) -> dict[int, float]:
+    f = d.table(sweep, "flows")
+    f = f[(f["kind"] == kind) & (f["src"] == src)] if "src" in f.columns else f[f["kind"] == kind]
+    return per_seed(f, "goodput_bps")
+
+
+def _upload_delay(d: Data, sweep: str) -> dict[int, float]:
+    q = d.table(sweep, "queues")
+    return per_seed(q[q["link"] == UP], "sojourn_mean_s")
+
+
+def _bars(ax, labels, series: list[dict[int, float]], scale: float, paper: list[float | None], ylabel: str):
+    from .stats import estimate
+
+    xs = np.arange(len(labels))
+    est = [estimate([v * scale for v in s.values()]) for s in series]
+    means = [e.mean for e in est]
+    err = [0 if math.isnan(e.lo) else e.mean - e.lo for e in est]
+    ax.bar(xs - 0.2, means, 0.4, yerr=err, capsize=3, label="bufferlab (mean, 95% CI)", color="C0")
+    ax.bar(xs + 0.2, [p if p is not None else 0 for p in paper], 0.4, label="paper", color="C7")
+    ax.set_xticks(xs, labels, fontsize=7)
+    ax.set_ylabel(ylabel)
+    return est
+
+
+def _analyze_table1(d: Data) -> Output:
+    delay = {k: _upload_delay(d, k) for k in ("up", "up_udp")}
+    up = {k: _flow(d, k, "client") for k in ("up", "up_udp")}
+    down = {k: _flow(d, k, "server") for k in ("down", "both", "both_udp")}
+    fig, ax = new_figure(3, w=3.8)
+    e1 = _bars(ax[0, 0], ["without UDP", "with UDP"], [delay["up"], delay["up_udp"]], 1e3, [346, 124],
+               "uplink queueing delay (ms)")
+    e2 = _bars(ax[0, 1], ["without UDP", "with UDP"], [up["up"], up["up_udp"]], 1e-3, [728, 660],
+               "upload TCP goodput (kb/s)")
+    e3 = _bars(ax[0, 2], ["alone", "vs upload", "vs upload\n+ UDP"], [down["down"], down["both"], down["both_udp"]],
+               1e-6, [3.26, 2.80, 3.06], "download TCP goodput (Mb/s)")
+    ax[0, 0].legend(fontsize=7)
+    fig.suptitle("Table I: ADSL 3815/854 kb/s, 30-packet uplink buffer", fontsize=9)
+    fig.tight_layout()
+    names = ["delay without UDP (ms)", "delay with UDP (ms)", "upload goodput without UDP (kb/s)",
+             "upload goodput with UDP (kb/s)", "download alone (Mb/s)", "download vs upload (Mb/s)",
+             "download vs upload + UDP (Mb/s)"]
+    paper = [346, 124, 728, 660, 3.26, 2.80, 3.06]
+    ests = e1 + e2 + e3
+    plotted = pd.DataFrame({"quantity": names, "paper": paper, "mean": [e.mean for e in ests],
+                            "lo": [e.lo for e in ests], "hi": [e.hi for e in ests], "seeds": [e.n for e in ests]})
+    ms = lambda s: [v * 1e3 for v in s.values()]  # noqa: E731
+    kb = lambda s: [v * 1e-3 for v in s.values()]  # noqa: E731
+    mb = lambda s: [v * 1e-6 for v in s.values()]  # noqa: E731
+    return Output(fig, plotted, {
+        "T1-delay": ms(delay["up"]), "T1-delay-udp": ms(delay["up_udp"]),
+        "T1-delay-ratio": ratio_by_seed(delay["up"], delay["up_udp"]),
+        "T1-up": kb(up["up"]), "T1-up-udp": kb(up["up_udp"]),
+        "T1-down": mb(down["down"]), "T1-down-vs-up": mb(down["both"]), "T1-down-vs-up-udp": mb(down["both_udp"]),
+        "T1-down-gain": ratio_by_seed(down["both_udp"], down["both"]),
+    })
+
+
+register(Item(
+    name="braud/table1",
+    paper=BRAUD,
+    where="Table I (§II-A)",
+    title="ADSL 3815/854 kb/s (ATM layer), 30-packet uplink buffer: one upload with and without 125 pkt/s of "
+          "29 B UDP; one download alone, against the upload, and against the upload with UDP",
+    spec="braud-table1.toml",
+    analyze=_analyze_table1,
+    claims=[
+        ClaimSpec("T1-delay", "Table I", "queueing delay without UDP 346 ± 84 ms", within(346, rel=0.25), "ms"),
+        ClaimSpec("T1-delay-udp", "Table I", "queueing delay with UDP 124 ± 50 ms", within(124, rel=0.25), "ms"),
+        ClaimSpec("T1-delay-ratio", "Table I, §II-A", "the UDP stream more than halves the delay (346/124 = 2.79)",
+                  within(346 / 124, rel=0.25), "×"),
+        ClaimSpec("T1-up", "Table I", "upload goodput without UDP 728 kb/s", within(728, rel=0.10), "kb/s"),
+        ClaimSpec("T1-up-udp", "Table I", "upload goodput with UDP 660 kb/s", within(660, rel=0.10), "kb/s"),
+        ClaimSpec("T1-down", "Table I", "single download 3.26 Mb/s", within(3.26, rel=0.10), "Mb/s"),
+        ClaimSpec("T1-down-vs-up", "Table I", "download against the upload 2.80 Mb/s", within(2.80, rel=0.10), "Mb/s"),
+        ClaimSpec("T1-down-vs-up-udp", "Table I", "download against upload + UDP 3.06 Mb/s", within(3.06, rel=0.10), "Mb/s"),
+        ClaimSpec("T1-down-gain", "§II-A", "UDP alleviates the upload's impact on the download (3.06/2.80 = 1.09)",
+                  within(3.06 / 2.80, abs_=0.05), "×"),
+    ],
+    assumptions=[
+        "rates at the ATM layer with AAL5/LLC framing: a 1500 B packet is 32 cells (1696 B)",
+        "one-way delays 15 ms each way, downlink buffer 60 packets (the text gives neither)",
+        "NewReno on both hosts (not named), unlimited windows, delayed ACKs as the TCP default",
+        "queueing delay = mean sojourn of every packet in the uplink buffer",
+        "every flow starts at uniform(0 s, 1 s)",
+    ],
+))
+
+
+def _analyze_table2(d: Data) -> Output:
+    rows = []
+    for sweep in ("tcp", "udp"):
+        f = d.table(sweep, "flows")
+        l_ = d.table(sweep, "links")
+        for (sb, seed), g in f.groupby(["traffic[0].sndbuf", "seed"]):
+            lk = l_[(l_["traffic[0].sndbuf"] == sb) & (l_["seed"] == seed) & (l_["link"] == UP)]
+            rows.append({"udp": sweep == "udp", "sndbuf": sb, "seed": seed,
+                         "goodput_kbps": g[g["kind"] == "tcp"]["goodput_bps"].mean() / 1e3,
+                         "utilization_pct": lk["utilization"].mean() * 100,
+                         "rtt_ms": g[g["kind"] == "ping"]["rtt_mean_s"].mean() * 1e3})
+    per = pd.DataFrame(rows)
+    fig, ax = new_figure(3, w=3.8)
+    paper = {"goodput_kbps": (770, 657), "utilization_pct": (100, 85), "rtt_ms": (280, 113.7)}
+    labels = {"goodput_kbps": "TCP goodput (kb/s)", "utilization_pct": "uplink utilization (%)", "rtt_ms": "RTT (ms)"}
+    plotted = []
+    for i, col in enumerate(paper):
+        xs = np.arange(2)
+        for j, (sb, name) in enumerate((("1GiB", "unlimited window"), ("32KiB", "32 KiB send buffer"))):
+            agg = over_seeds(per[per["sndbuf"] == sb], ["udp"], col)
+            ax[0, i].bar(xs + (j - 1) * 0.27, agg["mean"], 0.27, yerr=(agg["mean"] - agg["lo"]).fillna(0),
+                         capsize=3, label=f"bufferlab, {name}", color=f"C{j}")
+            plotted.append(agg.assign(quantity=col, sndbuf=sb))
+        ax[0, i].bar(xs + 0.27, paper[col], 0.27, label="paper", color="C7")
+        ax[0, i].set_xticks(xs, ["without UDP", "with UDP"])
+        ax[0, i].set_ylabel(labels[col])
+    ax[0, 2].legend(fontsize=6)
+    fig.suptitle("Table II: 800 kb/s / 52 ms uplink, 120-packet buffers, 250 pkt/s of 29 B UDP", fontsize=9)
+    fig.tight_layout()
+
+    def col(sb: str, udp: bool, c: str) -> dict[int, float]:
+        g = per[(per["sndbuf"] == sb) & (per["udp"] == udp)]
+        return dict(zip(g["seed"], g[c]))
+
+    s = {}
+    for sb, tag in (("1GiB", ""), ("32KiB", "-32k")):
+        s[f"T2-rtt{tag}"] = list(col(sb, False, "rtt_ms").values())
+        s[f"T2-rtt-udp{tag}"] = list(col(sb, True, "rtt_ms").values())
+        s[f"T2-ratio{tag}"] = ratio_by_seed(col(sb, False, "rtt_ms"), col(sb, True, "rtt_ms"))
+        s[f"T2-goodput{tag}"] = list(col(sb, False, "goodput_kbps").values())
+        s[f"T2-goodput-udp{tag}"] = list(col(sb, True, "goodput_kbps").values())
+    s["T2-util"] = list(col("1GiB", False, "utilization_pct").values())
+    return Output(fig, pd.concat(plotted, ignore_index=True), s)
+
+
+def _t2_claims() -> list[ClaimSpec]:
+    out = []
+    for tag, what in (("", "unlimited window"), ("-32k", "32 KiB send buffer")):
+        out += [
+            ClaimSpec(f"T2-goodput{tag}", "Table II", f"TCP goodput without UDP 770 kb/s ({what})", within(770, rel=0.10), "kb/s"),
+            ClaimSpec(f"T2-goodput-udp{tag}", "Table II", f"TCP goodput with UDP 657 kb/s ({what})", within(657, rel=0.10), "kb/s"),
+            ClaimSpec(f"T2-rtt{tag}", "Table II", f"RTT without UDP 280 ms ({what})", within(280, rel=0.25), "ms"),
+            ClaimSpec(f"T2-rtt-udp{tag}", "Table II", f"RTT with UDP 113.7 ms ({what})", within(113.7, rel=0.25), "ms"),
+            ClaimSpec(f"T2-ratio{tag}", "§IV", f"the RTT is divided by almost 2.5 ({what})", within(280 / 113.7, rel=0.25), "×"),
+        ]
+    out.append(ClaimSpec("T2-util", "Table II", "uplink utilization 100% without UDP", at_least(97), "%"))
+    return out
+
+
+register(Item(
+    name="braud/table2",
+    paper=BRAUD,
+    where="Table II (§IV)",
+    title="Testbed validation: one TCP upload over 800 kb/s / 52 ms with a 120-packet buffer, with and without "
+          "250 pkt/s of 29 B UDP; sender window unlimited and limited to FreeBSD 9.1's 32 KiB",
+    spec="braud-table2.toml",
+    analyze=_analyze_table2,
+    claims=_t2_claims(),
+    assumptions=[
+        "RTT is the mean of 10 pings per second client → server",
+        "the paper's hosts ran FreeBSD 9.1, whose default send buffer (net.inet.tcp.sendspace) is 32 KiB; we run "
+        "both that and an unlimited window",
+        "NewReno (FreeBSD's default), Dummynet's 120 packets as a 120-packet FIFO, no link-layer framing",
+        "TCP and UDP start at uniform(0 s, 1 s); the pinger at 0",
+    ],
+    discussion="Table II's two RTTs cannot both come from one sender model. An unlimited window fills the "
+               "120-packet buffer (1.8 s at 800 kb/s), so the RTT without UDP is several times the paper's 280 ms; "
+               "a 32 KiB window gives about the paper's 280 ms but then never fills the buffer, so the UDP stream "
+               "has no overflow to bring forward and does not lower the RTT. The paper's hosts probably grew "
+               "their buffers during the run. Our uplink utilization with UDP counts every byte on the link, UDP "
+               "included, where the paper's 85% appears to count TCP only.",
+))
+
+
+# ---------------------------------------------------------------- Figs. 6-7
+
+PAIRS = {"400kbps": ("Fig. 6", 400e3, 2.4e6, "slow"), "800kbps": ("Fig. 7", 800e3, 5e6, "fast")}
+CASES = ("large buffer", "large + UDP", "large + bursty UDP", "small buffer")
+
+
+def _fig67_rows(d: Data) -> pd.DataFrame:
+    rows = []
+    for sweep in ("plain", "udp", "burst"):
+        f = d.table(sweep, "flows")
+        f = f[f["kind"] == "tcp"]
+        for (up, upq, seed), g in f.groupby(["topology.up.rate", "topology.up.queue.limit", "seed"]):
+            name, c_up, c_down, _ = PAIRS[up]
+            large = upq in ("60pkt", "120pkt")
+            case = {"plain": "large buffer" if large else "small buffer", "udp": "large + UDP",
+                    "burst": "large + bursty UDP"}[sweep]
+            dn, upf = g[g["src"] == "server"].iloc[0], g[g["src"] == "client"].iloc[0]
+            rows.append({"figure": name, "case": case, "seed": seed,
+                         "rtt_down_ms": dn["rtt_mean_s"] * 1e3, "rtt_up_ms": upf["rtt_mean_s"] * 1e3,
+                         "down_pct": dn["throughput_bps"] / c_down * 100, "up_pct": upf["throughput_bps"] / c_up * 100})
+    return pd.DataFrame(rows)
+
+
+def _analyze_fig67(d: Data) -> Output:
+    per = _fig67_rows(d)
+    fig, ax = new_figure(2, 2, w=4.6, h=3.0)
+    plotted = []
+    xs = np.arange(len(CASES))
+    for i, name in enumerate(("Fig. 6", "Fig. 7")):
+        sub = per[per["figure"] == name]
+        for j, (cols, ylabel) in enumerate(((("rtt_down_ms", "rtt_up_ms"), "RTT (ms)"),
+                                            (("down_pct", "up_pct"), "share of the link (%)"))):
+            for k, col in enumerate(cols):
+                a = over_seeds(sub, ["case"], col).set_index("case").reindex(list(CASES)).reset_index()
+                ax[i, j].bar(xs + (k - 0.5) * 0.38, a["mean"], 0.38, yerr=(a["mean"] - a["lo"]).fillna(0), capsize=3,
+                             label="download" if k == 0 else "upload")
+                plotted.append(a.assign(figure=name, quantity=col))
+            ax[i, j].set_xticks(xs, [c.replace(" + ", "\n+ ") for c in CASES], fontsize=7)
+            ax[i, j].set(ylabel=ylabel, title=f"{name}: {PAIRS['400kbps' if i == 0 else '800kbps'][2] / 1e6:g} Mb/s / "
+                                              f"{PAIRS['400kbps' if i == 0 else '800kbps'][1] / 1e3:g} kb/s")
+        ax[i, 0].legend(fontsize=7)
+    fig.tight_layout()
+
+    def v(name: str, case: str, col: str) -> dict[int, float]:
+        g = per[(per["figure"] == name) & (per["case"] == case)]
+        return dict(zip(g["seed"], g[col]))
+
+    s = {}
+    for name, tag in (("Fig. 6", "F6"), ("Fig. 7", "F7")):
+        big = v(name, "large buffer", "rtt_up_ms")
+        s[f"{tag}-rtt-large"] = list(big.values()) or None
+        s[f"{tag}-down-large"] = list(v(name, "large buffer", "down_pct").values()) or None
+        s[f"{tag}-up-large"] = list(v(name, "large buffer", "up_pct").values()) or None
+        s[f"{tag}-small-ratio"] = ratio_by_seed(big, v(name, "small buffer", "rtt_up_ms")) or None
+        s[f"{tag}-small-down"] = list(v(name, "small buffer", "down_pct").values()) or None
+        s[f"{tag}-small-up"] = list(v(name, "small buffer", "up_pct").values()) or None
+        s[f"{tag}-udp-ratio"] = ratio_by_seed(big, v(name, "large + UDP", "rtt_up_ms")) or None
+        s[f"{tag}-burst"] = ratio_by_seed(v(name, "large + bursty UDP", "rtt_up_ms"), v(name, "large + UDP", "rtt_up_ms")) or None
+        du, dl = v(name, "large + UDP", "down_pct"), v(name, "large buffer", "down_pct")
+        s[f"{tag}-udp-down"] = [du[k] - dl[k] for k in sorted(set(du) & set(dl))] or None
+    return Output(fig, pd.concat(plotted, ignore_index=True), s)
+
+
+def _fig67_claims() -> list[ClaimSpec]:
+    out = []
+    for tag, fig, rtt in (("F6", "Fig. 6", 605), ("F7", "Fig. 7", 600)):
+        out += [
+            ClaimSpec(f"{tag}-rtt-large", f"{fig}, §IV-B", f"large uplink buffer: the RTT reaches {rtt} ms (upload)",
+                      within(rtt, rel=0.3), "ms"),
+            ClaimSpec(f"{tag}-up-large", f"{fig}, §IV-B", "the upload reaches 91–92% of the uplink", within(91.5, abs_=5), "%"),
+            ClaimSpec(f"{tag}-down-large", f"{fig}, §IV-B", "the download drops to around 40% of the downlink",
+                      within(40, abs_=10), "%"),
+            ClaimSpec(f"{tag}-small-ratio", f"{fig}, §IV-B", "a correctly sized buffer divides the RTT by 2.5",
+                      within(2.5, rel=0.3), "×"),
+            ClaimSpec(f"{tag}-small-down", f"{fig}, §IV-B", "…and the download reaches around 95% of the downlink",
+                      within(95, abs_=5), "%"),
+            ClaimSpec(f"{tag}-small-up", f"{fig}, §IV-B", "…while the uplink stays around 55%", within(55, abs_=10), "%"),
+            ClaimSpec(f"{tag}-udp-ratio", f"{fig}, §IV-B", "adding 250 pkt/s of UDP divides the RTT by 2.5",
+                      within(2.5, rel=0.3), "×"),
+            ClaimSpec(f"{tag}-udp-down", f"{fig}, §IV-B", "…and raises the download's share (difference)", at_least(0.0),
+                      "points"),
+            ClaimSpec(f"{tag}-burst", f"{fig}, §IV-B", "bursty UDP performs like the continuous stream (RTT, bursty / "
+                      "continuous)", between(0.7, 1.3), "×"),
+        ]
+    return out
+
+
+register(Item(
+    name="braud/fig6-7",
+    paper=BRAUD,
+    where="Figs. 6–7, Table III (§IV-A–B)",
+    title="One download, then one upload 20–40 s later, over 2.4 Mb/s / 400 kb/s and 5 Mb/s / 800 kb/s: RTT and "
+          "link shares with an oversized uplink buffer, with continuous or bursty UDP, and with a small buffer",
+    spec="braud-fig6-7.toml",
+    analyze=_analyze_fig67,
+    claims=_fig67_claims(),
+    assumptions=[
+        "Table III's downlink buffers read as 60 packets (slow pair) and 120 (fast pair): the text says the download "
+        "buffer allows 300 ms of queueing, which 60 packets give at 2.4 Mb/s and 120 at 5 Mb/s (Table III prints 12)",
+        "rates as IP rates (no link framing); NewReno both ways, unlimited windows",
+        "RTT = the upload's mean RTT samples over 50–100 s; shares = each flow's IP throughput / its link's rate",
+        "the download starts at uniform(0 s, 1 s), the upload at uniform(20 s, 40 s), UDP at uniform(0 s, 1 s)",
+        "bursty UDP: 100 packets paced at 250 pkt/s every second",
+    ],
+))
+
+
+# ---------------------------------------------------------------- Figs. 8-14: web response times
+
+SIZE_BINS = [0, 1, 3, 10, 30, 100, 300, 1000, 10**9]  # segments (1460 B): (0,1], (1,3], ...
+CC_NAME = {"newreno": "NewReno", "cubic": "Cubic", "vegas": "Vegas"}
+
+
+def _transfers(d: Data, sweep: str, load_key: str, loads: dict[str, str], warmup: float) -> pd.DataFrame:
+    t = d.table(sweep, "transfers")
+    t = t[(t["start_s"] >= warmup) & t["completion_time_s"].notna()].copy()
+    t["segments"] = np.ceil(t["size_bytes"] / 1460)
+    t["bin"] = pd.cut(t["segments"], SIZE_BINS, labels=[f"{a + 1}–{b}" if b < 10**9 else f">{a}"
+                                                         for a, b in zip(SIZE_BINS, SIZE_BINS[1:])])
+    t["bin_x"] = pd.cut(t["segments"], SIZE_BINS, labels=[math.sqrt((a + 1) * min(b, 3000))
+                                                          for a, b in zip(SIZE_BINS, SIZE_BINS[1:])]).astype(float)
+    t["load"] = t[load_key].map(loads)
+    t["down"] = t["traffic[0].cc"].map(CC_NAME)
+    t["up"] = t["traffic[1].cc"].map(CC_NAME)
+    t["udp"] = sweep == "udp"
+    return t
+
+
+def _web_panels(ax, t: pd.DataFrame, title: str) -> list[pd.DataFrame]:
+    out = []
+    colours = {"NewReno": "C3", "Cubic": "C2", "Vegas": "C0"}
+    styles = {"NewReno": "-", "Cubic": "--", "Vegas": ":"}
+    for (up, down), g in t.groupby(["up", "down"]):
+        a = over_seeds(g, ["bin_x"], "completion_time_s")
+        errorbars(ax, a, "bin_x", label=f"up {up} / down {down}", color=colours[up], ls=styles[down], ms=3)
+        out.append(a.assign(up=up, down=down, panel=title))
+    ax.set(xscale="log", yscale="log", xlabel="transfer size (1460 B segments)", ylabel="mean response time (s)",
+           title=title)
+    return out
+
+
+def _warmup(d: Data) -> float:
+    """Downloads counted: those starting after the measure window opens (20 s; 5 s in smoke runs)."""
+    return 5.0 if d.profile == "smoke" else 20.0
+
+
+def _small(t: pd.DataFrame, **sel) -> dict[int, float]:
+    g = t[t["segments"] <= 10]
+    for k, v in sel.items():
+        g = g[g[k] == v]
+    return g.groupby("seed")["completion_time_s"].mean().to_dict()
+
+
+LOADS_811 = {"zipf(1.7, max=1065512pkt)": "50%", "zipf(1.7, max=31650pkt)": "17%"}
+
+
+def _analyze_fig811(d: Data) -> Output:
+    t = pd.concat([_transfers(d, s, "traffic[0].size", LOADS_811, _warmup(d)) for s in ("plain", "udp") if s in d.sweeps],
+                  ignore_index=True)
+    fig, ax = new_figure(2, 2, w=4.6, h=3.4)
+    plotted = []
+    for i, udp in enumerate((False, True)):
+        for j, load in enumerate(("50%", "17%")):
+            n = {(False, "50%"): 8, (False, "17%"): 9, (True, "50%"): 10, (True, "17%"): 11}[(udp, load)]
+            g = t[(t["udp"] == udp) & (t["load"] == load)]
+            plotted += _web_panels(ax[i, j], g, f"Fig. {n}: {load} load" + (", 125 pkt/s UDP" if udp else ""))
+    ax[0, 0].legend(fontsize=5)
+    fig.tight_layout()
+    nr = dict(up="NewReno", down="NewReno")
+    r = ratio_by_seed
+    s = {
+        "F8-vegas-up": r(_small(t, udp=False, load="50%", up="Vegas", down="NewReno"), _small(t, udp=False, load="50%", **nr)),
+        "F9-vegas-up": r(_small(t, udp=False, load="17%", up="Vegas", down="NewReno"), _small(t, udp=False, load="17%", **nr)),
+        "F8-vegas-down": r(_small(t, udp=False, load="50%", up="NewReno", down="Vegas"), _small(t, udp=False, load="50%", **nr)),
+        "F9-lighter": r(_small(t, udp=False, load="17%", **nr), _small(t, udp=False, load="50%", **nr)),
+        "F10-udp": r(_small(t, udp=True, load="50%", **nr), _small(t, udp=False, load="50%", **nr)),
+        "F11-udp": r(_small(t, udp=True, load="17%", **nr), _small(t, udp=False, load="17%", **nr)),
+        "F10-like-vegas": r(_small(t, udp=True, load="50%", **nr), _small(t, udp=False, load="50%", up="Vegas", down="NewReno")),
+    }
+    return Output(fig, pd.concat(plotted, ignore_index=True) if plotted else pd.DataFrame(),
+                  {k: (v or None) for k, v in s.items()},
+                  notes={k: "mean response time of downloads of ≤ 10 segments, ratio paired by seed" for k in s})
+
+
+register(Item(
+    name="braud/fig8-11",
+    paper=BRAUD,
+    where="Figs. 8–11 (§IV-C)",
+    title="Conditional download response time against transfer size: a long upload against Poisson (1/s) Zipf(1.7) "
+          "downloads at ~50% and ~17% downlink load, Vegas/Cubic/NewReno on each side, without and with 125 pkt/s "
+          "of UDP",
+    spec="braud-fig8-11.toml",
+    analyze=_analyze_fig811,
+    claims=[
+        ClaimSpec("F8-vegas-up", "Fig. 8", "50% load: Vegas on the upload gives consistently low download response "
+                  "times (Vegas / NewReno upload, small downloads)", at_most(0.5), "×"),
+        ClaimSpec("F9-vegas-up", "Fig. 9", "17% load: likewise, transfers complete much sooner with a Vegas upload",
+                  at_most(0.5), "×"),
+        ClaimSpec("F8-vegas-down", "Fig. 8", "Vegas on the download lengthens completion times (Vegas / NewReno "
+                  "download, NewReno upload)", at_least(1.0), "×"),
+        ClaimSpec("F9-lighter", "Fig. 9, §IV-C", "against NewReno the impact on downloads is larger under the lighter "
+                  "load (17% / 50%)", at_least(1.0), "×"),
+        ClaimSpec("F10-udp", "Fig. 10", "UDP significantly improves response times (with / without, NewReno both ways, "
+                  "50%)", at_most(0.8), "×"),
+        ClaimSpec("F11-udp", "Fig. 11", "…up to two times better at 17% load (with / without)", at_most(0.7), "×"),
+        ClaimSpec("F10-like-vegas", "§IV-C", "the results with UDP are quite similar to a Vegas upload "
+                  "(NewReno + UDP / Vegas upload)", between(0.5, 2.0), "×"),
+    ],
+    assumptions=[
+        "the testbed's slow pair (2.4 Mb/s / 42 ms down, 400 kb/s / 52 ms up) with 60-packet buffers both ways "
+        "(§IV-D compares the ADSL's 30 packets with 'the 60 packets in the testbed experiment')",
+        "Zipf(1.7) sizes in 1460 B segments truncated at 1 065 512 (mean 103 segments: 1.2 Mb/s at 1/s, 50% load) and "
+        "31 650 (mean 35: 17%); 87% of the transfers are under 10 segments either way (the paper: 898 of 1061)",
+        "response time = connection start to last byte delivered; downloads starting after 20 s and completed; "
+        "size bins 1, 2–3, 4–10, 11–30, 31–100, 101–300, 301–1000, > 1000 segments",
+        "1000 s runs in --full (the paper's), 300 s in --quick",
+    ],
+))
+
+
+LOADS_1214 = {"1/s": "1/s", "6/s": "6/s"}
+
+
+def _analyze_fig1214(d: Data) -> Output:
+    t = pd.concat([_transfers(d, s, "traffic[0].arrival_rate", LOADS_1214, _warmup(d)) for s in ("plain", "udp")
+                   if s in d.sweeps], ignore_index=True)
+    fig, ax = new_figure(3, w=4.4, h=3.4)
+    plotted = []
+    for j, (udp, load, n) in enumerate(((False, "1/s", 12), (True, "1/s", 13), (False, "6/s", 14))):
+        g = t[(t["udp"] == udp) & (t["load"] == load)]
+        plotted += _web_panels(ax[0, j], g, f"Fig. {n}: {load}" + (", 125 pkt/s UDP" if udp else ""))
+    ax[0, 0].legend(fontsize=5)
+    fig.tight_layout()
+    nr = dict(up="NewReno", down="NewReno")
+    r = ratio_by_seed
+    s = {
+        "F12-vegas-up": r(_small(t, udp=False, load="1/s", up="Vegas", down="NewReno"), _small(t, udp=False, load="1/s", **nr)),
+        "F13-udp": r(_small(t, udp=True, load="1/s", **nr), _small(t, udp=False, load="1/s", **nr)),
+        "F14-newreno-worst": r(_small(t, udp=False, load="6/s", up="NewReno", down="NewReno"),
+                               _small(t, udp=False, load="6/s", up="Cubic", down="NewReno")),
+        "F14-lower": r(_small(t, udp=False, load="6/s", **nr), _small(t, udp=False, load="1/s", **nr)),
+    }
+    return Output(fig, pd.concat(plotted, ignore_index=True) if plotted else pd.DataFrame(),
+                  {k: (v or None) for k, v in s.items()},
+                  notes={k: "mean response time of downloads of ≤ 10 segments, ratio paired by seed" for k in s})
+
+
+register(Item(
+    name="braud/fig12-14",
+    paper=BRAUD,
+    where="Figs. 12–14 (§IV-D)",
+    title="Realistic TCP mix on an ADSL link (5440/352 kb/s, 30/60-packet buffers): conditional download response "
+          "times with 1 and 6 connections per second, without and with 125 pkt/s of UDP",
+    spec="braud-fig12-14.toml",
+    analyze=_analyze_fig1214,
+    claims=[
+        ClaimSpec("F12-vegas-up", "Fig. 12", "with Vegas the download response time is much better (Vegas / NewReno "
+                  "upload)", at_most(0.7), "×"),
+        ClaimSpec("F13-udp", "Fig. 13", "adding 125 pkt/s of UDP improves response times with a NewReno upload "
+                  "(with / without)", at_most(1.0), "×"),
+        ClaimSpec("F14-newreno-worst", "Fig. 14", "at 6/s a NewReno upload leads to much higher response times than "
+                  "Cubic (NewReno / Cubic upload)", at_least(1.2), "×"),
+        ClaimSpec("F14-lower", "§IV-D, §III", "under the higher load the average response time is lower thanks to more "
+                  "ACKs in the uplink queue (6/s / 1/s, NewReno)", at_most(1.0), "×"),
+    ],
+    assumptions=[
+        "rates at the ATM layer with AAL5/LLC framing; one-way delays 20 ms each way to the distant server",
+        "Zipf(1.7) sizes truncated at 300 028 segments (mean 70: 15% of the downlink at 1/s, 92% at 6/s); the paper's "
+        "average sizes (660 and 413 packets) would overload the downlink at either rate",
+        "response time as in braud/fig8-11; downloads starting after 20 s and completed",
+    ],
+))

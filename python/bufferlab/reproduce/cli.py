@@ -1,8 +1,7 @@
-"""``bufferlab reproduce``: list the reproductions, or run one and print it beside the paper."""
+"""``bufferlab reproduce``: list the reproductions, or run one (or all) and report."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,55 +10,70 @@ from rich.console import Console
 from rich.table import Table
 
 
-def _fmt(v) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def reproduce(
-        name: Annotated[Optional[str], typer.Argument(help="A reproduction, e.g. braud/table2; none lists them.")] = None,
-        seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds to average over.")] = 3,
-        quick: Annotated[bool, typer.Option("--quick", help="Shorter runs (a rougher estimate).")] = False,
-        out: Annotated[Optional[Path], typer.Option("--out", help="Also write the table as CSV here.")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the table as JSON records.")] = False,
+        name: Annotated[Optional[str], typer.Argument(
+            help="An item such as braud/alpha, a paper (braud), or 'all'; none lists them.")] = None,
+        quick: Annotated[bool, typer.Option("--quick", help="Quick profile (>= 3 seeds; the default).")] = False,
+        full: Annotated[bool, typer.Option("--full", help="Full profile (>= 10 seeds, the paper's durations).")] = False,
+        smoke: Annotated[bool, typer.Option("--smoke", help="Smoke profile: 1 seed, seconds of simulated time.")] = False,
+        seeds: Annotated[Optional[int], typer.Option("--seeds", min=1, help="Seeds (overrides the profile's).")] = None,
+        out: Annotated[Path, typer.Option("--out", help="Folder for runs, figures, claims and report.md.")] = Path("repro-out"),
+        workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes (default: every core).")] = None,
+        dask_local: Annotated[bool, typer.Option("--dask-local", help="Run on a local Dask cluster.")] = False,
+        scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Run on the Dask scheduler at ADDR.")] = None,
+        docs: Annotated[Optional[Path], typer.Option("--docs", help="Also regenerate DOCS/reproductions.md and DOCS/figures/.")] = None,
     ) -> None:
-        """Run a seed paper's experiment and print our numbers beside the paper's."""
-        from . import REPRODUCTIONS, get, run_reproduction
+        """Run the seed papers' experiments and set our numbers beside theirs."""
+        from . import ITEMS, run_items
 
         console = Console(highlight=False)
+        err = Console(stderr=True, highlight=False)
         if not console.is_terminal:
             console.width = 200
         if name is None:
-            t = Table(title="reproductions")
-            for c in ("name", "paper", "what"):
+            t = Table(title="reproductions (bufferlab reproduce ITEM | PAPER | all)")
+            for c in ("item", "paper", "where", "what"):
                 t.add_column(c)
-            for r in REPRODUCTIONS.values():
-                t.add_row(r.name, r.paper, r.what)
+            for it in ITEMS.values():
+                what = it.title if not it.needs else f"[yellow]not yet reproducible: needs {it.needs}[/]"
+                t.add_row(it.name, it.paper.cite, it.where, what)
             console.print(t)
             return
-        try:
-            rep = get(name)
-        except KeyError as e:
-            Console(stderr=True).print(str(e.args[0]), markup=False)
+        if sum([quick, full, smoke]) > 1:
+            err.print("choose one of --quick, --full, --smoke")
             raise typer.Exit(2)
-        df = run_reproduction(name, seeds=seeds, quick=quick)
-        if out is not None:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            df.to_csv(out, index=False)
-        if as_json:
-            print(json.dumps(df.to_dict(orient="records")))
-            return
-        t = Table(title=f"{rep.name}: {rep.what}", caption=rep.paper)
-        for c in ("quantity", "case", "paper", "bufferlab", "unit", "claim", "holds"):
-            t.add_column(c, justify="right" if c in ("paper", "bufferlab") else "left")
-        for row in df.itertuples(index=False):
-            t.add_row(row.quantity, row.case, _fmt(row.paper), _fmt(row.bufferlab), row.unit, row.claim,
-                      "[green]yes[/]" if row.holds else "[red]no[/]")
+        if dask_local and scheduler:
+            err.print("choose one of --dask-local and --scheduler ADDR")
+            raise typer.Exit(2)
+        profile = "full" if full else "smoke" if smoke else "quick"
+        if name == "all":
+            items = list(ITEMS.values())
+        elif name in ITEMS:
+            items = [ITEMS[name]]
+        elif any(n.startswith(name + "/") for n in ITEMS):
+            items = [it for n, it in ITEMS.items() if n.startswith(name + "/")]
+        else:
+            err.print(f"no reproduction {name!r}: run `bufferlab reproduce` for the list "
+                      f"(items such as {next(iter(ITEMS))}, a paper such as braud, or all)", markup=False)
+            raise typer.Exit(2)
+        try:
+            results = run_items(items, profile, out, seeds=seeds, workers=workers, dask_local=dask_local,
+                                scheduler=scheduler, docs=docs, progress=console.is_terminal,
+                                log=lambda s: err.print(s, markup=False))
+        except KeyboardInterrupt:
+            err.print(f"interrupted: finished runs are kept in {out}; the same command resumes")
+            raise typer.Exit(130)
+        t = Table(title=f"claims ({profile} profile) — report: {out / 'report.md'}")
+        for c in ("item", "claim", "where", "paper", "ours [95% CI]", "tolerance", "verdict"):
+            t.add_column(c)
+        from .claims import HOLDS, NOT_COMPARABLE, fmt_estimate
+
+        for r in results:
+            for c in r.claims:
+                colour = "green" if c.verdict == HOLDS else "yellow" if c.verdict == NOT_COMPARABLE else "red"
+                t.add_row(r.item.name, c.spec.id, c.spec.where, c.spec.paper,
+                          f"{fmt_estimate(c.est)} {c.spec.unit}", c.spec.check.text if c.spec.check else "-",
+                          f"[{colour}]{c.verdict}[/]")
         console.print(t)
-        for a in rep.assumptions:
-            console.print(f"assumption: {a}", markup=False)

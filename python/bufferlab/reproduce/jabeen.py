@@ -1,52 +1,280 @@
-"""Seed 004 (Jabeen et al. — SplitBuff): short- vs long-RTT flows at one buffer."""
+"""Jabeen, Zafar, Qazi & Uzmi: short- and long-RTT flows at one buffer, and SplitBuff."""
 
 from __future__ import annotations
 
-from .. import run
-from ._registry import Row, register
+import json
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..units import parse_time_ns
+from .claims import ClaimSpec, at_least, at_most, between, within
+from .figures import errorbars, new_figure, over_seeds
+from .item import Data, Item, Output, register
+from .papers import JABEEN
+
+LINK = 100e6
 
 
-def two_flows(queue: dict, seed: int, quick: bool) -> dict:
-    dur = 80 if quick else 200
-    return {
-        "run": {"duration": f"{dur}s", "seed": seed, "measure": ["30s" if quick else "50s", f"{dur}s"]},
-        "topology": {
-            "template": "dumbbell",
-            "pairs": 2,
-            "bottleneck": {"rate": "100Mbps", "delay": "1ms", "queue": queue},
-            "access": {"rate": "1Gbps", "delay": ["2ms", "247ms"]},
-        },
-        "traffic": [{"kind": "tcp", "from": "senders", "to": "receivers", "cc": "newreno", "sack": True, "mss": "960B"}],
-    }
+def parse_time(v: str) -> float:
+    return parse_time_ns(v) / 1e9
+
+BOTTLENECK_DELAY_MS = 1.0
 
 
-CASES = [
-    ("SplitBuff", {"discipline": "splitbuff", "buffers": 2, "sizing": "bdp"}),
-    ("Blind-SplitBuff", {"discipline": "blind_splitbuff", "sizing": "bdp"}),
-    ("FIFO", {"discipline": "fifo", "sizing": "bdp"}),
-]
+def _access_ms(rttp_ms: float) -> float:
+    """The access delay giving round-trip propagation ``rttp_ms`` on the dumbbell."""
+    return (rttp_ms / 2 - BOTTLENECK_DELAY_MS) / 2
 
 
-@register(
-    "jabeen/splitbuff",
-    "Jabeen, Zafar, Qazi, Uzmi — SplitBuff (seed 004), Figs. 4-6",
-    "A 10 ms and a 990 ms RTT NewReno flow share a 100 Mb/s bottleneck with one BDP of buffer",
-    ["1 KB packets (MSS 960 B + 40 B), SACK on", "BDP from the mean round-trip propagation of the two flows"],
-)
-def reproduce(seeds: int, quick: bool) -> list[Row]:
+def _fmt_ms(x: float) -> str:
+    return f"{x:g}ms"
+
+
+def _expand_two_types(sweep: dict) -> dict:
+    """``two_types = {pairs, rttp_type1, rttp_type2}`` -> a zip of pairs and per-pair delays."""
+    spec = sweep.pop("two_types", None)
+    if spec is None:
+        return sweep
+    t1 = parse_time(spec.get("rttp_type1", "10ms")) * 1e3
+    pairs, delays = [], []
+    for n in spec["pairs"]:
+        for t2 in spec["rttp_type2"]:
+            t2 = parse_time(t2) * 1e3
+            half = n // 2
+            pairs.append(n)
+            delays.append([_fmt_ms(_access_ms(t1))] * half + [_fmt_ms(_access_ms(t2))] * (n - half))
+    zips = sweep.get("zip", [])
+    zips = [zips] if isinstance(zips, dict) else list(zips)
+    zips.append({"topology.pairs": pairs, "topology.access.delay": delays})
+    sweep["zip"] = zips
+    return sweep
+
+
+def _flow_types(flows: pd.DataFrame) -> pd.DataFrame:
+    """Type 1 (short) for the first half of the pairs, Type 2 for the rest; RTTP per flow."""
+    f = flows[flows["kind"] == "tcp"].copy()
+    f["pair"] = f["id"].str.rsplit("-", n=1).str[1].astype(int)
+    n = f["topology.pairs"].astype(int)
+    f["type"] = np.where(f["pair"] <= n // 2, 1, 2)
+    delays = f["topology.access.delay"].map(json.loads)
+    f["rttp_ms"] = [2 * (2 * parse_time(d[p - 1]) * 1e3 + BOTTLENECK_DELAY_MS) for d, p in zip(delays, f["pair"])]
+    f["rttp2_ms"] = [round(2 * (2 * parse_time(d[-1]) * 1e3 + BOTTLENECK_DELAY_MS)) for d in delays]
+    f["norm_tput"] = f["goodput_bps"] / LINK
+    f["qdelay_ms"] = f["rtt_mean_s"] * 1e3 - f["rttp_ms"]
+    return f
+
+
+# ---------------------------------------------------------------- Fig. 1
+
+LIMIT_MS = {"312pkt": 25, "625pkt": 50, "1250pkt": 100, "2500pkt": 200, "3750pkt": 300, "6250pkt": 500}
+
+
+def _analyze_fig1(d: Data) -> Output:
+    f = d.table("fifo", "flows")
+    f = f[f["kind"] == "tcp"].copy()
+    f["buffer_ms"] = f["topology.bottleneck.queue.limit"].map(LIMIT_MS)
     rows = []
-    for label, q in CASES:
-        ratios, rtts = [], []
-        for s in range(1, seeds + 1):
-            fl = {f["id"]: f for f in run(two_flows(q, s, quick)).summary["flows"]}
-            short, long_ = fl["tcp-1"], fl["tcp-2"]
-            ratios.append(short["goodput_bps"] / max(long_["goodput_bps"], 1.0))
-            rtts.append(short["rtt_mean_s"] * 1e3)
-        ratio, rtt = sum(ratios) / seeds, sum(rtts) / seeds
-        if label == "SplitBuff":
-            rows.append(Row("goodput short / long", label, 1.0, ratio, "x", "both flows get about the same throughput", ratio < 1.5))
-            rows.append(Row("short flow RTT", label, 10.0, rtt, "ms", "the short flow's RTT stays near its propagation time", rtt < 60))
-        else:
-            rows.append(Row("goodput short / long", label, None, ratio, "x", "the short flow takes most of the link", ratio > 1.5))
-            rows.append(Row("short flow RTT", label, None, rtt, "ms", "hundreds of ms of queueing for the short flow", rtt > 100))
-    return rows
+    for (b, seed), g in f.groupby(["buffer_ms", "seed"]):
+        s, l_ = g[g["id"] == "tcp-1"].iloc[0], g[g["id"] == "tcp-2"].iloc[0]
+        rows.append({"buffer_ms": b, "seed": seed, "ratio": s["goodput_bps"] / max(l_["goodput_bps"], 1.0),
+                     "short_qdelay_ms": s["rtt_mean_s"] * 1e3 - 10, "short_mbps": s["goodput_bps"] / 1e6,
+                     "long_mbps": l_["goodput_bps"] / 1e6})
+    per = pd.DataFrame(rows)
+    fig, ax = new_figure(3, w=3.9)
+    r = over_seeds(per, ["buffer_ms"], "ratio")
+    errorbars(ax[0, 0], r, "buffer_ms", label="bufferlab")
+    ax[0, 0].plot([25, 300], [443, 5.6], "ks", label="paper (text)")
+    ax[0, 0].set(yscale="log", xlabel="buffer size (ms)", ylabel="throughput ratio short/long", title="(a)")
+    ax[0, 0].legend(fontsize=7)
+    q = over_seeds(per, ["buffer_ms"], "short_qdelay_ms")
+    errorbars(ax[0, 1], q, "buffer_ms")
+    ax[0, 1].set(xlabel="buffer size (ms)", ylabel="short flow queueing delay (ms)", title="(b)")
+    for col, lab in (("short_mbps", "10 ms flow"), ("long_mbps", "990 ms flow")):
+        errorbars(ax[0, 2], over_seeds(per, ["buffer_ms"], col), "buffer_ms", label=lab)
+    ax[0, 2].set(xlabel="buffer size (ms)", ylabel="throughput (Mb/s)", title="(c)")
+    ax[0, 2].legend(fontsize=7)
+    fig.tight_layout()
+    plotted = pd.concat([over_seeds(per, ["buffer_ms"], c).assign(quantity=c)
+                         for c in ("ratio", "short_qdelay_ms", "short_mbps", "long_mbps")], ignore_index=True)
+
+    def at(b: float, c: str) -> list[float] | None:
+        g = per[per["buffer_ms"] == b]
+        return list(g[c]) if len(g) else None
+
+    s25, s500 = at(25, "ratio"), at(500, "ratio")
+    return Output(fig, plotted, {
+        "F1-25ms": s25, "F1-300ms": at(300, "ratio"), "F1-bdp-delay": at(500, "short_qdelay_ms"),
+        "F1-decreasing": [a / b for a, b in zip(s25, s500)] if s25 and s500 else None,
+    })
+
+
+register(Item(
+    name="jabeen/fig1",
+    paper=JABEEN,
+    where="Fig. 1, §II",
+    title="A 10 ms and a 990 ms RTT flow at a 100 Mb/s FIFO: throughput ratio, short flow's queueing delay "
+          "and both throughputs as the buffer grows from 25 to 500 ms",
+    spec="jabeen-fig1.toml",
+    analyze=_analyze_fig1,
+    claims=[
+        ClaimSpec("F1-25ms", "§II, Fig. 1(a)", "a 25 ms buffer gives a throughput ratio of 443 (more than 100)",
+                  at_least(100), "×"),
+        ClaimSpec("F1-300ms", "§II, Fig. 1(a)", "a 300 ms buffer gives a ratio of 5.6 (eq. 3: 5.1)",
+                  within(5.6, rel=0.5), "×"),
+        ClaimSpec("F1-decreasing", "§II", "the ratio falls as the buffer grows: ratio(25 ms) / ratio(500 ms)",
+                  at_least(10), "×"),
+        ClaimSpec("F1-bdp-delay", "§II, Fig. 1(b)", "with the BDP rule (500 ms) the short flow queues more than 300 ms",
+                  at_least(300), "ms"),
+    ],
+    assumptions=[
+        "1 KB packets: MSS 960 B + 40 B of headers; SACK on (§IV uses TCP SACK everywhere); NewReno",
+        "RTTs 10 and 990 ms from access delays 2 and 247 ms around a 1 ms bottleneck; access links 1 Gb/s",
+        "buffer sizes in ms of the 100 Mb/s link: 25, 50, 100, 200, 300, 500 ms = 312 ... 6250 packets",
+        "flows start at uniform(0 s, 5 s) (the paper's window for Fig. 3)",
+        "queueing delay of the short flow = its mean RTT − 10 ms",
+    ],
+))
+
+
+# ---------------------------------------------------------------- Figs. 4-6
+
+DISC = {"fifo/bdp": "BDP rule", "fifo/bdp/sqrt(n)": "Stanford model", "splitbuff/bdp": "SplitBuff",
+        "blind_splitbuff/bdp": "Blind-SplitBuff"}
+
+
+def _disc(q: str) -> str:
+    d = json.loads(q)
+    return DISC.get(f"{d.get('discipline')}/{d.get('sizing')}", q)
+
+
+def _analyze_fig4(d: Data) -> Output:
+    f = _flow_types(d.table("buffers", "flows"))
+    f["buffer"] = f["topology.bottleneck.queue"].map(_disc)
+    f["n"] = f["topology.pairs"].astype(int)
+    per = f.groupby(["buffer", "n", "rttp2_ms", "type", "seed"])[["norm_tput", "qdelay_ms"]].mean().reset_index()
+    lk = d.table("buffers", "links")
+    lk = lk[lk["link"] == "r1->r2"].copy()
+    lk["buffer"] = lk["topology.bottleneck.queue"].map(_disc)
+    fig, ax = new_figure(4, 2, w=3.4, h=3.0)
+    plotted = []
+    for j, name in enumerate(DISC.values()):
+        for n in sorted(per["n"].unique()):
+            for t, ls in ((1, "-"), (2, "--")):
+                g = per[(per["buffer"] == name) & (per["n"] == n) & (per["type"] == t)]
+                if not len(g):
+                    continue
+                a = over_seeds(g, ["rttp2_ms"], "norm_tput")
+                errorbars(ax[0, j], a, "rttp2_ms", label=f"N={n} Type-{t}", ls=ls)
+                b = over_seeds(g, ["rttp2_ms"], "qdelay_ms")
+                errorbars(ax[1, j], b, "rttp2_ms", label=f"N={n} Type-{t}", ls=ls)
+                plotted += [a.assign(buffer=name, n=n, type=t, quantity="normalized throughput"),
+                            b.assign(buffer=name, n=n, type=t, quantity="queueing delay (ms)")]
+        ax[0, j].set(title=name, xlabel="RTTP of Type-2 flows (ms)", ylabel="normalized throughput per flow",
+                     yscale="log")
+        ax[1, j].set(xlabel="RTTP of Type-2 flows (ms)", ylabel="queueing delay (ms)")
+    ax[0, 0].legend(fontsize=6)
+    fig.suptitle("Figs. 4 (throughput), 5 (queueing delay) and 6 (Blind-SplitBuff)", fontsize=9)
+    fig.tight_layout()
+
+    n_c = 100 if 100 in set(per["n"]) else int(per["n"].max())
+    t_c = float(per["rttp2_ms"].max())
+
+    def by_seed(buf: str, t: int, col: str) -> dict[int, float]:
+        g = per[(per["buffer"] == buf) & (per["n"] == n_c) & (per["rttp2_ms"] == t_c) & (per["type"] == t)]
+        return dict(zip(g["seed"], g[col]))
+
+    def ratio(buf: str) -> dict[int, float]:
+        a, b = by_seed(buf, 2, "norm_tput"), by_seed(buf, 1, "norm_tput")
+        return {s: a[s] / b[s] for s in a if s in b and b[s] > 0}
+
+    def util(buf: str) -> dict[int, float]:
+        g = lk[(lk["buffer"] == buf) & (lk["topology.pairs"].astype(int) == n_c)]
+        g = g[g["topology.access.delay"].map(lambda x: round(2 * (2 * parse_time(json.loads(x)[-1]) * 1e3 + 1))) == t_c]
+        return dict(zip(g["seed"], g["utilization"]))
+
+    rb, rs, rsp, rbl = ratio("BDP rule"), ratio("Stanford model"), ratio("SplitBuff"), ratio("Blind-SplitBuff")
+    d1b, d1s = by_seed("BDP rule", 1, "qdelay_ms"), by_seed("SplitBuff", 1, "qdelay_ms")
+    dsm = by_seed("Stanford model", 1, "qdelay_ms")
+    ub, ubl = util("BDP rule"), util("Blind-SplitBuff")
+    note = f"N = {n_c}, Type-2 RTTP {t_c:g} ms"
+
+    def paired(a, b, fn):
+        out = [fn(a[s], b[s]) for s in sorted(set(a) & set(b))]
+        return out or None
+
+    return Output(fig, pd.concat(plotted, ignore_index=True) if plotted else pd.DataFrame(), {
+        "F4-bdp": list(rb.values()) or None,
+        "F4-stanford": paired(rs, rb, lambda x, y: x - y),
+        "F4-splitbuff": list(rsp.values()) or None,
+        "F5-splitbuff": paired(d1s, d1b, lambda x, y: x / y if y > 0 else math.nan),
+        "F5-stanford": paired(dsm, d1b, lambda x, y: x - y),
+        "F6-blind": list(rbl.values()) or None,
+        "F6-blind-util": paired(ubl, ub, lambda x, y: (x - y) * 100),
+    }, notes={k: note for k in ("F4-bdp", "F4-stanford", "F4-splitbuff", "F5-splitbuff", "F5-stanford",
+                                "F6-blind", "F6-blind-util")})
+
+
+register(Item(
+    name="jabeen/fig4-6",
+    paper=JABEEN,
+    where="Figs. 4, 5, 6 (§IV-B)",
+    title="N/2 flows at 10 ms and N/2 at 10–500 ms RTTP through a 100 Mb/s bottleneck: per-flow throughput and "
+          "queueing delay by type under the BDP rule, the Stanford model, SplitBuff and Blind-SplitBuff",
+    spec="jabeen-fig4-6.toml",
+    analyze=_analyze_fig4,
+    expand=_expand_two_types,
+    claims=[
+        ClaimSpec("F4-bdp", "Fig. 4(a)", "BDP rule: long-RTTP flows' throughput decreases substantially "
+                  "(Type-2 / Type-1 per-flow throughput)", at_most(0.5), "×"),
+        ClaimSpec("F4-stanford", "Fig. 4(b)", "the decline is larger under the Stanford model for large N "
+                  "(its Type-2/Type-1 ratio minus the BDP rule's)", at_most(0.0), "×"),
+        ClaimSpec("F4-splitbuff", "Fig. 4(c)", "SplitBuff: both types achieve the same throughput",
+                  between(0.7, 1.3), "×"),
+        ClaimSpec("F5-splitbuff", "Fig. 5(c)", "SplitBuff cuts the short flows' queueing delay dramatically "
+                  "(its Type-1 delay / the BDP rule's)", at_most(0.2), "×"),
+        ClaimSpec("F5-stanford", "Fig. 5(b)", "the Stanford model's queueing delay is much lower than the BDP rule's "
+                  "(Type-1, difference)", at_most(0.0), "ms"),
+        ClaimSpec("F6-blind", "Fig. 6(a)", "Blind-SplitBuff: long-RTTP flows' throughput follows the single "
+                  "buffer's trend", at_most(0.5), "×"),
+        ClaimSpec("F6-blind-util", "§IV-B2", "splitting (blind) improves the bottleneck's utilization over the "
+                  "single BDP buffer (difference; improves = at least 0.1 point)", at_least(0.1), "points"),
+    ],
+    assumptions=[
+        "1 KB packets (MSS 960 B), NewReno with SACK, 1 Gb/s access links, 1 ms bottleneck delay",
+        "Type-2 RTTPs 10, 100, 250, 500 ms (the paper's x axis spans 10–500 ms; its points are not given)",
+        "the BDP of every rule is from the mean RTTP of all flows; SplitBuff's total is that BDP",
+        "flows start at uniform(0 s, 5 s); throughput and delays over the measure window",
+        "the claims are read at N = 100 and the largest Type-2 RTTP (500 ms)",
+    ],
+))
+
+
+register(Item(
+    name="jabeen/fig3",
+    paper=JABEEN,
+    where="Fig. 3 (§IV-A)",
+    title="SplitBuff's estimate of the mean RTTP over time, for flows of 100 ms RTTP and of RTTPs uniform in "
+          "50–150 ms",
+    needs="SplitBuff's running RTTP estimate (and its per-sub-buffer estimates) recorded as a time series",
+    claims=[ClaimSpec("F3-estimate", "§IV-A", "the estimate stays within 5.2 ms (homogeneous) and 7.7 ms "
+                      "(heterogeneous) of the true mean RTTP (standard deviation)", None, "ms",
+                      not_comparable="not yet reproducible")],
+    assumptions=[],
+))
+
+register(Item(
+    name="jabeen/table1",
+    paper=JABEEN,
+    where="Table I (§IV-C)",
+    title="Bimodal lognormal RTTs (modes near 60 and 130 ms RTTP), N = 100: per-type throughput and queueing "
+          "delay under the BDP rule and SplitBuff, and each sub-buffer's estimated RTTP",
+    needs="SplitBuff's per-sub-buffer RTTP estimate in the results, and a dumbbell whose two halves draw their "
+          "access delays from two distributions",
+    claims=[ClaimSpec("T1-estimate", "Table I", "estimated RTTP 62.7 and 178.7 ms in the two sub-buffers", None, "ms",
+                      not_comparable="not yet reproducible"),
+            ClaimSpec("T1-fairer", "Table I", "SplitBuff narrows the per-flow throughput gap (0.012/0.0072 → "
+                      "0.0106/0.0086)", None, "×", not_comparable="not yet reproducible")],
+    assumptions=[],
+))

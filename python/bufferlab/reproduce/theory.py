@@ -1,46 +1,49 @@
-"""Closed forms the engine must meet exactly: M/D/1 waiting time (Pollaczek–Khinchine)."""
+"""A closed form the engine must meet: the M/D/1 mean wait (Pollaczek–Khinchine)."""
 
 from __future__ import annotations
 
-from .. import run
-from ._registry import Row, mean_over_seeds, register
+import numpy as np
+
+from .claims import ClaimSpec, within
+from .figures import errorbars, new_figure, over_seeds
+from .item import Data, Item, Output, register
+from .papers import KLEINROCK
+
+SERVICE = 1500 * 8 / 10e6  # 1.2 ms
+RHOS = {"250pps": 0.3, "416.6667pps": 0.5, "666.6667pps": 0.8, "750pps": 0.9}
 
 
-def md1_scenario(rho: float, seed: int, duration_s: float) -> dict:
-    """Poisson arrivals of 1500 B packets into a 10 Mb/s FIFO at load ``rho``."""
-    pps = rho * 10e6 / (1500 * 8)
-    return {
-        "run": {"duration": f"{duration_s}s", "seed": seed, "measure": ["10s", f"{duration_s}s"]},
-        "topology": {
-            "template": "access",
-            "up": {"rate": "10Mbps", "delay": "10ms", "queue": {"discipline": "fifo", "limit": "10000pkt"}},
-            "down": {"rate": "10Mbps", "delay": "10ms", "queue": {"discipline": "fifo", "limit": "1000pkt"}},
-        },
-        "traffic": [
-            {"kind": "udp", "from": "client", "to": "server", "rate": f"{pps:.4f}pps", "size": "1500B", "arrivals": "poisson"}
-        ],
-    }
+def pk_wait(rho: float) -> float:
+    """W = ρS / (2(1 − ρ)) for deterministic service S (Kleinrock vol. 1, eq. 5.73)."""
+    return rho * SERVICE / (2 * (1 - rho))
 
 
-@register(
-    "theory/md1",
-    "Pollaczek–Khinchine (Kleinrock, Queueing Systems vol. 1, §5.6)",
-    "Mean wait of an M/D/1 queue: W = ρS / (2(1 − ρ)), at four loads",
-    ["1500 B packets on a 10 Mb/s link: S = 1.2 ms; 10 000-packet buffer so nothing is dropped"],
-)
-def md1(seeds: int, quick: bool) -> list[Row]:
-    rows = []
-    duration = 40 if quick else 120
-    service = 1500 * 8 / 10e6
-    for rho in (0.3, 0.5, 0.8, 0.9):
-        expect = rho * service / (2 * (1 - rho))
-        got = mean_over_seeds(
-            lambda s: run(md1_scenario(rho, s, duration)).summary["queues"][0]["sojourn_mean_s"], seeds
-        )
-        # The estimator's own spread: ~3% for one 110 s run at rho 0.8, larger at 0.9 and in quick runs.
-        tol = 0.05 if rho < 0.85 else 0.10
-        rows.append(
-            Row("mean wait", f"rho={rho}", expect * 1e3, got * 1e3, "ms", f"within {tol:.0%} of the closed form",
-                abs(got - expect) / expect < tol * (2 if quick else 1))
-        )
-    return rows
+def _analyze(d: Data) -> Output:
+    q = d.table("md1", "queues")
+    q = q[q["link"] == "client->server"].copy()
+    q["rho"] = q["traffic[0].rate"].map(RHOS)
+    q["wait_ms"] = q["sojourn_mean_s"] * 1e3
+    agg = over_seeds(q, ["rho"], "wait_ms")
+    agg["pk_ms"] = agg["rho"].map(lambda r: pk_wait(r) * 1e3)
+    fig, ax = new_figure()
+    xs = np.linspace(0.05, 0.92, 100)
+    ax[0, 0].plot(xs, [pk_wait(x) * 1e3 for x in xs], "k-", label="Pollaczek–Khinchine")
+    errorbars(ax[0, 0], agg, "rho", label="bufferlab (mean, 95% CI)", ls="none", color="C3")
+    ax[0, 0].set(xlabel="load ρ", ylabel="mean wait (ms)", title="M/D/1, S = 1.2 ms")
+    ax[0, 0].legend(fontsize=8)
+    fig.tight_layout()
+    samples = {f"md1-{r}": list(q[q["rho"] == r]["wait_ms"]) or None for r in RHOS.values()}
+    return Output(fig, agg, samples)
+
+
+register(Item(
+    name="theory/md1",
+    paper=KLEINROCK,
+    where="M/D/1 mean wait",
+    title="Poisson 1500 B packets into a 10 Mb/s FIFO at ρ = 0.3, 0.5, 0.8, 0.9: mean wait against ρS/(2(1 − ρ))",
+    spec="theory-md1.toml",
+    analyze=_analyze,
+    claims=[ClaimSpec(f"md1-{r}", f"ρ = {r}", f"W = {pk_wait(r) * 1e3:.3f} ms",
+                      within(pk_wait(r) * 1e3, rel=0.05 if r < 0.85 else 0.10), "ms") for r in RHOS.values()],
+    assumptions=["a 10 000-packet buffer so nothing is dropped; the wait is the sojourn before transmission"],
+))

@@ -1,0 +1,111 @@
+"""Claims: what a paper says, what we measured over seeds, and whether it holds.
+
+A claim's tolerance is part of its declaration, written beside the item before anything runs;
+the verdict compares the mean over seeds with it. A claim the paper makes only in words gets a
+band that says what the words mean ("several-fold" = at least 2×), written in the claim.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .stats import Estimate, estimate
+
+HOLDS, FAILS, NOT_COMPARABLE = "holds", "does not hold", "not comparable"
+
+
+@dataclass(frozen=True)
+class Check:
+    """A band the mean must fall in: [lo, hi] (either may be open)."""
+
+    lo: float = -math.inf
+    hi: float = math.inf
+    text: str = ""
+
+    def holds(self, value: float) -> bool:
+        return self.lo <= value <= self.hi
+
+
+def within(target: float, rel: float | None = None, abs_: float | None = None) -> Check:
+    """Within ``rel`` (a fraction) or ``abs_`` of ``target``."""
+    d = abs(target) * rel if rel is not None else abs_
+    if d is None:
+        raise ValueError("within needs rel or abs_")
+    text = f"within {rel:.0%} of {target:.4g}" if rel is not None else f"{target:.4g} ± {abs_:.4g}"
+    return Check(target - d, target + d, text)
+
+
+def at_least(x: float) -> Check:
+    return Check(lo=x, text=f"≥ {x:.4g}")
+
+
+def at_most(x: float) -> Check:
+    return Check(hi=x, text=f"≤ {x:.4g}")
+
+
+def between(lo: float, hi: float) -> Check:
+    return Check(lo, hi, f"in [{lo:.4g}, {hi:.4g}]")
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """One claim of a paper, declared before the run.
+
+    ``id``: short and stable (``T1-delay``); ``where``: table / figure / section; ``paper``: the
+    paper's value or its claim in words; ``check``: the tolerance; ``unit`` of our number.
+    ``not_comparable``: a reason when our setup cannot speak to the claim.
+    """
+
+    id: str
+    where: str
+    paper: str
+    check: Check | None
+    unit: str = ""
+    not_comparable: str | None = None
+
+
+@dataclass
+class ClaimResult:
+    item: str
+    spec: ClaimSpec
+    est: Estimate
+    verdict: str
+    note: str = ""
+
+    def row(self) -> dict:
+        e = self.est
+        return {
+            "item": self.item,
+            "claim": self.spec.id,
+            "where": self.spec.where,
+            "paper": self.spec.paper,
+            "ours_mean": e.mean,
+            "ours_ci_lo": e.lo,
+            "ours_ci_hi": e.hi,
+            "seeds": e.n,
+            "unit": self.spec.unit,
+            "tolerance": self.spec.check.text if self.spec.check else "",
+            "verdict": self.verdict,
+            "note": self.note,
+        }
+
+
+def judge(item: str, spec: ClaimSpec, samples: Iterable[float] | None, note: str = "") -> ClaimResult:
+    """The verdict of ``spec`` on per-seed ``samples`` (None: nothing to compare)."""
+    if spec.not_comparable is not None or samples is None or spec.check is None:
+        est = estimate(samples or [])
+        return ClaimResult(item, spec, est, NOT_COMPARABLE, note or (spec.not_comparable or ""))
+    est = estimate(samples)
+    if est.n == 0:
+        return ClaimResult(item, spec, est, NOT_COMPARABLE, note or "no sample")
+    return ClaimResult(item, spec, est, HOLDS if spec.check.holds(est.mean) else FAILS, note)
+
+
+def fmt_estimate(e: Estimate) -> str:
+    if e.n == 0 or math.isnan(e.mean):
+        return "–"
+    if math.isnan(e.lo):
+        return f"{e.mean:.4g}"
+    return f"{e.mean:.4g} [{e.lo:.4g}, {e.hi:.4g}]"

@@ -1,0 +1,145 @@
+"""The Markdown report of a run, and docs/reproductions.md generated from one."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import platform
+import shutil
+from pathlib import Path
+
+import pandas as pd
+
+from .claims import HOLDS, NOT_COMPARABLE, fmt_estimate
+from .item import ITEMS, Item
+
+COMMAND = "bufferlab reproduce all {flag} --out {out} --docs docs"
+
+
+def _cell(s: object) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def claims_table(results, with_item: bool = True) -> list[str]:
+    head = (["item"] if with_item else []) + ["claim", "where", "paper", "ours: mean [95% CI]", "unit",
+                                                  "tolerance", "verdict", "note"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in results:
+        for c in r.claims:
+            v = c.verdict
+            mark = "**holds**" if v == HOLDS else ("not comparable" if v == NOT_COMPARABLE else "**does not hold**")
+            cells = ([f"`{r.item.name}`"] if with_item else []) + [
+                c.spec.id, c.spec.where, c.spec.paper, fmt_estimate(c.est), c.spec.unit,
+                c.spec.check.text if c.spec.check else "–", mark, c.note]
+            lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    return lines
+
+
+def _summary(results) -> str:
+    n = [c.verdict for r in results for c in r.claims]
+    return (f"{len(n)} claims: {n.count(HOLDS)} hold, {n.count('does not hold')} do not hold, "
+            f"{n.count(NOT_COMPARABLE)} not comparable.")
+
+
+def item_section(r, fig_path: str | None, level: str = "##") -> list[str]:
+    it: Item = r.item
+    lines = [f"{level} `{it.name}` — {it.paper.cite}, {it.where}", "", it.title, ""]
+    if it.needs:
+        lines += [f"**Not yet reproducible: needs {it.needs}.**", ""]
+    if fig_path:
+        lines += [f"![{it.name}]({fig_path})", ""]
+    if r.runs or r.seeds:
+        lines += [f"{len(r.seeds)} seeds, {r.runs} runs made now, {r.wall_seconds:.0f} s wall "
+                  f"({r.engine_seconds:.0f} s in the engine).", ""]
+    lines += claims_table([r], with_item=False) + [""]
+    if it.assumptions:
+        lines += ["Assumptions where the paper leaves a parameter open:", ""]
+        lines += [f"- {a}" for a in it.assumptions] + [""]
+    if getattr(it, "discussion", None):
+        lines += [it.discussion.strip(), ""]
+    return lines
+
+
+def write_report(results, out: Path, profile: str) -> Path:
+    out = Path(out)
+    lines = [f"# Reproductions ({profile} profile)", "", _summary(results), ""]
+    for r in results:
+        fig = f"{r.folder.name}/figure.png" if r.figure else None
+        lines += item_section(r, fig)
+    lines += ["## Every claim", ""] + claims_table(results) + [""]
+    path = out / "report.md"
+    tmp = path.with_suffix(".md.tmp")
+    tmp.write_text("\n".join(lines))
+    tmp.replace(path)
+    rows = [c.row() for r in results for c in r.claims]
+    pd.DataFrame(rows).to_csv(out / "claims.csv", index=False)
+    return path
+
+
+def _timing_table(results) -> list[str]:
+    lines = ["| item | runs | wall (s) | engine (s) |", "|---|---|---|---|"]
+    for r in sorted(results, key=lambda r: -r.wall_seconds):
+        if r.item.runnable:
+            lines.append(f"| `{r.item.name}` | {r.runs} | {r.wall_seconds:.0f} | {r.engine_seconds:.0f} |")
+    total = sum(r.wall_seconds for r in results)
+    lines.append(f"| all | {sum(r.runs for r in results)} | {total:.0f} | {sum(r.engine_seconds for r in results):.0f} |")
+    return lines
+
+
+def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
+    """docs/reproductions.md and docs/figures/<item>.png from this run."""
+    from ..sweep.runner import engine_version
+
+    docs = Path(docs)
+    figs = docs / "figures"
+    figs.mkdir(parents=True, exist_ok=True)
+    flag = {"smoke": "--smoke", "quick": "--quick", "full": "--full"}[profile]
+    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        "# Reproductions",
+        "",
+        "<!-- generated: do not edit by hand; edit python/bufferlab/reproduce/ and regenerate -->",
+        "",
+        f"This page is generated from one run of the {profile} profile ({when}, engine "
+        f"{engine_version()}, {platform.machine()}); regenerate it with:",
+        "",
+        "```sh no-run",
+        COMMAND.format(flag=flag, out="repro-out"),
+        "```",
+        "",
+        "(`make reproduce` runs the quick profile and regenerates this page.)",
+        "",
+        "Each reproduction is a set of sweeps (points × seeds) in `python/bufferlab/reproduce/specs/`, "
+        "run by the sweep runner (every core; `--dask-local` or `--scheduler ADDR` for Dask; a rerun "
+        "resumes), a figure with the paper's axes (error bars: 95% Student-t intervals over seeds) "
+        "and a claims table: the paper's value or claim, ours (mean and 95% CI over seeds), the "
+        "tolerance declared in code before the run, and the verdict. Flows start at random times "
+        "where the paper's setup allows it, so each seed is a different sample. Profiles: `--smoke` "
+        "(1 seed, seconds; the test suite), `--quick` (≥ 3 seeds), `--full` (≥ 10 seeds).",
+        "",
+        "```sh no-run",
+        "bufferlab reproduce                      # the list, with each item's paper",
+        "bufferlab reproduce braud/alpha --quick --out repro-out",
+        "bufferlab reproduce all --full --dask-local --out repro-full",
+        "```",
+        "",
+        _summary(results),
+        "",
+        "| item | paper | where | what |",
+        "|---|---|---|---|",
+    ]
+    for it in ITEMS.values():
+        what = it.title if not it.needs else f"{it.title} — *not yet reproducible: needs {it.needs}*"
+        lines.append(f"| `{it.name}` | {_cell(it.paper.cite)} | {_cell(it.where)} | {_cell(what)} |")
+    lines += ["", "## Time", "", f"Measured on this run ({profile} profile):", ""] + _timing_table(results) + [""]
+    for r in results:
+        fig = None
+        if r.figure:
+            name = f"{r.folder.name}.png"
+            shutil.copyfile(r.figure, figs / name)
+            fig = f"figures/{name}"
+        lines += item_section(r, fig)
+    lines += ["## Every claim", ""] + claims_table(results) + [""]
+    path = docs / "reproductions.md"
+    path.write_text("\n".join(lines))
+    return path

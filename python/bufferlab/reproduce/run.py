@@ -1,0 +1,163 @@
+"""Run reproductions through the sweep runner and write their figures, data and claims.
+
+Layout of ``--out DIR``::
+
+    DIR/report.md                 every item run: figure, claims, assumptions; then all claims
+    DIR/claims.csv                every claim of every item run
+    DIR/<item>/runs/<sweep>/      the sweep's results store (resumable; docs/sweeps.md)
+    DIR/<item>/figure.png         the paper's axes and series, error bars over seeds
+    DIR/<item>/plotted.csv        the numbers the figure plots
+    DIR/<item>/claims.csv         this item's claims
+
+Rerunning the same command reuses every stored point (same scenario, same engine), so an
+interrupted run resumes; results of another profile in the same folder are ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..store import Tables, load
+from ..sweep import load_spec, run_sweep
+from ..sweep.runner import engine_version
+from .claims import ClaimResult, judge
+from .item import Data, Item
+
+__all__ = ["ItemResult", "run_item", "run_items", "slug", "dask_local"]
+
+
+def slug(name: str) -> str:
+    return name.replace("/", "-")
+
+
+@dataclass
+class ItemResult:
+    item: Item
+    profile: str
+    seeds: list[int]
+    folder: Path
+    claims: list[ClaimResult] = field(default_factory=list)
+    runs: int = 0
+    wall_seconds: float = 0.0
+    engine_seconds: float = 0.0
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def figure(self) -> Path | None:
+        p = self.folder / "figure.png"
+        return p if p.is_file() else None
+
+
+def _only(tables: Tables, keep: set[tuple[str, int]]) -> Tables:
+    """The tables restricted to the points × seeds of this run (a folder may hold others)."""
+    frames = {}
+    for name in ("points", "flows", "queues", "links", "transfers", "timeseries", "distributions"):
+        df = tables[name]
+        if len(df) and "point_id" in df.columns:
+            mask = [(p, int(s)) in keep for p, s in zip(df["point_id"], df["seed"])]
+            df = df[mask].reset_index(drop=True)
+        frames[name] = df
+    return Tables(**frames, swept=tables.swept)
+
+
+@contextlib.contextmanager
+def dask_local(workers: int | None) -> Iterator[str]:
+    """A local Dask cluster for the whole run (one start-up, every sweep uses it)."""
+    from dask.distributed import LocalCluster
+
+    from ..sweep.backends import default_workers
+
+    cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+def run_item(
+    item: Item,
+    profile: str,
+    out: Path,
+    *,
+    seeds: int | None = None,
+    backend: str = "pool",
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] = lambda s: None,
+) -> ItemResult:
+    """Run ``item``'s sweeps for ``profile`` into ``out/<item>``, then analyze, draw and judge."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    folder = Path(out) / slug(item.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    res = ItemResult(item, profile, [], folder)
+    if not item.runnable:
+        res.claims = [judge(item.name, c, None, f"not yet reproducible: needs {item.needs}") for c in item.claims]
+        _write_claims(res)
+        return res
+    t0 = time.perf_counter()
+    version = engine_version()
+    sweeps = {}
+    for name, doc in item.sweeps(profile, seeds).items():
+        spec = load_spec(doc)
+        res.seeds = list(spec.seeds or [])
+        store = folder / "runs" / name
+        log(f"{item.name}: sweep {name} ({len(spec.points(version))} runs)")
+        rep = run_sweep(spec, store, backend="dask" if scheduler else backend, scheduler=scheduler,
+                        workers=workers, progress=progress)
+        res.runs += rep.done + rep.failed
+        res.engine_seconds += rep.engine_seconds
+        keep = {(p.point_id, p.seed) for p in spec.points(version)}
+        tables = _only(load(store), keep)
+        pts = tables.points
+        bad = pts[pts["status"] != "done"] if len(pts) else pts
+        if len(bad):
+            res.failed += [f"{name}: {e}" for e in bad["error"].dropna().unique()]
+        sweeps[name] = tables
+    if res.failed:
+        raise RuntimeError(f"{item.name}: runs failed: " + "; ".join(res.failed[:3]))
+    output = item.analyze(Data(item.name, profile, sweeps, res.seeds))
+    res.wall_seconds = time.perf_counter() - t0
+    output.figure.savefig(folder / "figure.png", dpi=80)
+    plt.close(output.figure)
+    output.plotted.to_csv(folder / "plotted.csv", index=False)
+    res.claims = []
+    for c in item.claims:
+        samples = output.samples.get(c.id)
+        res.claims.append(judge(item.name, c, samples, output.notes.get(c.id, "")))
+    _write_claims(res)
+    return res
+
+
+def _write_claims(res: ItemResult) -> None:
+    pd.DataFrame([c.row() for c in res.claims]).to_csv(res.folder / "claims.csv", index=False)
+
+
+def run_items(items: list[Item], profile: str, out: Path, *, docs: Path | None = None, **kw) -> list[ItemResult]:
+    """Run ``items`` one after the other into ``out`` and write the report (and, with ``docs``,
+    regenerate ``docs/reproductions.md`` and ``docs/figures/``)."""
+    from .report import write_docs, write_report
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    scheduler = kw.pop("scheduler", None)
+    dask_local_cluster = kw.pop("dask_local", False)
+    results = []
+    with (dask_local(kw.get("workers")) if dask_local_cluster and not scheduler else contextlib.nullcontext(scheduler)) as addr:
+        for item in items:
+            results.append(run_item(item, profile, out, scheduler=addr, **kw))
+            write_report(results, out, profile)
+    if docs is not None:
+        write_docs(results, out, docs, profile)
+    return results
