@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod qdisc;
+pub mod realtime;
 pub mod results;
 pub mod rng;
 pub mod scenario;

@@ -5,6 +5,7 @@
 //! reached through the [`Agent`] enum, so the hot path has no virtual call.
 
 pub mod build;
+pub mod external;
 pub mod ping;
 pub mod udp;
 
@@ -63,6 +64,8 @@ pub enum Agent {
     PingServer(ping::PingServer),
     TcpSender(Box<crate::tcp::TcpSender>),
     TcpReceiver(Box<crate::tcp::TcpReceiver>),
+    /// A real host of the kernel backend.
+    External(external::External),
 }
 
 macro_rules! dispatch {
@@ -74,6 +77,7 @@ macro_rules! dispatch {
             Agent::PingServer($a) => $e,
             Agent::TcpSender($a) => $e,
             Agent::TcpReceiver($a) => $e,
+            Agent::External($a) => $e,
         }
     };
 }
