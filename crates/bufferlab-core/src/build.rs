@@ -89,6 +89,20 @@ fn path_delay(ports: &[PortParams], path: &[u32]) -> u64 {
 
 /// Build the engine, or every problem found.
 pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
+    let mut eng = build_network(sc)?;
+    // Agents start at time 0 in their order; what they emit and arm is queued like any other.
+    for a in 0..eng.agents.len() {
+        eng.with_agent(0, a as u32, |ag: &mut Agent, io: &mut Io| ag.on_start(io));
+    }
+    if sc.run.sample_ns.is_some() {
+        eng.sched.at(0, Ev::Sample);
+    }
+    Ok(eng)
+}
+
+/// The engine with its network, flows and agents, before any agent has started: what the
+/// kernel backend builds on (it replaces the agents by the real hosts).
+pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<String>> {
     let mut errs = Vec::new();
     let run = &sc.run;
     if run.duration_ns == 0 || run.duration_ns > MAX_DURATION_NS {
@@ -281,7 +295,7 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
     let flow_src = b.flows.iter().map(|f| f.src).collect();
     let flows = b.flows.iter().map(|_| FlowStats::new(window)).collect();
     let n_agents = b.agents.len();
-    let mut eng = Engine {
+    let eng = Engine {
         sched: Sched::with_capacity(1024 + 4 * n_agents + 2 * ports.len()),
         arena: Arena::with_capacity(4096),
         ports,
@@ -303,12 +317,5 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<String>> {
         prev_flow: Vec::new(),
         prev_sample: 0,
     };
-    // Agents start at time 0 in their order; what they emit and arm is queued like any other.
-    for a in 0..n_agents {
-        eng.with_agent(0, a as u32, |ag: &mut Agent, io: &mut Io| ag.on_start(io));
-    }
-    if run.sample_ns.is_some() {
-        eng.sched.at(0, Ev::Sample);
-    }
     Ok(eng)
 }

@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod qdisc;
+pub mod realtime;
 pub mod results;
 pub mod rng;
 pub mod scenario;

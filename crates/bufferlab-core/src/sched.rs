@@ -91,6 +91,12 @@ impl Sched {
         }
     }
 
+    /// When the next event is due, if any (what a wall-clock driver sleeps until).
+    #[inline]
+    pub fn next_at(&self) -> Option<Time> {
+        self.heap.peek().map(|e| e.at())
+    }
+
     /// Events scheduled so far.
     pub fn scheduled(&self) -> u64 {
         self.seq

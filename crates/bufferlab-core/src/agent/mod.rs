@@ -6,6 +6,7 @@
 
 pub mod ballast;
 pub mod build;
+pub mod external;
 pub mod ping;
 pub mod udp;
 
@@ -65,6 +66,8 @@ pub enum Agent {
     TcpSender(Box<crate::tcp::TcpSender>),
     TcpReceiver(Box<crate::tcp::TcpReceiver>),
     Ballast(Box<ballast::BallastAuto>),
+    /// A real host of the kernel backend.
+    External(external::External),
 }
 
 macro_rules! dispatch {
@@ -77,6 +80,7 @@ macro_rules! dispatch {
             Agent::TcpSender($a) => $e,
             Agent::TcpReceiver($a) => $e,
             Agent::Ballast($a) => $e,
+            Agent::External($a) => $e,
         }
     };
 }

@@ -1,0 +1,41 @@
+//! A host endpoint outside the engine: the real network stack of the kernel backend.
+//!
+//! The engine sees only this: packets injected at the host's node (see [`crate::realtime`]) and
+//! packets delivered to it, which it keeps in an inbox until the driver writes them out. Its
+//! packets carry no payload here; their bytes stay with the driver, keyed by the packet's arena
+//! slot ([`crate::realtime::handle`]).
+
+use super::{AgentHooks, Io};
+use crate::packet::{Packet, PktId};
+
+/// A packet that reached an external host: the key of its bytes and its TTL after the routers
+/// it crossed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    pub handle: PktId,
+    pub ttl: u8,
+}
+
+#[derive(Default)]
+pub struct External {
+    pub(crate) inbox: Vec<Delivered>,
+}
+
+impl AgentHooks for External {
+    /// A real host sends when its kernel does, not at time 0.
+    fn on_start(&mut self, _io: &mut Io) {}
+
+    fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
+        let st = io.flows.get_mut(pkt.flow as usize);
+        if let Some(st) = st {
+            let w = st.window;
+            st.bytes_received.add(&w, io.now, pkt.size as u64);
+        }
+        self.inbox.push(Delivered {
+            handle: crate::realtime::handle(pkt),
+            ttl: pkt.ttl,
+        });
+    }
+
+    fn on_timer(&mut self, _io: &mut Io, _token: u32) {}
+}
