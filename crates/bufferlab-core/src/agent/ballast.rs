@@ -6,11 +6,11 @@
 //! their counters as a host looks at `TCP_INFO`: data segments and bytes sent, smoothed RTT.
 
 use super::build::Builder;
-use super::udp::{self, UdpSink};
+use super::udp::{self, Datagrams, UdpSink};
 use super::{Agent, AgentHooks, Io};
 use crate::ballast::{AutoConfig, AutoController, Observation};
 use crate::dist::Sampler;
-use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
+use crate::packet::{FlowId, NodeId, Packet};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::{BallastSpec, UdpSpec};
 use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
@@ -23,11 +23,7 @@ const RTT_PROBE: u32 = 2;
 const RTT_PROBE_NS: Time = 10 * NS_PER_MS;
 
 pub struct BallastAuto {
-    flow: FlowId,
-    dst: NodeId,
-    dst_agent: AgentId,
-    size: u32,
-    ttl: u8,
+    out: Datagrams,
     ctl: AutoController,
     /// The TCP flows this node sends, with their packet counts at the last decision.
     watch: Vec<(FlowId, u64)>,
@@ -83,23 +79,8 @@ impl BallastAuto {
     }
 
     fn emit(&mut self, io: &mut Io) {
-        let p = Packet {
-            flow: self.flow,
-            dst: self.dst,
-            dst_agent: self.dst_agent,
-            size: self.size,
-            proto: Proto::Udp,
-            ttl: self.ttl,
-            created: io.now,
-            seq: self.seq,
-            ..Default::default()
-        };
+        self.out.send(io, self.seq);
         self.seq += 1;
-        let st = &mut io.flows[self.flow as usize];
-        let w = st.window;
-        st.pkts_sent.add(&w, io.now, 1);
-        st.bytes_sent.add(&w, io.now, self.size as u64);
-        io.send(p);
     }
 
     fn arm(&mut self, io: &mut Io, at: Time, token: u32) {
@@ -113,7 +94,7 @@ impl AgentHooks for BallastAuto {
     fn on_start(&mut self, io: &mut Io) {
         let t0 = self.start.sample_u64(&mut self.rng);
         if t0 < self.stop {
-            io.flows[self.flow as usize].started_at = Some(t0);
+            io.flows[self.out.flow as usize].started_at = Some(t0);
             self.arm(io, t0, DECIDE);
             self.arm(io, t0, RTT_PROBE);
         }
@@ -216,11 +197,13 @@ pub fn build(path: &str, s: &BallastSpec, b: &mut Builder) -> Result<(), String>
         let sink = b.add_agent(n_dst, Agent::UdpSink(UdpSink::new(flow)));
         let idx = b.next_agent_id() as u64;
         let agent = BallastAuto {
-            flow,
-            dst: n_dst,
-            dst_agent: sink,
-            size: s.size_bytes,
-            ttl: s.ttl,
+            out: Datagrams {
+                flow,
+                dst: n_dst,
+                dst_agent: sink,
+                size: s.size_bytes,
+                ttl: s.ttl,
+            },
             ctl: AutoController::new(cfg.clone()),
             watch: Vec::new(),
             min_rtt: None,

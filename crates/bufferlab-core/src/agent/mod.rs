@@ -39,6 +39,16 @@ impl<'a> Io<'a> {
         self.out.push(id);
     }
 
+    /// Emit a packet and count it as sent by its flow (for sources whose every packet is data).
+    #[inline]
+    pub fn send_counted(&mut self, p: Packet) {
+        let st = &mut self.flows[p.flow as usize];
+        let w = st.window;
+        st.pkts_sent.add(&w, self.now, 1);
+        st.bytes_sent.add(&w, self.now, p.size as u64);
+        self.send(p);
+    }
+
     /// Ask for [`AgentHooks::on_timer`] with `token` at time `at` (not before now). Timers are never
     /// cancelled: an agent that re-arms keeps its own deadline and ignores stale firings.
     #[inline]

@@ -56,11 +56,7 @@ impl AgentHooks for PingClient {
             ..Default::default()
         };
         self.seq += 1;
-        let st = &mut io.flows[self.flow as usize];
-        let w = st.window;
-        st.pkts_sent.add(&w, io.now, 1);
-        st.bytes_sent.add(&w, io.now, self.size as u64);
-        io.send(p);
+        io.send_counted(p);
         let next = io.now + self.interval;
         if next < self.stop {
             io.set_timer(next, 0);

@@ -34,9 +34,21 @@ pub struct UdpSource {
     seq: u64,
 }
 
-impl UdpSource {
-    fn emit(&mut self, io: &mut Io) {
-        let p = Packet {
+/// Where a UDP source's datagrams go and what they look like.
+#[derive(Clone, Copy)]
+pub struct Datagrams {
+    pub flow: FlowId,
+    pub dst: NodeId,
+    pub dst_agent: AgentId,
+    pub size: u32,
+    pub ttl: u8,
+}
+
+impl Datagrams {
+    /// Datagram number `seq`, sent now (and counted as sent by its flow).
+    #[inline]
+    pub fn send(&self, io: &mut Io, seq: u64) {
+        io.send_counted(Packet {
             flow: self.flow,
             dst: self.dst,
             dst_agent: self.dst_agent,
@@ -44,15 +56,23 @@ impl UdpSource {
             proto: Proto::Udp,
             ttl: self.ttl,
             created: io.now,
-            seq: self.seq,
+            seq,
             ..Default::default()
-        };
+        });
+    }
+}
+
+impl UdpSource {
+    fn emit(&mut self, io: &mut Io) {
+        Datagrams {
+            flow: self.flow,
+            dst: self.dst,
+            dst_agent: self.dst_agent,
+            size: self.size,
+            ttl: self.ttl,
+        }
+        .send(io, self.seq);
         self.seq += 1;
-        let st = &mut io.flows[self.flow as usize];
-        let w = st.window;
-        st.pkts_sent.add(&w, io.now, 1);
-        st.bytes_sent.add(&w, io.now, self.size as u64);
-        io.send(p);
     }
 
     /// When packet number `self.seq` (the next one) goes out, given the previous went at `now`.
