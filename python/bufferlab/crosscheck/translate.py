@@ -49,7 +49,13 @@ NS3_QDISC = {
     "fq_codel": "ns3::FqCoDelQueueDisc",
     "pie": "ns3::PieQueueDisc",
 }
-NS3_CC = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
+# bufferlab's NewReno grows its window by bytes acknowledged (RFC 3465; RFC 5681 §3.1), so delayed
+# ACKs do not slow it. ns-3's TcpNewReno grows by ACKs received (MSS²/cwnd per ACK in congestion
+# avoidance, one MSS per ACK in slow start): with an ACK for every two segments it gains half an
+# MSS per round trip. ns-3's TcpLinuxReno counts segments acknowledged, as bufferlab does, and its
+# loss recovery is the same socket code; it takes ssthresh = cwnd / 2 (Linux) where bufferlab
+# takes FlightSize / 2 (RFC 5681 eq. 4), the same for a window-limited flow.
+NS3_CC = {"newreno": "ns3::TcpLinuxReno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
 
 
 class Unsupported(ScenarioError):
