@@ -354,3 +354,26 @@ def test_out_dir_holds_the_tables_and_is_replaced_whole(tmp_path):
     with pytest.raises(FileExistsError):
         write_out(tmp_path / "other", pairs, recs, summarize(recs), {})
     assert (tmp_path / "other" / "notes.txt").read_text() == "keep"
+
+
+def test_suite_page_verdicts_noise_and_partial_mark():
+    from bufferlab.crosscheck.suite import CASES, CaseResult, render, rows_for
+
+    case = next(c for c in CASES if c.name == "one-flow-fifo")
+    sc = load_scenario(case.file)
+    # bufferlab 100% busy, ns-3 97%: 3 points apart, steady over seeds (noise far below).
+    pairs = [
+        Pair(s, _summary([9.7e6 + s * 1e3], 1.0, 0.030), _summary([9.6e6 + s * 1e3], 0.97, 0.020), 0.01, 1.0)
+        for s in (1, 2, 3)
+    ]
+    res = CaseResult(case, sc, pairs)
+    rows = {r["metric"]: r for r in rows_for(res)}
+    assert rows["utilization r1->r2"]["verdict"] is False and rows["utilization r1->r2"]["difference"] == "+3.00 pt"
+    assert rows["aggregate goodput"]["verdict"] is True  # +1.0% against ±3%
+    assert rows["per-flow goodput, tcp-1, RTT 44 ms"]["verdict"] is True
+    assert rows["mean sojourn r1->r2"]["verdict"] is False and rows["mean sojourn r1->r2"]["difference"] == "+50.0%"
+    assert rows["drops r1->r2"]["verdict"] is None  # context only
+    page = render([res], planned=2, started="today", seeds_override=None)
+    assert "Partial run: 1 of 2 scenarios" in page
+    assert "differs: [explained](ns3-differences.md)" in page and "2 of 4 compared rows hold" in page
+    assert "| **one-flow-fifo** (3 seeds) | utilization r1->r2 | 100.00% | 97.00% | +3.00 pt |" in page
