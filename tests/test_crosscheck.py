@@ -377,3 +377,46 @@ def test_suite_page_verdicts_noise_and_partial_mark():
     assert "Partial run: 1 of 2 scenarios" in page
     assert "differs: [explained](ns3-differences.md)" in page and "2 of 4 compared rows hold" in page
     assert "| **one-flow-fifo** (3 seeds) | utilization r1->r2 | 100.00% | 97.00% | +3.00 pt |" in page
+
+
+EXPLICIT = """
+[run]
+duration = "20s"
+[[node]]
+name = "a"
+[[node]]
+name = "r"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "r"]
+rate = "50Mbps"
+delay = "2ms"
+[[link]]
+between = ["r", "b"]
+rate = "10Mbps"
+delay = "10ms"
+queue = { discipline = "pie" }
+[link.reverse]
+delay = "30ms"
+rate = "2Mbps"
+[[traffic]]
+kind = "ping"
+from = "b"
+to = "a"
+interval = "50ms"
+"""
+
+
+def test_explicit_topology_with_directions_of_their_own():
+    sc = load_scenario(_toml(EXPLICIT))
+    cfg = to_ns3(sc)
+    assert cfg["nodes"] == ["a", "r", "b"]
+    rb = cfg["links"][1]
+    assert (rb["a"], rb["b"]) == (1, 2)
+    assert (rb["forward"]["rate_bps"], rb["forward"]["delay_ns"], rb["forward"]["discipline"]) == (10_000_000, 10_000_000, "pie")
+    assert (rb["reverse"]["rate_bps"], rb["reverse"]["delay_ns"], rb["reverse"]["discipline"]) == (2_000_000, 30_000_000, "pie")
+    ping = cfg["flows"][0]
+    assert (ping["kind"], ping["interval_ns"], ping["size_bytes"]) == ("ping", 50_000_000, 84)
+    # The ping's round trip: 30 + 2 ms out, 2 + 10 ms back.
+    assert path_delay_ns(sc.plan, "b", "a") + path_delay_ns(sc.plan, "a", "b") == 44_000_000
