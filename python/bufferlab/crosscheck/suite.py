@@ -26,7 +26,7 @@ from typing import Any
 from ..scenario import Scenario, load_scenario
 from .compare import ALL, rel_diff
 from .runner import Pair, run_pair
-from .translate import flow_ids, path_delay_ns
+from .translate import NS3_CC, flow_ids, path_delay_ns
 
 __all__ = ["CASES", "TOLERANCES", "Case", "run_case", "rows_for", "render", "main"]
 
@@ -239,7 +239,8 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
         "",
         "Each scenario (files in `python/bufferlab/crosscheck/suite/`) runs in bufferlab with seed s and in "
         "ns-3 with RngRun s, s = 1..N, start times drawn from the file's `start` distribution in each. "
-        "How the scenario is built in ns-3 and where the models differ: [crosscheck.md](crosscheck.md). "
+        "How the scenario is built in ns-3 and where the models differ: [crosscheck.md](crosscheck.md) "
+        f"(NewReno runs as {NS3_CC['newreno']}, Cubic as {NS3_CC['cubic']}, with ns-3's classic recovery). "
         "Values are means over the seeds; the per-seed values follow the table.",
         "",
         "Tolerances, fixed before the suite was first run: utilization ±2 percentage points, aggregate "

@@ -49,13 +49,13 @@ NS3_QDISC = {
     "fq_codel": "ns3::FqCoDelQueueDisc",
     "pie": "ns3::PieQueueDisc",
 }
-# bufferlab's NewReno grows its window by bytes acknowledged (RFC 3465; RFC 5681 §3.1), so delayed
-# ACKs do not slow it. ns-3's TcpNewReno grows by ACKs received (MSS²/cwnd per ACK in congestion
-# avoidance, one MSS per ACK in slow start): with an ACK for every two segments it gains half an
-# MSS per round trip. ns-3's TcpLinuxReno counts segments acknowledged, as bufferlab does, and its
-# loss recovery is the same socket code; it takes ssthresh = cwnd / 2 (Linux) where bufferlab
-# takes FlightSize / 2 (RFC 5681 eq. 4), the same for a window-limited flow.
-NS3_CC = {"newreno": "ns3::TcpLinuxReno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
+# bufferlab's NewReno grows its window by bytes acknowledged (RFC 3465 with L = 2, RFC 5681 §3.1),
+# so delayed ACKs do not slow it. Neither ns-3 class does that: TcpNewReno grows per ACK
+# (MSS²/cwnd in avoidance, one MSS per ACK in slow start: half as fast with delayed ACKs), and
+# TcpLinuxReno counts segments without the L = 2 limit and halves cwnd rather than FlightSize.
+# The program carries bl::Rfc3465Reno (tools/ns3/reno.h), a TcpNewReno with bufferlab's growth;
+# recovery, timers and SACK stay ns-3's.
+NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
 
 
 class Unsupported(ScenarioError):
