@@ -127,7 +127,9 @@ def test_aqm_parameters_in_ns3_names():
 
 def test_tcp_defaults_are_set_explicitly():
     tcp = to_ns3(dumbbell())["flows"][0]["tcp"]
-    assert tcp["cc"] == "ns3::TcpNewReno" and tcp["cc_attrs"] == {}
+    # ns-3's TcpNewReno grows per ACK (half as fast with delayed ACKs): the program's own
+    # TcpNewReno subclass grows by bytes acknowledged, as bufferlab's NewReno (RFC 3465, L = 2).
+    assert tcp["cc"] == "bl::Rfc3465Reno" and tcp["cc_attrs"] == {}
     s = tcp["socket"]
     # ns-3's own defaults differ from bufferlab's in each of these.
     assert s["SegmentSize"] == "1460" and s["InitialCwnd"] == "10"
@@ -352,3 +354,69 @@ def test_out_dir_holds_the_tables_and_is_replaced_whole(tmp_path):
     with pytest.raises(FileExistsError):
         write_out(tmp_path / "other", pairs, recs, summarize(recs), {})
     assert (tmp_path / "other" / "notes.txt").read_text() == "keep"
+
+
+def test_suite_page_verdicts_noise_and_partial_mark():
+    from bufferlab.crosscheck.suite import CASES, CaseResult, render, rows_for
+
+    case = next(c for c in CASES if c.name == "one-flow-fifo")
+    sc = load_scenario(case.file)
+    # bufferlab 100% busy, ns-3 97%: 3 points apart, steady over seeds (noise far below).
+    pairs = [
+        Pair(s, _summary([9.7e6 + s * 1e3], 1.0, 0.030), _summary([9.6e6 + s * 1e3], 0.97, 0.020), 0.01, 1.0)
+        for s in (1, 2, 3)
+    ]
+    res = CaseResult(case, sc, pairs)
+    rows = {r["metric"]: r for r in rows_for(res)}
+    assert rows["utilization r1->r2"]["verdict"] is False and rows["utilization r1->r2"]["difference"] == "+3.00 pt"
+    assert rows["aggregate goodput"]["verdict"] is True  # +1.0% against ±3%
+    assert rows["per-flow goodput, tcp-1, RTT 44 ms"]["verdict"] is True
+    assert rows["mean sojourn r1->r2"]["verdict"] is False and rows["mean sojourn r1->r2"]["difference"] == "+50.0%"
+    assert rows["drops r1->r2"]["verdict"] is None  # context only
+    page = render([res], planned=2, started="today", seeds_override=None)
+    assert "Partial run: 1 of 2 scenarios" in page
+    assert "differs: [explained](ns3-differences.md)" in page and "2 of 4 compared rows hold" in page
+    assert "| **one-flow-fifo** (3 seeds) | utilization r1->r2 | 100.00% | 97.00% | +3.00 pt |" in page
+
+
+EXPLICIT = """
+[run]
+duration = "20s"
+[[node]]
+name = "a"
+[[node]]
+name = "r"
+[[node]]
+name = "b"
+[[link]]
+between = ["a", "r"]
+rate = "50Mbps"
+delay = "2ms"
+[[link]]
+between = ["r", "b"]
+rate = "10Mbps"
+delay = "10ms"
+queue = { discipline = "pie" }
+[link.reverse]
+delay = "30ms"
+rate = "2Mbps"
+[[traffic]]
+kind = "ping"
+from = "b"
+to = "a"
+interval = "50ms"
+"""
+
+
+def test_explicit_topology_with_directions_of_their_own():
+    sc = load_scenario(_toml(EXPLICIT))
+    cfg = to_ns3(sc)
+    assert cfg["nodes"] == ["a", "r", "b"]
+    rb = cfg["links"][1]
+    assert (rb["a"], rb["b"]) == (1, 2)
+    assert (rb["forward"]["rate_bps"], rb["forward"]["delay_ns"], rb["forward"]["discipline"]) == (10_000_000, 10_000_000, "pie")
+    assert (rb["reverse"]["rate_bps"], rb["reverse"]["delay_ns"], rb["reverse"]["discipline"]) == (2_000_000, 30_000_000, "pie")
+    ping = cfg["flows"][0]
+    assert (ping["kind"], ping["interval_ns"], ping["size_bytes"]) == ("ping", 50_000_000, 84)
+    # The ping's round trip: 30 + 2 ms out, 2 + 10 ms back.
+    assert path_delay_ns(sc.plan, "b", "a") + path_delay_ns(sc.plan, "a", "b") == 44_000_000

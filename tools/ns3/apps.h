@@ -5,6 +5,7 @@
 // per socket, not through ns-3's global defaults.
 #pragma once
 
+#include "reno.h"
 #include "stats.h"
 
 #include "ns3/applications-module.h"

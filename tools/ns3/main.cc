@@ -479,6 +479,7 @@ main(int argc, char** argv)
         std::string text = ss.str();
         Run run;
         run.cfg = Parser(text).Parse();
+        Rfc3465Reno::GetTypeId(); // registered by name, for the configuration to ask for it
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(static_cast<uint64_t>(run.cfg["rng_run"].Int()));
         g_window.t0 = NanoSeconds(run.cfg["measure_ns"][0].Int());

@@ -41,11 +41,12 @@ def cache_dir() -> Path:
 
 
 def _sources_dir() -> Path:
-    here = Path(__file__).resolve()
-    for cand in (here.parents[3] / "tools" / "ns3", here.parent / "ns3src"):
-        if (cand / "main.cc").is_file():
-            return cand
-    raise Ns3Missing("the ns-3 program's sources (tools/ns3/) are not found beside the package")
+    """``tools/ns3/`` of the source tree the package runs from (an editable install, as ``make
+    build`` makes)."""
+    cand = Path(__file__).resolve().parents[3] / "tools" / "ns3"
+    if (cand / "main.cc").is_file():
+        return cand
+    raise Ns3Missing(f"the ns-3 program's sources are not at {cand}: run bufferlab from its source tree (make build)")
 
 
 def _usable(prefix: Path) -> bool:

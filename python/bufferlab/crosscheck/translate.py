@@ -49,7 +49,13 @@ NS3_QDISC = {
     "fq_codel": "ns3::FqCoDelQueueDisc",
     "pie": "ns3::PieQueueDisc",
 }
-NS3_CC = {"newreno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
+# bufferlab's NewReno grows its window by bytes acknowledged (RFC 3465 with L = 2, RFC 5681 §3.1),
+# so delayed ACKs do not slow it. Neither ns-3 class does that: TcpNewReno grows per ACK
+# (MSS²/cwnd in avoidance, one MSS per ACK in slow start: half as fast with delayed ACKs), and
+# TcpLinuxReno counts segments without the L = 2 limit and halves cwnd rather than FlightSize.
+# The program carries bl::Rfc3465Reno (tools/ns3/reno.h), a TcpNewReno with bufferlab's growth;
+# recovery, timers and SACK stay ns-3's.
+NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
 
 
 class Unsupported(ScenarioError):

@@ -1,0 +1,80 @@
+// bufferlab's NewReno window growth in ns-3 (docs/cc-newreno.md), so that a crosscheck compares
+// the rest of the two TCPs (recovery, timers, SACK) rather than two growth rules:
+//   * slow start: cwnd += min(segments acknowledged, 2) MSS per ACK, up to ssthresh
+//     (RFC 3465 §2.2, L = 2);
+//   * congestion avoidance: one MSS each time a whole window of bytes has been acknowledged
+//     (RFC 5681 §3.1 byte counting), so delayed ACKs do not slow growth;
+//   * ssthresh = max(FlightSize / 2, 2 MSS) (RFC 5681 eq. 4), ns-3's TcpNewReno's own rule.
+// ns-3's TcpNewReno grows per ACK instead (MSS²/cwnd in avoidance, one MSS in slow start), half
+// as fast with delayed ACKs; its TcpLinuxReno counts segments but has no L limit and halves cwnd
+// rather than FlightSize.
+#pragma once
+
+#include "ns3/tcp-congestion-ops.h"
+#include "ns3/tcp-socket-state.h"
+
+#include <algorithm>
+
+namespace bl
+{
+
+class Rfc3465Reno : public ns3::TcpNewReno
+{
+  public:
+    static ns3::TypeId GetTypeId()
+    {
+        static ns3::TypeId tid =
+            ns3::TypeId("bl::Rfc3465Reno").SetParent<ns3::TcpNewReno>().AddConstructor<Rfc3465Reno>();
+        return tid;
+    }
+
+    Rfc3465Reno() = default;
+
+    Rfc3465Reno(const Rfc3465Reno& o)
+        : ns3::TcpNewReno(o),
+          m_ackedBytes(o.m_ackedBytes)
+    {
+    }
+
+    std::string GetName() const override { return "Rfc3465Reno"; }
+
+    ns3::Ptr<ns3::TcpCongestionOps> Fork() override { return ns3::CopyObject<Rfc3465Reno>(this); }
+
+    uint32_t GetSsThresh(ns3::Ptr<const ns3::TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        m_ackedBytes = 0;
+        return ns3::TcpNewReno::GetSsThresh(tcb, bytesInFlight);
+    }
+
+  protected:
+    uint32_t SlowStart(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        if (segmentsAcked == 0)
+        {
+            return 0;
+        }
+        uint32_t mss = tcb->m_segmentSize;
+        uint32_t before = tcb->m_cWnd;
+        uint32_t grown = std::min<uint64_t>(uint64_t(before) + std::min(segmentsAcked, 2u) * mss, tcb->m_ssThresh.Get());
+        tcb->m_cWnd = std::max(grown, before);
+        uint32_t used = (tcb->m_cWnd - before + mss - 1) / mss;
+        // What slow start did not use because it reached ssthresh goes to avoidance; what the
+        // L = 2 limit cut off is not counted (RFC 3465 §2.2).
+        return tcb->m_cWnd >= tcb->m_ssThresh ? segmentsAcked - std::min(used, segmentsAcked) : 0;
+    }
+
+    void CongestionAvoidance(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        m_ackedBytes += uint64_t(segmentsAcked) * tcb->m_segmentSize;
+        if (m_ackedBytes >= tcb->m_cWnd)
+        {
+            m_ackedBytes -= tcb->m_cWnd;
+            tcb->m_cWnd += tcb->m_segmentSize;
+        }
+    }
+
+  private:
+    uint64_t m_ackedBytes = 0; // bytes acknowledged toward the next MSS of growth
+};
+
+} // namespace bl
