@@ -42,6 +42,10 @@ Sources = Annotated[
 ]
 PointOpt = Annotated[Optional[str], typer.Option("--point", help="Sweep folder: one point (point_id or its start).")]
 SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Sweep folder: one seed.")]
+SetOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--set", metavar="KEY=VALUE", help='Scenario files: override a key before running, e.g. --set run.sample=10ms (repeatable).'),
+]
 ByOpt = Annotated[Optional[list[str]], typer.Option("--by", help="Swept key (or column) giving one line per value (repeatable).")]
 
 
@@ -89,7 +93,10 @@ class Source:
     runs: list[str] = field(default_factory=list)
 
 
-def _run_tables(srcs: list[Path], table: str) -> Source:
+_RAN: dict = {}  # scenario files run in this command (a CDF may look in two of their tables)
+
+
+def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> Source:
     from . import run
     from .results import Result
     from .store import run_labels
@@ -97,9 +104,12 @@ def _run_tables(srcs: list[Path], table: str) -> Source:
     frames = []
     labels = run_labels([s.with_suffix("") if s.suffix == ".toml" else s for s in srcs])
     for src, name in zip(srcs, labels):
-        if src.suffix == ".toml":
+        key = (str(src), repr(sorted((overrides or {}).items())))
+        if src.suffix == ".toml" and key in _RAN:
+            r = _RAN[key]
+        elif src.suffix == ".toml":
             try:
-                r = run(src)
+                r = _RAN[key] = run(src, overrides=overrides)
             except ScenarioError as e:
                 for p in e.problems:
                     err_console.print(p if str(src) in p else f"{src}: {p}", markup=False)
@@ -112,7 +122,8 @@ def _run_tables(srcs: list[Path], table: str) -> Source:
     return Source(df, [], labels if len(labels) > 1 else [])
 
 
-def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | None = None) -> Source:
+def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | None = None,
+            sets: list[str] | None = None) -> Source:
     """``table`` from the sources: scenario files (run now) and run folders side by side, or one
     sweep folder with its swept columns joined on (narrowed by ``point`` / ``seed``)."""
     from .store import is_run_folder, load
@@ -121,12 +132,16 @@ def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | 
     if len(runs) == len(srcs):
         if point is not None:
             _fail("--point picks a point of a sweep's results folder; these are runs")
-        src = _run_tables(srcs, table)
+        from .cli import _overrides
+
+        src = _run_tables(srcs, table, _overrides(sets))
         if seed is not None:
             src.df = src.df[src.df["seed"] == seed]
         if src.df.empty:
             _fail(f"no {table} rows in {', '.join(map(str, srcs))}" + (f" for --seed {seed}" if seed is not None else ""))
         return src
+    if sets:
+        _fail("--set changes a scenario file before it runs; these are stored results")
     if len(srcs) > 1:
         bad = ", ".join(str(s) for s in srcs if s not in runs)
         _fail(f"{bad}: not a run's output folder or scenario; folders side by side must all be runs "
@@ -149,7 +164,9 @@ def _show_values(values: list, limit: int = 6) -> str:
     from .plot._common import _order, value_label
 
     vs = sorted(values, key=_order)
-    shown = ", ".join(value_label(v) for v in vs[:limit])
+    labels = [value_label(v) for v in vs[:limit]]
+    sep = " | " if any("," in t for t in labels) else ", "
+    shown = sep.join(labels)
     return shown + (f", ... ({len(vs)} in all)" if len(vs) > limit else "")
 
 
@@ -184,18 +201,18 @@ def plot_timeseries(
     ids: Annotated[Optional[list[str]], typer.Option("--id", help="Queue/link/flow id to show (repeatable; default all).")] = None,
     point: PointOpt = None,
     seed: SeedOpt = None,
+    sets: SetOpt = None,
     data: DataFile = None,
 ) -> None:
     """A metric against time, one line per queue/link/flow (and per seed or run folder).
 
-    A scenario file is run on the spot; it must record time series (`run.sample`), e.g.
-    `bufferlab plot timeseries s.toml --metric qlen_pkts -o q.png` after `--set run.sample=...`
-    in `bufferlab run`, or a file that sets it.
+    A scenario file is run on the spot; it must record time series (`run.sample`): set it in
+    the file or here, e.g. `--set run.sample=10ms`.
     """
     from .plot import timeseries
 
     _check_outputs(out, data)
-    src = _source(srcs, "timeseries", point, seed)
+    src = _source(srcs, "timeseries", point, seed, sets)
     df = src.df
     if "point_id" in df.columns and df["point_id"].nunique() > 1:
         _fail(f"{srcs[0]} holds {df['point_id'].nunique()} points: choose one with --point "
@@ -222,6 +239,7 @@ def plot_cdf(
     seed: SeedOpt = None,
     logx: Annotated[bool, typer.Option("--logx", help="Logarithmic value axis (values above zero).")] = False,
     logy: Annotated[bool, typer.Option("--logy", help="Logarithmic CDF axis (the lower tail).")] = False,
+    sets: SetOpt = None,
     data: DataFile = None,
 ) -> None:
     """CDF of a metric, one line per queue/flow (and per --by value or run folder); over several
@@ -229,10 +247,10 @@ def plot_cdf(
     from .plot import cdf
 
     _check_outputs(out, data)
-    src = _source(srcs, "distributions", point, seed)
+    src = _source(srcs, "distributions", point, seed, sets)
     cdf_col: str | None = "cdf"
     if metric not in set(src.df.get("metric", pd.Series(dtype=str))):
-        src = _source(srcs, "timeseries", point, seed)
+        src = _source(srcs, "timeseries", point, seed, sets)
         cdf_col = None
         known = set(src.df.get("metric", pd.Series(dtype=str)))
         if metric not in known:
@@ -347,6 +365,7 @@ def plot_response(
     per_decade: Annotated[int, typer.Option("--per-decade", min=1, help="Size bins per factor of ten.")] = 5,
     point: PointOpt = None,
     seed: SeedOpt = None,
+    sets: SetOpt = None,
     data: DataFile = None,
 ) -> None:
     """Mean response time against transfer size (log-binned), one line per group (and per run
@@ -354,7 +373,7 @@ def plot_response(
     from .plot import response_time
 
     _check_outputs(out, data)
-    src = _source(srcs, "transfers", point, seed)
+    src = _source(srcs, "transfers", point, seed, sets)
     df = src.df
     if flow:
         df = df[df["flow"].isin(flow)]

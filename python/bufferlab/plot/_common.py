@@ -23,7 +23,7 @@ from ..units import quantity_value
 
 __all__ = [
     "new_axes", "label", "scale", "axis", "bounds", "save", "to_numbers", "group_label", "groups", "value_label",
-    "natural_key", "series_colors", "place_legend", "colorbar_for", "log_axis",
+    "natural_key", "legend_title", "series_label", "series_colors", "place_legend", "colorbar_for", "log_axis",
 ]
 
 _SUFFIX = {
@@ -171,6 +171,21 @@ def group_label(keys: Sequence[str], values: Any) -> str:
         else:
             parts.append(f"{short}: {text}" if "=" in text else f"{short}={text}")
     return "; ".join(parts) if any(": " in p for p in parts) else ", ".join(parts)
+
+
+def legend_title(by: Sequence[str]) -> str | None:
+    """One swept key names the legend (its entries then read as values); a flow, queue or run
+    column, or several keys, do not."""
+    if len(by) != 1 or by[0] in ("id", "link", "run", "flow", "seed"):
+        return None
+    return by[0].split(".")[-1]
+
+
+def series_label(by: Sequence[str], key: Any) -> str:
+    """A legend entry: the value alone under a :func:`legend_title`, else ``key=value`` parts."""
+    if legend_title(by) is not None:
+        return value_label(key[0] if isinstance(key, tuple) else key)
+    return group_label(by, key)
 
 
 _DIGITS = re.compile(r"(\d+)")

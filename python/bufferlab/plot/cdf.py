@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import axis, group_label, groups, log_axis, new_axes, place_legend, series_colors
+from ._common import legend_title, series_label, axis, group_label, groups, log_axis, new_axes, place_legend, series_colors
 
 __all__ = ["cdf", "quantile_curves"]
 
@@ -109,7 +109,7 @@ def cdf(
             shown = shown[shown["percentile"] > 0]
         if shown.empty:
             continue
-        ax.plot(shown["value"] * f, shown["percentile"], lw=1.5, color=color, label=group_label(by, key) or None)
+        ax.plot(shown["value"] * f, shown["percentile"], lw=1.5, color=color, label=series_label(by, key) or None)
         marks = shown.iloc[::step]
         marks = marks[marks["sem"].notna()]
         if len(marks):
@@ -125,5 +125,5 @@ def cdf(
     if logx:
         log_axis(ax, "x")
     if by:
-        place_legend(ax)
+        place_legend(ax, title=legend_title(by))
     return fig, curves

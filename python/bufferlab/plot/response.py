@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import group_label, groups, new_axes, place_legend, series_colors
+from ._common import legend_title, series_label, group_label, groups, new_axes, place_legend, series_colors
 
 __all__ = ["response_time", "size_bins"]
 
@@ -75,11 +75,11 @@ def response_time(
     fig, ax = new_axes(ax)
     keyed = list(groups(data, by))
     for (key, g), color in zip(keyed, series_colors(max(1, len(keyed)))):
-        ax.plot(g["size"], g["mean_s"], marker="o", ms=3, lw=1.2, color=color, label=group_label(by, key) or None)
+        ax.plot(g["size"], g["mean_s"], marker="o", ms=3, lw=1.2, color=color, label=series_label(by, key) or None)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("transfer size (bytes)")
     ax.set_ylabel("mean response time (s)")
     if by:
-        place_legend(ax)
+        place_legend(ax, title=legend_title(by))
     return fig, data

@@ -18,12 +18,13 @@ from ._common import (
     axis,
     bounds,
     colorbar_for,
-    group_label,
     groups,
+    legend_title,
     log_axis,
     new_axes,
     place_legend,
     series_colors,
+    series_label,
     to_numbers,
     value_label,
 )
@@ -92,11 +93,10 @@ def metric_vs_param(
     else:
         colors = series_colors(max(n, 1))
     width = min(0.8 / max(n, 1), 0.2)
-    title = None if use_bar else _legend_title(group)
+    title = None if use_bar else legend_title(group)
     has_band = agg[f"{y}_ci"].notna().any()
     for i, ((key, g), color) in enumerate(zip(keyed, colors)):
-        name = None if use_bar else (value_label(key[0] if isinstance(key, tuple) else key) if title
-                                     else group_label(group, key) or None)
+        name = None if use_bar else (series_label(group, key) or None)
         mean = g[f"{y}_mean"] * f
         if categories:
             dx = (i - (n - 1) / 2) * width
@@ -126,9 +126,3 @@ def metric_vs_param(
         ax.set_ylim(bottom=0.0)
     place_legend(ax, title=title, extra=extra)
     return fig, agg
-
-
-def _legend_title(group: list[str]) -> str | None:
-    if len(group) != 1 or group[0] in ("id", "link", "run"):
-        return None
-    return group[0].split(".")[-1]
