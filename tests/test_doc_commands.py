@@ -137,3 +137,19 @@ def test_the_commands_of_a_page_run_as_written(page, tmp_path):
         )
         assert "Traceback" not in proc.stderr, f"{where}:\n{proc.stderr[-3000:]}"
         assert "Warning" not in proc.stderr, f"{where}: a warning leaked:\n{proc.stderr[-3000:]}"
+
+
+# The reproduce list and its page are renamed with the reproductions themselves.
+NOT_YET = {"reproductions.md"}
+
+
+def test_papers_are_named_by_their_authors_not_a_seed_number():
+    pages = [p for p in PAGES if p.name not in NOT_YET]
+    code = [*(REPO / "python" / "bufferlab").glob("*.py"), *(REPO / "python" / "bufferlab" / "plot").glob("*.py"),
+            *(REPO / "python" / "bufferlab" / "scenario").glob("*.py"), *(REPO / "python" / "bufferlab" / "sweep").glob("*.py")]
+    for f in [*pages, *code]:
+        for n, line in enumerate(f.read_text().splitlines(), 1):
+            assert not re.search(r"\bseed 00[0-9]\b", line, re.I), f"{f.relative_to(REPO)}:{n}: {line.strip()}"
+    refs = (REPO / "docs" / "references.md").read_text()
+    for who in ("Braud", "Cardozo", "Gorinsky", "Jabeen"):
+        assert who in refs
