@@ -228,8 +228,9 @@ def series_colors(n: int) -> list[Any]:
     return [cmap(0.05 + 0.9 * i / (n - 1)) for i in range(n)]
 
 
-# Up to this many series the legend sits inside the axes; beyond, outside on the right.
-LEGEND_INSIDE = 6
+# Up to this many entries the legend sits inside the axes; beyond, outside on the right, where it
+# hides no curve.
+LEGEND_INSIDE = 4
 LEGEND_ROWS = 18
 
 

@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import legend_title, series_label, axis, group_label, groups, log_axis, new_axes, place_legend, series_colors
+from matplotlib.lines import Line2D
+
+from ._common import axis, groups, legend_title, log_axis, new_axes, place_legend, series_colors, series_label
 
 __all__ = ["cdf", "quantile_curves"]
 
@@ -124,6 +126,12 @@ def cdf(
         ax.set_ylim(0.0, 1.0)
     if logx:
         log_axis(ax, "x")
-    if by:
-        place_legend(ax, title=legend_title(by))
+    extra = []
+    if curves["sem"].notna().any():
+        n = curves.loc[curves["sem"].notna(), "seeds"]
+        seeds = f"{int(n.min())}" if n.min() == n.max() else f"{int(n.min())}-{int(n.max())}"
+        extra.append(Line2D([], [], color="0.4", marker="|", ms=10, ls="none",
+                            label=f"bars: ± 1 SEM of the percentile ({seeds} seeds)"))
+    if by or extra:
+        place_legend(ax, title=legend_title(by), extra=extra)
     return fig, curves
