@@ -122,10 +122,13 @@ def test_series_colours_never_repeat_and_names_sort_naturally():
     assert sorted(["tcp-10", "tcp-2", "s10->r1", "s9->r1"], key=natural_key) == ["s9->r1", "s10->r1", "tcp-2", "tcp-10"]
 
 
-def test_many_numeric_groups_get_a_colour_bar():
+def test_many_numeric_groups_get_a_colour_bar(tmp_path):
     rows = [{"limit": f"{b}pkt", "rate": f"{r}pps", "seed": s, "y": b * r * 1e-6 + 0.001 * s}
             for b in (2, 3, 5, 8, 10, 20, 30, 50, 100, 200) for r in (300, 600) for s in (1, 2)]
-    fig, _ = plot.metric_vs_param(pd.DataFrame(rows), "rate", "y", group=["limit"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig, _ = plot.metric_vs_param(pd.DataFrame(rows), "rate", "y", group=["limit"])
+        plot.save(fig, tmp_path / "bar.png")
     assert len(fig.axes) == 2 and fig.axes[1].get_ylabel() == "limit (packets)"
     assert len({mcolors.to_hex(ln.get_color()) for ln in fig.axes[0].lines}) == 10
 
