@@ -82,7 +82,8 @@ def test_cdf_of_sojourn_from_a_sweep(tmp_path):
     # more load, longer waits (M/D/1 at 34% vs 90% load)
     assert p90["750pps"] > 3 * p90["300pps"]
     assert set(data["seeds"]) == {2}
-    assert fig.axes[0].get_xlabel() == "sojourn time (s)"
+    assert fig.axes[0].get_xlabel() == "sojourn time (ms)"  # waits below half a second read in ms
+    np.testing.assert_allclose(fig.axes[0].lines[0].get_xdata(), data[data["traffic[0].rate"] == "300pps"]["value"] * 1e3)
     # the same through the command line, with the data written out
     res = CliRunner().invoke(app, ["plot", "cdf", str(out), "--metric", "sojourn_s", "--id", "client->server",
                                    "--by", "traffic[0].rate", "-o", str(tmp_path / "c.svg"), "--data", str(tmp_path / "c.csv")])
@@ -109,7 +110,8 @@ def test_metric_vs_param_draws_the_aggregate():
     ax = fig.axes[0]
     assert ax.get_xlabel() == "limit (packets)"
     lines = {ln.get_label(): ln for ln in ax.lines}
-    np.testing.assert_allclose(lines["q=fifo"].get_ydata(), data[data.q == "fifo"]["y_mean"])
+    np.testing.assert_allclose(lines["fifo"].get_ydata(), data[data.q == "fifo"]["y_mean"])
+    assert ax.get_legend().get_title().get_text() == "q"  # one key: its name titles the legend
     assert len(ax.collections) == 2  # one band per group
 
 

@@ -93,7 +93,7 @@ def test_query_command_formats(swept):
 
 
 def test_query_refuses_a_folder_that_is_not_a_store(tmp_path):
-    with pytest.raises(StoreError, match="not a sweep results folder"):
+    with pytest.raises(StoreError, match="is neither a sweep.s results folder"):
         query(tmp_path, "SELECT 1")
     res = CliRunner().invoke(app, ["query", str(tmp_path), "SELECT 1"])
     assert res.exit_code == 2

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import bufferlab
 from bufferlab.cli import app
+from bufferlab.outpath import OutputError
 from bufferlab.store import load, query
 from bufferlab.sweep import load_spec, run_sweep
 from bufferlab.sweep.backends import _worker_main
@@ -124,6 +125,9 @@ def test_sweep_out_is_checked_before_running(tmp_path):
     (other / "keep.txt").write_text("mine")
     res = runner.invoke(app, ["sweep", str(spec), "--out", str(other), "-q"])
     assert res.exit_code == 2 and "already holds other files" in res.output
+    assert sorted(p.name for p in other.iterdir()) == ["keep.txt"]
+    with pytest.raises(OutputError, match="already holds other files"):
+        run_sweep(spec, other, backend="inline")  # the Python API refuses it too
     assert sorted(p.name for p in other.iterdir()) == ["keep.txt"]
 
 

@@ -1,4 +1,4 @@
-"""The ``bufferlab sweep``, ``bufferlab query`` and ``bufferlab plot`` commands.
+"""The ``bufferlab sweep`` and ``bufferlab query`` commands (``bufferlab plot`` is in cli_plot).
 
 Exit status: 0 done; 1 some points failed (each recorded in the store with its error), or a
 plot/query failed; 2 a bad spec or command line; 130 interrupted (what finished is kept: run the
@@ -24,11 +24,6 @@ out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 if not out_console.is_terminal:
     out_console.width = 200  # piped: tables at their natural width (no truncated column names)
-
-OutFile = Annotated[Path, typer.Option("--out", "-o", help="Image to write: .png or .svg (or .pdf).")]
-DataFile = Annotated[
-    Optional[Path], typer.Option("--data", help="Also write the plotted data as CSV (or .parquet).")
-]
 
 
 def _fail(msg: str, code: int = 2) -> None:
@@ -129,27 +124,6 @@ def _check_out_dir(out: Path) -> None:
         _fail(f"--out {out}: {e}")
 
 
-def _check_out_file(opt: str, path: Path | None, suffixes: tuple[str, ...] | None) -> None:
-    """A figure's or a data file's path, checked before any data is read."""
-    from .outpath import OutputError, check_out_file
-
-    if path is None:
-        return
-    try:
-        check_out_file(path, suffixes)
-    except OutputError as e:
-        _fail(f"{opt} {path}: {e}")
-
-
-FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
-DATA_SUFFIXES = (".csv", ".parquet")
-
-
-def _check_outputs(out: Path, data: Path | None) -> None:
-    _check_out_file("-o", out, FIGURE_SUFFIXES)
-    _check_out_file("--data", data, DATA_SUFFIXES)
-
-
 def _show_failures(out: Path, parts: list[str], limit: int = 5) -> None:
     from .store import query as q
 
@@ -169,15 +143,22 @@ def _show_failures(out: Path, parts: list[str], limit: int = 5) -> None:
 
 
 def query(
-    folder: Annotated[Path, typer.Argument(help="A sweep's results folder.")],
-    sql: Annotated[str, typer.Argument(help="SQL over the tables points, flows, queues, links, transfers, timeseries, distributions.")],
+    folders: Annotated[
+        list[Path],
+        typer.Argument(help="A sweep's results folder, or one or more run output folders (side by side).", show_default=False),
+    ],
+    sql: Annotated[str, typer.Argument(help="SQL over the tables: points, flows, queues, links, transfers, timeseries, distributions (runs instead of points for run folders).")],
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, csv or json.")] = "table",
 ) -> None:
-    """Run DuckDB SQL over a results folder; the tables are views by name.
+    """Run DuckDB SQL over result folders; the tables are views by name.
 
-    Example: `bufferlab query out "SELECT seed, avg(goodput_bps) FROM flows GROUP BY seed"`.
-    Swept keys are columns of `points` (quote dotted names: `"topology.pairs"`); join with
-    `USING (point_id, seed)`.
+    A sweep's folder: `bufferlab query runs/mdl "SELECT seed, avg(goodput_bps) FROM flows GROUP BY seed"`.
+    Swept keys are columns of `points` (quote dotted names: `"topology.pairs"`; a quantity also
+    has its number in base units in `"KEY:value"`, to sort by); join with `USING (point_id, seed)`.
+
+    Run folders (`bufferlab run FILE --out DIR`), one or several: each table has a `run` column
+    (the folder's name) and `seed`, and `runs` lists the folders:
+    `bufferlab query out/a out/b "SELECT run, link, sojourn_mean_s FROM queues"`.
     """
     import duckdb
 
@@ -186,7 +167,7 @@ def query(
     if fmt not in ("table", "csv", "json"):
         _fail(f'--format {fmt}: choose "table", "csv" or "json"')
     try:
-        df = run_query(folder, sql)
+        df = run_query(folders, sql)
     except StoreError as e:
         _fail(str(e), 2)
     except duckdb.Error as e:
@@ -204,201 +185,10 @@ def query(
         out_console.print(t)
 
 
-# ---------------------------------------------------------------- plot
-
-plot_app = typer.Typer(
-    help="Draw figures from a run's output folder, a sweep's results folder or a scenario file.",
-    no_args_is_help=True,
-)
-
-
-def _write(fig, data: pd.DataFrame, out: Path, data_out: Path | None) -> None:
-    from .plot import save
-
-    try:
-        save(fig, out)
-    except ValueError as e:
-        _fail(str(e))
-    if data_out is not None:
-        data_out.parent.mkdir(parents=True, exist_ok=True)
-        if data_out.suffix == ".parquet":
-            data.to_parquet(data_out, index=False)
-        else:
-            data.to_csv(data_out, index=False)
-    err_console.print(f"wrote {out}" + (f" and {data_out}" if data_out else ""), markup=False)
-
-
-def _source(src: Path, table: str, point: str | None, seed: int | None) -> tuple[pd.DataFrame, list[str]]:
-    """A table from a run folder, a scenario file (run now) or a sweep folder (with the swept
-    columns joined on); returns it and the swept keys."""
-    if src.is_file() and src.suffix == ".toml":
-        from . import run
-
-        try:
-            return getattr(run(src), table).assign(seed=1), []
-        except ScenarioError as e:
-            for p in e.problems:
-                err_console.print(p, markup=False)
-            raise typer.Exit(2) from None
-    if (src / "summary.json").is_file():
-        from .results import Result
-
-        return getattr(Result.read(src), table).assign(seed=1), []
-    from .store import load
-
-    try:
-        tables = load(src)
-    except StoreError:
-        _fail(f"{src} is neither a run's output folder, a sweep's results folder nor a .toml scenario")
-    df = tables.with_params(table)
-    if point is not None:
-        df = df[df["point_id"].str.startswith(point)]
-    if seed is not None:
-        df = df[df["seed"] == seed]
-    if df.empty:
-        _fail(f"no {table} rows in {src}" + (" for that --point/--seed" if point or seed is not None else ""))
-    return df, tables.swept
-
-
-PointOpt = Annotated[Optional[str], typer.Option("--point", help="Sweep folder: one point (point_id or its start).")]
-SeedOpt = Annotated[Optional[int], typer.Option("--seed", help="Sweep folder: one seed.")]
-ByOpt = Annotated[Optional[list[str]], typer.Option("--by", help="Swept key (or column) giving one line per value (repeatable).")]
-
-
-@plot_app.command("timeseries")
-def plot_timeseries(
-    src: Annotated[Path, typer.Argument(help="Run folder, sweep folder or scenario .toml (with run.sample).")],
-    metric: Annotated[str, typer.Option("--metric", "-m", help="qlen_pkts, qlen_bytes, cwnd_bytes, srtt_s, throughput_bps, ...")],
-    out: OutFile,
-    ids: Annotated[Optional[list[str]], typer.Option("--id", help="Queue/link/flow id to show (repeatable; default all).")] = None,
-    point: PointOpt = None,
-    seed: SeedOpt = None,
-    data: DataFile = None,
-) -> None:
-    """A metric against time, one line per queue/link/flow (and per seed)."""
-    _check_outputs(out, data)
-    from .plot import timeseries
-
-    df, _ = _source(src, "timeseries", point, seed)
-    if "point_id" in df.columns and df["point_id"].nunique() > 1:
-        _fail(f"{src} holds {df['point_id'].nunique()} points: choose one with --point "
-              f"({', '.join(sorted(df['point_id'].unique())[:5])}, ...)")
-    by = ["seed"] if df["seed"].nunique() > 1 else []
-    try:
-        fig, d = timeseries(df, metric, ids=ids, by=by)
-    except ValueError as e:
-        _fail(str(e))
-    _write(fig, d, out, data)
-
-
-@plot_app.command("cdf")
-def plot_cdf(
-    src: Annotated[Path, typer.Argument(help="Run folder, sweep folder or scenario .toml.")],
-    metric: Annotated[str, typer.Option("--metric", "-m", help="sojourn_s, rtt_s (from the CDF tables) or a time-series metric such as throughput_bps.")],
-    out: OutFile,
-    ids: Annotated[Optional[list[str]], typer.Option("--id", help="Queue/flow id (repeatable; default all, one line each).")] = None,
-    by: ByOpt = None,
-    point: PointOpt = None,
-    seed: SeedOpt = None,
-    logx: Annotated[bool, typer.Option("--logx")] = False,
-    data: DataFile = None,
-) -> None:
-    """CDF of a metric; over several seeds, the mean of each percentile with ± SEM bars."""
-    _check_outputs(out, data)
-    from .plot import cdf
-
-    dist, swept = _source(src, "distributions", point, seed)
-    cdf_col: str | None = "cdf"
-    if metric not in set(dist.get("metric", pd.Series(dtype=str))):
-        dist, swept = _source(src, "timeseries", point, seed)
-        cdf_col = None
-        known = set(dist.get("metric", pd.Series(dtype=str)))
-        if metric not in known:
-            _fail(f"no {metric} in {src}; metrics: {', '.join(sorted(known)) or 'none'}")
-    df = dist[dist["metric"] == metric]
-    if ids:
-        df = df[df["id"].isin(ids)]
-    groups = list(by or [])
-    for k in groups:
-        if k not in df.columns:
-            _fail(f"--by {k}: not a column; swept keys: {', '.join(swept) or 'none'}")
-    if df["id"].nunique() > 1:
-        groups.append("id")
-    fig, d = cdf(df, cdf_col=cdf_col, by=groups, replicate=[c for c in ("point_id", "seed") if c in df.columns],
-                 metric=metric, logx=logx)
-    _write(fig, d, out, data)
-
-
-@plot_app.command("sweep")
-def plot_sweep(
-    folder: Annotated[Path, typer.Argument(help="A sweep's results folder.")],
-    x: Annotated[str, typer.Option("--x", help="Swept key for the x axis.")],
-    y: Annotated[str, typer.Option("--y", help="TABLE.COLUMN, e.g. flows.goodput_bps or queues.sojourn_mean_s.")],
-    out: OutFile,
-    group: Annotated[Optional[list[str]], typer.Option("--group", help="Swept key giving one line per value (repeatable).")] = None,
-    where: Annotated[Optional[str], typer.Option("--where", help="SQL condition on the table's rows, e.g. \"link = 'r1->r2'\".")] = None,
-    reduce: Annotated[str, typer.Option("--reduce", help="Combine a seed's rows (several flows): mean, sum, min, max.")] = "mean",
-    level: Annotated[float, typer.Option("--level", help="Confidence level of the band.")] = 0.95,
-    logx: Annotated[bool, typer.Option("--logx")] = False,
-    logy: Annotated[bool, typer.Option("--logy")] = False,
-    data: DataFile = None,
-) -> None:
-    """A metric against a swept key, mean over seeds with a Student-t band, one line per group."""
-    _check_outputs(out, data)
-    from .plot import metric_vs_param
-    from .store import manifest, query as run_query
-
-    table, _, column = y.partition(".")
-    if not column or table not in ("points", "flows", "queues", "links", "transfers"):
-        _fail(f"--y {y}: write TABLE.COLUMN with TABLE one of points, flows, queues, links, transfers")
-    swept = manifest(folder).get("swept", [])
-    keys = [x, *(group or [])]
-    missing = [k for k in keys if k not in swept]
-    if missing:
-        _fail(f"{', '.join(missing)}: not swept in {folder}; swept keys: {', '.join(swept) or 'none'}")
-    cols = ", ".join('p."' + k.replace('"', '""') + '"' for k in keys)
-    sql = f"SELECT t.*, {cols} FROM {table} t JOIN points p USING (point_id, seed) WHERE p.status = 'done'"
-    if table == "points":
-        sql = f"SELECT * FROM points WHERE status = 'done'"
-    if where:
-        sql += f" AND ({where})"
-    try:
-        df = run_query(folder, sql)
-    except Exception as e:  # noqa: BLE001 - duckdb's errors name the column or the syntax
-        _fail(str(e).strip())
-    if column not in df.columns:
-        _fail(f"--y {y}: no column {column}; {table} has {', '.join(c for c in df.columns if c not in keys)}")
-    fig, d = metric_vs_param(df, x, column, group=group or [], level=level, reduce=reduce, logx=logx, logy=logy)
-    _write(fig, d, out, data)
-
-
-@plot_app.command("response")
-def plot_response(
-    src: Annotated[Path, typer.Argument(help="Run folder, sweep folder or scenario .toml with finite transfers.")],
-    out: OutFile,
-    by: ByOpt = None,
-    flow: Annotated[Optional[list[str]], typer.Option("--flow", help="Only these flows' transfers (repeatable).")] = None,
-    per_decade: Annotated[int, typer.Option("--per-decade", min=1, help="Size bins per factor of ten.")] = 5,
-    point: PointOpt = None,
-    seed: SeedOpt = None,
-    data: DataFile = None,
-) -> None:
-    """Mean response time against transfer size (log-binned), one line per group."""
-    _check_outputs(out, data)
-    from .plot import response_time
-
-    df, swept = _source(src, "transfers", point, seed)
-    if flow:
-        df = df[df["flow"].isin(flow)]
-    for k in by or []:
-        if k not in df.columns:
-            _fail(f"--by {k}: not a column; swept keys: {', '.join(swept) or 'none'}")
-    fig, d = response_time(df, by=by or [], per_decade=per_decade)
-    _write(fig, d, out, data)
-
-
 def register(app: typer.Typer) -> None:
     """Add the sweep, query and plot commands to the ``bufferlab`` command."""
     app.command("sweep")(sweep)
     app.command("query")(query)
+    from .cli_plot import plot_app
+
     app.add_typer(plot_app, name="plot")

@@ -33,7 +33,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["TABLE_NAMES", "VALUE_SUFFIX", "UNIT_SUFFIX", "Store", "Tables", "load", "connect", "query", "StoreError", "check_store_dir"]
+__all__ = ["TABLE_NAMES", "VALUE_SUFFIX", "UNIT_SUFFIX", "Store", "Tables", "load", "connect", "query", "StoreError", "check_store_dir",
+           "connect_runs", "open_folders", "is_run_folder", "run_labels", "RUN_TABLES"]
 
 TABLE_NAMES = ("points", "flows", "queues", "links", "transfers", "timeseries", "distributions")
 
@@ -158,7 +159,10 @@ def check_store_dir(root: str | Path) -> Path:
 
 def _check_root(root: Path) -> None:
     if not (root / "parts").is_dir():
-        raise StoreError(f"{root} is not a sweep results folder (it has no parts/ folder)")
+        raise StoreError(
+            f"{root} is neither a sweep's results folder (no parts/ folder) nor a run's output "
+            "folder (no summary.json)"
+        )
 
 
 def _files(root: Path, table: str) -> list[Path]:
@@ -240,9 +244,80 @@ def connect(root: str | Path, con: Any = None) -> Any:
     return con
 
 
-def query(root: str | Path, sql: str) -> pd.DataFrame:
-    """Run ``sql`` over the tables of ``root`` (by name) and return the rows."""
-    con = connect(root)
+RUN_TABLES = ("flows", "queues", "links", "timeseries", "transfers", "distributions")
+
+
+def is_run_folder(path: str | Path) -> bool:
+    """A folder written by ``bufferlab run --out`` / ``Result.write``."""
+    return (Path(path) / "summary.json").is_file()
+
+
+def run_labels(dirs: list[Path]) -> list[str]:
+    """A short name per run folder for a ``run`` column and a legend: the folder's name, or its
+    path where two names are alike."""
+    names = [Path(d).name for d in dirs]
+    if len(set(names)) == len(names):
+        return names
+    return [str(d) for d in dirs]
+
+
+def _sql_text(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def connect_runs(dirs: list[str | Path], con: Any = None) -> Any:
+    """A DuckDB connection over run output folders side by side: each table is a view over the
+    folders' files with a ``run`` column (the folder's name) and the run's ``seed`` first, and
+    ``runs`` has one row per folder (run, path, seed, duration_s, engine_version)."""
+    import duckdb
+
+    paths = [Path(d) for d in dirs]
+    for d in paths:
+        if not is_run_folder(d):
+            raise StoreError(f"{d} is not a run's output folder (it has no summary.json)")
+    labels = run_labels(paths)
+    summaries = [json.loads((d / "summary.json").read_text()) for d in paths]
+    seeds = [int(s.get("run", {}).get("seed", 0) or 0) for s in summaries]
+    con = con or duckdb.connect()
+    runs = pd.DataFrame({
+        "run": labels,
+        "path": [str(d) for d in paths],
+        "seed": pd.array(seeds, dtype="int64"),
+        "duration_s": [s.get("run", {}).get("duration_s") for s in summaries],
+        "engine_version": [s.get("engine", {}).get("version") for s in summaries],
+    })
+    con.register("_runs", runs)
+    con.execute("CREATE OR REPLACE VIEW runs AS SELECT * FROM _runs")
+    for name in RUN_TABLES:
+        parts = [
+            f"SELECT {_sql_text(label)} AS run, {seed}::BIGINT AS seed, * FROM read_parquet({_sql_text(str(d / f'{name}.parquet'))})"
+            for label, seed, d in zip(labels, seeds, paths) if (d / f"{name}.parquet").is_file()
+        ]
+        body = " UNION ALL BY NAME ".join(parts) if parts else "SELECT NULL::VARCHAR AS run, NULL::BIGINT AS seed WHERE false"
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {body}")
+    return con
+
+
+def open_folders(roots: str | Path | list[str | Path]) -> Any:
+    """A DuckDB connection over one sweep's results folder or over run output folders."""
+    paths = [Path(r) for r in ([roots] if isinstance(roots, (str, Path)) else roots)]
+    if not paths:
+        raise StoreError("give a sweep's results folder or one or more run output folders")
+    if all(is_run_folder(p) for p in paths):
+        return connect_runs(paths)
+    if len(paths) == 1:
+        return connect(paths[0])
+    bad = [str(p) for p in paths if not is_run_folder(p)]
+    raise StoreError(
+        f"{', '.join(bad)}: not a run's output folder; several folders side by side must all be "
+        "run output folders (bufferlab run FILE --out DIR); query a sweep's folder on its own"
+    )
+
+
+def query(root: str | Path | list[str | Path], sql: str) -> pd.DataFrame:
+    """Run ``sql`` over the tables of ``root`` (by name) and return the rows: a sweep's results
+    folder, or one or more run output folders (tables with a ``run`` column, and ``runs``)."""
+    con = open_folders(root)
     try:
         return con.execute(sql).df()
     finally:

@@ -9,26 +9,35 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import matplotlib
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..units import UnitError, parse_rate, parse_size, parse_time_ns
+from ..units import quantity_value
 
-__all__ = ["new_axes", "label", "save", "to_numbers", "group_label", "groups", "value_label"]
+__all__ = [
+    "new_axes", "label", "scale", "axis", "bounds", "save", "to_numbers", "group_label", "groups", "value_label",
+    "natural_key", "legend_title", "series_label", "series_colors", "place_legend", "colorbar_for", "log_axis",
+]
 
 _SUFFIX = {
     "_s": "s",
     "_ns": "ns",
-    "_bps": "b/s",
+    "_bps": "Mb/s",
     "_pps": "pkt/s",
     "_pkts": "packets",
     "_bytes": "bytes",
 }
+
+# Values are drawn in the unit of the label: rates in Mb/s (as papers give them), the data
+# returned stays in the table's base unit.
+_SCALE = {"_bps": 1e-6}
 
 _NAMES = {
     "qlen": "queue length",
@@ -58,6 +67,39 @@ def label(name: str) -> str:
     return _NAMES.get(name, name.replace("_", " "))
 
 
+def scale(name: str) -> float:
+    """The factor from a column's base unit to the unit its axis shows (bps -> Mb/s: 1e-6)."""
+    return next((f for suffix, f in _SCALE.items() if name.endswith(suffix)), 1.0)
+
+
+def axis(name: str, values: Iterable[float]) -> tuple[float, str]:
+    """(factor, axis label) for a column: rates in Mb/s; times in ms when they are all below
+    half a second (a queueing delay of 0.0042 s reads as 4.2 ms)."""
+    text = label(name)
+    if name.endswith("_s") and not name.endswith("_bps"):
+        finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+        if finite and max(finite) < 0.5:
+            return 1e3, text[: -len("(s)")] + "(ms)"
+    return scale(name), text
+
+
+# What a metric can physically be: a confidence band is not drawn past it.
+_FRACTIONS = ("loss_rate", "utilization", "cdf", "fairness")
+_NONNEGATIVE = ("_s", "_ns", "_bps", "_pps", "_pkts", "_bytes", "dropped", "enqueued", "retransmits",
+                "timeouts", "_sent", "_delivered", "_samples", "events", "count")
+
+
+def bounds(name: str) -> tuple[float, float]:
+    """(lowest, highest) values ``name`` can take: [0, 1] for a fraction, [0, inf) for times,
+    rates, sizes and counts, unbounded otherwise."""
+    base = name.rsplit(".", 1)[-1]
+    if base in _FRACTIONS or base.endswith(("_rate", "_fraction", "_ratio")) and not base.endswith("_bps"):
+        return 0.0, 1.0
+    if base.endswith(_NONNEGATIVE) or base.startswith(("drops_", "pkts_", "bytes_")):
+        return 0.0, math.inf
+    return -math.inf, math.inf
+
+
 def new_axes(ax: Any = None, size: tuple[float, float] = (6.0, 4.0)) -> tuple[Figure, Any]:
     if ax is not None:
         return ax.figure, ax
@@ -76,53 +118,28 @@ def save(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
     return path
 
 
-def _parse_one(v: Any) -> tuple[float, str] | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
-        return float(v), ""
-    if not isinstance(v, str):
-        return None
-    for parse in (_time, _rate, _size):
-        try:
-            return parse(v)
-        except (UnitError, ValueError, TypeError):
-            continue
-    try:
-        return float(v), ""
-    except ValueError:
-        return None
-
-
-def _time(v: str) -> tuple[float, str]:
-    return parse_time_ns(v) / 1e9, "s"
-
-
-def _rate(v: str) -> tuple[float, str]:
-    r = parse_rate(v)
-    return (float(r.bps), "b/s") if r.bps is not None else (float(r.pps), "pkt/s")
-
-
-def _size(v: str) -> tuple[float, str]:
-    s = parse_size(v)
-    return (float(s.bytes), "bytes") if s.bytes is not None else (float(s.pkts), "packets")
+# A swept quantity's base unit -> (factor, unit shown on an axis).
+_AXIS_UNITS = {"s": (1.0, "s"), "bps": (1e-6, "Mb/s"), "pps": (1.0, "pkt/s"), "B": (1.0, "bytes"),
+               "pkt": (1.0, "packets"), "": (1.0, "")}
 
 
 def to_numbers(values: Iterable[Any]) -> tuple[list[float], str] | None:
     """Numbers for an axis from swept values: plain numbers, or quantities all in one unit
-    ("20pkt", "50pkt" -> 20, 50, "packets"). None when they are not all such (then the values
-    are categories)."""
+    ("20pkt", "50pkt" -> 20, 50, "packets"; rates in Mb/s). None when they are not all such
+    (then the values are categories)."""
     out, units = [], set()
     for v in values:
-        p = _parse_one(v)
-        if p is None:
+        q = quantity_value(v)
+        if q is None:
             return None
-        out.append(p[0])
-        units.add(p[1])
+        out.append(q[0])
+        units.add(q[1])
     units.discard("")
     if len(units) > 1:
         return None
-    return out, (units.pop() if units else "")
+    unit = units.pop() if units else ""
+    f, shown = _AXIS_UNITS.get(unit, (1.0, unit))
+    return [x * f for x in out], shown
 
 
 def value_label(v: Any) -> str:
@@ -142,23 +159,51 @@ def value_label(v: Any) -> str:
 
 def group_label(keys: Sequence[str], values: Any) -> str:
     """Legend text for one group: ``key=value`` per key, the last part of a key path being
-    enough (``limit=20pkt``); a table value reads ``queue: discipline=fifo, limit=5pkt``."""
+    enough (``limit=20pkt``); a table value reads ``queue: discipline=fifo, limit=5pkt``; the
+    run folder, a flow or a queue by itself (``tcp-2``, ``r1->r2``)."""
     values = values if isinstance(values, tuple) else (values,)
     parts = []
     for k, v in zip(keys, values):
         short = k.split(".")[-1]
         text = value_label(v)
-        parts.append(f"{short}: {text}" if "=" in text else f"{short}={text}")
+        if short in ("id", "link", "run", "flow"):
+            parts.append(text)
+        else:
+            parts.append(f"{short}: {text}" if "=" in text else f"{short}={text}")
     return "; ".join(parts) if any(": " in p for p in parts) else ", ".join(parts)
 
 
+def legend_title(by: Sequence[str]) -> str | None:
+    """One swept key names the legend (its entries then read as values); a flow, queue or run
+    column, or several keys, do not."""
+    if len(by) != 1 or by[0] in ("id", "link", "run", "flow", "seed"):
+        return None
+    return by[0].split(".")[-1]
+
+
+def series_label(by: Sequence[str], key: Any) -> str:
+    """A legend entry: the value alone under a :func:`legend_title`, else ``key=value`` parts."""
+    if legend_title(by) is not None:
+        return value_label(key[0] if isinstance(key, tuple) else key)
+    return group_label(by, key)
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple:
+    """Sort key reading digit runs as numbers: tcp-2 before tcp-10, s9->r1 before s10->r1."""
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in _DIGITS.split(str(text)) if t)
+
+
 def _order(key: Any) -> tuple:
-    """Sort key for a group: quantities by their number ("10pkt" before "100pkt"), then text."""
+    """Sort key for a group: quantities by their number ("10pkt" before "100pkt"), then text
+    in natural order ("tcp-2" before "tcp-10")."""
     key = key if isinstance(key, tuple) else (key,)
     out = []
     for v in key:
-        p = _parse_one(v)
-        out.append((0, p[0], "") if p is not None else (1, 0.0, str(v)))
+        q = quantity_value(v)
+        out.append((0, q[1], q[0], ()) if q is not None else (1, "", 0.0, natural_key(value_label(v))))
     return tuple(out)
 
 
@@ -169,3 +214,79 @@ def groups(df: pd.DataFrame, by: Sequence[str]) -> Iterable[tuple[Any, pd.DataFr
         return
     yield from sorted(df.groupby(list(by), dropna=False, sort=False), key=lambda kv: _order(kv[0]))
 
+
+def series_colors(n: int) -> list[Any]:
+    """``n`` colours, no two alike: the qualitative tab10 / tab20 palettes while they last,
+    then evenly spaced along a perceptually ordered map."""
+    if n <= 10:
+        return list(matplotlib.colormaps["tab10"].colors[:n])
+    if n <= 20:
+        # tab20 pairs a dark and a light shade: darks first, so neighbours differ most
+        c = matplotlib.colormaps["tab20"].colors
+        return [c[i] for i in list(range(0, 20, 2)) + list(range(1, 20, 2))][:n]
+    cmap = matplotlib.colormaps["turbo"]
+    return [cmap(0.05 + 0.9 * i / (n - 1)) for i in range(n)]
+
+
+# Up to this many entries the legend sits inside the axes; beyond, outside on the right, where it
+# hides no curve.
+LEGEND_INSIDE = 4
+LEGEND_ROWS = 18
+
+
+def place_legend(ax: Any, title: str | None = None, extra: Sequence[Any] = ()) -> None:
+    """A legend that stays readable: inside for a few series, outside the axes on the right
+    (in columns of at most LEGEND_ROWS) for many; nothing when no series has a label.
+    ``extra`` handles (a confidence band's entry) come last."""
+    handles, labels = ax.get_legend_handles_labels()
+    handles = [*handles, *extra]
+    labels = [*labels, *(h.get_label() for h in extra)]
+    if not labels:
+        return
+    n = len(labels)
+    if n <= LEGEND_INSIDE:
+        ax.legend(handles, labels, fontsize="small", title=title, title_fontsize="small")
+        return
+    ncol = math.ceil(n / LEGEND_ROWS)
+    ax.legend(handles, labels, fontsize="x-small", title=title, title_fontsize="small", loc="upper left",
+              bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, ncol=ncol, frameon=False)
+    fig = ax.figure
+    w, h = fig.get_size_inches()
+    fig.set_size_inches(w + 1.6 * ncol, h)
+
+
+def log_axis(ax: Any, which: str) -> None:
+    """A logarithmic x or y axis whose tick labels stay apart: plain numbers, and over less than
+    two decades evenly spaced ticks instead of matplotlib's crowded 2x10^2 2.2x10^2 ..."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+
+    getattr(ax, f"set_{which}scale")("log")
+    a = ax.xaxis if which == "x" else ax.yaxis
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.autoscale_view()
+    lo, hi = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
+    if lo > 0 and hi / lo < 10:
+        a.set_major_locator(MaxNLocator(6))
+        a.set_minor_formatter(NullFormatter())
+    elif lo > 0 and hi / lo < 1000:
+        a.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        a.set_minor_formatter(plain)
+    else:
+        a.set_minor_formatter(NullFormatter())
+    a.set_major_formatter(plain)
+
+
+def colorbar_for(ax: Any, values: Sequence[float], key: str, unit: str) -> list[Any]:
+    """Colours for many numeric series (a swept buffer size, say) from one sequential map, with
+    a colour bar for a legend; returns one colour per value, in order."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import LogNorm, Normalize
+
+    lo, hi = min(values), max(values)
+    norm = LogNorm(lo, hi) if lo > 0 and hi / lo >= 100 else Normalize(lo, hi if hi > lo else lo + 1)
+    cmap = matplotlib.colormaps["viridis"]
+    sm = ScalarMappable(norm=norm, cmap=cmap)
+    bar = ax.figure.colorbar(sm, ax=ax)
+    short = key.split(".")[-1]
+    bar.set_label(f"{short} ({unit})" if unit else short)
+    return [cmap(norm(v)) for v in values]

@@ -1,6 +1,6 @@
 """Empirical CDFs (RTT, sojourn time, throughput) averaged over seeds, with the spread between
-seeds at each percentile as error bars, as in seed 001's Figs. 5-6 (ten experiments, the SEM of
-each percentile)."""
+seeds at each percentile as error bars, as in Cardozo et al.'s Figs. 5-6 (ten experiments, the
+SEM of each percentile)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import group_label, groups, label, new_axes
+from matplotlib.lines import Line2D
+
+from ._common import axis, groups, legend_title, log_axis, new_axes, place_legend, series_colors, series_label
 
 __all__ = ["cdf", "quantile_curves"]
 
@@ -82,6 +84,7 @@ def cdf(
     points: int = 101,
     errorbars: int = 10,
     logx: bool = False,
+    logy: bool = False,
     ax: Any = None,
 ) -> tuple[Figure, pd.DataFrame]:
     """One CDF per group of ``by``; with several seeds (``replicate``), the mean over seeds of
@@ -90,23 +93,45 @@ def cdf(
     ``data`` holds samples in ``value`` (e.g. time-series throughput samples) or CDF points in
     ``value`` and ``cdf_col`` (e.g. the ``distributions`` table: ``cdf_col="cdf"``). Returns the
     figure and the plotted curve: (``by``..., percentile, value, sem, seeds), ``seeds``
-    counting the replicates averaged.
+    counting the replicates averaged. Rates are drawn in Mb/s (the data stays in b/s). ``logx``
+    leaves out values at or below zero (a log axis has no place for them), ``logy`` the 0th
+    percentile.
     """
     curves = quantile_curves(data, value=value, cdf_col=cdf_col, by=by, replicate=replicate, points=points)
     fig, ax = new_axes(ax)
     by = list(by)
+    f, xlabel = axis(metric or value, curves["value"]) if metric else (1.0, value)
     step = max(1, (points - 1) // max(1, errorbars))
-    for key, g in groups(curves, by):
-        line = ax.plot(g["value"], g["percentile"], lw=1.5, label=group_label(by, key) or None)[0]
-        marks = g.iloc[::step]
-        if marks["sem"].notna().any():
-            ax.errorbar(marks["value"], marks["percentile"], xerr=marks["sem"], fmt="none",
-                        ecolor=line.get_color(), capsize=2, lw=0.8)
-    ax.set_xlabel(label(metric) if metric else value)
+    keyed = list(groups(curves, by))
+    for (key, g), color in zip(keyed, series_colors(max(1, len(keyed)))):
+        shown = g[g["value"].notna()]
+        if logx:
+            shown = shown[shown["value"] > 0]
+        if logy:
+            shown = shown[shown["percentile"] > 0]
+        if shown.empty:
+            continue
+        ax.plot(shown["value"] * f, shown["percentile"], lw=1.5, color=color, label=series_label(by, key) or None)
+        marks = shown.iloc[::step]
+        marks = marks[marks["sem"].notna()]
+        if len(marks):
+            ax.errorbar(marks["value"] * f, marks["percentile"], xerr=marks["sem"] * f, fmt="none",
+                        ecolor=color, capsize=2, lw=0.8)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("CDF")
-    ax.set_ylim(0.0, 1.0)
+    if logy:
+        log_axis(ax, "y")
+        ax.set_ylim(top=1.0)
+    else:
+        ax.set_ylim(0.0, 1.0)
     if logx:
-        ax.set_xscale("log")
-    if by:
-        ax.legend(fontsize="small")
+        log_axis(ax, "x")
+    extra = []
+    if curves["sem"].notna().any():
+        n = curves.loc[curves["sem"].notna(), "seeds"]
+        seeds = f"{int(n.min())}" if n.min() == n.max() else f"{int(n.min())}-{int(n.max())}"
+        extra.append(Line2D([], [], color="0.4", marker="|", ms=10, ls="none",
+                            label=f"bars: ± 1 SEM of the percentile ({seeds} seeds)"))
+    if by or extra:
+        place_legend(ax, title=legend_title(by), extra=extra)
     return fig, curves

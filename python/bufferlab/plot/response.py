@@ -1,5 +1,5 @@
 """Conditional response time: mean completion time of transfers binned by size, on log axes
-(seed 000's Figs. 8-14: download response time against connection size)."""
+(Braud et al. 2014, Figs. 8-14: download response time against connection size)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import group_label, groups, new_axes
+from ._common import legend_title, series_label, group_label, groups, new_axes, place_legend, series_colors
 
 __all__ = ["response_time", "size_bins"]
 
@@ -73,12 +73,13 @@ def response_time(
             })
     data = pd.DataFrame(rows, columns=by + ["size_lo", "size_hi", "size", "n", "unfinished", "mean_s", "median_s"])
     fig, ax = new_axes(ax)
-    for key, g in groups(data, by):
-        ax.plot(g["size"], g["mean_s"], marker="o", ms=3, lw=1.2, label=group_label(by, key) or None)
+    keyed = list(groups(data, by))
+    for (key, g), color in zip(keyed, series_colors(max(1, len(keyed)))):
+        ax.plot(g["size"], g["mean_s"], marker="o", ms=3, lw=1.2, color=color, label=series_label(by, key) or None)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("transfer size (bytes)")
     ax.set_ylabel("mean response time (s)")
     if by:
-        ax.legend(fontsize="small")
+        place_legend(ax, title=legend_title(by))
     return fig, data

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import group_label, groups, label, new_axes
+from ._common import axis, group_label, groups, new_axes, place_legend, series_colors
 
 __all__ = ["timeseries"]
 
@@ -42,12 +42,14 @@ def timeseries(
     data = sel[by + ["id", "time_s", "value"]].sort_values(by + ["id", "time_s"], kind="stable")
     data = data.reset_index(drop=True)
     fig, ax = new_axes(ax, (7.0, 3.5))
-    for key, g in groups(data, by + ["id"]):
+    f, ylabel = axis(metric, data["value"])
+    keyed = list(groups(data, by + ["id"]))
+    for (key, g), color in zip(keyed, series_colors(max(1, len(keyed)))):
         key = key if isinstance(key, tuple) else (key,)
         name = group_label(by, key[:-1])
-        ax.plot(g["time_s"], g["value"], lw=1.0, label=f"{key[-1]}" + (f" ({name})" if name else ""))
+        ax.plot(g["time_s"], g["value"] * f, lw=1.0, color=color, label=f"{key[-1]}" + (f" ({name})" if name else ""))
     ax.set_xlabel("time (s)")
-    ax.set_ylabel(label(metric))
+    ax.set_ylabel(ylabel)
     if data["id"].nunique() > 1 or by:
-        ax.legend(fontsize="small")
+        place_legend(ax)
     return fig, data

@@ -3,7 +3,7 @@
 Each becomes the plan's explicit form: a node list and links with a ``forward`` (a -> b) and a
 ``reverse`` (b -> a) direction, plus named groups of nodes that traffic blocks may use.
 
-dumbbell (seed 003 section 3.1): ``s1..sN -> r1 -> r2 -> d1..dN``. The bottleneck is ``r1 -> r2``
+dumbbell (Gorinsky et al. 2005, section 3.1): ``s1..sN -> r1 -> r2 -> d1..dN``. The bottleneck is ``r1 -> r2``
 (``links[0]``); the reverse direction copies it unless ``[topology.bottleneck_reverse]`` says
 otherwise. Access links default to twice the bottleneck rate and 0.5 ms, and pair i's access delay
 applies to both of its access links, so its round-trip propagation time is

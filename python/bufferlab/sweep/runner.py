@@ -21,7 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..store import UNIT_SUFFIX, VALUE_SUFFIX, Store
+from ..store import UNIT_SUFFIX, VALUE_SUFFIX, Store, check_store_dir
 from ..units import quantity_value
 from .check import check_points
 from .backends import Backend, DaskBackend, InlineBackend, PoolBackend, default_workers
@@ -182,6 +182,7 @@ def run_sweep(
     points = spec.points(version)
     if check if check is not None else run_fn is None:
         check_points(points, spec.source)
+    check_store_dir(out)  # a file, a folder of other files, no permission: refused before any run
     columns = _columns(spec)
     store = Store(out)
     report = SweepReport(out=Path(out), total=len(points))
