@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 import pytest
+from accounting_checks import assert_books_balance
 from conftest import EXAMPLE_NAMES, example_doc, example_path
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -110,6 +111,7 @@ def check_outcome(doc: dict) -> None:
         if not validate(short):
             r = bufferlab.run(short)
             assert r.summary["engine"]["sim_seconds"] == pytest.approx(0.2)
+            assert_books_balance(r.summary)
 
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)

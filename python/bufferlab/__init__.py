@@ -67,13 +67,14 @@ def run(
     *,
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
-    progress: Callable[[float], Any] | None = None,
+    progress: Callable[..., Any] | None = None,
 ) -> Result:
     """Run a scenario (a TOML path, a dict, or a loaded :class:`Scenario`) and return its result.
 
     ``seed`` replaces the file's ``run.seed``; ``overrides`` sets keys first, by dotted path
-    (``{"topology.bottleneck.queue.limit": "50pkt"}``); ``progress(sim_seconds)`` is called now
-    and then while the engine runs. Raises :class:`ScenarioError` (with ``.problems``) for a
+    (``{"topology.bottleneck.queue.limit": "50pkt"}``); ``progress(sim_seconds)`` (or
+    ``progress(sim_seconds, events)``) is called about every 0.2 s while the engine runs.
+    Raises :class:`ScenarioError` (with ``.problems``) for a
     scenario that cannot run, before the engine starts; Ctrl-C stops the engine
     (``KeyboardInterrupt``).
     """
@@ -92,12 +93,13 @@ def run_plan(
     *,
     origins: list[tuple[str, str]] | None = None,
     source: str | None = None,
-    progress: Callable[[float], Any] | None = None,
+    progress: Callable[..., Any] | None = None,
 ) -> Result:
     """Run an already expanded plan (the engine's JSON form)."""
     core = _engine()
+    cb = _progress_adapter(progress)
     try:
-        out = core.run(json.dumps(plan), progress) if progress is not None else core.run(json.dumps(plan))
+        out = core.run(json.dumps(plan), cb) if cb is not None else core.run(json.dumps(plan))
     except ValueError as e:
         lines = [ln for ln in str(e).splitlines() if ln.strip()]
         raise ScenarioError([translate(ln, origins or []) for ln in lines], source) from None
@@ -107,6 +109,23 @@ def run_plan(
     if isinstance(summary, (str, bytes)):
         summary = json.loads(summary)
     return Result(summary, out.get("timeseries"), out.get("transfers"), plan=plan, distributions=out.get("distributions"))
+
+
+def _progress_adapter(progress: Callable[..., Any] | None) -> Callable[[float, int], Any] | None:
+    """The engine calls ``progress(sim_seconds, events)``; a callback of one argument gets the
+    simulated seconds only."""
+    if progress is None:
+        return None
+    import inspect
+
+    try:
+        params = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):
+        return progress
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params):
+        return progress
+    return lambda sim_s, _events: progress(sim_s)
 
 
 _LAZY = {"load": "store", "query": "store", "aggregate": "sweep", "run_sweep": "sweep", "plot": None}

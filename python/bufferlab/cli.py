@@ -54,6 +54,7 @@ SetOption = Annotated[
     ),
 ]
 SeedOption = Annotated[Optional[int], typer.Option("--seed", min=0, help="Replace run.seed (same file and seed, same results).")]
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Run even if the estimate says it takes over an hour.")]
 
 
 def _overrides(sets: list[str] | None) -> dict[str, Any]:
@@ -97,6 +98,7 @@ def run(
     all_queues: Annotated[
         bool, typer.Option("--all-queues", help="List every host's queue and link too (by default a large topology's host ports are summed up in one line).")
     ] = False,
+    yes: YesOption = False,
 ) -> None:
     """Run a scenario and print its flows, queues and links.
 
@@ -109,8 +111,12 @@ def run(
         sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
         if out is not None:
             _check_out(out)  # before the simulation: a bad --out costs nothing
+        _confirm_cost(sc, yes)
         with _progress(sc.duration_s, quiet=as_json) as progress:
             result = run_scenario(sc, progress=progress)
+    except KeyboardInterrupt:
+        err_console.print("interrupted; nothing written", markup=False)
+        raise typer.Exit(130) from None
     except ScenarioError as e:
         _report_problems(e, file)
     except EngineError as e:
@@ -153,31 +159,86 @@ def _write_result(result: Result, out: Path) -> Path:
         raise typer.Exit(1) from None
     raise AssertionError  # pragma: no cover
 
+# Beyond this estimated wall time, `run` wants --yes and `validate` says how to shorten the run.
+LONG_RUN_S = 3600.0
+
+
+def _estimate(sc: Any) -> dict[str, Any] | None:
+    """The engine's estimate of a run's cost, or None if the engine cannot give one."""
+    from . import _engine
+
+    try:
+        est = getattr(_engine(), "estimate", None)
+        return json.loads(est(json.dumps(sc.plan))) if est is not None else None
+    except (ImportError, ValueError, RuntimeError):
+        return None
+
+
+def _hms(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _cost_line(e: dict[str, Any]) -> str:
+    return (
+        f"expected work: ~{e['packets']:,} packets ({e['link_packets']:,} link transmissions, "
+        f"{e['busiest_link_packets']:,} on {e['busiest_link']}), ~{e['events']:,} events; "
+        f"about {_hms(e['wall_s'])} at {e['events_per_s'] / 1e6:.0f} M events/s"
+    )
+
+
+def _shorten_hint(sc: Any, e: dict[str, Any]) -> str:
+    target = sc.duration_s * LONG_RUN_S / max(e["wall_s"], 1e-9)
+    return (
+        f"estimated at about {_hms(e['wall_s'])}; to shorten it, simulate less time "
+        f"(--set run.duration=\"{max(target, 1):.0f}s\" fits an hour) or fewer pairs/flows"
+    )
+
+
+def _confirm_cost(sc: Any, yes: bool) -> None:
+    """Refuse a run estimated at over an hour unless --yes."""
+    if yes:
+        return
+    e = _estimate(sc)
+    if e is not None and e["wall_s"] > LONG_RUN_S:
+        err_console.print(f"this run is {_shorten_hint(sc, e)}; or pass --yes to run it as it is", markup=False)
+        raise typer.Exit(2)
+
 
 @contextmanager
-def _progress(duration_s: float, quiet: bool) -> Iterator[Callable[[float], None] | None]:
-    """A progress bar on stderr for runs long enough to want one, when stderr is a terminal."""
+def _progress(duration_s: float, quiet: bool) -> Iterator[Callable[[float, int], None] | None]:
+    """A progress line on stderr for runs long enough to want one, when stderr is a terminal:
+    simulated time, the engine's events per second and the time left."""
     if quiet or not err_console.is_terminal:
         yield None
         return
     bar = Progress(
         TextColumn("simulating"),
         BarColumn(),
-        TextColumn("{task.completed:.1f}/{task.total:g} s"),
+        TextColumn("{task.completed:.1f}/{task.total:g} s simulated"),
+        TextColumn("{task.fields[speed]}"),
+        TextColumn("{task.fields[eta]}"),
         TimeElapsedColumn(),
         console=err_console,
         transient=True,
     )
-    task = bar.add_task("run", total=duration_s)
+    task = bar.add_task("run", total=duration_s, speed="", eta="")
     started = False
     t0 = time.monotonic()
 
-    def update(sim_s: float) -> None:
+    def update(sim_s: float, events: int = 0) -> None:
         nonlocal started
-        if not started and time.monotonic() - t0 > 0.5:
+        wall = time.monotonic() - t0
+        if not started and wall > 0.5:
             bar.start()
             started = True
-        bar.update(task, completed=sim_s)
+        speed = f"{events / wall / 1e6:.1f} M events/s" if wall > 0 and events else ""
+        left = (duration_s - sim_s) * wall / sim_s if sim_s > 0 else None
+        eta = f"~{_hms(left)} left" if left is not None else ""
+        bar.update(task, completed=sim_s, speed=speed, eta=eta)
 
     try:
         yield update
@@ -222,6 +283,11 @@ def validate(
             f"{_count(len(p['traffic']), 'traffic block')}, {sc.duration_s:g} s, seed {sc.seed}",
             markup=False,
         )
+        e = _estimate(sc)
+        if e is not None:
+            out_console.print(f"  {_cost_line(e)}", markup=False)
+            if e["wall_s"] > LONG_RUN_S:
+                out_console.print(f"  note: this run is {_shorten_hint(sc, e)}; `bufferlab run` asks for --yes", markup=False)
     if failed:
         n = sum(len(e.problems) for e in failed)
         err_console.print(f"{len(failed)} of {len(files)} files have problems ({n} in all)", markup=False, style="bold")

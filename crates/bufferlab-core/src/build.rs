@@ -137,16 +137,19 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<String>> {
     if sc.nodes.len() > 1_000_000 {
         errs.push("nodes: more than a million nodes".to_string());
     }
-    let mut seen = std::collections::HashSet::new();
+    // Node ids by name (the first of a repeated name), so looking up a link's ends is not a scan.
+    let mut seen = std::collections::HashMap::with_capacity(sc.nodes.len());
     for (i, n) in sc.nodes.iter().enumerate() {
-        if n.is_empty() || !seen.insert(n.as_str()) {
+        if n.is_empty() || seen.contains_key(n.as_str()) {
             errs.push(format!(
                 "nodes[{i}]: node name {n:?} is empty or used twice"
             ));
+        } else {
+            seen.insert(n.as_str(), i as NodeId);
         }
     }
     let node_of = |path: String, name: &str, errs: &mut Vec<String>| -> Option<NodeId> {
-        let r = sc.nodes.iter().position(|n| n == name).map(|i| i as NodeId);
+        let r = seen.get(name).copied();
         if r.is_none() {
             errs.push(format!("{path}: unknown node {name:?}"));
         }
@@ -205,6 +208,19 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<String>> {
     if !errs.is_empty() {
         return Err(errs);
     }
+    // The flows whose data or ACKs cross each port (for sizing rules), in flow order.
+    let mut crossing_flows: Vec<Vec<u32>> = Vec::new();
+    if port_specs.iter().any(|(_, d)| d.queue.sizing.is_some()) {
+        crossing_flows.resize(port_params.len(), Vec::new());
+        for (i, (fw, bw)) in flow_paths.iter().enumerate() {
+            for &p in fw.iter().chain(bw) {
+                let v = &mut crossing_flows[p as usize];
+                if v.last() != Some(&(i as u32)) {
+                    v.push(i as u32);
+                }
+            }
+        }
+    }
 
     let mut ports = Vec::with_capacity(port_params.len());
     for (pid, (pp, (path, d))) in port_params.iter().zip(port_specs.iter()).enumerate() {
@@ -220,13 +236,10 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<String>> {
             Some(s) => {
                 // Flows whose data or ACKs cross this port, with their round-trip propagation;
                 // pings are probes, not load, and do not count.
-                let crossing: Vec<(u64, u32)> = flow_paths
+                let crossing: Vec<(u64, u32)> = crossing_flows[pid]
                     .iter()
-                    .zip(&b.flows)
-                    .filter(|((fw, bw), f)| {
-                        f.kind != "ping"
-                            && (fw.contains(&(pid as u32)) || bw.contains(&(pid as u32)))
-                    })
+                    .map(|&i| (&flow_paths[i as usize], &b.flows[i as usize]))
+                    .filter(|(_, f)| f.kind != "ping")
                     .map(|((fw, bw), f)| {
                         (
                             path_delay(&port_params, fw) + path_delay(&port_params, bw),

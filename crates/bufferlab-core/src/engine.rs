@@ -4,10 +4,10 @@ use std::time::Instant;
 
 use crate::agent::build::FlowInfo;
 use crate::agent::{Agent, AgentHooks, Io};
-use crate::metrics::flow::{FlowStats, TransferRecord, Window};
+use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
-use crate::packet::{Arena, NodeId, PktId};
+use crate::packet::{Arena, NodeId, Packet, PktId, Proto};
 use crate::qdisc::{DropReason, QueueDisc};
 use crate::results::*;
 use crate::scenario::{Framing, RunSpec, Scenario};
@@ -81,6 +81,17 @@ macro_rules! port_ctx {
     };
 }
 
+/// Before the measurement window: remember how far each TCP connection's data had been sent,
+/// so the window's goodput counts only data first sent inside it ([`FlowStats::on_delivered`]).
+#[inline]
+fn note_sent_before_window(p: &Packet, flows: &mut [FlowStats]) {
+    if p.proto == Proto::Tcp && p.tcp.len > 0 {
+        if let Some(f) = flows.get_mut(p.flow as usize) {
+            f.on_sent_before_window(p.tcp.conn, p.tcp.seq + p.tcp.len as u64);
+        }
+    }
+}
+
 /// Route a packet from `node` into the port towards its destination.
 #[inline]
 pub(crate) fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], topo: &Topology, cx: &mut PortCtx) {
@@ -114,8 +125,12 @@ impl Engine {
             self.sched.at(at, Ev::Timer { agent: a, token });
         }
         let mut cx = port_ctx!(self, now);
+        let before_window = now < self.window.start;
         for id in self.out.drain(..) {
             cx.totals.created += 1;
+            if before_window {
+                note_sent_before_window(cx.arena.get(id), cx.flows);
+            }
             forward(node, id, &mut self.ports, &self.topo, &mut cx);
         }
     }
@@ -132,6 +147,12 @@ impl Engine {
             let p = *self.arena.get(pkt);
             self.totals.delivered += 1;
             self.arena.free(pkt);
+            if let Some(f) = self.flows.get_mut(p.flow as usize) {
+                f.rx = Arrival {
+                    sent_at: p.created,
+                    conn: (p.proto == Proto::Tcp).then_some(p.tcp.conn),
+                };
+            }
             let a = p.dst_agent;
             if (a as usize) < self.agents.len() {
                 self.with_agent(now, a, |ag, io| ag.on_packet(io, &p));
@@ -140,12 +161,12 @@ impl Engine {
         }
         let mut cx = port_ctx!(self, now);
         // A router decrements the TTL and drops the packet when it reaches 0 (RFC 791, RFC 1812
-        // §5.3.1); the drop is counted at the port it would have left by.
+        // §5.3.1); the packet counts as an arrival at the port it would have left by, dropped
+        // there. (A router always has a route on: the packet came along one.)
         if ttl <= 1 {
             let port = self.topo.next_port(node, dst);
             if let Some(pt) = self.ports.get_mut(port as usize) {
-                let w = pt.stats.window;
-                pt.stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);
+                pt.count_ttl_drop(now);
             }
             drop_packet(pkt, &mut cx);
             return;
@@ -264,6 +285,17 @@ impl Engine {
             }
         }
         let t = self.totals;
+        // Every drop happened at a named port, and each port's own ledger adds up.
+        let at_ports: u64 = self.ports.iter().map(|p| p.dropped_all_run()).sum();
+        if at_ports != t.dropped {
+            return Err(format!(
+                "engine error: {} packets dropped in all, {} of them at a port",
+                t.dropped, at_ports
+            ));
+        }
+        if let Some(e) = self.ports.iter().find_map(|p| p.ledger_error()) {
+            return Err(format!("engine error: {e}"));
+        }
         let cons = ConservationRow {
             created: t.created,
             delivered: t.delivered,

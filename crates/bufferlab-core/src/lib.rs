@@ -7,6 +7,7 @@ pub mod bench;
 pub mod build;
 pub mod dist;
 pub mod engine;
+pub mod estimate;
 pub mod metrics;
 pub mod net;
 pub mod packet;

@@ -5,6 +5,7 @@
 mod ballast;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 use bufferlab_core::results::RunOutput;
 use bufferlab_core::{bench as benches, Scenario};
@@ -73,9 +74,15 @@ fn distributions<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, P
     Ok(d)
 }
 
+/// How often a running engine takes the GIL back: to run Python's signal handlers (Ctrl-C) and
+/// the progress callback. The engine offers every 2^16 events (a few ms); taking the GIL only
+/// this often keeps the cost out of the event loop.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
 /// Run a plan (JSON). Returns {"summary": str, "timeseries": {...}, "transfers": {...},
 /// "distributions": {...}}, the last three as dicts of columns.
-/// `progress(sim_seconds)` is called now and then if given; Ctrl-C stops the run.
+/// `progress(sim_seconds, events)` is called about every 0.2 s of wall time if given; Ctrl-C
+/// stops the run (`KeyboardInterrupt`).
 #[pyfunction]
 #[pyo3(signature = (plan_json, progress=None))]
 fn run<'py>(
@@ -97,9 +104,17 @@ fn run<'py>(
         }
     }
     let mut interrupted = false;
+    let mut offers: u64 = 0;
+    let mut last = Instant::now();
     let res = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| {
             bufferlab_core::run_timed(&sc, |now| {
+                // The engine offers every 2^16 events, so this counts its events.
+                offers += 1;
+                if last.elapsed() < PROGRESS_EVERY {
+                    return true;
+                }
+                last = Instant::now();
                 // Take the GIL briefly: deliver progress and notice Ctrl-C.
                 Python::with_gil(|py| {
                     if py.check_signals().is_err() {
@@ -107,7 +122,7 @@ fn run<'py>(
                         return false;
                     }
                     if let Some(cb) = &progress {
-                        if cb.call1(py, (now as f64 / 1e9,)).is_err() {
+                        if cb.call1(py, (now as f64 / 1e9, offers << 16)).is_err() {
                             interrupted = true;
                             return false;
                         }
@@ -148,6 +163,23 @@ fn check(py: Python<'_>, plan_json: &str) -> PyResult<Vec<String>> {
         .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))
 }
 
+/// Check a plan (JSON) and estimate what running it costs: the estimate as JSON (flows,
+/// packets, link_packets, busiest_link, busiest_link_packets, events, wall_s, events_per_s).
+/// Raises `ValueError` with the plan's problems, one per line.
+#[pyfunction]
+fn estimate(py: Python<'_>, plan_json: &str) -> PyResult<String> {
+    let sc = parse(plan_json)?;
+    let r = py
+        .allow_threads(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                bufferlab_core::estimate::check_and_estimate(&sc)
+            }))
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?
+        .map_err(|e| PyValueError::new_err(e.join("\n")))?;
+    serde_json::to_string(&r).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
 /// The engine's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -175,6 +207,7 @@ fn run_bench(py: Python<'_>, name: &str, seconds: f64) -> PyResult<String> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;

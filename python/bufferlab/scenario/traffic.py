@@ -70,7 +70,7 @@ def read_traffic(doc: Table, topo: Topology | None, problems: Problems) -> tuple
     return out, origins
 
 
-def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, set[str]] | None, problems: Problems) -> dict[str, Any] | None:
+def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, int] | None, problems: Problems) -> dict[str, Any] | None:
     if not isinstance(block, dict):
         problems.add(path, f'expected a table, got {describe(block)} (e.g. [[traffic]] kind = "tcp")')
         return None
@@ -294,25 +294,30 @@ def _mss(value: Any) -> int:
 # ---------------------------------------------------------------- endpoints
 
 
-def _graph(topo: Topology) -> dict[str, set[str]]:
-    g: dict[str, set[str]] = {n: set() for n in topo.nodes}
+def _graph(topo: Topology) -> dict[str, int]:
+    """Each node's connected component (links carry both directions): one pass over the graph,
+    so checking that each of N pairs is joined costs N look-ups, not N searches."""
+    adj: dict[str, list[str]] = {n: [] for n in topo.nodes}
     for link in topo.links:
-        g.setdefault(link["a"], set()).add(link["b"])
-        g.setdefault(link["b"], set()).add(link["a"])
-    return g
+        adj.setdefault(link["a"], []).append(link["b"])
+        adj.setdefault(link["b"], []).append(link["a"])
+    comp: dict[str, int] = {}
+    for root in adj:
+        if root in comp:
+            continue
+        c = len(comp)
+        comp[root] = c
+        todo = deque([root])
+        while todo:
+            for m in adj[todo.popleft()]:
+                if m not in comp:
+                    comp[m] = c
+                    todo.append(m)
+    return comp
 
 
-def _reachable(graph: dict[str, set[str]], src: str, dst: str) -> bool:
-    seen, todo = {src}, deque([src])
-    while todo:
-        n = todo.popleft()
-        if n == dst:
-            return True
-        for m in graph.get(n, ()):
-            if m not in seen:
-                seen.add(m)
-                todo.append(m)
-    return False
+def _reachable(graph: dict[str, int], src: str, dst: str) -> bool:
+    return src in graph and graph.get(src) == graph.get(dst)
 
 
 def _endpoints(t: Table, key: str, topo: Topology | None) -> list[str] | None:
@@ -343,7 +348,7 @@ def _endpoints(t: Table, key: str, topo: Topology | None) -> list[str] | None:
     return None
 
 
-def _pairs(t: Table, topo: Topology | None, graph: dict[str, set[str]] | None) -> list[list[str]]:
+def _pairs(t: Table, topo: Topology | None, graph: dict[str, int] | None) -> list[list[str]]:
     src = _endpoints(t, "from", topo)
     dst = _endpoints(t, "to", topo)
     if src is None or dst is None or graph is None:

@@ -19,6 +19,9 @@ pub struct FlowInfo {
     pub pkt_bytes: u32,
 }
 
+/// Most flows (rows of the flows table) one scenario may have, over all its traffic blocks.
+pub const MAX_FLOWS: u64 = 100_000;
+
 /// A full-sized packet when a flow does not say otherwise: a 1500 B Ethernet MTU.
 pub const DEFAULT_PKT_BYTES: u32 = 1500;
 
@@ -85,6 +88,29 @@ impl<'a> Builder<'a> {
 
 /// Build every traffic block of the scenario.
 pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), String> {
+    // Checked before anything is built: 10,000 pairs x 100,000 connections would otherwise
+    // allocate a billion flows' state before the run could say no.
+    let mut total: u64 = 0;
+    for (i, t) in sc.traffic.iter().enumerate() {
+        let (pairs, per_pair) = match t {
+            TrafficSpec::Udp(u) => (u.pairs.len(), 1),
+            TrafficSpec::Ping(p) => (p.pairs.len(), 1),
+            TrafficSpec::Tcp(s) => (s.pairs.len(), s.count as u64),
+            TrafficSpec::Web(s) => (s.pairs.len(), 1),
+            TrafficSpec::TcpOnoff(s) => (s.pairs.len(), 1),
+        };
+        total += pairs as u64 * per_pair;
+        if total > MAX_FLOWS {
+            let (key, what) = if per_pair > 1 {
+                ("count", format!("{pairs} pairs x {per_pair} connections"))
+            } else {
+                ("pairs", format!("{pairs} pairs"))
+            };
+            return Err(format!(
+                "traffic[{i}].{key}: {what} bring the scenario to {total} flows, more than the {MAX_FLOWS} one run can hold (lower the count or the number of pairs, or split the study into a sweep)"
+            ));
+        }
+    }
     for (i, t) in sc.traffic.iter().enumerate() {
         let path = format!("traffic[{i}]");
         match t {

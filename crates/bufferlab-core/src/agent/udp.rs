@@ -131,8 +131,7 @@ impl AgentHooks for UdpSink {
         let st = &mut io.flows[self.flow as usize];
         let w = st.window;
         st.bytes_received.add(&w, io.now, pkt.size as u64);
-        st.bytes_delivered
-            .add(&w, io.now, pkt.size.saturating_sub(UDP_HEADERS) as u64);
+        st.on_delivered(io.now, pkt.size.saturating_sub(UDP_HEADERS) as u64);
         if w.contains(io.now) {
             st.owd.record(io.now - pkt.created);
         }

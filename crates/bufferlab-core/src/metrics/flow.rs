@@ -1,8 +1,12 @@
 //! Per-flow counters: what the flows table reports.
 //!
 //! Counters only go up. Each is kept for the whole run (conservation checks use those) and for
-//! the `measure` window (what the summary reports); the window is fixed when the run starts, so
-//! recording needs only `now`.
+//! the `measure` window (what the summary reports); the window is fixed when the run starts.
+//!
+//! A windowed count never exceeds what the window can carry (docs/measurement.md): sends count
+//! when sent; drops in the window their packet was sent in, so `pkts_dropped <= pkts_sent`;
+//! goodput only the bytes first sent inside the window and delivered in order before its end, so
+//! every byte counted crossed every link of the path inside the window.
 
 use super::hist::Hist;
 use crate::time::Time;
@@ -56,7 +60,8 @@ pub struct FlowStats {
     pub pkts_dropped: Counter,
     /// IP bytes of data-direction packets that reached the receiver (throughput).
     pub bytes_received: Counter,
-    /// Application bytes delivered in order to the receiver (goodput).
+    /// Application bytes delivered in order to the receiver (goodput); in the window, only bytes
+    /// first sent inside it (see [`FlowStats::on_delivered`]).
     pub bytes_delivered: Counter,
     /// Retransmitted segments (TCP).
     pub retransmits: Counter,
@@ -74,6 +79,23 @@ pub struct FlowStats {
     pub completed_at: Option<Time>,
     /// When the flow started sending.
     pub started_at: Option<Time>,
+    /// The packet being handed to this flow's receiving agent now (set by the engine before the
+    /// agent sees it), which `on_delivered` attributes the bytes it releases to.
+    pub rx: Arrival,
+    /// TCP, per connection: the end of the data first sent before the window opened (the
+    /// sender's highest sequence then), and the bytes delivered in order so far. Kept only when
+    /// the window starts after 0.
+    sent_before_window: Vec<u64>,
+    delivered_by_conn: Vec<u64>,
+}
+
+/// What `on_delivered` needs of the packet being delivered.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Arrival {
+    /// When the source sent this copy.
+    pub sent_at: Time,
+    /// Its TCP connection, or `None` for a datagram (delivered as it arrives).
+    pub conn: Option<u32>,
 }
 
 impl FlowStats {
@@ -93,7 +115,22 @@ impl FlowStats {
             srtt_ns: 0,
             completed_at: None,
             started_at: None,
+            rx: Arrival::default(),
+            sent_before_window: Vec::new(),
+            delivered_by_conn: Vec::new(),
         }
+    }
+
+    /// A TCP segment of connection `conn` ending at byte `end` left the source before the
+    /// window opened.
+    #[inline]
+    pub fn on_sent_before_window(&mut self, conn: u32, end: u64) {
+        let c = conn as usize;
+        if c >= self.sent_before_window.len() {
+            self.sent_before_window.resize(c + 1, 0);
+        }
+        let e = &mut self.sent_before_window[c];
+        *e = (*e).max(end);
     }
 
     #[inline]
@@ -103,10 +140,49 @@ impl FlowStats {
         }
     }
 
+    /// `app_bytes` reach the application in order now, released by the packet in `rx`. The
+    /// window counts those of them first sent inside it: a datagram if it was sent in the
+    /// window; a TCP connection's bytes beyond the highest it had sent when the window opened
+    /// (its bytes are sent first in sequence order and delivered in order, so those are exactly
+    /// the ones whose first transmission was in the window). Bytes sent before the window and
+    /// released inside it by a recovery are not the window's: they crossed the links before it.
     #[inline]
     pub fn on_delivered(&mut self, now: Time, app_bytes: u64) {
         let w = self.window;
-        self.bytes_delivered.add(&w, now, app_bytes);
+        self.bytes_delivered.total += app_bytes;
+        if now >= w.end {
+            return;
+        }
+        if w.start == 0 {
+            // Everything was sent inside a window that opens with the run.
+            self.bytes_delivered.window += app_bytes;
+            return;
+        }
+        let fresh = match self.rx.conn {
+            None => {
+                if self.rx.sent_at >= w.start {
+                    app_bytes
+                } else {
+                    0
+                }
+            }
+            Some(conn) => {
+                let c = conn as usize;
+                if c >= self.delivered_by_conn.len() {
+                    self.delivered_by_conn.resize(c + 1, 0);
+                }
+                let from = self.delivered_by_conn[c];
+                let to = from + app_bytes;
+                self.delivered_by_conn[c] = to;
+                let first = self.sent_before_window.get(c).copied().unwrap_or(0);
+                if now < w.start {
+                    0
+                } else {
+                    to.saturating_sub(from.max(first))
+                }
+            }
+        };
+        self.bytes_delivered.window += fresh;
     }
 }
 

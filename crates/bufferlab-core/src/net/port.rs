@@ -299,12 +299,13 @@ impl Port {
 
     #[cold]
     fn account_drops_slow(&mut self, cx: &mut PortCtx) {
-        let now = cx.now;
         let w = self.stats.window;
         for (item, reason) in self.drops.items.drain(..) {
             self.backlog.0 -= 1;
             self.backlog.1 -= item.bytes as u64;
-            self.stats.dropped[reason.index()].add(&w, now, 1);
+            // In the window of its arrival here, like `arrivals` (docs/measurement.md): a
+            // window's drops are then a part of its arrivals, whenever the drop happens.
+            self.stats.dropped[reason.index()].add(&w, item.enq, 1);
             drop_packet(item.id, cx);
         }
     }
@@ -464,9 +465,12 @@ impl Port {
         }
         self.tx_end = end;
         // The packet's fate on the wire is known now: lost, or at the far end one propagation
-        // delay after its last bit leaves.
+        // delay after its last bit leaves. A loss is counted here and now, at the start of the
+        // transmission, everywhere at once (this port, the flow, the run's totals): it is in
+        // this port's `loss` drops and nowhere else, even if the run ends while its bits are
+        // still being sent (the serializer stays busy for them all the same).
         if self.lossy && self.loss_rng.gen::<f64>() < self.params.loss {
-            self.stats.dropped[DropReason::Loss.index()].add(&w, end, 1);
+            self.stats.dropped[DropReason::Loss.index()].add(&w, now, 1);
             drop_packet(pkt, cx);
         } else {
             let at = end + self.delay_ns;
@@ -554,9 +558,41 @@ impl Port {
     pub fn holds(&self) -> u64 {
         self.queued() + self.in_flight()
     }
+
+    /// Drops at this port over the whole run, every reason.
+    pub fn dropped_all_run(&self) -> u64 {
+        self.stats.dropped.iter().map(|c| c.total).sum()
+    }
+
+    /// The port's own ledger over the whole run, or what does not add up: every packet that
+    /// arrived was sent, dropped before the wire (any reason but `loss`), or is still waiting in
+    /// the discipline or on the ring.
+    pub fn ledger_error(&self) -> Option<String> {
+        let s = &self.stats;
+        let lost = s.dropped[DropReason::Loss.index()].total;
+        let before_wire = self.dropped_all_run() - lost;
+        let ring = self.ring.as_ref().map_or(0, |r| r.len());
+        let out = s.pkts_sent.total + before_wire + self.queued() + ring;
+        if s.arrivals.total != out || lost > s.pkts_sent.total {
+            return Some(format!(
+                "port {}: {} arrivals != {} sent + {} dropped before the wire + {} queued + {} on the ring ({} lost on the wire)",
+                self.params.name, s.arrivals.total, s.pkts_sent.total, before_wire, self.queued(), ring, lost
+            ));
+        }
+        None
+    }
+
+    /// A packet that reached this port with its TTL spent (RFC 1812 §5.3.1): an arrival here,
+    /// dropped before the discipline.
+    pub fn count_ttl_drop(&mut self, now: Time) {
+        let w = self.stats.window;
+        self.stats.arrivals.add(&w, now, 1);
+        self.stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);
+    }
 }
 
-/// Free a dropped packet and count it against its flow.
+/// Free a dropped packet and count it against its flow: in the window its source sent it in,
+/// like `pkts_sent`, so a window's drops are a part of its sends (docs/measurement.md).
 #[inline]
 pub fn drop_packet(pkt: PktId, cx: &mut PortCtx) {
     let p = cx.arena.get(pkt);
@@ -564,7 +600,7 @@ pub fn drop_packet(pkt: PktId, cx: &mut PortCtx) {
     if let Some(st) = cx.flows.get_mut(f) {
         if cx.flow_src.get(f) == Some(&p.src) {
             let w = st.window;
-            st.pkts_dropped.add(&w, cx.now, 1);
+            st.pkts_dropped.add(&w, p.created, 1);
         }
     }
     cx.totals.dropped += 1;

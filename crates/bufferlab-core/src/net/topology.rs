@@ -7,19 +7,48 @@ use crate::packet::NodeId;
 /// "No route" in the next-hop table.
 pub const NO_ROUTE: u32 = u32::MAX;
 
+/// "Not a stub": in [`Dest::via`].
+const NONE: NodeId = NodeId::MAX;
+
+/// How routes towards one destination are found.
+#[derive(Clone, Copy, Debug)]
+struct Dest {
+    /// The column of the next-hop table: the destination's own, or for a stub its neighbour's.
+    col: u32,
+    /// For a stub (a node all of whose incoming links come from one neighbour, which is not a
+    /// stub itself: a host on its access link), that neighbour; else [`NONE`].
+    via: NodeId,
+    /// For a stub, the port from `via` to it (the lowest-numbered if several).
+    port: u32,
+}
+
 /// The graph: which port leaves which node for which neighbour, and the next-hop table.
 pub struct Topology {
     pub names: Vec<String>,
     pub ids: HashMap<String, NodeId>,
     /// `(from, to)` of every port, by port id.
     pub ports: Vec<(NodeId, NodeId)>,
-    /// `next[src * n + dst]`: the port a packet at `src` for `dst` leaves by.
+    /// Per destination node: its column, or the neighbour it hangs off.
+    dest: Vec<Dest>,
+    /// Columns of the next-hop table (destinations that are not stubs).
+    cols: usize,
+    /// `next[src * cols + col]`: the port a packet at `src` leaves by towards the destination
+    /// of column `col`.
     next: Vec<u32>,
+    /// Ports arriving at each node.
+    in_deg: Vec<u32>,
 }
 
 impl Topology {
     /// Build the routing table: breadth-first from every destination over the reversed graph, so
     /// routes have the fewest hops; ties go to the lower port id, which makes routes deterministic.
+    ///
+    /// Stubs get no search of their own. A search from a stub `d` whose incoming ports all come
+    /// from `u` first finds `u` (by the lowest of those ports), and from there visits the rest of
+    /// the graph exactly as a search from `u` does (`d`, already seen, leads nowhere: nothing but
+    /// `u` sends to it). So a route to `d` is the route to `u`, except at `u`, which sends by that
+    /// port, and at `d` itself. A dumbbell's hosts are all stubs: its table has one column per
+    /// router instead of one per node, and setup is linear in the hosts.
     pub fn new(names: Vec<String>, ports: Vec<(NodeId, NodeId)>) -> Self {
         let n = names.len();
         let ids = names
@@ -32,10 +61,47 @@ impl Topology {
         for (p, &(_, to)) in ports.iter().enumerate() {
             incoming[to as usize].push(p as u32);
         }
-        let mut next = vec![NO_ROUTE; n * n];
+        // The one neighbour sending to each node, if there is exactly one.
+        let single_from: Vec<Option<NodeId>> = incoming
+            .iter()
+            .map(|inc| {
+                let first = ports[*inc.first()? as usize].0;
+                inc.iter()
+                    .all(|&p| ports[p as usize].0 == first)
+                    .then_some(first)
+            })
+            .collect();
+        let mut dest = vec![
+            Dest {
+                col: 0,
+                via: NONE,
+                port: NO_ROUTE,
+            };
+            n
+        ];
+        let mut roots = Vec::new();
+        for d in 0..n {
+            match single_from[d] {
+                Some(u) if single_from[u as usize].is_none() => {
+                    dest[d].via = u;
+                    dest[d].port = incoming[d][0];
+                }
+                _ => {
+                    dest[d].col = roots.len() as u32;
+                    roots.push(d);
+                }
+            }
+        }
+        for d in 0..n {
+            if dest[d].via != NONE {
+                dest[d].col = dest[dest[d].via as usize].col;
+            }
+        }
+        let cols = roots.len();
+        let mut next = vec![NO_ROUTE; n * cols];
         let mut seen = vec![false; n];
         let mut q = VecDeque::new();
-        for d in 0..n {
+        for (c, &d) in roots.iter().enumerate() {
             seen.iter_mut().for_each(|s| *s = false);
             seen[d] = true;
             q.clear();
@@ -45,17 +111,21 @@ impl Topology {
                     let v = ports[p as usize].0 as usize;
                     if !seen[v] {
                         seen[v] = true;
-                        next[v * n + d] = p;
+                        next[v * cols + c] = p;
                         q.push_back(v);
                     }
                 }
             }
         }
+        let in_deg = incoming.iter().map(|i| i.len() as u32).collect();
         Topology {
             names,
             ids,
             ports,
+            dest,
+            cols,
             next,
+            in_deg,
         }
     }
 
@@ -66,7 +136,16 @@ impl Topology {
     /// The port to leave `src` by towards `dst`, or [`NO_ROUTE`].
     #[inline]
     pub fn next_port(&self, src: NodeId, dst: NodeId) -> u32 {
-        self.next[src as usize * self.names.len() + dst as usize]
+        let d = self.dest[dst as usize];
+        if d.via != NONE {
+            if src == d.via {
+                return d.port;
+            }
+            if src == dst {
+                return NO_ROUTE;
+            }
+        }
+        self.next[src as usize * self.cols + d.col as usize]
     }
 
     /// The ports a packet crosses from `src` to `dst`, or `None` if unreachable.
@@ -86,7 +165,12 @@ impl Topology {
 
     /// Links (both directions counted once each) arriving at a node: its input links.
     pub fn in_degree(&self, node: NodeId) -> u32 {
-        self.ports.iter().filter(|&&(_, to)| to == node).count() as u32
+        self.in_deg[node as usize]
+    }
+
+    /// Columns of the next-hop table (for tests: how much the stubs saved).
+    pub fn table_columns(&self) -> usize {
+        self.cols
     }
 }
 
@@ -116,5 +200,87 @@ mod tests {
         let names = ["a", "b", "c"].map(String::from).to_vec();
         let t = Topology::new(names, vec![(0, 1), (1, 0), (1, 2), (2, 1), (0, 2), (2, 0)]);
         assert_eq!(t.path(0, 2), Some(vec![4]));
+    }
+
+    /// The table as it was built before stubs: a search from every node.
+    fn full_table(n: usize, ports: &[(NodeId, NodeId)]) -> Vec<u32> {
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (p, &(_, to)) in ports.iter().enumerate() {
+            incoming[to as usize].push(p as u32);
+        }
+        let mut next = vec![NO_ROUTE; n * n];
+        for d in 0..n {
+            let mut seen = vec![false; n];
+            seen[d] = true;
+            let mut q = VecDeque::from([d]);
+            while let Some(u) = q.pop_front() {
+                for &p in &incoming[u] {
+                    let v = ports[p as usize].0 as usize;
+                    if !seen[v] {
+                        seen[v] = true;
+                        next[v * n + d] = p;
+                        q.push_back(v);
+                    }
+                }
+            }
+        }
+        next
+    }
+
+    /// Every route of random graphs (trees of stubs and chains, extra and parallel links,
+    /// one-way links, isolated nodes) is the one a search from every destination gives.
+    #[test]
+    fn stubs_route_as_a_full_table() {
+        let mut rng = crate::rng::stream(7, crate::rng::Stream::Link, 0);
+        use rand::Rng as _;
+        for case in 0..400 {
+            let n = rng.gen_range(1..12usize);
+            let mut ports = Vec::new();
+            for i in 1..n {
+                if rng.gen_bool(0.9) {
+                    let p = rng.gen_range(0..i) as NodeId;
+                    ports.push((p, i as NodeId));
+                    if rng.gen_bool(0.9) {
+                        ports.push((i as NodeId, p));
+                    }
+                }
+            }
+            for _ in 0..rng.gen_range(0..4) {
+                let (a, b) = (rng.gen_range(0..n) as NodeId, rng.gen_range(0..n) as NodeId);
+                if a != b {
+                    ports.push((a, b));
+                }
+            }
+            let names = (0..n).map(|i| format!("n{i}")).collect();
+            let t = Topology::new(names, ports.clone());
+            let full = full_table(n, &ports);
+            for s in 0..n {
+                for d in 0..n {
+                    assert_eq!(
+                        t.next_port(s as NodeId, d as NodeId),
+                        full[s * n + d],
+                        "case {case}: {s} -> {d} in {ports:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A dumbbell's hosts are stubs: two columns, whatever the number of pairs.
+    #[test]
+    fn dumbbell_table_has_a_column_per_router() {
+        let pairs = 1000;
+        let mut names = vec!["r1".to_string(), "r2".to_string()];
+        let mut ports = vec![(0, 1), (1, 0)];
+        for i in 0..pairs {
+            let (s, d) = (names.len() as NodeId, names.len() as NodeId + 1);
+            names.push(format!("s{i}"));
+            names.push(format!("d{i}"));
+            ports.extend([(s, 0), (0, s), (d, 1), (1, d)]);
+        }
+        let t = Topology::new(names, ports);
+        assert_eq!(t.table_columns(), 2);
+        assert_eq!(t.path(2, 3).map(|p| p.len()), Some(3));
+        assert_eq!(t.in_degree(0), pairs + 1);
     }
 }

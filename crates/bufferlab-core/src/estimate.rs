@@ -1,0 +1,230 @@
+//! What a run will cost, before it runs: each flow's rate from what it offers and the share of
+//! the busiest link on its path, packets on every link from those rates, engine events from the
+//! packets, and wall time from the engine's measured speed.
+//!
+//! An estimate to tell seconds from hours, not a prediction: TCP flows are taken to fill their
+//! share (an equal split of each link among the flows that cross it) for the whole run; each
+//! packet crossing a link costs about one event, and each packet a source creates one more
+//! (its timer or the ACK that clocked it) — within a factor of two of the examples' counts.
+
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::scenario::{Dist, Scenario, TrafficSpec};
+use crate::time::NS_PER_SEC;
+
+/// Engine speed assumed for the wall-time estimate: events per wall second on one core, as
+/// measured on the 100-flow dumbbell (docs/BENCHMARKS.md: ~1.4 M bottleneck packets and ~9 M
+/// events per second).
+pub const EVENTS_PER_SEC: f64 = 9.0e6;
+
+/// A TCP ACK's IP size (no payload).
+const ACK_BYTES: f64 = 40.0;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Estimate {
+    pub flows: u64,
+    /// Packets the sources create.
+    pub packets: u64,
+    /// Packet transmissions summed over all links.
+    pub link_packets: u64,
+    /// The busiest link and its transmissions.
+    pub busiest_link: String,
+    pub busiest_link_packets: u64,
+    pub events: u64,
+    pub wall_s: f64,
+    /// The speed `wall_s` assumes.
+    pub events_per_s: f64,
+}
+
+/// The mean of a distribution, if it has one.
+fn mean(d: &Dist) -> Option<f64> {
+    Some(match *d {
+        Dist::Const { value } => value,
+        Dist::Exp { mean } | Dist::Pareto { mean, .. } => mean,
+        Dist::Uniform { lo, hi } => (lo + hi) / 2.0,
+        Dist::Zipf { s, max, unit } => {
+            let (mut num, mut den) = (0.0, 0.0);
+            for k in 1..=max.min(1_000_000) {
+                let w = (k as f64).powf(-s);
+                num += k as f64 * w;
+                den += w;
+            }
+            unit * num / den
+        }
+        Dist::Lognormal { mean, .. } => mean,
+    })
+    .filter(|m| m.is_finite() && *m >= 0.0)
+}
+
+/// Per flow, in the order the engine built them: the data bits per second it offers over the
+/// run (infinite for a bulk transfer), and whether it is TCP (its ACKs come back).
+fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
+    let mut out = Vec::new();
+    for t in &sc.traffic {
+        let (n, bps, tcp) = match t {
+            TrafficSpec::Udp(u) => {
+                let on = u
+                    .stop_ns
+                    .map_or(1.0, |s| (s as f64 / NS_PER_SEC as f64 / duration_s).min(1.0));
+                (u.pairs.len(), u.rate_pps * u.size_bytes as f64 * 8.0 * on, false)
+            }
+            TrafficSpec::Ping(p) => (
+                p.pairs.len(),
+                p.size_bytes as f64 * 8.0 * NS_PER_SEC as f64 / p.interval_ns.max(1) as f64,
+                false,
+            ),
+            TrafficSpec::Tcp(s) => (
+                s.pairs.len() * s.count as usize,
+                s.size_bytes
+                    .map_or(f64::INFINITY, |b| b as f64 * 8.0 / duration_s),
+                true,
+            ),
+            TrafficSpec::Web(s) => (
+                s.pairs.len(),
+                mean(&s.size_bytes).map_or(f64::INFINITY, |m| m * 8.0 * s.arrival_rate),
+                true,
+            ),
+            TrafficSpec::TcpOnoff(s) => (
+                s.pairs.len(),
+                match (mean(&s.size_bytes), mean(&s.idle_ns)) {
+                    (Some(b), Some(i)) if i > 0.0 => b * 8.0 * NS_PER_SEC as f64 / i,
+                    _ => f64::INFINITY,
+                },
+                true,
+            ),
+        };
+        out.extend(std::iter::repeat_n((bps, tcp), n));
+    }
+    out
+}
+
+/// Estimate the run `eng` was built for (from `sc`).
+pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
+    let duration_s = sc.run.duration_ns as f64 / NS_PER_SEC as f64;
+    let offers = offered(sc, duration_s);
+    let flows = &eng.flow_info;
+    let paths: Vec<(Vec<u32>, Vec<u32>)> = flows
+        .iter()
+        .map(|f| {
+            (
+                eng.topo.path(f.src, f.dst).unwrap_or_default(),
+                eng.topo.path(f.dst, f.src).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let np = eng.ports.len();
+    let mut crossing = vec![0u32; np];
+    for (fw, _) in &paths {
+        for &p in fw {
+            crossing[p as usize] += 1;
+        }
+    }
+    // Each flow: what it offers, at most an equal share of every link on its way.
+    let mut load_bps = vec![0.0f64; np];
+    let mut pkts = vec![0.0f64; np];
+    let mut created = 0.0;
+    for ((f, (fw, bw)), &(offer, tcp)) in flows.iter().zip(&paths).zip(&offers) {
+        let share = fw
+            .iter()
+            .map(|&p| eng.ports[p as usize].params.rate_bps as f64 / crossing[p as usize] as f64)
+            .fold(f64::INFINITY, f64::min);
+        let bps = offer.min(share);
+        if !bps.is_finite() {
+            continue;
+        }
+        let n = bps * duration_s / (8.0 * f.pkt_bytes.max(1) as f64);
+        // Replies: a TCP ACK every second segment; a ping reply per request.
+        let back = if tcp { n / 2.0 } else if f.kind == "ping" { n } else { 0.0 };
+        created += n + back;
+        for &p in fw {
+            load_bps[p as usize] += bps;
+            pkts[p as usize] += n;
+        }
+        for &p in bw {
+            load_bps[p as usize] += back * ACK_BYTES * 8.0 / duration_s;
+            pkts[p as usize] += back;
+        }
+    }
+    // No link carries more than its rate.
+    for p in 0..np {
+        let rate = eng.ports[p].params.rate_bps as f64;
+        if load_bps[p] > rate {
+            pkts[p] *= rate / load_bps[p];
+        }
+    }
+    let link_packets: f64 = pkts.iter().sum();
+    // The first of the busiest (a dumbbell's bottleneck before its equally busy access links).
+    let busiest = (0..np).rev().max_by(|&a, &b| pkts[a].total_cmp(&pkts[b]));
+    let events = link_packets + created;
+    Estimate {
+        flows: flows.len() as u64,
+        packets: created as u64,
+        link_packets: link_packets as u64,
+        busiest_link: busiest.map_or(String::new(), |p| eng.ports[p].params.name.clone()),
+        busiest_link_packets: busiest.map_or(0, |p| pkts[p] as u64),
+        events: events as u64,
+        wall_s: events / EVENTS_PER_SEC,
+        events_per_s: EVENTS_PER_SEC,
+    }
+}
+
+/// Build a scenario and estimate its cost, or every problem found.
+pub fn check_and_estimate(sc: &Scenario) -> Result<Estimate, Vec<String>> {
+    let eng = crate::build::build(sc)?;
+    Ok(estimate(&eng, sc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(v: serde_json::Value) -> Scenario {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn dumbbell(pairs: usize, traffic: serde_json::Value) -> Scenario {
+        let mut nodes = vec!["r1".to_string(), "r2".to_string()];
+        let dir = |rate: u64| serde_json::json!({ "rate_bps": rate, "delay_ns": 1_000_000, "queue": { "qdisc": { "kind": "fifo" }, "limit_pkts": 100 } });
+        let mut links = vec![serde_json::json!({ "a": "r1", "b": "r2", "forward": dir(10_000_000), "reverse": dir(10_000_000) })];
+        let mut pairs_v = Vec::new();
+        for i in 0..pairs {
+            let (s, d) = (format!("s{i}"), format!("d{i}"));
+            links.push(serde_json::json!({ "a": s, "b": "r1", "forward": dir(20_000_000), "reverse": dir(20_000_000) }));
+            links.push(serde_json::json!({ "a": "r2", "b": d, "forward": dir(20_000_000), "reverse": dir(20_000_000) }));
+            pairs_v.push(serde_json::json!([s, d]));
+            nodes.push(s);
+            nodes.push(d);
+        }
+        let mut t = traffic;
+        t["pairs"] = serde_json::Value::Array(pairs_v);
+        scenario(serde_json::json!({ "run": { "duration_ns": 10_000_000_000u64, "seed": 1 },
+            "nodes": nodes, "links": links, "traffic": [t] }))
+    }
+
+    /// Bulk TCP fills the 10 Mb/s bottleneck: 10 s / 1.2 ms per 1500 B packet = 8333 packets
+    /// there, whatever the number of flows; each packet crosses three links.
+    #[test]
+    fn bulk_tcp_fills_the_bottleneck() {
+        for pairs in [1, 10, 100] {
+            let sc = dumbbell(pairs, serde_json::json!({ "kind": "tcp" }));
+            let e = check_and_estimate(&sc).unwrap();
+            assert_eq!(e.busiest_link, "r1->r2");
+            assert!((8300..=8340).contains(&e.busiest_link_packets), "{e:?}");
+            assert!((3 * 8300..3 * 8340 + 2 * 8340).contains(&e.link_packets), "{e:?}");
+        }
+    }
+
+    /// UDP below the bottleneck: its own rate, 100 pps x 10 s x 3 links.
+    #[test]
+    fn udp_offers_its_rate() {
+        let sc = dumbbell(
+            2,
+            serde_json::json!({ "kind": "udp", "rate_pps": 100.0, "size_bytes": 1000 }),
+        );
+        let e = check_and_estimate(&sc).unwrap();
+        assert_eq!(e.packets, 2000);
+        assert_eq!(e.link_packets, 6000);
+        assert_eq!(e.events, 8000);
+    }
+}

@@ -1,0 +1,73 @@
+"""What a run will cost, seen before and while paying it: `validate` prints the expected work,
+`run` wants --yes beyond an hour, a long run reports progress, Ctrl-C stops it cleanly, and a
+scenario beyond what one run can hold is refused with its key."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import REPO, example_path
+from typer.testing import CliRunner
+
+import bufferlab
+from bufferlab.cli import app
+
+DUMBBELL = str(example_path("dumbbell"))
+BENCH_100 = str(REPO / "scenarios" / "bench" / "dumbbell-100M-100.toml")
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_validate_prints_the_expected_work():
+    r = cli("validate", DUMBBELL)
+    assert r.exit_code == 0, r.output
+    # 10 Mb/s for 200 s of 1500 B packets: 166,666 through the bottleneck.
+    assert "expected work" in r.output and "166,666 on r1->r2" in r.output, r.output
+
+
+def test_a_run_beyond_an_hour_wants_yes_and_says_how_to_shorten_it():
+    big = ["--set", "topology.pairs=1000", "--set", 'run.duration="30000s"', "--set", 'topology.bottleneck.rate="10Gbps"']
+    r = cli("validate", DUMBBELL, *big)
+    assert r.exit_code == 0 and "note: this run is estimated at about" in r.output, r.output
+    r = cli("run", DUMBBELL, *big)
+    assert r.exit_code == 2
+    assert "--set run.duration=" in r.output and "--yes" in r.output, r.output
+
+
+def test_flows_beyond_what_a_run_holds_are_refused_with_the_key():
+    r = cli("validate", DUMBBELL, "--set", "topology.pairs=10000", "--set", "traffic[0].count=100000")
+    assert r.exit_code == 2
+    assert "traffic[0].count" in r.output and "1000000000 flows" in r.output, r.output
+
+
+def test_progress_gets_simulated_time_and_events():
+    seen: list[tuple[float, int]] = []
+    r = bufferlab.run(BENCH_100, overrides={"run.duration": "400s"}, progress=lambda s, e: seen.append((s, e)))
+    assert seen, "a run of several wall seconds reports progress"
+    assert all(a[0] <= b[0] and a[1] < b[1] for a, b in zip(seen, seen[1:]))
+    assert seen[-1][1] <= r.summary["engine"]["events"]
+    # One-argument callbacks still get the simulated seconds alone.
+    one: list[float] = []
+    bufferlab.run(BENCH_100, overrides={"run.duration": "400s"}, progress=one.append)
+    assert one and all(isinstance(x, float) for x in one)
+
+
+def test_ctrl_c_stops_a_run_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "bufferlab", "run", BENCH_100, "--set", 'run.duration="5000s"', "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err
+    assert err.strip() == "interrupted; nothing written", err
+    assert not out.exists()
