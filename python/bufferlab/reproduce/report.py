@@ -131,6 +131,12 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
     for it in ITEMS.values():
         what = it.title if not it.needs else f"{it.title} — *not yet reproducible: needs {it.needs}*"
         lines.append(f"| `{it.name}` | {_cell(it.paper.cite)} | {_cell(it.where)} | {_cell(what)} |")
+    failing = [(r, c) for r in results for c in r.claims if c.verdict == "does not hold"]
+    if failing:
+        lines += ["", "## Claims that do not hold", "",
+                  "Each is explained in its item's section below (the paragraph after its assumptions).", ""]
+        lines += [f"- `{r.item.name}` {c.spec.id} ({c.spec.where}): {c.spec.paper} — ours "
+                  f"{fmt_estimate(c.est)} {c.spec.unit}" for r, c in failing]
     lines += ["", "## Time", "", f"Measured on this run ({profile} profile):", ""] + _timing_table(results) + [""]
     for r in results:
         fig = None
