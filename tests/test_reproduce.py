@@ -79,9 +79,10 @@ def test_smoke_profile_runs_draws_and_judges(name, tmp_path):
     assert (res.folder / "plotted.csv").stat().st_size > 0
     # at least one claim gets a number from the smoke run
     assert any(c.est.n >= 1 for c in res.claims), [c.row() for c in res.claims]
-    # a rerun reuses every stored point
+    # a rerun reuses every stored point, and reports the time they took when they were made
     again = run_item(item, "smoke", tmp_path, backend="inline")
-    assert again.runs == 0
+    assert again.reused and again.runs == res.runs and again.wall_seconds == res.wall_seconds
+    assert [c.row() for c in again.claims] == [c.row() for c in res.claims]
 
 
 def test_run_all_writes_one_report_and_the_docs_page(tmp_path):

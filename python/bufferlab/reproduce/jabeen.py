@@ -232,6 +232,11 @@ register(Item(
           "queueing delay by type under the BDP rule, the Stanford model, SplitBuff and Blind-SplitBuff",
     spec="jabeen-fig4-6.toml",
     analyze=_analyze_fig4,
+    discussion="Figs. 4–6's trends reproduce: under the BDP rule and more so the Stanford model the long-RTTP "
+               "flows lose throughput as their RTTP grows, SplitBuff equalizes the two types and cuts the short "
+               "flows' queueing delay, and Blind-SplitBuff behaves like one buffer. The one claim that does not hold "
+               "is the utilization gain from blind splitting: with 100 flows both the single BDP buffer and "
+               "Blind-SplitBuff keep the bottleneck 100% busy, so there is nothing to gain.",
     expand=_expand_two_types,
     claims=[
         ClaimSpec("F4-bdp", "Fig. 4(a)", "BDP rule: long-RTTP flows' throughput decreases substantially "
