@@ -126,6 +126,9 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
         "",
         _summary(results),
         "",
+        "A year followed by ? is ours: those papers' texts carry no date (their latest references are "
+        "from 2014 and 2010).",
+        "",
         "| item | paper | where | what |",
         "|---|---|---|---|",
     ]
