@@ -79,6 +79,27 @@ def test_smoke_profile_runs_draws_and_judges(name, tmp_path):
     assert (res.folder / "plotted.csv").stat().st_size > 0
     # at least one claim gets a number from the smoke run
     assert any(c.est.n >= 1 for c in res.claims), [c.row() for c in res.claims]
-    # a rerun reuses every stored point
+    # a rerun reuses every stored point, and reports the time they took when they were made
     again = run_item(item, "smoke", tmp_path, backend="inline")
-    assert again.runs == 0
+    assert again.reused and again.runs == res.runs and again.wall_seconds == res.wall_seconds
+    assert [c.row() for c in again.claims] == [c.row() for c in res.claims]
+
+
+def test_run_all_writes_one_report_and_the_docs_page(tmp_path):
+    from bufferlab.reproduce import run_items
+
+    items = [ITEMS["theory/md1"], ITEMS["jabeen/fig3"]]
+    docs = tmp_path / "docs"
+    results = run_items(items, "smoke", tmp_path / "out", docs=docs, backend="inline")
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "## Every claim" in report and "`theory/md1`" in report and "`jabeen/fig3`" in report
+    assert "theory-md1/figure.png" in report
+    page = (docs / "reproductions.md").read_text()
+    assert "generated" in page and "bufferlab reproduce all --smoke" in page
+    assert (docs / "figures" / "theory-md1.png").is_file()
+    # every registered item is listed, the ones the engine cannot run yet with what they need
+    for name in ITEMS:
+        assert f"`{name}`" in page
+    assert "not yet reproducible: needs" in page
+    claims = (tmp_path / "out" / "claims.csv").read_text().splitlines()
+    assert len(claims) == 1 + sum(len(r.claims) for r in results)

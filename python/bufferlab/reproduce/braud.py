@@ -390,6 +390,12 @@ register(Item(
           "link shares with an oversized uplink buffer, with continuous or bursty UDP, and with a small buffer",
     spec="braud-fig6-7.toml",
     analyze=_analyze_fig67,
+    discussion="Most of the figure's claims hold: the oversized buffer halves the download's share, a small buffer "
+               "or the UDP stream divides the RTT by about 2.5, and bursts do as well as the continuous stream. Our "
+               "RTT with the oversized buffer is higher than the paper's on the slow pair: an unlimited upload fills "
+               "all 60 slots (1.8 s at 400 kb/s when full), where the testbed's FreeBSD hosts had a 32 KiB send buffer "
+               "(see braud/table2) that caps the upload near 22 packets in flight. With the small buffer our upload "
+               "keeps more of the uplink than the paper's 55% on the slow pair.",
     claims=_fig67_claims(),
     assumptions=[
         "Table III's downlink buffers read as 60 packets (slow pair) and 120 (fast pair): the text says the download "
@@ -550,6 +556,10 @@ register(Item(
           "times with 1 and 6 connections per second, without and with 125 pkt/s of UDP",
     spec="braud-fig12-14.toml",
     analyze=_analyze_fig1214,
+    discussion="Vegas, the UDP stream and the higher download rate all shorten response times as the paper says. "
+               "The contrast between NewReno and Cubic uploads at 6/s does not appear: our NewReno upload gives "
+               "slightly shorter response times than Cubic. The paper's real ADSL path (its RTT, the modem's queue, "
+               "2014 Linux Cubic) is not described further, so we leave the claim as not holding.",
     claims=[
         ClaimSpec("F12-vegas-up", "Fig. 12", "with Vegas the download response time is much better (Vegas / NewReno "
                   "upload)", at_most(0.7), "×"),
@@ -566,4 +576,115 @@ register(Item(
         "average sizes (660 and 413 packets) would overload the downlink at either rate",
         "response time as in braud/fig8-11; downloads starting after 20 s and completed",
     ],
+))
+
+
+# ---------------------------------------------------------------- Fig. 3 and §III
+
+
+def _occupancy(d: Data, sweep: str) -> dict[int, float]:
+    """Time-average bytes waiting in the uplink buffer, as a queueing delay in ms (8 bits / rate)."""
+    q = d.table(sweep, "queues")
+    q = q[q["link"] == UP]
+    return {s: v * 8 / 800e3 * 1e3 for s, v in per_seed(q, "occupancy_mean_bytes").items()}
+
+
+def _analyze_fig3(d: Data) -> Output:
+    fig, ax = new_figure(2, w=4.8)
+    names = {"alone": "TCP alone", "continuous": "continuous UDP", "bursts": "UDP bursts (100 pkts / s)"}
+    plotted = []
+    for k, label in names.items():
+        ts = d.table(k, "timeseries")
+        ts = ts[(ts["object"] == "queue") & (ts["id"] == UP) & (ts["metric"] == "qlen_bytes")]
+        first = ts[ts["seed"] == ts["seed"].min()].sort_values("time_s")
+        t0 = first["time_s"].max() - 20 if len(first) else 0
+        w = first[first["time_s"] >= t0]
+        ax[0, 0].plot(w["time_s"], w["value"] * 8 / 800e3 * 1e3, label=label, lw=0.8)
+        plotted.append(w.assign(case=label, delay_ms=w["value"] * 8 / 800e3 * 1e3)[["case", "time_s", "value", "delay_ms"]])
+    ax[0, 0].set(xlabel="time (s)", ylabel="uplink buffer content (ms at 800 kb/s)", title="Fig. 3: last 20 s, first seed")
+    ax[0, 0].legend(fontsize=7)
+    occ = {k: _occupancy(d, k) for k in names}
+    from .stats import estimate
+
+    est = [estimate(list(occ[k].values())) for k in names]
+    xs = np.arange(3)
+    ax[0, 1].bar(xs, [e.mean for e in est], yerr=[0 if math.isnan(e.lo) else e.mean - e.lo for e in est], capsize=3)
+    ax[0, 1].set_xticks(xs, [n.replace(" (", "\n(") for n in names.values()], fontsize=7)
+    ax[0, 1].set(ylabel="mean buffer content (ms)", title="time average over the window")
+    fig.tight_layout()
+    return Output(fig, pd.concat(plotted, ignore_index=True), {
+        "F3-low": ratio_by_seed(occ["bursts"], occ["alone"]) or None,
+        "F3-enough": ratio_by_seed(occ["bursts"], occ["continuous"]) or None,
+    })
+
+
+register(Item(
+    name="braud/fig3",
+    paper=BRAUD,
+    where="Fig. 3 (§II-E)",
+    title="Uplink buffer content over time for one TCP upload alone, with continuous UDP and with periodic UDP bursts "
+          "(Table II's 800 kb/s link, 120-packet buffer)",
+    spec="braud-fig3.toml",
+    analyze=_analyze_fig3,
+    claims=[
+        ClaimSpec("F3-low", "Fig. 3, §II-E", "periodic bursts keep the buffer occupancy low (bursts / TCP alone, time "
+                  "average of the bytes waiting)", at_most(0.6), "×"),
+        ClaimSpec("F3-enough", "§II-E", "bursts are enough: the effect is similar to the continuous stream "
+                  "(bursts / continuous)", between(0.5, 2.0), "×"),
+    ],
+    assumptions=["the figure has no parameters in the text: Table II's link and UDP rate; bursts of 100 packets at "
+                 "250 pkt/s every second as in §IV-A", "occupancy = time-average bytes waiting, shown as ms at 800 kb/s",
+                 "flows start at uniform(0 s, 1 s); NewReno, unlimited window"],
+))
+
+
+def _analyze_reverse(d: Data) -> Output:
+    q0 = d.table("alone", "queues")
+    q0 = q0[q0["link"] == UP]
+    base = per_seed(q0, "sojourn_mean_s")
+    f0 = d.table("alone", "flows")
+    rtt0 = per_seed(f0[f0["kind"] == "tcp"], "rtt_mean_s")
+    q = d.table("downloads", "queues")
+    q = q[q["link"] == UP].copy()
+    q["lam"] = q["traffic[1].arrival_rate"].str.removesuffix("/s").astype(float)
+    f = d.table("downloads", "flows")
+    f = f[f["kind"] == "tcp"].copy()
+    f["lam"] = f["traffic[1].arrival_rate"].str.removesuffix("/s").astype(float)
+    rows = [{"lam": 0.0, "seed": s, "delay_ms": v * 1e3, "rtt_ms": rtt0.get(s, math.nan) * 1e3} for s, v in base.items()]
+    for (lam, seed), g in q.groupby(["lam", "seed"]):
+        rows.append({"lam": lam, "seed": seed, "delay_ms": g["sojourn_mean_s"].mean() * 1e3,
+                     "rtt_ms": f[(f["lam"] == lam) & (f["seed"] == seed)]["rtt_mean_s"].mean() * 1e3})
+    per = pd.DataFrame(rows)
+    fig, ax = new_figure(2, w=4.4)
+    a = over_seeds(per, ["lam"], "delay_ms")
+    b = over_seeds(per, ["lam"], "rtt_ms")
+    errorbars(ax[0, 0], a, "lam")
+    ax[0, 0].set(xlabel="download arrival rate λ (1/s)", ylabel="uplink queueing delay (ms)", ylim=(0, None),
+                 title="§III: reverse traffic")
+    errorbars(ax[0, 1], b, "lam", color="C1")
+    ax[0, 1].set(xlabel="download arrival rate λ (1/s)", ylabel="upload RTT (ms)", ylim=(0, None))
+    fig.tight_layout()
+    lam_max = per["lam"].max()
+    top = dict(zip(per[per["lam"] == lam_max]["seed"], per[per["lam"] == lam_max]["delay_ms"]))
+    zero = dict(zip(per[per["lam"] == 0]["seed"], per[per["lam"] == 0]["delay_ms"]))
+    return Output(fig, pd.concat([a.assign(quantity="uplink queueing delay (ms)"), b.assign(quantity="upload RTT (ms)")],
+                                 ignore_index=True),
+                  {"R-shrink": ratio_by_seed(top, zero) or None},
+                  notes={"R-shrink": f"λ = {lam_max:g}/s against no downloads"})
+
+
+register(Item(
+    name="braud/reverse",
+    paper=BRAUD,
+    where="§III",
+    title="Reverse traffic: the upload's queueing delay and RTT against the arrival rate of one-segment downloads, "
+          "whose ACKs and handshakes take uplink buffer slots (400 kb/s uplink, 60-packet buffer)",
+    spec="braud-reverse.toml",
+    analyze=_analyze_reverse,
+    claims=[ClaimSpec("R-shrink", "§III", "download traffic puts small packets in the uplink buffer and reduces its "
+                      "effective size: the upload's queueing delay falls (at the largest λ / without downloads)",
+                      at_most(0.95), "×")],
+    assumptions=["the testbed's slow pair; one-segment downloads opened by the client (handshake on); λ up to 8/s "
+                 "(the paper reasons with λ = 2/s and an RTT of 500 ms)", "queueing delay = mean sojourn of every "
+                 "packet in the uplink buffer", "the upload starts at uniform(0 s, 1 s)"],
 ))

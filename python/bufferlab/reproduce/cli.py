@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
         docs: Annotated[Optional[Path], typer.Option("--docs", help="Also regenerate DOCS/reproductions.md and DOCS/figures/.")] = None,
     ) -> None:
         """Run the seed papers' experiments and set our numbers beside theirs."""
+        from ..errors import ScenarioError
         from . import ITEMS, run_items
 
         console = Console(highlight=False)
@@ -65,6 +66,12 @@ def register(app: typer.Typer) -> None:
         except KeyboardInterrupt:
             err.print(f"interrupted: finished runs are kept in {out}; the same command resumes")
             raise typer.Exit(130)
+        except ScenarioError as e:  # a spec that does not fit the engine (e.g. edited by hand)
+            err.print(str(e), markup=False)
+            raise typer.Exit(2)
+        except RuntimeError as e:  # runs that failed: their errors, the finished runs kept
+            err.print(f"{e}\nfinished runs are kept in {out}", markup=False)
+            raise typer.Exit(1)
         t = Table(title=f"claims ({profile} profile) — report: {out / 'report.md'}")
         for c in ("item", "claim", "where", "paper", "ours [95% CI]", "tolerance", "verdict"):
             t.add_column(c)

@@ -49,8 +49,9 @@ def item_section(r, fig_path: str | None, level: str = "##") -> list[str]:
     if fig_path:
         lines += [f"![{it.name}]({fig_path})", ""]
     if r.runs or r.seeds:
-        lines += [f"{len(r.seeds)} seeds, {r.runs} runs made now, {r.wall_seconds:.0f} s wall "
-                  f"({r.engine_seconds:.0f} s in the engine).", ""]
+        when = "made earlier and reused" if r.reused else "made now"
+        lines += [f"{len(r.seeds)} seeds, {r.runs} runs ({when}): {r.wall_seconds:.0f} s wall, "
+                  f"{r.engine_seconds:.0f} s in the engine.", ""]
     lines += claims_table([r], with_item=False) + [""]
     if it.assumptions:
         lines += ["Assumptions where the paper leaves a parameter open:", ""]
@@ -125,13 +126,23 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
         "",
         _summary(results),
         "",
+        "A year followed by ? is ours: those papers' texts carry no date (their latest references are "
+        "from 2014 and 2010).",
+        "",
         "| item | paper | where | what |",
         "|---|---|---|---|",
     ]
     for it in ITEMS.values():
         what = it.title if not it.needs else f"{it.title} — *not yet reproducible: needs {it.needs}*"
         lines.append(f"| `{it.name}` | {_cell(it.paper.cite)} | {_cell(it.where)} | {_cell(what)} |")
-    lines += ["", "## Time", "", f"Measured on this run ({profile} profile):", ""] + _timing_table(results) + [""]
+    failing = [(r, c) for r in results for c in r.claims if c.verdict == "does not hold"]
+    if failing:
+        lines += ["", "## Claims that do not hold", "",
+                  "Each is explained in its item's section below (the paragraph after its assumptions).", ""]
+        lines += [f"- `{r.item.name}` {c.spec.id} ({c.spec.where}): {c.spec.paper} — ours "
+                  f"{fmt_estimate(c.est)} {c.spec.unit}" for r, c in failing]
+    lines += ["", "## Time", "", f"Measured when the runs were made ({profile} profile; wall time of the runs, "
+              "without the analysis; 2 shared cores, see docs/BENCHMARKS.md):", ""] + _timing_table(results) + [""]
     for r in results:
         fig = None
         if r.figure:

@@ -16,6 +16,7 @@ interrupted run resumes; results of another profile in the same folder are ignor
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ class ItemResult:
     wall_seconds: float = 0.0
     engine_seconds: float = 0.0
     failed: list[str] = field(default_factory=list)
+    reused: bool = False  # every run was in the folder already: the times are those of the run that made them
 
     @property
     def figure(self) -> Path | None:
@@ -127,8 +129,9 @@ def run_item(
         sweeps[name] = tables
     if res.failed:
         raise RuntimeError(f"{item.name}: runs failed: " + "; ".join(res.failed[:3]))
-    output = item.analyze(Data(item.name, profile, sweeps, res.seeds))
     res.wall_seconds = time.perf_counter() - t0
+    _timing(res)
+    output = item.analyze(Data(item.name, profile, sweeps, res.seeds))
     output.figure.savefig(folder / "figure.png", dpi=80)
     plt.close(output.figure)
     output.plotted.to_csv(folder / "plotted.csv", index=False)
@@ -138,6 +141,22 @@ def run_item(
         res.claims.append(judge(item.name, c, samples, output.notes.get(c.id, "")))
     _write_claims(res)
     return res
+
+
+def _timing(res: ItemResult) -> None:
+    """Keep the cost of the runs with them: a rerun that reuses every stored run reports the time
+    they took when they were made (``timing.json``), not the seconds it took to find them."""
+    path = res.folder / f"timing-{res.profile}-{len(res.seeds)}.json"
+    old = json.loads(path.read_text()) if path.is_file() else {"runs": 0, "wall_seconds": 0.0, "engine_seconds": 0.0}
+    if res.runs:
+        old = {"runs": old["runs"] + res.runs, "wall_seconds": old["wall_seconds"] + res.wall_seconds,
+               "engine_seconds": old["engine_seconds"] + res.engine_seconds}
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(old))
+        tmp.replace(path)
+    elif old["runs"]:
+        res.runs, res.wall_seconds, res.engine_seconds = old["runs"], old["wall_seconds"], old["engine_seconds"]
+        res.reused = True
 
 
 def _write_claims(res: ItemResult) -> None:
