@@ -7,6 +7,7 @@
 
 use super::{AgentHooks, Io};
 use crate::packet::{Packet, PktId};
+use crate::time::Time;
 
 /// A packet that reached an external host: the key of its bytes and its TTL after the routers
 /// it crossed.
@@ -14,6 +15,8 @@ use crate::packet::{Packet, PktId};
 pub struct Delivered {
     pub handle: PktId,
     pub ttl: u8,
+    /// When the engine delivered it (a driver's lateness is measured from here).
+    pub at: Time,
 }
 
 #[derive(Default)]
@@ -34,6 +37,7 @@ impl AgentHooks for External {
         self.inbox.push(Delivered {
             handle: crate::realtime::handle(pkt),
             ttl: pkt.ttl,
+            at: io.now,
         });
     }
 

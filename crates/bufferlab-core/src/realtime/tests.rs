@@ -54,6 +54,7 @@ fn store_and_forward_timing_and_ttl() {
     for ((t, node, d), (w, id)) in got.iter().zip(want.iter().zip(&ids)) {
         assert_eq!((*t, *node, d.handle), (*w, 2, *id));
         assert_eq!(d.ttl, 63, "one router on the way");
+        assert_eq!(d.at, *t);
     }
 }
 
@@ -78,7 +79,10 @@ fn no_host_no_injection() {
     let mut n = net(json!({ "kind": "fifo" }), 10);
     let to_router = Outbound { dst: 1, ..pkt(0) };
     assert!(n.inject(0, 0, to_router).is_none());
-    assert!(n.inject(0, 1, pkt(0)).is_none(), "no host sits on the router");
+    assert!(
+        n.inject(0, 1, pkt(0)).is_none(),
+        "no host sits on the router"
+    );
     assert!(n.next_event_at().is_none());
 }
 
