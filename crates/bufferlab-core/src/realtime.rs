@@ -149,10 +149,19 @@ impl RealtimeNet {
 
     /// Hand every packet delivered since the last call to `f(node, delivered)`, in delivery
     /// order per node. Handles stay valid until the next [`Self::inject`].
+    /// A scenario flow's packets from its source count in its throughput as they arrive.
     pub fn take_deliveries(&mut self, mut f: impl FnMut(NodeId, Delivered)) {
-        for (node, a) in self.eng.agents.iter_mut() {
+        let e = &mut self.eng;
+        for (node, a) in e.agents.iter_mut() {
             if let Agent::External(x) = a {
                 for d in x.inbox.drain(..) {
+                    let k = d.flow as usize;
+                    if let (Some(st), Some(&src)) = (e.flows.get_mut(k), e.flow_src.get(k)) {
+                        if d.src == src {
+                            let w = st.window;
+                            st.bytes_received.add(&w, d.at, d.size as u64);
+                        }
+                    }
                     f(*node, d);
                 }
             }

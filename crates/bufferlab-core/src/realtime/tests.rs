@@ -68,6 +68,8 @@ fn queue_limit_drops_and_conservation() {
     // One on the wire at once, two waiting: the rest overflow.
     assert_eq!(got.len(), 3);
     let out = n.finish(1_000 * NS_PER_MS).unwrap();
+    // Flow 0 has no row (the scenario has no traffic): its packets count nowhere else.
+    assert!(out.summary.flows.is_empty());
     let q = &out.summary.queues[0];
     assert_eq!((q.link.as_str(), q.dropped), ("a->r", 7));
     assert_eq!(out.summary.conservation.created, 10);
@@ -104,4 +106,33 @@ fn flow_queueing_reads_the_given_flow() {
     };
     assert_eq!(order(json!({ "kind": "fifo" })), 20);
     assert!(order(json!({ "kind": "fq_codel" })) <= 2);
+}
+
+#[test]
+fn scenario_flows_keep_their_rows_and_count_real_packets() {
+    let fifo = json!({ "kind": "fifo" });
+    let sc: Scenario = serde_json::from_value(json!({
+        "run": { "duration_ns": 1_000 * NS_PER_MS },
+        "nodes": ["a", "b"],
+        "links": [ { "a": "a", "b": "b", "forward": dir(fifo.clone(), 3), "reverse": dir(fifo, 3) } ],
+        "traffic": [ { "kind": "udp", "pairs": [["a", "b"]], "rate_pps": 1000.0, "size_bytes": 1500 } ],
+    }))
+    .unwrap();
+    let mut n = RealtimeNet::build(&sc, &[0, 1]).unwrap();
+    assert_eq!(n.flows()[0].id, "udp-1");
+    assert!(
+        n.next_event_at().is_none(),
+        "the scenario's own UDP source does not run"
+    );
+    let o = Outbound { dst: 1, ..pkt(0) };
+    for _ in 0..6 {
+        n.inject(0, 0, o).unwrap();
+    }
+    // A packet of the flow going back (an acknowledgement) is not the flow's data.
+    n.inject(0, 1, Outbound { dst: 0, ..o }).unwrap();
+    drain(&mut n, u64::MAX);
+    let out = n.finish(1_000 * NS_PER_MS).unwrap();
+    let f = &out.summary.flows[0];
+    assert_eq!((f.pkts_sent, f.pkts_dropped), (6, 2));
+    assert_eq!(f.throughput_bps, 4.0 * 1500.0 * 8.0);
 }
