@@ -1,0 +1,60 @@
+"""The hosts' measurements folded into the engine's summary: per-flow goodput, RTT (TCP_INFO
+samples, echo replies), retransmissions and completion times, in the same rows a simulation
+fills. Loss, packets sent and throughput are the engine's own counts (it sees every packet)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .plan import KernelPlan
+
+
+def _quantile(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def _rtt(row: dict[str, Any], rtts_s: list[float]) -> None:
+    row["rtt_samples"] = len(rtts_s)
+    row["rtt_mean_s"] = sum(rtts_s) / len(rtts_s) if rtts_s else None
+    row["rtt_p50_s"] = _quantile(rtts_s, 0.5)
+    row["rtt_p99_s"] = _quantile(rtts_s, 0.99)
+
+
+def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]) -> None:
+    a, b = summary["run"]["measure_s"]
+    window_s = max(b - a, 1e-9)
+    in_window = lambda t_ns: a <= t_ns / 1e9 < b  # noqa: E731
+    by_flow: dict[int, dict[str, dict[str, Any]]] = {}
+    for r in reports:
+        by_flow.setdefault(r["flow"], {})[r["role"]] = r
+    errors = []
+    for f in kp.flows:
+        row = summary["flows"][f.index]
+        got = by_flow.get(f.index, {})
+        for r in got.values():
+            if r.get("error"):
+                errors.append(f"{row['id']} ({r['role']}): {r['error']}")
+        if f.kind == "tcp":
+            sink, src = got.get("tcp_sink", {}), got.get("tcp_source", {})
+            row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
+            row["bytes_delivered"] = sink.get("window_bytes", 0)
+            _rtt(row, [s[1] / 1e9 for s in src.get("samples", []) if in_window(s[0])])
+            row["retransmits"] = src.get("retransmits", 0)
+            if src.get("start_ns") is not None:
+                row["start_s"] = src["start_ns"] / 1e9
+                if f.size is not None and sink.get("total_bytes") == f.size and sink.get("last_ns") is not None:
+                    row["completion_time_s"] = (sink["last_ns"] - src["start_ns"]) / 1e9
+        elif f.kind == "udp":
+            sink = got.get("udp_sink", {})
+            row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
+            row["bytes_delivered"] = sink.get("window_bytes", 0)
+            n = sink.get("owd_n", 0)
+            row["owd_mean_s"] = sink["owd_sum_ns"] / n / 1e9 if n else None
+        elif f.kind == "ping":
+            p = got.get("ping", {})
+            _rtt(row, [r[1] / 1e9 for r in p.get("rtts", []) if in_window(r[0])])
+    if errors:
+        summary.setdefault("kernel_errors", errors)
