@@ -94,6 +94,10 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout instead of tables.")] = False,
     seed: SeedOption = None,
     sets: SetOption = None,
+    backend: Annotated[
+        str,
+        typer.Option("--backend", help="`sim` (the simulator) or `kernel` (real Linux hosts in namespaces, the network in real time; root). See docs/kernel-backend.md."),
+    ] = "sim",
 ) -> None:
     """Run a scenario and print its flows, queues and links.
 
@@ -102,10 +106,17 @@ def run(
     from . import run as run_scenario
     from .scenario import load_scenario
 
+    if backend not in ("sim", "kernel"):
+        _fail_usage(f"--backend {backend}: expected sim or kernel")
     try:
         sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
         with _progress(sc.duration_s, quiet=as_json) as progress:
-            result = run_scenario(sc, progress=progress)
+            if backend == "kernel":
+                from .kernel.cli import run_kernel_cli
+
+                result = run_kernel_cli(sc, progress)
+            else:
+                result = run_scenario(sc, progress=progress)
     except ScenarioError as e:
         _report_problems(e, file)
     except EngineError as e:
@@ -218,6 +229,7 @@ def version() -> None:
 from .cli_sweep import register as _register_sweep; _register_sweep(app)  # noqa: E402, E702
 from .bench import register as _register_bench; _register_bench(app)  # noqa: E402, E702
 from .reproduce.cli import register as _register_reproduce; _register_reproduce(app)  # noqa: E402, E702
+from .kernel.cli import register as _register_kernel; _register_kernel(app)  # noqa: E402, E702
 
 
 # ---------------------------------------------------------------- tables
@@ -269,11 +281,20 @@ def print_result(result: Result, console: Console, title: str | None = None) -> 
     wall = e.get("wall_seconds", 0.0) or 0.0
     rate = f", {events / wall / 1e6:.3g} M events/s" if wall > 0 else ""
     head = f"{title}: " if title else ""
-    console.print(
-        f"{head}{e.get('sim_seconds', 0):g} s simulated in {wall:.3g} s ({events:,} events{rate}); "
-        f"engine {e.get('version', '?')}",
-        markup=False,
-    )
+    if s.get("backend") == "kernel":
+        d = s.get("kernel", {}).get("driver", {})
+        late = d.get("lateness_p99_s")
+        console.print(
+            f"{head}{e.get('sim_seconds', 0):g} s in real time on the kernel backend ({wall:.3g} s with set-up); "
+            f"{d.get('pkts_in', 0):,} packets from the hosts, delivery lateness p99 {_s(late)}",
+            markup=False,
+        )
+    else:
+        console.print(
+            f"{head}{e.get('sim_seconds', 0):g} s simulated in {wall:.3g} s ({events:,} events{rate}); "
+            f"engine {e.get('version', '?')}",
+            markup=False,
+        )
     flows = s.get("flows", [])
     if flows:
         cols = [

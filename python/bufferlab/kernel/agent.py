@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import socket
 import struct
 import sys
@@ -280,6 +281,8 @@ def main() -> None:
     if not line.strip():
         return
     c = Clock(int(line), spec["duration_ns"], spec["measure_ns"])
+    # SIGUSR1: the network stopped early (`bufferlab shell` exited); end now and report.
+    signal.signal(signal.SIGUSR1, lambda *_: setattr(c, "end", c.now()))
     results: dict[str, Any] = {}
     threads = []
     for i, r in enumerate(spec["roles"]):

@@ -70,9 +70,12 @@ class Network:
     """The engine's network between namespaces, with the hosts' programs; a context manager
     that removes everything on exit."""
 
-    def __init__(self, sc: Any, kp: kplan.KernelPlan) -> None:
+    def __init__(self, sc: Any, kp: kplan.KernelPlan, duration_ns: int | None = None) -> None:
         self.sc, self.kp = sc, kp
-        self.net = core().KernelNet(json.dumps(sc.plan), [h.arg() for h in kp.hosts])
+        plan = sc.plan
+        if duration_ns is not None:  # a network that runs until stopped (`bufferlab shell`)
+            plan = {**plan, "run": {**plan["run"], "duration_ns": duration_ns}}
+        self.net = core().KernelNet(json.dumps(plan), [h.arg() for h in kp.hosts])
         self.ns = {node: ns for node, _, ns, _ in self.net.hosts()}
         self.procs: list[tuple[kplan.Host, subprocess.Popen]] = []
 
@@ -86,9 +89,10 @@ class Network:
         return ["ip", "netns", "exec", self.ns[node], *argv]
 
     def start(self, duration_ns: int, spin_ns: int = 0) -> int:
-        """Start every host's program, then the clock; returns t0 (CLOCK_MONOTONIC ns)."""
+        """Start every host's program, then the clock; returns t0 (CLOCK_MONOTONIC ns). The
+        programs play the scenario's traffic for its own duration."""
         run = self.sc.plan["run"]
-        measure = run.get("measure_ns") or [0, duration_ns]
+        measure = run.get("measure_ns") or [0, run["duration_ns"]]
         for h in self.kp.hosts:
             if not h.roles:
                 continue
@@ -97,7 +101,7 @@ class Network:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )
             self.procs.append((h, p))
-            p.stdin.write(json.dumps({"duration_ns": duration_ns, "measure_ns": measure, "roles": h.roles}) + "\n")
+            p.stdin.write(json.dumps({"duration_ns": run["duration_ns"], "measure_ns": measure, "roles": h.roles}) + "\n")
             p.stdin.flush()
         deadline = time.monotonic() + READY_TIMEOUT_S
         for h, p in self.procs:
@@ -121,6 +125,9 @@ class Network:
 
     def collect(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         out = self.net.finish()
+        for _, p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGUSR1)  # end the programs' roles now if not already
         reports: list[dict[str, Any]] = []
         for h, p in self.procs:
             try:
@@ -168,10 +175,16 @@ def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_
         net.start(duration, int(spin_us * 1000))
         net.follow(progress)
         out, reports = net.collect()
+    result = finish_result(sc, kp, net, out, reports)
+    result.summary["engine"]["wall_seconds"] = time.monotonic() - t_wall
+    return result
+
+
+def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, Any], reports: list[dict[str, Any]]) -> Result:
+    """The engine's summary with the hosts' measurements folded in."""
     summary = json.loads(out["summary"]) if isinstance(out["summary"], (str, bytes)) else out["summary"]
     merge(summary, kp, reports)
     summary["backend"] = "kernel"
-    summary["engine"]["wall_seconds"] = time.monotonic() - t_wall
     summary["kernel"] = {
         "driver": dict(out["driver"]),
         "hosts": {h.name: {"namespace": net.ns[h.node], "address": kplan._addr(h.node)} for h in kp.hosts},
