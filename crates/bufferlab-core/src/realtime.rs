@@ -174,10 +174,21 @@ impl RealtimeNet {
         self.advance(end.saturating_sub(1));
         let e = &mut self.eng;
         if end < e.run.duration_ns {
-            e.run.duration_ns = end.max(1);
-            e.window.end = e.window.end.min(end.max(1));
-            if e.window.start >= e.window.end {
-                e.window.start = 0;
+            // Stopped early: the books close at `end`, and every rate and mean is over the part
+            // of the measurement window that ran.
+            let end = end.max(1);
+            e.run.duration_ns = end;
+            let mut w = e.window;
+            w.end = w.end.min(end);
+            if w.start >= w.end {
+                w.start = 0;
+            }
+            e.window = w;
+            for p in &mut e.ports {
+                p.stats.window = w;
+            }
+            for f in &mut e.flows {
+                f.window = w;
             }
         }
         self.eng.finish()

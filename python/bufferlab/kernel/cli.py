@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -24,7 +25,7 @@ def _err(msg: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
-def run_kernel_cli(sc: Any, progress: Callable[[float], Any] | None, spin_us: float = 0) -> Any:
+def run_kernel_cli(sc: Any, progress: Callable[[float], Any] | None, spin_us: float | None = None) -> Any:
     """`run_kernel` with the CLI's exits: 2 when the machine cannot (one line saying why) or the
     scenario asks what the kernel cannot do, 1 when a program fails."""
     from . import KernelUnavailable, run_kernel
@@ -81,7 +82,7 @@ def register(app: typer.Typer) -> None:
         removed = do_cleanup()
         out_console.print(f"removed {len(removed)} namespace{'s' if len(removed) != 1 else ''}" + (f": {' '.join(removed)}" if removed else ""), markup=False)
 
-    @app.command(name="exec", context_settings={"allow_interspersed_args": False})
+    @app.command(name="exec")
     def exec_(
         node: Annotated[str, typer.Argument(help="A host of the running network (its scenario name).", show_default=False)],
         cmd: Annotated[list[str], typer.Argument(help="The command and its arguments (after --).", show_default=False)],
@@ -96,7 +97,7 @@ def register(app: typer.Typer) -> None:
             raise _err(f"error: several running networks have a host {node!r}: {' '.join(live[node])}; use `ip netns exec NAME ...`", 2)
         os.execvp("ip", ["ip", "netns", "exec", live[node][0], *cmd])
 
-    @app.command(context_settings={"allow_interspersed_args": False})
+    @app.command()
     def shell(
         file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
         node: Annotated[str, typer.Option("--node", help="The host to run CMD in.", show_default=False)],
@@ -136,6 +137,7 @@ def register(app: typer.Typer) -> None:
             net.net.stop()
             out_raw, reports = net.collect()
             result = finish_result(sc, kp, net, out_raw, reports)
+            result.summary["engine"]["wall_seconds"] = time.monotonic() - net.t_start
         if out is not None:
             out_console.print(f"wrote {result.write(out)}", markup=False)
         print_result(result, out_console, title=f"{file} (kernel, {node}: {' '.join(argv)})")

@@ -11,6 +11,7 @@ on every way out: the end, an error, Ctrl-C, SIGTERM (after SIGKILL, by the next
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -27,6 +28,9 @@ from .merge import merge
 # Time the programs get between "ready" and the start of the clock.
 START_LEAD_NS = 200_000_000
 READY_TIMEOUT_S = 30.0
+# Microseconds the driver polls without sleeping before each event: wake-ups from sleep cost
+# tens of microseconds on a busy or virtual machine; spinning trades a core for precision.
+SPIN_ENV = "BUFFERLAB_KERNEL_SPIN_US"
 
 
 class KernelUnavailable(BufferlabError):
@@ -88,7 +92,7 @@ class Network:
     def exec_args(self, node: int, argv: list[str]) -> list[str]:
         return ["ip", "netns", "exec", self.ns[node], *argv]
 
-    def start(self, duration_ns: int, spin_ns: int = 0) -> int:
+    def start(self, duration_ns: int, spin_ns: int | None = None) -> int:
         """Start every host's program, then the clock; returns t0 (CLOCK_MONOTONIC ns). The
         programs play the scenario's traffic for its own duration."""
         run = self.sc.plan["run"]
@@ -114,7 +118,10 @@ class Network:
             p.stdin.write(f"{t0}\n")
             p.stdin.close()
             p.stdin = None  # communicate() later must not touch it
+        if spin_ns is None:
+            spin_ns = int(float(os.environ.get(SPIN_ENV, "0") or 0) * 1000)
         self.net.start(t0, duration_ns, spin_ns)
+        self.t_start = time.monotonic()
         return t0
 
     def follow(self, progress: Callable[[float], Any] | None) -> None:
@@ -164,7 +171,7 @@ def _readline(p: subprocess.Popen, deadline: float) -> str:
     return "timed out"
 
 
-def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_us: float = 0) -> Result:
+def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_us: float | None = None) -> Result:
     """Run a loaded scenario with real hosts; the same Result as a simulation, with
     ``summary["backend"] == "kernel"`` and the driver's figures in ``summary["kernel"]``."""
     preflight()
@@ -172,7 +179,7 @@ def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_
     duration = sc.plan["run"]["duration_ns"]
     t_wall = time.monotonic()
     with sigterm_as_interrupt(), Network(sc, kp) as net:
-        net.start(duration, int(spin_us * 1000))
+        net.start(duration, None if spin_us is None else int(spin_us * 1000))
         net.follow(progress)
         out, reports = net.collect()
     result = finish_result(sc, kp, net, out, reports)

@@ -136,3 +136,17 @@ fn scenario_flows_keep_their_rows_and_count_real_packets() {
     assert_eq!((f.pkts_sent, f.pkts_dropped), (6, 2));
     assert_eq!(f.throughput_bps, 4.0 * 1500.0 * 8.0);
 }
+
+#[test]
+fn stopping_early_closes_the_books_at_the_stop() {
+    let mut n = net(json!({ "kind": "fifo" }), 100);
+    for _ in 0..10 {
+        n.inject(0, 0, pkt(0)).unwrap();
+    }
+    drain(&mut n, u64::MAX);
+    // Ten packets of 1.2 ms on a 1 s run stopped at 24 ms: the link was busy half of it.
+    let out = n.finish(24 * NS_PER_MS).unwrap();
+    assert_eq!(out.summary.run.duration_s, 0.024);
+    let u = out.summary.links[0].utilization;
+    assert!((u - 0.5).abs() < 1e-9, "utilization {u}");
+}
