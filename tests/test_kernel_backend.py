@@ -206,7 +206,8 @@ def test_saturated_link_delivers_its_rate_within_one_percent(tmp_path):
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     (udp,) = s["flows"]
-    assert abs(udp["goodput_bps"] / 10e6 - 1) < 0.01, udp
+    # Goodput is payload: 1472 B of each 1500 B packet.
+    assert abs(udp["goodput_bps"] / (10e6 * 1472 / 1500) - 1) < 0.01, udp
     (up, _) = s["queues"]
     assert up["dropped"] > 0 and up["drops_by_reason"] == {"overflow": up["dropped"]}
 
@@ -316,3 +317,25 @@ def test_sigkill_leftovers_are_removed_by_cleanup(tmp_path):
     assert our_namespaces(p.pid) == []
     time.sleep(0.2)
     assert not any(_alive(q) for q in pids), "programs of the killed run were stopped"
+
+
+@needs_kernel
+def test_web_and_onoff_transfers_complete_on_the_kernel(tmp_path):
+    f = scenario(
+        tmp_path,
+        '[[traffic]]\nkind = "web"\nfrom = "server"\nto = "client"\narrival_rate = "10/s"\nsize = "20KB"\n'
+        '[[traffic]]\nkind = "tcp_onoff"\nfrom = "server"\nto = "client"\nsize = "50KB"\nidle = "100ms"',
+        duration="2s",
+    )
+    r = cli("run", f, "--backend", "kernel", "--out", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    import pandas as pd
+
+    t = pd.read_parquet(tmp_path / "out" / "transfers.parquet")
+    done = t.dropna(subset=["completion_time_s"])
+    web, onoff = done[done.flow == "web-1"], done[done.flow == "tcp_onoff-1"]
+    assert len(web) >= 8 and (web.size_bytes == 20_000).all()
+    assert len(onoff) >= 5 and (onoff.size_bytes == 50_000).all()
+    # A transfer takes at least the handshake, the request and the data's serialization: two
+    # round trips of 10.1 ms plus 50 KB at 10 Mb/s (~41 ms of 1500 B packets).
+    assert onoff.completion_time_s.min() > 2 * IDLE_RTT_S + 50_000 * 8 / 10e6

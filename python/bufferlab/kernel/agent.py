@@ -28,7 +28,6 @@ TCP_INFO_FMT = "8B24I"  # struct tcp_info up to tcpi_total_retrans (linux/tcp.h)
 TCP_INFO_LEN = struct.calcsize(TCP_INFO_FMT)
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 ICMP_ECHO, ICMP_ECHO_REPLY = 8, 0
-IP_UDP_HEADERS = 28
 
 
 class Clock:
@@ -168,10 +167,10 @@ def udp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
         except (TimeoutError, socket.timeout):
             continue
         t = c.now()
-        ip_bytes = n + IP_UDP_HEADERS
-        out["total_bytes"] += ip_bytes
+        # Goodput counts payload, as the simulator's UDP sink does (size - 28 B of headers).
+        out["total_bytes"] += n
         if c.in_window(t):
-            out["window_bytes"] += ip_bytes
+            out["window_bytes"] += n
             if n >= 8:
                 sent = struct.unpack_from("!q", buf)[0]
                 out["owd_sum_ns"] += t - sent
@@ -255,14 +254,128 @@ def ping(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     s.close()
 
 
-ROLES = {"tcp_sink": tcp_sink, "tcp_source": tcp_source, "udp_sink": udp_sink, "udp_source": udp_source, "ping": ping}
+# At most this many transfers of one web flow at once (each a thread here).
+MAX_OPEN_TRANSFERS = 256
+
+
+def _tcp_info(s: socket.socket) -> tuple[int, int, int, int] | None:
+    """(srtt ns, cwnd segments, unacked segments, total retransmissions) from TCP_INFO."""
+    try:
+        v = struct.unpack(TCP_INFO_FMT, s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
+    except OSError:
+        return None
+    return v[8 + 15] * 1000, v[8 + 18], v[8 + 4], v[8 + 23]
+
+
+def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    """The data side of web and on/off transfers: each connection asks for a size (8 B), gets
+    that many bytes and is closed."""
+    srv = r["_socket"]
+    srv.settimeout(0.1)
+    out.update(samples=[], retransmits=0)
+    lock = threading.Lock()
+
+    def serve(conn: socket.socket) -> None:
+        try:
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, r["cc"].encode())
+            if r.get("sndbuf"):
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, r["sndbuf"])
+            conn.settimeout(max(c.left(), 0.01))
+            want = b""
+            while len(want) < 8:
+                part = conn.recv(8 - len(want))
+                if not part:
+                    return
+                want += part
+            left = struct.unpack("!q", want)[0]
+            chunk = b"\0" * 65536
+            last = 0
+            while left > 0 and c.left() > 0:
+                n = conn.send(chunk[: min(left, len(chunk))])
+                left -= n
+                t = c.now()
+                if t - last >= 10_000_000:  # TCP_INFO at most every 10 ms per connection
+                    last = t
+                    info = _tcp_info(conn)
+                    if info and info[2] > 0:
+                        with lock:
+                            out["samples"].append((t, info[0], info[1]))
+            info = _tcp_info(conn)
+            if info:
+                with lock:
+                    out["retransmits"] += info[3]
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    while c.left() > 0:
+        try:
+            conn, _ = srv.accept()
+        except (TimeoutError, socket.timeout):
+            continue
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+
+def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    """Web (Poisson arrivals) or on/off (one transfer, an idle time, the next): each transfer a new
+    connection to the server asking for a size drawn from the block's distribution."""
+    from .dist import sample
+
+    rng = random.Random(r["seed"])
+    out.update(transfers=[], window_bytes=0)
+    lock = threading.Lock()
+    open_now = threading.Semaphore(MAX_OPEN_TRANSFERS)
+
+    def transfer(size: int) -> None:
+        start = c.now()
+        row = {"size": size, "start_ns": start, "end_ns": None}
+        with lock:
+            out["transfers"].append(row)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            if r.get("rcvbuf"):
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, r["rcvbuf"])
+            s.settimeout(max(c.left(), 0.01))
+            s.connect((r["dst"], r["port"]))
+            s.sendall(struct.pack("!q", size))
+            got, buf = 0, bytearray(1 << 16)
+            while got < size and c.left() > 0:
+                n = s.recv_into(buf)
+                if n == 0:
+                    break
+                got += n
+                if c.in_window(c.now()):
+                    with lock:
+                        out["window_bytes"] += n
+            if got >= size:
+                row["end_ns"] = c.now()
+        except OSError:
+            pass
+        finally:
+            s.close()
+            open_now.release()
+
+    t = float(r["start_ns"])
+    while c.sleep_until(int(t)):
+        size = max(1, int(sample(r["size"], rng)))
+        open_now.acquire()
+        if r["mode"] == "poisson":
+            threading.Thread(target=transfer, args=(size,), daemon=True).start()
+            t += rng.expovariate(r["arrival_rate"]) * 1e9
+        else:
+            transfer(size)
+            t = c.now() + sample(r["idle"], rng)
+
+
+ROLES = {"tcp_server": tcp_server, "tcp_client": tcp_client, "tcp_sink": tcp_sink, "tcp_source": tcp_source, "udp_sink": udp_sink, "udp_source": udp_source, "ping": ping}
 
 
 def main() -> None:
     spec = json.loads(sys.stdin.readline())
     # Listening sockets first, before the start: a source at time 0 finds its sink ready.
     for r in spec["roles"]:
-        if r["role"] == "tcp_sink":
+        if r["role"] in ("tcp_sink", "tcp_server"):
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             if r.get("rcvbuf"):

@@ -23,7 +23,9 @@ def _rtt(row: dict[str, Any], rtts_s: list[float]) -> None:
     row["rtt_p99_s"] = _quantile(rtts_s, 0.99)
 
 
-def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]) -> None:
+def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fold the reports into ``summary``; returns the transfers (web and on/off) as rows."""
+    transfers: list[dict[str, Any]] = []
     a, b = summary["run"]["measure_s"]
     window_s = max(b - a, 1e-9)
     in_window = lambda t_ns: a <= t_ns / 1e9 < b  # noqa: E731
@@ -47,6 +49,19 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
                 row["start_s"] = src["start_ns"] / 1e9
                 if f.size is not None and sink.get("total_bytes") == f.size and sink.get("last_ns") is not None:
                     row["completion_time_s"] = (sink["last_ns"] - src["start_ns"]) / 1e9
+        elif f.kind in ("web", "tcp_onoff"):
+            server, client = got.get("tcp_server", {}), got.get("tcp_client", {})
+            row["goodput_bps"] = client.get("window_bytes", 0) * 8 / window_s
+            row["bytes_delivered"] = client.get("window_bytes", 0)
+            _rtt(row, [s[1] / 1e9 for s in server.get("samples", []) if in_window(s[0])])
+            row["retransmits"] = server.get("retransmits", 0)
+            for n, t in enumerate(sorted(client.get("transfers", []), key=lambda t: t["start_ns"]), 1):
+                end = t["end_ns"]
+                transfers.append({
+                    "flow": row["id"], "conn": n, "size_bytes": t["size"], "start_s": t["start_ns"] / 1e9,
+                    "end_s": end / 1e9 if end is not None else float("nan"),
+                    "completion_time_s": (end - t["start_ns"]) / 1e9 if end is not None else float("nan"),
+                })
         elif f.kind == "udp":
             sink = got.get("udp_sink", {})
             row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
@@ -58,3 +73,4 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
             _rtt(row, [r[1] / 1e9 for r in p.get("rtts", []) if in_window(r[0])])
     if errors:
         summary.setdefault("kernel_errors", errors)
+    return transfers

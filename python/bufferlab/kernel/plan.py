@@ -23,13 +23,13 @@ settable per namespace).
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import Problem, ScenarioError
+from .dist import sample
 
 FLOW_PORT_BASE = 20_000  # the driver's FLOW_PORT_BASE: flow k's port and echo identifier
 IP_UDP_HEADERS = 28
@@ -107,28 +107,6 @@ def host_nodes(plan: dict[str, Any]) -> list[int]:
     return sorted(hosts)
 
 
-def sample(d: dict[str, Any], rng: random.Random) -> float:
-    """One draw of a plan distribution (the engine's forms; same law, the kernel's own draws)."""
-    kind = d["dist"]
-    if kind == "const":
-        return d["value"]
-    if kind == "exp":
-        return rng.expovariate(1.0 / d["mean"]) if d["mean"] > 0 else 0.0
-    if kind == "uniform":
-        return rng.uniform(d["lo"], d["hi"])
-    if kind == "pareto":
-        a = d["shape"]
-        return d["mean"] * (a - 1) / a * rng.paretovariate(a)
-    if kind == "lognormal":
-        m, s = d["mean"], d["sd"]
-        sigma2 = math.log(1 + (s / m) ** 2)
-        return rng.lognormvariate(math.log(m) - sigma2 / 2, math.sqrt(sigma2))
-    if kind == "zipf":
-        ks = range(1, int(d["max"]) + 1)
-        return rng.choices(ks, weights=[k ** -d["s"] for k in ks])[0] * d["unit"]
-    raise ValueError(f"unknown distribution {kind!r}")
-
-
 def build(sc: Any) -> KernelPlan:
     """The kernel plan of a loaded scenario, or ScenarioError listing every refusal."""
     plan = sc.plan
@@ -156,9 +134,6 @@ def build(sc: Any) -> KernelPlan:
 
     for i, t in enumerate(plan["traffic"]):
         kind = t["kind"]
-        if kind in ("web", "tcp_onoff"):
-            refuse(i, "kind", f"{kind} traffic has no kernel program yet (tcp, udp and ping do)")
-            continue
         tcp = t.get("tcp", {})
         for key in tcp:
             if key in _REFUSED:
@@ -168,7 +143,7 @@ def build(sc: Any) -> KernelPlan:
         if tcp.get("handshake", True) is False:
             refuse(i, "handshake", "a kernel TCP connection always opens with a handshake")
         cc = CC_NAMES.get(tcp.get("cc", "newreno"), tcp.get("cc"))
-        if kind == "tcp" and ccs and cc not in ccs:
+        if kind in ("tcp", "web", "tcp_onoff") and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")
         if kind in ("udp", "ping"):
             size = t["size_bytes"]
@@ -183,8 +158,9 @@ def build(sc: Any) -> KernelPlan:
                 port = FLOW_PORT_BASE + k
                 start = int(sample(t.get("start_ns", {"dist": "const", "value": 0.0}), rng))
                 flows.append(Flow(k, kind, s, d, t.get("size_bytes") if kind == "tcp" else None))
+
                 dst_addr = _addr(d)
-                if kind == "tcp":
+                if kind in ("tcp", "web", "tcp_onoff"):  # data goes src -> dst in all three
                     if "sack" in tcp:
                         v = "1" if tcp["sack"] else "0"
                         for h in (src, dst):
@@ -196,10 +172,21 @@ def build(sc: Any) -> KernelPlan:
                     if "min_rto_ns" in tcp:
                         ms = max(1, round(tcp["min_rto_ns"] / 1e6))
                         set_once(src, src.routes.setdefault(d, {}), "rto_min", f"{ms}ms", i, "min_rto_ns")
+                if kind == "tcp":
                     dst.roles.append({"role": "tcp_sink", "flow": k, "port": port, "rcvbuf": tcp.get("rwnd_bytes"), "size": t.get("size_bytes")})
                     src.roles.append({
                         "role": "tcp_source", "flow": k, "dst": dst_addr, "port": port, "start_ns": start,
                         "size": t.get("size_bytes"), "cc": cc, "mss": tcp.get("mss_bytes"), "sndbuf": tcp.get("sndbuf_bytes"),
+                    })
+                elif kind in ("web", "tcp_onoff"):
+                    # Data flows from the pair's first node to its second: the second connects and
+                    # asks for a size, the first sends it (as a web client and server).
+                    src.roles.append({"role": "tcp_server", "flow": k, "port": port, "cc": cc, "mss": tcp.get("mss_bytes"), "sndbuf": tcp.get("sndbuf_bytes")})
+                    dst.roles.append({
+                        "role": "tcp_client", "flow": k, "dst": _addr(s), "port": port, "start_ns": start,
+                        "mode": "poisson" if kind == "web" else "onoff", "arrival_rate": t.get("arrival_rate"),
+                        "size": t["size_bytes"], "idle": t.get("idle_ns"), "rcvbuf": tcp.get("rwnd_bytes"),
+                        "seed": rng.randrange(1 << 32),
                     })
                 elif kind == "udp":
                     dst.roles.append({"role": "udp_sink", "flow": k, "port": port})

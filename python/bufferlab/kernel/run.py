@@ -190,10 +190,13 @@ def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_
 def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, Any], reports: list[dict[str, Any]]) -> Result:
     """The engine's summary with the hosts' measurements folded in."""
     summary = json.loads(out["summary"]) if isinstance(out["summary"], (str, bytes)) else out["summary"]
-    merge(summary, kp, reports)
+    rows = merge(summary, kp, reports)
+    transfers = out.get("transfers") or {}
+    if rows:
+        transfers = {k: [r[k] for r in rows] for k in ("flow", "conn", "size_bytes", "start_s", "end_s", "completion_time_s")}
     summary["backend"] = "kernel"
     summary["kernel"] = {
         "driver": dict(out["driver"]),
         "hosts": {h.name: {"namespace": net.ns[h.node], "address": kplan._addr(h.node)} for h in kp.hosts},
     }
-    return Result(summary, out.get("timeseries"), out.get("transfers"), plan=sc.plan, distributions=out.get("distributions"))
+    return Result(summary, out.get("timeseries"), transfers, plan=sc.plan, distributions=out.get("distributions"))
