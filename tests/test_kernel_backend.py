@@ -223,10 +223,19 @@ def test_a_full_queue_adds_its_sojourn_to_the_ping_rtt(tmp_path):
         up='queue = { discipline = "fifo", limit = "50pkt" }',
         duration="3s",
     )
-    r = cli("run", f, "--backend", "kernel", "--json", "--set", 'run.measure=["1s", "3s"]')
+    out = tmp_path / "out"
+    r = cli("run", f, "--backend", "kernel", "--json", "--out", out, "--set", 'run.measure=["1s", "3s"]', "--set", "run.sample=0.5s")
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     tcp, ping = s["flows"]
+    # The flows' time series come from the hosts: goodput per step, the kernel's srtt and cwnd.
+    import pandas as pd
+
+    ts = pd.read_parquet(out / "timeseries.parquet")
+    g = ts[(ts.id == "tcp-1") & (ts.metric == "goodput_bps") & (ts.time_s >= 1.5)].value
+    assert len(g) >= 3 and ((g > 0.9 * 10e6 * 1448 / 1500) & (g < 1.01 * 10e6)).all(), g
+    srtt = ts[(ts.id == "tcp-1") & (ts.metric == "srtt_s") & (ts.time_s >= 1.5)].value
+    assert (srtt > IDLE_RTT_S).all() and (srtt < IDLE_RTT_S + 0.1).all(), srtt
     up = s["queues"][0]
     assert tcp["goodput_bps"] > 0.9 * 10e6 * 1448 / 1500, tcp
     assert s["links"][0]["utilization"] > 0.97

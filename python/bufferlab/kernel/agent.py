@@ -31,8 +31,9 @@ ICMP_ECHO, ICMP_ECHO_REPLY = 8, 0
 
 
 class Clock:
-    def __init__(self, t0_ns: int, end_ns: int, measure: list[int]) -> None:
-        self.t0, self.end, self.measure = t0_ns, end_ns, measure
+    def __init__(self, t0_ns: int, end_ns: int, measure: list[int], sample_ns: int | None = None) -> None:
+        self.t0, self.end, self.measure, self.sample_ns = t0_ns, end_ns, measure, sample_ns
+        self.lock = threading.Lock()
 
     def now(self) -> int:
         """Run time in ns."""
@@ -51,6 +52,17 @@ class Clock:
 
     def in_window(self, t_ns: int) -> bool:
         return self.measure[0] <= t_ns < self.measure[1]
+
+    def count(self, out: dict[str, Any], t_ns: int, n: int) -> None:
+        """``n`` bytes delivered at ``t_ns``: in the window's total, and in the bin of the time
+        series (``bins[k]``: bytes delivered in ``[k, k + 1)`` sample steps) when sampling."""
+        with self.lock:
+            if self.in_window(t_ns):
+                out["window_bytes"] += n
+            if self.sample_ns:
+                bins = out.setdefault("bins", {})
+                k = str(t_ns // self.sample_ns)
+                bins[k] = bins.get(k, 0) + n
 
 
 def _checksum(b: bytes) -> int:
@@ -84,8 +96,7 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
                 break
             t = c.now()
             out["total_bytes"] += n
-            if c.in_window(t):
-                out["window_bytes"] += n
+            c.count(out, t, n)
             if out["first_ns"] is None:
                 out["first_ns"] = t
             out["last_ns"] = t
@@ -120,10 +131,10 @@ def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
                 v = struct.unpack(TCP_INFO_FMT, s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
             except OSError:
                 return
-            rtt_us, cwnd, unacked, retrans = v[8 + 15], v[8 + 18], v[8 + 4], v[8 + 23]
+            rtt_us, cwnd, unacked, retrans, mss = v[8 + 15], v[8 + 18], v[8 + 4], v[8 + 23], v[8 + 2]
             out["retransmits"] = retrans
             if unacked > 0:
-                out["samples"].append((c.now(), rtt_us * 1000, cwnd))
+                out["samples"].append((c.now(), rtt_us * 1000, cwnd * mss))
 
     th = threading.Thread(target=sample, daemon=True)
     th.start()
@@ -169,8 +180,8 @@ def udp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
         t = c.now()
         # Goodput counts payload, as the simulator's UDP sink does (size - 28 B of headers).
         out["total_bytes"] += n
+        c.count(out, t, n)
         if c.in_window(t):
-            out["window_bytes"] += n
             if n >= 8:
                 sent = struct.unpack_from("!q", buf)[0]
                 out["owd_sum_ns"] += t - sent
@@ -259,12 +270,12 @@ MAX_OPEN_TRANSFERS = 256
 
 
 def _tcp_info(s: socket.socket) -> tuple[int, int, int, int] | None:
-    """(srtt ns, cwnd segments, unacked segments, total retransmissions) from TCP_INFO."""
+    """(srtt ns, cwnd bytes, unacked segments, total retransmissions) from TCP_INFO."""
     try:
         v = struct.unpack(TCP_INFO_FMT, s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
     except OSError:
         return None
-    return v[8 + 15] * 1000, v[8 + 18], v[8 + 4], v[8 + 23]
+    return v[8 + 15] * 1000, v[8 + 18] * v[8 + 2], v[8 + 4], v[8 + 23]
 
 
 def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
@@ -345,9 +356,7 @@ def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
                 if n == 0:
                     break
                 got += n
-                if c.in_window(c.now()):
-                    with lock:
-                        out["window_bytes"] += n
+                c.count(out, c.now(), n)
             if got >= size:
                 row["end_ns"] = c.now()
         except OSError:
@@ -393,7 +402,7 @@ def main() -> None:
     line = sys.stdin.readline()
     if not line.strip():
         return
-    c = Clock(int(line), spec["duration_ns"], spec["measure_ns"])
+    c = Clock(int(line), spec["duration_ns"], spec["measure_ns"], spec.get("sample_ns"))
     # SIGUSR1: the network stopped early (`bufferlab shell` exited); end now and report.
     signal.signal(signal.SIGUSR1, lambda *_: setattr(c, "end", c.now()))
     results: dict[str, Any] = {}

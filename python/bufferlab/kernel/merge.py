@@ -74,3 +74,56 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
     if errors:
         summary.setdefault("kernel_errors", errors)
     return transfers
+
+
+def fix_timeseries(ts: dict[str, list[Any]], kp: KernelPlan, reports: list[dict[str, Any]], sample_ns: int | None) -> None:
+    """The flows' time series from the hosts (the engine's rows for queues and links stay):
+    goodput over each step from the receivers' byte counts, cwnd and srtt from the last TCP_INFO
+    sample at or before each row's time."""
+    if not sample_ns or not ts.get("time_s"):
+        return
+    flow_ids = {}
+    bins: dict[int, dict[int, int]] = {}
+    samples: dict[int, list[tuple[int, int, int]]] = {}
+    for r in reports:
+        if "bins" in r:
+            b = bins.setdefault(r["flow"], {})
+            for k, v in r["bins"].items():
+                b[int(k)] = b.get(int(k), 0) + v
+        if r.get("samples"):
+            samples.setdefault(r["flow"], []).extend(tuple(x) for x in r["samples"])
+    for f in kp.flows:
+        flow_ids[f.index] = f
+        samples.get(f.index, []).sort()
+    ids = {}
+    step_s = sample_ns / 1e9
+    for i, (obj, metric) in enumerate(zip(ts["object"], ts["metric"])):
+        if obj != "flow":
+            continue
+        ident = ts["id"][i]
+        if ident not in ids:
+            ids[ident] = next((f.index for f in kp.flows if _row_id(f, kp) == ident), None)
+        k = ids[ident]
+        if k is None:
+            continue
+        t_ns = round(ts["time_s"][i] * 1e9)
+        if metric == "goodput_bps":
+            # Rows at time t report the step before it, as the engine's do.
+            n = bins.get(k, {}).get(t_ns // sample_ns - 1, 0) if t_ns >= sample_ns else 0
+            ts["value"][i] = n * 8 / step_s
+        elif metric in ("cwnd_bytes", "srtt_s"):
+            last = None
+            for s in samples.get(k, []):
+                if s[0] > t_ns:
+                    break
+                last = s
+            if last is None:
+                ts["value"][i] = float("nan")
+            else:
+                ts["value"][i] = last[2] if metric == "cwnd_bytes" else last[1] / 1e9
+
+
+def _row_id(f: Any, kp: KernelPlan) -> str:
+    """The flows table's id of flow ``f``: its kind and its number among flows of that kind."""
+    n = sum(1 for g in kp.flows[: f.index + 1] if g.kind == f.kind)
+    return f"{f.kind}-{n}"

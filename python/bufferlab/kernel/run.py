@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import BufferlabError
 from ..results import Result
 from . import plan as kplan
-from .merge import merge
+from .merge import fix_timeseries, merge
 
 # Time the programs get between "ready" and the start of the clock.
 START_LEAD_NS = 200_000_000
@@ -105,7 +105,8 @@ class Network:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )
             self.procs.append((h, p))
-            p.stdin.write(json.dumps({"duration_ns": run["duration_ns"], "measure_ns": measure, "roles": h.roles}) + "\n")
+            spec = {"duration_ns": run["duration_ns"], "measure_ns": measure, "sample_ns": run.get("sample_ns"), "roles": h.roles}
+            p.stdin.write(json.dumps(spec) + "\n")
             p.stdin.flush()
         deadline = time.monotonic() + READY_TIMEOUT_S
         for h, p in self.procs:
@@ -191,6 +192,7 @@ def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, An
     """The engine's summary with the hosts' measurements folded in."""
     summary = json.loads(out["summary"]) if isinstance(out["summary"], (str, bytes)) else out["summary"]
     rows = merge(summary, kp, reports)
+    fix_timeseries(out.get("timeseries") or {}, kp, reports, sc.plan["run"].get("sample_ns"))
     transfers = out.get("transfers") or {}
     if rows:
         transfers = {k: [r[k] for r in rows] for k in ("flow", "conn", "size_bytes", "start_s", "end_s", "completion_time_s")}
