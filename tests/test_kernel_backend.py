@@ -348,3 +348,20 @@ def test_web_and_onoff_transfers_complete_on_the_kernel(tmp_path):
     # A transfer takes at least the handshake, the request and the data's serialization: two
     # round trips of 10.1 ms plus 50 KB at 10 Mb/s (~41 ms of 1500 B packets).
     assert onoff.completion_time_s.min() > 2 * IDLE_RTT_S + 50_000 * 8 / 10e6
+
+
+def test_exec_without_a_running_network_says_so():
+    r = cli("exec", "nosuchhost", "--", "true")
+    assert r.returncode == 2
+    assert "no running network has a host 'nosuchhost'" in r.stderr
+
+
+@needs_kernel
+def test_compare_puts_the_backends_side_by_side(tmp_path):
+    f = scenario(tmp_path, '[[traffic]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "50ms"', duration="1s")
+    r = cli("compare", f)
+    assert r.returncode == 0, r.stderr
+    row = next(ln for ln in r.stdout.splitlines() if "ping-1" in ln and "rtt_mean_s" in ln)
+    # The simulator's idle RTT is exact; the kernel's within the wall clock's error.
+    diff = float(re.search(r"([+-][\d.]+)%", row).group(1))
+    assert 0 <= diff < 100 * 0.3e-3 / IDLE_RTT_S, row
