@@ -365,3 +365,19 @@ def test_compare_puts_the_backends_side_by_side(tmp_path):
     # The simulator's idle RTT is exact; the kernel's within the wall clock's error.
     diff = float(re.search(r"([+-][\d.]+)%", row).group(1))
     assert 0 <= diff < 100 * 0.3e-3 / IDLE_RTT_S, row
+
+
+@needs_kernel
+@pytest.mark.skipif(not shutil.which("ping"), reason="iputils ping not installed (make kernel-deps)")
+def test_routers_stay_in_the_engine_and_decrement_the_ttl(tmp_path):
+    f = tmp_path / "d.toml"
+    f.write_text(
+        '[run]\nduration = "30s"\n[topology]\ntemplate = "dumbbell"\npairs = 1\n'
+        '[topology.bottleneck]\nrate = "10Mbps"\ndelay = "2ms"\n[topology.access]\nrate = "100Mbps"\ndelay = "0.5ms"\n'
+    )
+    r = cli("shell", f, "--node", "s1", "--", "ping", "-n", "-c", "3", "-i", "0.05", "d1")
+    assert r.returncode == 0, r.stderr
+    # Two routers between s1 and d1: the echo request arrives with 62 and the reply comes back
+    # with 62; the RTT is 2 × (0.5 + 2 + 0.5) ms plus serialization.
+    assert re.search(r"from 10\.77\.\d+\.\d+: icmp_seq=1 ttl=62 time=6\.\d+ ms", r.stdout), r.stdout
+    assert not list(Path("/run/netns").glob("bl*-r1")), "routers have no namespace"

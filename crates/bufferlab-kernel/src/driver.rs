@@ -118,10 +118,7 @@ pub fn run(
         let wait = (t0_ns - sys::monotonic_ns()).min(MAX_SLEEP_NS);
         std::thread::sleep(std::time::Duration::from_nanos(wait));
     }
-    // Drain what the hosts sent before the start (nothing of the scenario's).
-    for &fd in &fds {
-        while let Some(_n) = sys::read_packet(fd, &mut buf)? {}
-    }
+    // Anything a host sent before the start is waiting in its TUN and enters at time 0.
     let mut now;
     let deliver = |net: &mut RealtimeNet, slab: &mut Slab, st: &mut DriverStats| {
         net.take_deliveries(|node, d| {

@@ -114,7 +114,7 @@ class Network:
             if line.strip() != "ready":
                 err = line + (p.stderr.read() if p.poll() is not None else "")
                 raise BufferlabError(f"the program on host {h.name} did not start: {err.strip()[-500:]}")
-        t0 = time.monotonic_ns() + START_LEAD_NS
+        t0 = time.monotonic_ns() + (START_LEAD_NS if self.procs else 0)
         for _, p in self.procs:
             p.stdin.write(f"{t0}\n")
             p.stdin.close()
