@@ -305,12 +305,13 @@ def _start_and_wait(f: Path) -> subprocess.Popen:
 
 
 @needs_kernel
-def test_sigterm_cleans_up(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_sigterm_and_ctrl_c_clean_up(tmp_path, sig):
     f = scenario(tmp_path, '[[traffic]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "100ms"', duration="20s")
     p = _start_and_wait(f)
     assert our_namespaces(p.pid), "the run created its namespaces"
-    p.send_signal(signal.SIGTERM)
-    p.wait(timeout=20)
+    p.send_signal(sig)
+    assert p.wait(timeout=20) != 0
     assert our_namespaces(p.pid) == []
 
 
