@@ -163,6 +163,27 @@ def test_hosts_are_endpoints_and_leaves_routers_stay_in_the_engine(examples_dir)
     assert len(hosts) == 20
 
 
+def test_measurements_merge_into_the_window(tmp_path):
+    from bufferlab.kernel.merge import merge
+
+    sc = bufferlab.load_scenario(scenario(tmp_path, '[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"'))
+    kp = kplan.build(sc)
+    summary = {"run": {"measure_s": [1.0, 3.0]}, "flows": [{"id": "tcp-1"}]}
+    reports = [
+        {"flow": 0, "role": "tcp_sink", "window_bytes": 2_500_000, "total_bytes": 3_000_000},
+        # TCP_INFO: srtt 20 ms before the window, 40 and 60 ms inside, 80 ms after it.
+        {"flow": 0, "role": "tcp_source", "start_ns": 0,
+         "samples": [(int(0.5e9), 20_000_000, 1), (int(1.5e9), 40_000_000, 1), (int(2.5e9), 60_000_000, 1), (int(3.5e9), 80_000_000, 1)],
+         # retransmissions: 3 before the window, 7 more inside, 4 after.
+         "retrans_at": [(int(0.9e9), 3), (int(2.0e9), 10), (int(3.2e9), 14)], "retransmits": 14},
+    ]
+    merge(summary, kp, reports)
+    row = summary["flows"][0]
+    assert row["goodput_bps"] == 2_500_000 * 8 / 2.0
+    assert (row["rtt_samples"], row["rtt_mean_s"]) == (2, 0.05)
+    assert row["retransmits"] == 7
+
+
 def test_without_what_it_needs_the_cli_says_which_in_one_line(tmp_path):
     import tempfile
 

@@ -106,7 +106,7 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 
 
 def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
-    out.update(samples=[], start_ns=None, retransmits=0, sent_bytes=0)
+    out.update(samples=[], start_ns=None, retransmits=0, retrans_at=[], sent_bytes=0)
     if not c.sleep_until(r["start_ns"]):
         return
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -132,6 +132,8 @@ def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             except OSError:
                 return
             rtt_us, cwnd, unacked, retrans, mss = v[8 + 15], v[8 + 18], v[8 + 4], v[8 + 23], v[8 + 2]
+            if retrans != out["retransmits"]:  # (time, total so far): the window's share later
+                out["retrans_at"].append((c.now(), retrans))
             out["retransmits"] = retrans
             if unacked > 0:
                 out["samples"].append((c.now(), rtt_us * 1000, cwnd * mss))
@@ -283,7 +285,7 @@ def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     that many bytes and is closed."""
     srv = r["_socket"]
     srv.settimeout(0.1)
-    out.update(samples=[], retransmits=0)
+    out.update(samples=[], retransmits=0, retrans_at=[])
     lock = threading.Lock()
 
     def serve(conn: socket.socket) -> None:
@@ -312,9 +314,10 @@ def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
                         with lock:
                             out["samples"].append((t, info[0], info[1]))
             info = _tcp_info(conn)
-            if info:
+            if info and info[3]:
                 with lock:
                     out["retransmits"] += info[3]
+                    out["retrans_at"].append((c.now(), out["retransmits"]))
         except OSError:
             pass
         finally:

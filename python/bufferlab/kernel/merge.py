@@ -23,6 +23,12 @@ def _rtt(row: dict[str, Any], rtts_s: list[float]) -> None:
     row["rtt_p99_s"] = _quantile(rtts_s, 0.99)
 
 
+def _in_window_count(steps: list[list[int]], a_ns: float, b_ns: float) -> int:
+    """From (time, running total) steps, how much the total grew inside ``[a, b)``."""
+    before = lambda t: max((v for u, v in steps if u < t), default=0)  # noqa: E731
+    return before(b_ns) - before(a_ns)
+
+
 def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Fold the reports into ``summary``; returns the transfers (web and on/off) as rows."""
     transfers: list[dict[str, Any]] = []
@@ -44,7 +50,7 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
             row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
             row["bytes_delivered"] = sink.get("window_bytes", 0)
             _rtt(row, [s[1] / 1e9 for s in src.get("samples", []) if in_window(s[0])])
-            row["retransmits"] = src.get("retransmits", 0)
+            row["retransmits"] = _in_window_count(src.get("retrans_at", []), a * 1e9, b * 1e9)
             if src.get("start_ns") is not None:
                 row["start_s"] = src["start_ns"] / 1e9
                 if f.size is not None and sink.get("total_bytes") == f.size and sink.get("last_ns") is not None:
@@ -54,7 +60,7 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
             row["goodput_bps"] = client.get("window_bytes", 0) * 8 / window_s
             row["bytes_delivered"] = client.get("window_bytes", 0)
             _rtt(row, [s[1] / 1e9 for s in server.get("samples", []) if in_window(s[0])])
-            row["retransmits"] = server.get("retransmits", 0)
+            row["retransmits"] = _in_window_count(server.get("retrans_at", []), a * 1e9, b * 1e9)
             for n, t in enumerate(sorted(client.get("transfers", []), key=lambda t: t["start_ns"]), 1):
                 end = t["end_ns"]
                 transfers.append({
