@@ -10,12 +10,12 @@ DEMO     ?= $(EXAMPLES)/udp-fifo.toml
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: demo test test-rust test-python build deps clean validate reproduce
+.PHONY: demo test test-rust test-python build deps clean validate reproduce kernel-deps
 
 demo: build
 	$(VENV)/bin/bufferlab run $(DEMO)
 
-test: test-rust test-python
+test: kernel-deps test-rust test-python
 
 test-rust:
 	cargo test --release --workspace --exclude bufferlab-py
@@ -61,6 +61,13 @@ validate: build $(NS3_VENV)/.installed
 REPRO_PROFILE ?= --quick
 reproduce: build
 	$(VENV)/bin/bufferlab reproduce all $(REPRO_PROFILE) --out repro-out --docs docs
+
+# The kernel backend's tests use iputils ping and iperf3 inside the namespaces; installed only
+# where they can be (root with apt), else those tests skip and say why.
+kernel-deps:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! (command -v ping && command -v iperf3) >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 iputils-ping >/dev/null; \
+	fi
 
 clean:
 	rm -rf $(VENV) python/bufferlab/_core*.so target/wheels

@@ -31,3 +31,29 @@ def bench(name: str, seconds: float) -> str:
 
 def bench_names() -> list[str]:
     """Names of the built-in benchmarks."""
+
+# The kernel backend (Linux only; see docs/kernel-backend.md).
+
+KERNEL_FLOW_PORT_BASE: int
+
+class KernelNet:
+    """The plan's network between one namespace per host; the driver runs on its own thread."""
+
+    def __init__(self, plan_json: str, hosts: list[tuple[int, str, list[tuple[str, str]], list[tuple[int, str]]]]) -> None: ...
+    def hosts(self) -> list[tuple[int, str, str, str]]:
+        """(node id, name, namespace, address) of every host."""
+    def start(self, t0_ns: int, duration_ns: int, spin_ns: int = 0) -> None: ...
+    def elapsed(self) -> float: ...
+    def running(self) -> bool: ...
+    def stop(self) -> None: ...
+    def finish(self) -> dict[str, Any]:
+        """As ``run()``, plus ``"driver"``: packet counts and delivery lateness."""
+    def close(self) -> None: ...
+
+def kernel_preflight() -> str | None:
+    """What the machine lacks for the kernel backend (one line), or None."""
+
+def kernel_cleanup() -> list[str]:
+    """Remove namespaces left by runs killed with SIGKILL; their names."""
+
+def kernel_node_addr(id: int) -> str: ...

@@ -99,6 +99,10 @@ def run(
         bool, typer.Option("--all-queues", help="List every host's queue and link too (by default a large topology's host ports are summed up in one line).")
     ] = False,
     yes: YesOption = False,
+    backend: Annotated[
+        str,
+        typer.Option("--backend", help="`sim` (the simulator) or `kernel` (real Linux hosts in namespaces, the network in real time; root). See docs/kernel-backend.md."),
+    ] = "sim",
 ) -> None:
     """Run a scenario and print its flows, queues and links.
 
@@ -107,13 +111,20 @@ def run(
     from . import run as run_scenario
     from .scenario import load_scenario
 
+    if backend not in ("sim", "kernel"):
+        _fail_usage(f"--backend {backend}: expected sim or kernel")
     try:
         sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
         if out is not None:
             _check_out(out)  # before the simulation: a bad --out costs nothing
         _confirm_cost(sc, yes)
         with _progress(sc.duration_s, quiet=as_json) as progress:
-            result = run_scenario(sc, progress=progress)
+            if backend == "kernel":
+                from .kernel.cli import run_kernel_cli
+
+                result = run_kernel_cli(sc, progress)
+            else:
+                result = run_scenario(sc, progress=progress)
     except KeyboardInterrupt:
         err_console.print("interrupted; nothing written", markup=False)
         raise typer.Exit(130) from None
@@ -312,6 +323,7 @@ from .ballast.cli import register as _register_ballast; _register_ballast(app)  
 from .bench import register as _register_bench; _register_bench(app)  # noqa: E402, E702
 from .reproduce.cli import register as _register_reproduce; _register_reproduce(app)  # noqa: E402, E702
 from .crosscheck.cli import register as _register_crosscheck; _register_crosscheck(app)  # noqa: E402, E702
+from .kernel.cli import register as _register_kernel; _register_kernel(app)  # noqa: E402, E702
 
 
 # ---------------------------------------------------------------- tables
@@ -411,11 +423,20 @@ def print_result(result: Result, console: Console, title: str | None = None, all
     wall = e.get("wall_seconds", 0.0) or 0.0
     rate = f", {events / wall / 1e6:.3g} M events/s" if wall > 0 else ""
     head = f"{title}: " if title else ""
-    console.print(
-        f"{head}{e.get('sim_seconds', 0):g} s simulated in {wall:.3g} s ({events:,} events{rate}); "
-        f"engine {e.get('version', '?')}",
-        markup=False,
-    )
+    if s.get("backend") == "kernel":
+        d = s.get("kernel", {}).get("driver", {})
+        late = d.get("lateness_p99_s")
+        console.print(
+            f"{head}{e.get('sim_seconds', 0):g} s in real time on the kernel backend ({wall:.3g} s with set-up); "
+            f"{d.get('pkts_in', 0):,} packets from the hosts, delivery lateness p99 {_s(late)}",
+            markup=False,
+        )
+    else:
+        console.print(
+            f"{head}{e.get('sim_seconds', 0):g} s simulated in {wall:.3g} s ({events:,} events{rate}); "
+            f"engine {e.get('version', '?')}",
+            markup=False,
+        )
     flows = s.get("flows", [])
     if flows:
         cols = [

@@ -94,7 +94,13 @@ fn note_sent_before_window(p: &Packet, flows: &mut [FlowStats]) {
 
 /// Route a packet from `node` into the port towards its destination.
 #[inline]
-pub(crate) fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], topo: &Topology, cx: &mut PortCtx) {
+pub(crate) fn forward(
+    node: NodeId,
+    pkt: PktId,
+    ports: &mut [Port],
+    topo: &Topology,
+    cx: &mut PortCtx,
+) {
     let dst = cx.arena.get(pkt).dst;
     let port = topo.next_port(node, dst);
     if port == NO_ROUTE {

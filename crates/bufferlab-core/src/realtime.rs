@@ -149,10 +149,19 @@ impl RealtimeNet {
 
     /// Hand every packet delivered since the last call to `f(node, delivered)`, in delivery
     /// order per node. Handles stay valid until the next [`Self::inject`].
+    /// A scenario flow's packets from its source count in its throughput as they arrive.
     pub fn take_deliveries(&mut self, mut f: impl FnMut(NodeId, Delivered)) {
-        for (node, a) in self.eng.agents.iter_mut() {
+        let e = &mut self.eng;
+        for (node, a) in e.agents.iter_mut() {
             if let Agent::External(x) = a {
                 for d in x.inbox.drain(..) {
+                    let k = d.flow as usize;
+                    if let (Some(st), Some(&src)) = (e.flows.get_mut(k), e.flow_src.get(k)) {
+                        if d.src == src {
+                            let w = st.window;
+                            st.bytes_received.add(&w, d.at, d.size as u64);
+                        }
+                    }
                     f(*node, d);
                 }
             }
@@ -165,10 +174,21 @@ impl RealtimeNet {
         self.advance(end.saturating_sub(1));
         let e = &mut self.eng;
         if end < e.run.duration_ns {
-            e.run.duration_ns = end.max(1);
-            e.window.end = e.window.end.min(end.max(1));
-            if e.window.start >= e.window.end {
-                e.window.start = 0;
+            // Stopped early: the books close at `end`, and every rate and mean is over the part
+            // of the measurement window that ran.
+            let end = end.max(1);
+            e.run.duration_ns = end;
+            let mut w = e.window;
+            w.end = w.end.min(end);
+            if w.start >= w.end {
+                w.start = 0;
+            }
+            e.window = w;
+            for p in &mut e.ports {
+                p.stats.window = w;
+            }
+            for f in &mut e.flows {
+                f.window = w;
             }
         }
         self.eng.finish()

@@ -13,6 +13,9 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+#[cfg(target_os = "linux")]
+mod kernel;
+
 fn parse(plan_json: &str) -> PyResult<Scenario> {
     Scenario::from_json(plan_json).map_err(PyValueError::new_err)
 }
@@ -213,5 +216,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_class::<ballast::PyBallastController>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    #[cfg(target_os = "linux")]
+    kernel::register(m)?;
     Ok(())
 }

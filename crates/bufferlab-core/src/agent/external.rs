@@ -6,7 +6,8 @@
 //! slot ([`crate::realtime::handle`]).
 
 use super::{AgentHooks, Io};
-use crate::packet::{Packet, PktId};
+use crate::packet::{FlowId, NodeId, Packet, PktId};
+use crate::time::Time;
 
 /// A packet that reached an external host: the key of its bytes and its TTL after the routers
 /// it crossed.
@@ -14,6 +15,12 @@ use crate::packet::{Packet, PktId};
 pub struct Delivered {
     pub handle: PktId,
     pub ttl: u8,
+    /// When the engine delivered it (a driver's lateness is measured from here).
+    pub at: Time,
+    pub flow: FlowId,
+    pub src: NodeId,
+    /// IP bytes.
+    pub size: u32,
 }
 
 #[derive(Default)]
@@ -26,14 +33,13 @@ impl AgentHooks for External {
     fn on_start(&mut self, _io: &mut Io) {}
 
     fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
-        let st = io.flows.get_mut(pkt.flow as usize);
-        if let Some(st) = st {
-            let w = st.window;
-            st.bytes_received.add(&w, io.now, pkt.size as u64);
-        }
         self.inbox.push(Delivered {
             handle: crate::realtime::handle(pkt),
             ttl: pkt.ttl,
+            at: io.now,
+            flow: pkt.flow,
+            src: pkt.src,
+            size: pkt.size,
         });
     }
 

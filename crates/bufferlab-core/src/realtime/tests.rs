@@ -54,6 +54,7 @@ fn store_and_forward_timing_and_ttl() {
     for ((t, node, d), (w, id)) in got.iter().zip(want.iter().zip(&ids)) {
         assert_eq!((*t, *node, d.handle), (*w, 2, *id));
         assert_eq!(d.ttl, 63, "one router on the way");
+        assert_eq!(d.at, *t);
     }
 }
 
@@ -67,6 +68,8 @@ fn queue_limit_drops_and_conservation() {
     // One on the wire at once, two waiting: the rest overflow.
     assert_eq!(got.len(), 3);
     let out = n.finish(1_000 * NS_PER_MS).unwrap();
+    // Flow 0 has no row (the scenario has no traffic): its packets count nowhere else.
+    assert!(out.summary.flows.is_empty());
     let q = &out.summary.queues[0];
     assert_eq!((q.link.as_str(), q.dropped), ("a->r", 7));
     assert_eq!(out.summary.conservation.created, 10);
@@ -78,7 +81,10 @@ fn no_host_no_injection() {
     let mut n = net(json!({ "kind": "fifo" }), 10);
     let to_router = Outbound { dst: 1, ..pkt(0) };
     assert!(n.inject(0, 0, to_router).is_none());
-    assert!(n.inject(0, 1, pkt(0)).is_none(), "no host sits on the router");
+    assert!(
+        n.inject(0, 1, pkt(0)).is_none(),
+        "no host sits on the router"
+    );
     assert!(n.next_event_at().is_none());
 }
 
@@ -100,4 +106,47 @@ fn flow_queueing_reads_the_given_flow() {
     };
     assert_eq!(order(json!({ "kind": "fifo" })), 20);
     assert!(order(json!({ "kind": "fq_codel" })) <= 2);
+}
+
+#[test]
+fn scenario_flows_keep_their_rows_and_count_real_packets() {
+    let fifo = json!({ "kind": "fifo" });
+    let sc: Scenario = serde_json::from_value(json!({
+        "run": { "duration_ns": 1_000 * NS_PER_MS },
+        "nodes": ["a", "b"],
+        "links": [ { "a": "a", "b": "b", "forward": dir(fifo.clone(), 3), "reverse": dir(fifo, 3) } ],
+        "traffic": [ { "kind": "udp", "pairs": [["a", "b"]], "rate_pps": 1000.0, "size_bytes": 1500 } ],
+    }))
+    .unwrap();
+    let mut n = RealtimeNet::build(&sc, &[0, 1]).unwrap();
+    assert_eq!(n.flows()[0].id, "udp-1");
+    assert!(
+        n.next_event_at().is_none(),
+        "the scenario's own UDP source does not run"
+    );
+    let o = Outbound { dst: 1, ..pkt(0) };
+    for _ in 0..6 {
+        n.inject(0, 0, o).unwrap();
+    }
+    // A packet of the flow going back (an acknowledgement) is not the flow's data.
+    n.inject(0, 1, Outbound { dst: 0, ..o }).unwrap();
+    drain(&mut n, u64::MAX);
+    let out = n.finish(1_000 * NS_PER_MS).unwrap();
+    let f = &out.summary.flows[0];
+    assert_eq!((f.pkts_sent, f.pkts_dropped), (6, 2));
+    assert_eq!(f.throughput_bps, 4.0 * 1500.0 * 8.0);
+}
+
+#[test]
+fn stopping_early_closes_the_books_at_the_stop() {
+    let mut n = net(json!({ "kind": "fifo" }), 100);
+    for _ in 0..10 {
+        n.inject(0, 0, pkt(0)).unwrap();
+    }
+    drain(&mut n, u64::MAX);
+    // Ten packets of 1.2 ms on a 1 s run stopped at 24 ms: the link was busy half of it.
+    let out = n.finish(24 * NS_PER_MS).unwrap();
+    assert_eq!(out.summary.run.duration_s, 0.024);
+    let u = out.summary.links[0].utilization;
+    assert!((u - 0.5).abs() < 1e-9, "utilization {u}");
 }

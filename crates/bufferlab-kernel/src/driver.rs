@@ -1,0 +1,231 @@
+//! The wall-clock driver: the engine's network run against CLOCK_MONOTONIC between TUN devices.
+//!
+//! One thread waits in `ppoll` on every host's TUN with a timeout to the engine's next event;
+//! when it wakes it advances the engine to the time now (processing every event due, at its
+//! own due time, so a late wake-up delays a delivery but never changes a link's rate), writes
+//! what reached a host to that host's TUN, and injects what the hosts sent, each packet at the
+//! time it was read.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use bufferlab_core::metrics::hist::Hist;
+use bufferlab_core::packet::{FlowId, NodeId, Proto};
+use bufferlab_core::realtime::{Outbound, RealtimeNet};
+use bufferlab_core::time::{Time, NS_PER_MS};
+
+use crate::ipv4::{self, Header};
+use crate::netns::addr_node;
+use crate::slab::{Slab, SLOT_BYTES};
+use crate::sys;
+
+/// A scenario flow's programs use port (or ICMP echo identifier) `FLOW_PORT_BASE + flow`, so
+/// its packets count in its row of the flows table.
+pub const FLOW_PORT_BASE: u16 = 20_000;
+
+/// Longest sleep without looking at the stop flag and updating the elapsed time.
+const MAX_SLEEP_NS: Time = 20 * NS_PER_MS;
+/// Packets read from one TUN before the others get a turn.
+const READ_BATCH: usize = 64;
+
+/// Shared between the driver thread and whoever watches it.
+#[derive(Default)]
+pub struct Control {
+    pub stop: AtomicBool,
+    /// Run time reached, in ns (for a progress bar).
+    pub elapsed_ns: AtomicU64,
+}
+
+/// What the driver saw; `lateness` is how long after the engine delivered a packet it was
+/// written to its TUN (the wall clock's error on every delivery).
+#[derive(Default)]
+pub struct DriverStats {
+    pub pkts_in: u64,
+    pub pkts_out: u64,
+    /// Read packets that are not IPv4 or are larger than a slot.
+    pub not_ipv4: u64,
+    /// Read packets for an address no host has.
+    pub no_host: u64,
+    pub write_errors: u64,
+    pub wakeups: u64,
+    /// Whether the driver thread ran under SCHED_FIFO.
+    pub realtime_priority: bool,
+    pub lateness: Hist,
+}
+
+/// The flow a packet belongs to: a scenario flow when a port (or echo identifier) says so, else
+/// a number past the scenario's flows derived from the 5-tuple, so flow-aware disciplines tell
+/// unrelated conversations apart as RFC 8290 §4.1.1 does.
+pub fn classify(h: &Header, n_flows: u32) -> FlowId {
+    let in_range = |p: u16| {
+        p.checked_sub(FLOW_PORT_BASE)
+            .map(u32::from)
+            .filter(|&k| k < n_flows)
+    };
+    let ported = matches!(
+        h.proto,
+        ipv4::PROTO_TCP | ipv4::PROTO_UDP | ipv4::PROTO_ICMP
+    );
+    if ported {
+        if let Some(k) = in_range(h.dport).or_else(|| in_range(h.sport)) {
+            return k;
+        }
+    }
+    // A multiply-xorshift mix of the 5-tuple, folded into 31 bits past the scenario's flows.
+    let mut x = (u32::from(h.src) as u64) << 32 | u32::from(h.dst) as u64;
+    x ^= ((h.sport as u64) << 24 | (h.dport as u64) << 8 | h.proto as u64).rotate_left(17);
+    x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 29;
+    n_flows + (x as u32 & 0x7fff_ffff)
+}
+
+fn proto_of(h: &Header) -> Proto {
+    match (h.proto, h.icmp_type) {
+        (ipv4::PROTO_TCP, _) => Proto::Tcp,
+        (ipv4::PROTO_ICMP, 8) => Proto::EchoRequest,
+        (ipv4::PROTO_ICMP, 0) => Proto::EchoReply,
+        _ => Proto::Udp,
+    }
+}
+
+/// Run `net` from CLOCK_MONOTONIC time `t0_ns` for `duration_ns` (or until stopped) between the
+/// TUNs of `hosts` (node, descriptor), spinning instead of sleeping for the last `spin_ns`
+/// before each event. Returns the run time reached.
+pub fn run(
+    net: &mut RealtimeNet,
+    hosts: &[(NodeId, i32)],
+    t0_ns: u64,
+    duration_ns: Time,
+    spin_ns: Time,
+    ctl: &Control,
+    st: &mut DriverStats,
+) -> io::Result<Time> {
+    sys::precise_timers();
+    st.realtime_priority = sys::realtime_priority();
+    let n_flows = net.flows().len() as u32;
+    let n_nodes = net.node_names().len();
+    let mut fd_of = vec![-1i32; n_nodes];
+    for &(n, fd) in hosts {
+        fd_of[n as usize] = fd;
+    }
+    let fds: Vec<i32> = hosts.iter().map(|h| h.1).collect();
+    let mut ready = Vec::with_capacity(fds.len());
+    let mut slab = Slab::default();
+    let mut buf = vec![0u8; 65_536];
+    let clock = || sys::monotonic_ns().saturating_sub(t0_ns);
+    // Wait for the start: programs are launched ahead of it.
+    while sys::monotonic_ns() < t0_ns && !ctl.stop.load(Ordering::Relaxed) {
+        let wait = (t0_ns - sys::monotonic_ns()).min(MAX_SLEEP_NS);
+        std::thread::sleep(std::time::Duration::from_nanos(wait));
+    }
+    // Anything a host sent before the start is waiting in its TUN and enters at time 0.
+    let mut now;
+    let deliver = |net: &mut RealtimeNet, slab: &mut Slab, st: &mut DriverStats| {
+        net.take_deliveries(|node, d| {
+            let pkt = slab.get_mut(d.handle);
+            if pkt.is_empty() {
+                return;
+            }
+            ipv4::set_ttl(pkt, d.ttl);
+            match sys::write_packet(fd_of[node as usize], pkt) {
+                Ok(()) => st.pkts_out += 1,
+                Err(_) => st.write_errors += 1,
+            }
+            st.lateness.record(clock().saturating_sub(d.at));
+        });
+    };
+    loop {
+        now = clock().min(duration_ns);
+        ctl.elapsed_ns.store(now, Ordering::Relaxed);
+        if now >= duration_ns || ctl.stop.load(Ordering::Relaxed) {
+            break;
+        }
+        net.advance(now);
+        deliver(net, &mut slab, st);
+        let next = net
+            .next_event_at()
+            .unwrap_or(Time::MAX)
+            .min(duration_ns)
+            .min(now + MAX_SLEEP_NS);
+        // With a spin margin, the last stretch before an event is spent polling without
+        // sleeping: a wake-up from sleep costs tens of microseconds on a busy or virtual machine.
+        let wait = next.saturating_sub(clock()).saturating_sub(spin_ns);
+        sys::poll_readable(&fds, &mut ready, wait)?;
+        st.wakeups += 1;
+        for (i, &fd) in fds.iter().enumerate() {
+            if !ready[i] {
+                continue;
+            }
+            let node = hosts[i].0;
+            for _ in 0..READ_BATCH {
+                let Some(n) = sys::read_packet(fd, &mut buf)? else {
+                    break;
+                };
+                st.pkts_in += 1;
+                let pkt = &buf[..n];
+                let h = match ipv4::parse(pkt) {
+                    Some(h) if n <= SLOT_BYTES => h,
+                    _ => {
+                        st.not_ipv4 += 1;
+                        continue;
+                    }
+                };
+                let Some(dst) = addr_node(h.dst).filter(|&d| (d as usize) < n_nodes) else {
+                    st.no_host += 1;
+                    continue;
+                };
+                let t = clock().min(duration_ns);
+                net.advance(t);
+                deliver(net, &mut slab, st);
+                let o = Outbound {
+                    dst,
+                    size: h.len as u32,
+                    flow: classify(&h, n_flows),
+                    ttl: h.ttl,
+                    proto: proto_of(&h),
+                };
+                match net.inject(t, node, o) {
+                    Some(id) => slab.put(id, &pkt[..h.len as usize]),
+                    None => st.no_host += 1,
+                }
+            }
+        }
+    }
+    Ok(now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    fn h(proto: u8, sport: u16, dport: u16) -> Header {
+        Header {
+            src: Ipv4Addr::new(10, 77, 0, 1),
+            dst: Ipv4Addr::new(10, 77, 0, 2),
+            proto,
+            ttl: 64,
+            len: 1500,
+            sport,
+            dport,
+            icmp_type: 0,
+        }
+    }
+
+    #[test]
+    fn scenario_flows_by_port_others_by_tuple() {
+        // Data to the flow's port and ACKs from it are the flow's.
+        assert_eq!(classify(&h(ipv4::PROTO_TCP, 40_000, 20_003), 5), 3);
+        assert_eq!(classify(&h(ipv4::PROTO_TCP, 20_003, 40_000), 5), 3);
+        assert_eq!(classify(&h(ipv4::PROTO_ICMP, 20_001, 20_001), 5), 1);
+        // A port past the scenario's flows is someone else's conversation.
+        let a = classify(&h(ipv4::PROTO_TCP, 40_000, 20_005), 5);
+        let b = classify(&h(ipv4::PROTO_TCP, 40_001, 20_005), 5);
+        assert!(a >= 5 && b >= 5 && a != b);
+        assert_eq!(
+            a,
+            classify(&h(ipv4::PROTO_TCP, 40_000, 20_005), 5),
+            "a function of the tuple"
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! `bufferlab._core.KernelNet`: the kernel backend seen from Python. The scenario's network runs
+//! on a Rust thread against the wall clock (the GIL is not needed while it runs); Python starts
+//! the programs in the namespaces and watches the clock.
+
+use std::net::Ipv4Addr;
+
+use bufferlab_kernel::netns::{node_addr, HostSpec};
+use bufferlab_kernel::Session;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::{distributions, parse, tables};
+
+/// One host: its node id, name, `net.*` sysctls inside its namespace and extra `ip route`
+/// arguments per destination node.
+type HostArg = (u32, String, Vec<(String, String)>, Vec<(u32, String)>);
+
+#[pyclass(unsendable)]
+struct KernelNet {
+    s: Session,
+}
+
+#[pymethods]
+impl KernelNet {
+    /// Build the network of `plan_json` and create one namespace per host.
+    #[new]
+    fn new(py: Python<'_>, plan_json: &str, hosts: Vec<HostArg>) -> PyResult<Self> {
+        let sc = parse(plan_json)?;
+        let specs: Vec<HostSpec> = hosts
+            .into_iter()
+            .map(|(node, name, sysctls, routes)| HostSpec {
+                node,
+                name,
+                addr: node_addr(node),
+                sysctls,
+                routes: routes
+                    .into_iter()
+                    .map(|(dst, extra)| (node_addr(dst), extra))
+                    .collect(),
+            })
+            .collect();
+        let s = py
+            .allow_threads(|| Session::create(&sc, specs))
+            .map_err(PyValueError::new_err)?;
+        Ok(KernelNet { s })
+    }
+
+    /// (node id, name, namespace, address) of every host.
+    fn hosts(&self) -> Vec<(u32, String, String, String)> {
+        self.s
+            .hosts()
+            .map(|(h, ns)| (h.node, h.name.clone(), ns.to_string(), h.addr.to_string()))
+            .collect()
+    }
+
+    /// Run the network from CLOCK_MONOTONIC time `t0_ns` (`time.monotonic_ns()`) for
+    /// `duration_ns`; `spin_ns` of busy polling before each event trades CPU for precision.
+    #[pyo3(signature = (t0_ns, duration_ns, spin_ns=0))]
+    fn start(&mut self, t0_ns: u64, duration_ns: u64, spin_ns: u64) -> PyResult<()> {
+        self.s
+            .start(t0_ns, duration_ns, spin_ns)
+            .map_err(PyRuntimeError::new_err)
+    }
+
+    /// Run time reached, in seconds.
+    fn elapsed(&self) -> f64 {
+        self.s.elapsed_ns() as f64 / 1e9
+    }
+
+    fn running(&self) -> bool {
+        self.s.running()
+    }
+
+    fn stop(&self) {
+        self.s.stop()
+    }
+
+    /// Wait for the end of the run; the same dict as `run()`, plus "driver": the wall clock's
+    /// figures (packets in and out, delivery lateness quantiles in seconds).
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = py
+            .allow_threads(|| self.s.finish())
+            .map_err(PyRuntimeError::new_err)?;
+        let d = PyDict::new(py);
+        d.set_item("summary", out.summary_json())?;
+        let (ts, tr) = tables(py, &out)?;
+        d.set_item("timeseries", ts)?;
+        d.set_item("transfers", tr)?;
+        d.set_item("distributions", distributions(py, &out)?)?;
+        let st = self.s.stats();
+        let drv = PyDict::new(py);
+        drv.set_item("pkts_in", st.pkts_in)?;
+        drv.set_item("pkts_out", st.pkts_out)?;
+        drv.set_item("not_ipv4", st.not_ipv4)?;
+        drv.set_item("no_host", st.no_host)?;
+        drv.set_item("write_errors", st.write_errors)?;
+        drv.set_item("wakeups", st.wakeups)?;
+        drv.set_item("realtime_priority", st.realtime_priority)?;
+        for (k, q) in [("lateness_p50_s", 0.5), ("lateness_p99_s", 0.99)] {
+            drv.set_item(k, st.lateness.quantile(q).map(|v| v as f64 / 1e9))?;
+        }
+        drv.set_item("lateness_max_s", st.lateness.max().map(|v| v as f64 / 1e9))?;
+        d.set_item("driver", drv)?;
+        Ok(d)
+    }
+
+    /// Stop the network and remove the namespaces (also done when the object is dropped).
+    fn close(&mut self) {
+        self.s.close()
+    }
+}
+
+/// What the machine lacks for the kernel backend (one line), or None.
+#[pyfunction]
+fn kernel_preflight() -> Option<String> {
+    bufferlab_kernel::preflight().err()
+}
+
+/// Remove namespaces left by killed runs; returns their names.
+#[pyfunction]
+fn kernel_cleanup() -> Vec<String> {
+    bufferlab_kernel::cleanup()
+}
+
+/// The address of node `id` inside the namespaces.
+#[pyfunction]
+fn kernel_node_addr(id: u32) -> String {
+    let a: Ipv4Addr = node_addr(id);
+    a.to_string()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<KernelNet>()?;
+    m.add_function(wrap_pyfunction!(kernel_preflight, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_cleanup, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_node_addr, m)?)?;
+    m.add(
+        "KERNEL_FLOW_PORT_BASE",
+        bufferlab_kernel::driver::FLOW_PORT_BASE,
+    )?;
+    Ok(())
+}

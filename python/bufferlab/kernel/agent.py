@@ -1,0 +1,433 @@
+"""The program that runs inside one host's namespace during a kernel-backend run.
+
+``python -m bufferlab.kernel.agent`` reads its roles as one line of JSON on stdin, opens its
+listening sockets, says ``ready`` on stderr, reads the start time ``t0`` (CLOCK_MONOTONIC ns,
+the clock the engine's driver runs on) as the next line, plays its roles with the kernel's own
+sockets on that schedule, and writes what it measured as JSON on stdout when the run ends.
+
+Roles: ``tcp_sink`` / ``tcp_source`` (bulk or sized transfers; TCP_CONGESTION, TCP_MAXSEG,
+socket buffers; TCP_INFO sampled for the RTT), ``udp_sink`` / ``udp_source`` (CBR or Poisson,
+bursts, TTL; one-way delay from the send time carried in each datagram) and ``ping`` (ICMP echo
+on a raw socket, as ``ping`` does: send time stamped before sending, receive time from the
+kernel's SO_TIMESTAMPNS). Every role stops at the end of the run: nothing outlives it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from typing import Any
+
+TCP_INFO_FMT = "8B24I"  # struct tcp_info up to tcpi_total_retrans (linux/tcp.h)
+TCP_INFO_LEN = struct.calcsize(TCP_INFO_FMT)
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+ICMP_ECHO, ICMP_ECHO_REPLY = 8, 0
+
+
+class Clock:
+    def __init__(self, t0_ns: int, end_ns: int, measure: list[int], sample_ns: int | None = None) -> None:
+        self.t0, self.end, self.measure, self.sample_ns = t0_ns, end_ns, measure, sample_ns
+        self.lock = threading.Lock()
+
+    def now(self) -> int:
+        """Run time in ns."""
+        return time.monotonic_ns() - self.t0
+
+    def left(self) -> float:
+        return (self.end - self.now()) / 1e9
+
+    def sleep_until(self, t_ns: int) -> bool:
+        """Sleep until run time ``t_ns``; False if the run ends first."""
+        while True:
+            d = min(t_ns, self.end) - self.now()
+            if d <= 0:
+                return t_ns < self.end
+            time.sleep(min(d / 1e9, 0.05))
+
+    def in_window(self, t_ns: int) -> bool:
+        return self.measure[0] <= t_ns < self.measure[1]
+
+    def count(self, out: dict[str, Any], t_ns: int, n: int) -> None:
+        """``n`` bytes delivered at ``t_ns``: in the window's total, and in the bin of the time
+        series (``bins[k]``: bytes delivered in ``[k, k + 1)`` sample steps) when sampling."""
+        with self.lock:
+            if self.in_window(t_ns):
+                out["window_bytes"] += n
+            if self.sample_ns:
+                bins = out.setdefault("bins", {})
+                k = str(t_ns // self.sample_ns)
+                bins[k] = bins.get(k, 0) + n
+
+
+def _checksum(b: bytes) -> int:
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    srv = r["_socket"]
+    srv.settimeout(0.1)
+    out.update(total_bytes=0, window_bytes=0, first_ns=None, last_ns=None)
+    while c.left() > 0:
+        try:
+            conn, _ = srv.accept()
+        except (TimeoutError, socket.timeout):
+            continue
+        conn.settimeout(0.1)
+        buf = bytearray(1 << 18)
+        while c.left() > 0:
+            try:
+                n = conn.recv_into(buf)
+            except (TimeoutError, socket.timeout):
+                continue
+            except OSError:
+                break
+            if n == 0:
+                break
+            t = c.now()
+            out["total_bytes"] += n
+            c.count(out, t, n)
+            if out["first_ns"] is None:
+                out["first_ns"] = t
+            out["last_ns"] = t
+        conn.close()
+        if r.get("size") is not None:
+            break
+
+
+def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    out.update(samples=[], start_ns=None, retransmits=0, retrans_at=[], sent_bytes=0)
+    if not c.sleep_until(r["start_ns"]):
+        return
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, r["cc"].encode())
+    if r.get("mss"):
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, r["mss"])
+    if r.get("sndbuf"):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, r["sndbuf"])
+    out["start_ns"] = c.now()
+    s.settimeout(max(c.left(), 0.01))
+    try:
+        s.connect((r["dst"], r["port"]))
+    except OSError as e:
+        out["error"] = f"connect: {e}"
+        return
+    done = threading.Event()
+
+    def sample() -> None:
+        # TCP_INFO every 10 ms: the kernel's smoothed RTT (tcpi_rtt, µs) and window.
+        while not done.wait(0.01):
+            try:
+                v = struct.unpack(TCP_INFO_FMT, s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
+            except OSError:
+                return
+            rtt_us, cwnd, unacked, retrans, mss = v[8 + 15], v[8 + 18], v[8 + 4], v[8 + 23], v[8 + 2]
+            if retrans != out["retransmits"]:  # (time, total so far): the window's share later
+                out["retrans_at"].append((c.now(), retrans))
+            out["retransmits"] = retrans
+            if unacked > 0:
+                out["samples"].append((c.now(), rtt_us * 1000, cwnd * mss))
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    chunk = b"\0" * 65536
+    left = r.get("size")
+    s.settimeout(0.1)
+    try:
+        while c.left() > 0 and (left is None or left > 0):
+            part = chunk if left is None or left >= len(chunk) else chunk[:left]
+            try:
+                n = s.send(part)
+            except (TimeoutError, socket.timeout):
+                continue
+            out["sent_bytes"] += n
+            if left is not None:
+                left -= n
+        if left == 0:
+            s.shutdown(socket.SHUT_WR)
+            while c.left() > 0:  # wait for the receiver to have it all (it closes then)
+                try:
+                    if s.recv(1) == b"":
+                        break
+                except (TimeoutError, socket.timeout):
+                    continue
+    except OSError as e:
+        out["error"] = f"send: {e}"
+    finally:
+        done.set()
+        th.join()
+        s.close()
+
+
+def udp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    s = r["_socket"]
+    s.settimeout(0.1)
+    out.update(total_bytes=0, window_bytes=0, owd_sum_ns=0, owd_n=0)
+    buf = bytearray(65536)
+    while c.left() > 0:
+        try:
+            n = s.recv_into(buf)
+        except (TimeoutError, socket.timeout):
+            continue
+        t = c.now()
+        # Goodput counts payload, as the simulator's UDP sink does (size - 28 B of headers).
+        out["total_bytes"] += n
+        c.count(out, t, n)
+        if c.in_window(t):
+            if n >= 8:
+                sent = struct.unpack_from("!q", buf)[0]
+                out["owd_sum_ns"] += t - sent
+                out["owd_n"] += 1
+
+
+def udp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    out.update(sent=0)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, r["ttl"])
+    rng = random.Random(r["seed"])
+    payload = bytearray(r["payload"])
+    gap = 1e9 / r["rate_pps"]
+    burst = r.get("burst")
+    t = float(r["start_ns"])
+    stop = min(r.get("stop_ns") or c.end, c.end)
+    k = 0
+    while t < stop and c.sleep_until(int(t)):
+        if len(payload) >= 8:  # the send time, for the one-way delay
+            struct.pack_into("!q", payload, 0, c.now())
+        try:
+            s.sendto(payload, (r["dst"], r["port"]))
+            out["sent"] += 1
+        except OSError:
+            pass  # a full socket buffer: the packet is lost, as on any host
+        k += 1
+        if burst:
+            n, every = burst
+            t = t + gap if k % n else (t - (n - 1) * gap) + every
+        elif r["arrivals"] == "poisson":
+            t += rng.expovariate(1.0) * gap
+        else:
+            t += gap
+    s.close()
+
+
+def ping(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    out.update(sent=0, rtts=[])
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+    s.settimeout(0.05)
+    ident = r["ident"]
+    sent_at: dict[int, tuple[int, int]] = {}
+    stop = min(r.get("stop_ns") or c.end, c.end)
+
+    def receive() -> None:
+        while c.left() > 0:
+            try:
+                data, anc, _, _ = s.recvmsg(2048, 64)
+            except (TimeoutError, socket.timeout):
+                continue
+            ihl = (data[0] & 0x0F) * 4
+            typ, _, _, rid, seq = struct.unpack_from("!BBHHH", data, ihl)
+            if typ != ICMP_ECHO_REPLY or rid != ident or seq not in sent_at:
+                continue
+            rx = time.time_ns()
+            for level, kind, val in anc:
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                    sec, nsec = struct.unpack("qq", val[:16])
+                    rx = sec * 1_000_000_000 + nsec
+            t_rel, tx = sent_at.pop(seq)
+            out["rtts"].append((t_rel, rx - tx))
+
+    th = threading.Thread(target=receive, daemon=True)
+    th.start()
+    pad = b"\0" * r["payload"]  # the IP packet: 20 B header, 8 B ICMP header, this
+    t, seq = r["start_ns"], 0
+    while t < stop and c.sleep_until(t):
+        seq = (seq + 1) & 0xFFFF
+        body = pad
+        hdr = struct.pack("!BBHHH", ICMP_ECHO, 0, 0, ident, seq)
+        msg = struct.pack("!BBHHH", ICMP_ECHO, 0, _checksum(hdr + body), ident, seq) + body
+        sent_at[seq] = (c.now(), time.time_ns())
+        try:
+            s.sendto(msg, (r["dst"], 0))
+            out["sent"] += 1
+        except OSError:
+            sent_at.pop(seq, None)
+        t += r["interval_ns"]
+    th.join()
+    s.close()
+
+
+# At most this many transfers of one web flow at once (each a thread here).
+MAX_OPEN_TRANSFERS = 256
+
+
+def _tcp_info(s: socket.socket) -> tuple[int, int, int, int] | None:
+    """(srtt ns, cwnd bytes, unacked segments, total retransmissions) from TCP_INFO."""
+    try:
+        v = struct.unpack(TCP_INFO_FMT, s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
+    except OSError:
+        return None
+    return v[8 + 15] * 1000, v[8 + 18] * v[8 + 2], v[8 + 4], v[8 + 23]
+
+
+def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    """The data side of web and on/off transfers: each connection asks for a size (8 B), gets
+    that many bytes and is closed."""
+    srv = r["_socket"]
+    srv.settimeout(0.1)
+    out.update(samples=[], retransmits=0, retrans_at=[])
+    lock = threading.Lock()
+
+    def serve(conn: socket.socket) -> None:
+        try:
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, r["cc"].encode())
+            if r.get("sndbuf"):
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, r["sndbuf"])
+            conn.settimeout(max(c.left(), 0.01))
+            want = b""
+            while len(want) < 8:
+                part = conn.recv(8 - len(want))
+                if not part:
+                    return
+                want += part
+            left = struct.unpack("!q", want)[0]
+            chunk = b"\0" * 65536
+            last = 0
+            while left > 0 and c.left() > 0:
+                n = conn.send(chunk[: min(left, len(chunk))])
+                left -= n
+                t = c.now()
+                if t - last >= 10_000_000:  # TCP_INFO at most every 10 ms per connection
+                    last = t
+                    info = _tcp_info(conn)
+                    if info and info[2] > 0:
+                        with lock:
+                            out["samples"].append((t, info[0], info[1]))
+            info = _tcp_info(conn)
+            if info and info[3]:
+                with lock:
+                    out["retransmits"] += info[3]
+                    out["retrans_at"].append((c.now(), out["retransmits"]))
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    while c.left() > 0:
+        try:
+            conn, _ = srv.accept()
+        except (TimeoutError, socket.timeout):
+            continue
+        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+
+def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    """Web (Poisson arrivals) or on/off (one transfer, an idle time, the next): each transfer a new
+    connection to the server asking for a size drawn from the block's distribution."""
+    from .dist import sample
+
+    rng = random.Random(r["seed"])
+    out.update(transfers=[], window_bytes=0)
+    lock = threading.Lock()
+    open_now = threading.Semaphore(MAX_OPEN_TRANSFERS)
+
+    def transfer(size: int) -> None:
+        start = c.now()
+        row = {"size": size, "start_ns": start, "end_ns": None}
+        with lock:
+            out["transfers"].append(row)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            if r.get("rcvbuf"):
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, r["rcvbuf"])
+            s.settimeout(max(c.left(), 0.01))
+            s.connect((r["dst"], r["port"]))
+            s.sendall(struct.pack("!q", size))
+            got, buf = 0, bytearray(1 << 16)
+            while got < size and c.left() > 0:
+                n = s.recv_into(buf)
+                if n == 0:
+                    break
+                got += n
+                c.count(out, c.now(), n)
+            if got >= size:
+                row["end_ns"] = c.now()
+        except OSError:
+            pass
+        finally:
+            s.close()
+            open_now.release()
+
+    t = float(r["start_ns"])
+    while c.sleep_until(int(t)):
+        size = max(1, int(sample(r["size"], rng)))
+        open_now.acquire()
+        if r["mode"] == "poisson":
+            threading.Thread(target=transfer, args=(size,), daemon=True).start()
+            t += rng.expovariate(r["arrival_rate"]) * 1e9
+        else:
+            transfer(size)
+            t = c.now() + sample(r["idle"], rng)
+
+
+ROLES = {"tcp_server": tcp_server, "tcp_client": tcp_client, "tcp_sink": tcp_sink, "tcp_source": tcp_source, "udp_sink": udp_sink, "udp_source": udp_source, "ping": ping}
+
+
+def main() -> None:
+    spec = json.loads(sys.stdin.readline())
+    # Listening sockets first, before the start: a source at time 0 finds its sink ready.
+    for r in spec["roles"]:
+        if r["role"] in ("tcp_sink", "tcp_server"):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if r.get("rcvbuf"):
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, r["rcvbuf"])
+            s.bind(("0.0.0.0", r["port"]))
+            s.listen(16)
+            r["_socket"] = s
+        elif r["role"] == "udp_sink":
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+            s.bind(("0.0.0.0", r["port"]))
+            r["_socket"] = s
+    # Ready; the start time comes once every host is (nothing comes if the parent died).
+    print("ready", file=sys.stderr, flush=True)
+    line = sys.stdin.readline()
+    if not line.strip():
+        return
+    c = Clock(int(line), spec["duration_ns"], spec["measure_ns"], spec.get("sample_ns"))
+    # SIGUSR1: the network stopped early (`bufferlab shell` exited); end now and report.
+    signal.signal(signal.SIGUSR1, lambda *_: setattr(c, "end", c.now()))
+    results: dict[str, Any] = {}
+    threads = []
+    for i, r in enumerate(spec["roles"]):
+        out: dict[str, Any] = {"flow": r["flow"], "role": r["role"]}
+        results[str(i)] = out
+        th = threading.Thread(target=_guard, args=(ROLES[r["role"]], r, c, out), daemon=True)
+        th.start()
+        threads.append(th)
+    for th in threads:
+        th.join(max(c.left(), 0) + 2.0)
+    json.dump(list(results.values()), sys.stdout)
+    sys.stdout.flush()
+
+
+def _guard(f, r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    try:
+        f(r, c, out)
+    except Exception as e:  # reported with the flow, never a silent thread death
+        out["error"] = f"{type(e).__name__}: {e}"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""The kernel backend's commands: `run --backend kernel` (through `run_kernel_cli`), `compare`,
+`shell`, `exec` and `cleanup`. Registered on the main app by `bufferlab.cli`."""
+
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from ..errors import BufferlabError, ScenarioError
+
+NETNS_RUN = Path("/run/netns")
+
+
+def _err(msg: str, code: int) -> typer.Exit:
+    from ..cli import err_console
+
+    err_console.print(msg, markup=False)
+    return typer.Exit(code)
+
+
+def run_kernel_cli(sc: Any, progress: Callable[[float], Any] | None, spin_us: float | None = None) -> Any:
+    """`run_kernel` with the CLI's exits: 2 when the machine cannot (one line saying why) or the
+    scenario asks what the kernel cannot do, 1 when a program fails."""
+    from . import KernelUnavailable, run_kernel
+
+    try:
+        return run_kernel(sc, progress, spin_us=spin_us)
+    except KernelUnavailable as e:
+        raise _err(f"error: {e}", 2) from None
+    except ScenarioError:
+        raise
+    except BufferlabError as e:
+        raise _err(f"error: {e}", 1) from None
+
+
+def _load(file: Path, seed: int | None, sets: list[str] | None) -> Any:
+    from ..cli import _overrides, _report_problems
+    from ..scenario import load_scenario
+
+    try:
+        return load_scenario(file, seed=seed, overrides=_overrides(sets))
+    except ScenarioError as e:
+        _report_problems(e, file)
+
+
+def _live_namespaces() -> dict[str, list[str]]:
+    """Node name -> namespaces of running kernel-backend networks (``bl<pid>-<node>``)."""
+    out: dict[str, list[str]] = {}
+    try:
+        names = sorted(p.name for p in NETNS_RUN.iterdir())
+    except OSError:
+        return out
+    for n in names:
+        m = re.fullmatch(r"bl(\d+)-(.+)", n)
+        if m and Path(f"/proc/{m.group(1)}").exists():
+            out.setdefault(m.group(2), []).append(n)
+    return out
+
+
+def register(app: typer.Typer) -> None:
+    from ..cli import SeedOption, SetOption
+
+    @app.command()
+    def cleanup() -> None:
+        """Remove what kernel-backend runs killed with SIGKILL left behind: their namespaces, the
+        programs in them and their /etc/netns files (root)."""
+        from ..cli import out_console
+        from . import cleanup as do_cleanup
+        from .run import KernelUnavailable, preflight
+
+        try:
+            preflight()
+        except KernelUnavailable as e:
+            raise _err(f"error: {e}", 2) from None
+        removed = do_cleanup()
+        out_console.print(f"removed {len(removed)} namespace{'s' if len(removed) != 1 else ''}" + (f": {' '.join(removed)}" if removed else ""), markup=False)
+
+    @app.command(name="exec")
+    def exec_(
+        node: Annotated[str, typer.Argument(help="A host of the running network (its scenario name).", show_default=False)],
+        cmd: Annotated[list[str], typer.Argument(help="The command and its arguments (after --).", show_default=False)],
+    ) -> None:
+        """Run a command in a host of a network started by `bufferlab shell` (another terminal),
+        as Mininet's `h1 ping h2`: `bufferlab exec server -- ping client`."""
+        live = _live_namespaces()
+        if node not in live:
+            known = ", ".join(sorted(live)) or "none: start one with `bufferlab shell FILE --node NAME`"
+            raise _err(f"error: no running network has a host {node!r} (hosts running: {known})", 2)
+        if len(live[node]) > 1:
+            raise _err(f"error: several running networks have a host {node!r}: {' '.join(live[node])}; use `ip netns exec NAME ...`", 2)
+        os.execvp("ip", ["ip", "netns", "exec", live[node][0], *cmd])
+
+    @app.command()
+    def shell(
+        file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
+        node: Annotated[str, typer.Option("--node", help="The host to run CMD in.", show_default=False)],
+        cmd: Annotated[Optional[list[str]], typer.Argument(help="Command (default: $SHELL or /bin/sh), after --.", show_default=False)] = None,
+        out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the results here when CMD exits.")] = None,
+        seed: SeedOption = None,
+        sets: SetOption = None,
+    ) -> None:
+        """Run the scenario's network with real hosts and run CMD in one of them; the network
+        (and the scenario's traffic, for its duration) runs until CMD exits. Scenario node names
+        resolve in every host (`ping server`). Root."""
+        from ..cli import out_console, print_result
+        from . import KernelUnavailable, Network, preflight
+        from . import plan as kplan
+        from .run import finish_result, sigterm_as_interrupt
+
+        sc = _load(file, seed, sets)
+        try:
+            preflight()
+        except KernelUnavailable as e:
+            raise _err(f"error: {e}", 2) from None
+        try:
+            kp = kplan.build(sc)
+        except ScenarioError as e:
+            from ..cli import _report_problems
+
+            _report_problems(e, file)
+        host = next((h for h in kp.hosts if h.name == node), None)
+        if host is None:
+            raise _err(f"--node {node}: not a host of {file} (hosts: {', '.join(h.name for h in kp.hosts)})", 2)
+        argv = cmd or [os.environ.get("SHELL", "/bin/sh")]
+        # The network outlives the scenario's duration: it stops when CMD exits.
+        long_ns = 30 * 86_400 * 10**9
+        with sigterm_as_interrupt(), Network(sc, kp, duration_ns=long_ns) as net:
+            t0 = net.start(long_ns)
+            time.sleep(max(0, t0 - time.monotonic_ns()) / 1e9)  # CMD's first packet finds the network running
+            rc = subprocess.call(net.exec_args(host.node, argv))
+            net.net.stop()
+            out_raw, reports = net.collect()
+            result = finish_result(sc, kp, net, out_raw, reports)
+            result.summary["engine"]["wall_seconds"] = time.monotonic() - net.t_start
+        if out is not None:
+            out_console.print(f"wrote {result.write(out)}", markup=False)
+        print_result(result, out_console, title=f"{file} (kernel, {node}: {' '.join(argv)})")
+        raise typer.Exit(rc)
+
+    @app.command()
+    def compare(
+        file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
+        seeds: Annotated[int, typer.Option("--seeds", min=1, help="Runs per backend (seeds run.seed, +1, ...); means are compared.")] = 1,
+        seed: SeedOption = None,
+        sets: SetOption = None,
+    ) -> None:
+        """Run a scenario on the simulator and on the kernel (real TCP through the same queue code)
+        and print the two side by side with relative differences. Root; the kernel runs take the
+        scenario's duration each."""
+        from ..cli import _progress, out_console
+        from . import KernelUnavailable, preflight
+        from .compare import compare_results, print_comparison
+        from .. import run as run_sim
+
+        sc = _load(file, seed, sets)
+        try:
+            preflight()
+        except KernelUnavailable as e:
+            raise _err(f"error: {e}", 2) from None
+        base = sc.seed
+        sims, kernels = [], []
+        for i in range(seeds):
+            sci = _load(file, base + i, sets)
+            sims.append(run_sim(sci))
+            with _progress(sci.duration_s, quiet=False) as progress:
+                kernels.append(run_kernel_cli(sci, progress))
+        print_comparison(compare_results(sims, kernels), out_console, title=f"{file}: simulator vs kernel ({seeds} seed{'s' if seeds > 1 else ''})")

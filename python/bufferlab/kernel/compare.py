@@ -1,0 +1,69 @@
+"""`bufferlab compare`: the same scenario on the simulator and on the kernel, side by side. The
+queues are the same code on both sides; what differs is the TCP (the simulator's model vs the
+kernel's), the hosts, and the wall clock's error."""
+
+from __future__ import annotations
+
+from statistics import mean
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+FLOW_METRICS = ("goodput_bps", "rtt_mean_s", "rtt_p99_s", "retransmits")
+QUEUE_METRICS = ("sojourn_mean_s", "occupancy_mean_pkts", "dropped")
+LINK_METRICS = ("utilization",)
+
+
+def _mean(values: list[Any]) -> float | None:
+    xs = [float(v) for v in values if v is not None]
+    return mean(xs) if xs else None
+
+
+# Below these both sides count as idle: a queue that holds nothing, a link barely used.
+_IDLE = {"sojourn_mean_s": 1e-6, "occupancy_mean_pkts": 1e-3, "utilization": 0.01}
+
+
+def _idle(metric: str, v: float | None) -> bool:
+    return v is None or abs(v) < _IDLE.get(metric, 1e-12)
+
+
+def compare_results(sims: list[Any], kernels: list[Any]) -> list[dict[str, Any]]:
+    """One row per (table, id, metric): the simulator's and the kernel's means over the runs and
+    the kernel's relative difference from the simulator."""
+    rows = []
+    for table, key, metrics in (("flows", "id", FLOW_METRICS), ("queues", "link", QUEUE_METRICS), ("links", "link", LINK_METRICS)):
+        ids = [r[key] for r in sims[0].summary[table]]
+        for i, ident in enumerate(ids):
+            for m in metrics:
+                s = _mean([r.summary[table][i].get(m) for r in sims])
+                k = _mean([r.summary[table][i].get(m) for r in kernels])
+                if _idle(m, s) and _idle(m, k):
+                    continue  # an idle direction (ACK paths, access links): nothing to compare
+                rel = (k - s) / abs(s) if s not in (None, 0.0) and k is not None else None
+                rows.append({"table": table, "id": ident, "metric": m, "sim": s, "kernel": k, "rel_diff": rel})
+    return rows
+
+
+def _fmt(metric: str, v: float | None) -> str:
+    from ..units import format_rate_bps, format_time_ns
+
+    if v is None:
+        return "-"
+    if metric.endswith("_bps"):
+        return format_rate_bps(v)
+    if metric.endswith("_s"):
+        return format_time_ns(v * 1e9)
+    if metric == "utilization":
+        return f"{100 * v:.1f}%"
+    return f"{v:.3g}"
+
+
+def print_comparison(rows: list[dict[str, Any]], console: Console, title: str) -> None:
+    t = Table(title=title, title_justify="left")
+    for c, j in (("table", "left"), ("id", "left"), ("metric", "left"), ("simulator", "right"), ("kernel", "right"), ("difference", "right")):
+        t.add_column(c, justify=j, no_wrap=True)
+    for r in rows:
+        rel = "-" if r["rel_diff"] is None else f"{100 * r['rel_diff']:+.1f}%"
+        t.add_row(r["table"], str(r["id"]), r["metric"], _fmt(r["metric"], r["sim"]), _fmt(r["metric"], r["kernel"]), rel)
+    console.print(t)

@@ -1,0 +1,135 @@
+"""The hosts' measurements folded into the engine's summary: per-flow goodput, RTT (TCP_INFO
+samples, echo replies), retransmissions and completion times, in the same rows a simulation
+fills. Loss, packets sent and throughput are the engine's own counts (it sees every packet)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .plan import KernelPlan
+
+
+def _quantile(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def _rtt(row: dict[str, Any], rtts_s: list[float]) -> None:
+    row["rtt_samples"] = len(rtts_s)
+    row["rtt_mean_s"] = sum(rtts_s) / len(rtts_s) if rtts_s else None
+    row["rtt_p50_s"] = _quantile(rtts_s, 0.5)
+    row["rtt_p99_s"] = _quantile(rtts_s, 0.99)
+
+
+def _in_window_count(steps: list[list[int]], a_ns: float, b_ns: float) -> int:
+    """From (time, running total) steps, how much the total grew inside ``[a, b)``."""
+    before = lambda t: max((v for u, v in steps if u < t), default=0)  # noqa: E731
+    return before(b_ns) - before(a_ns)
+
+
+def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fold the reports into ``summary``; returns the transfers (web and on/off) as rows."""
+    transfers: list[dict[str, Any]] = []
+    a, b = summary["run"]["measure_s"]
+    window_s = max(b - a, 1e-9)
+    in_window = lambda t_ns: a <= t_ns / 1e9 < b  # noqa: E731
+    by_flow: dict[int, dict[str, dict[str, Any]]] = {}
+    for r in reports:
+        by_flow.setdefault(r["flow"], {})[r["role"]] = r
+    errors = []
+    for f in kp.flows:
+        row = summary["flows"][f.index]
+        got = by_flow.get(f.index, {})
+        for r in got.values():
+            if r.get("error"):
+                errors.append(f"{row['id']} ({r['role']}): {r['error']}")
+        if f.kind == "tcp":
+            sink, src = got.get("tcp_sink", {}), got.get("tcp_source", {})
+            row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
+            row["bytes_delivered"] = sink.get("window_bytes", 0)
+            _rtt(row, [s[1] / 1e9 for s in src.get("samples", []) if in_window(s[0])])
+            row["retransmits"] = _in_window_count(src.get("retrans_at", []), a * 1e9, b * 1e9)
+            if src.get("start_ns") is not None:
+                row["start_s"] = src["start_ns"] / 1e9
+                if f.size is not None and sink.get("total_bytes") == f.size and sink.get("last_ns") is not None:
+                    row["completion_time_s"] = (sink["last_ns"] - src["start_ns"]) / 1e9
+        elif f.kind in ("web", "tcp_onoff"):
+            server, client = got.get("tcp_server", {}), got.get("tcp_client", {})
+            row["goodput_bps"] = client.get("window_bytes", 0) * 8 / window_s
+            row["bytes_delivered"] = client.get("window_bytes", 0)
+            _rtt(row, [s[1] / 1e9 for s in server.get("samples", []) if in_window(s[0])])
+            row["retransmits"] = _in_window_count(server.get("retrans_at", []), a * 1e9, b * 1e9)
+            for n, t in enumerate(sorted(client.get("transfers", []), key=lambda t: t["start_ns"]), 1):
+                end = t["end_ns"]
+                transfers.append({
+                    "flow": row["id"], "conn": n, "size_bytes": t["size"], "start_s": t["start_ns"] / 1e9,
+                    "end_s": end / 1e9 if end is not None else float("nan"),
+                    "completion_time_s": (end - t["start_ns"]) / 1e9 if end is not None else float("nan"),
+                })
+        elif f.kind == "udp":
+            sink = got.get("udp_sink", {})
+            row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
+            row["bytes_delivered"] = sink.get("window_bytes", 0)
+            n = sink.get("owd_n", 0)
+            row["owd_mean_s"] = sink["owd_sum_ns"] / n / 1e9 if n else None
+        elif f.kind == "ping":
+            p = got.get("ping", {})
+            _rtt(row, [r[1] / 1e9 for r in p.get("rtts", []) if in_window(r[0])])
+    if errors:
+        summary.setdefault("kernel_errors", errors)
+    return transfers
+
+
+def fix_timeseries(ts: dict[str, list[Any]], kp: KernelPlan, reports: list[dict[str, Any]], sample_ns: int | None) -> None:
+    """The flows' time series from the hosts (the engine's rows for queues and links stay):
+    goodput over each step from the receivers' byte counts, cwnd and srtt from the last TCP_INFO
+    sample at or before each row's time."""
+    if not sample_ns or not ts.get("time_s"):
+        return
+    flow_ids = {}
+    bins: dict[int, dict[int, int]] = {}
+    samples: dict[int, list[tuple[int, int, int]]] = {}
+    for r in reports:
+        if "bins" in r:
+            b = bins.setdefault(r["flow"], {})
+            for k, v in r["bins"].items():
+                b[int(k)] = b.get(int(k), 0) + v
+        if r.get("samples"):
+            samples.setdefault(r["flow"], []).extend(tuple(x) for x in r["samples"])
+    for f in kp.flows:
+        flow_ids[f.index] = f
+        samples.get(f.index, []).sort()
+    ids = {}
+    step_s = sample_ns / 1e9
+    for i, (obj, metric) in enumerate(zip(ts["object"], ts["metric"])):
+        if obj != "flow":
+            continue
+        ident = ts["id"][i]
+        if ident not in ids:
+            ids[ident] = next((f.index for f in kp.flows if _row_id(f, kp) == ident), None)
+        k = ids[ident]
+        if k is None:
+            continue
+        t_ns = round(ts["time_s"][i] * 1e9)
+        if metric == "goodput_bps":
+            # Rows at time t report the step before it, as the engine's do.
+            n = bins.get(k, {}).get(t_ns // sample_ns - 1, 0) if t_ns >= sample_ns else 0
+            ts["value"][i] = n * 8 / step_s
+        elif metric in ("cwnd_bytes", "srtt_s"):
+            last = None
+            for s in samples.get(k, []):
+                if s[0] > t_ns:
+                    break
+                last = s
+            if last is None:
+                ts["value"][i] = float("nan")
+            else:
+                ts["value"][i] = last[2] if metric == "cwnd_bytes" else last[1] / 1e9
+
+
+def _row_id(f: Any, kp: KernelPlan) -> str:
+    """The flows table's id of flow ``f``: its kind and its number among flows of that kind."""
+    n = sum(1 for g in kp.flows[: f.index + 1] if g.kind == f.kind)
+    return f"{f.kind}-{n}"

@@ -1,0 +1,204 @@
+"""A kernel-backend run: the hosts' namespaces and programs around the engine's network.
+
+Order: refuse what the kernel cannot honour; build the network and the namespaces; start each
+host's program and wait until all are ready; start the network's clock a moment later (the
+programs schedule themselves from the same CLOCK_MONOTONIC origin); follow the run; collect
+the programs' measurements into the same summary a simulation gives. The namespaces are removed
+on every way out: the end, an error, Ctrl-C, SIGTERM (after SIGKILL, by the next run or
+``bufferlab cleanup``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import BufferlabError
+from ..results import Result
+from . import plan as kplan
+from .merge import fix_timeseries, merge
+
+# Time the programs get between "ready" and the start of the clock.
+START_LEAD_NS = 200_000_000
+READY_TIMEOUT_S = 30.0
+# Microseconds the driver polls without sleeping before each event: wake-ups from sleep cost
+# tens of microseconds on a busy or virtual machine; spinning trades a core for precision.
+SPIN_ENV = "BUFFERLAB_KERNEL_SPIN_US"
+
+
+class KernelUnavailable(BufferlabError):
+    """The machine lacks root, TUN, namespaces or iproute2 (the message says which)."""
+
+
+def core() -> Any:
+    from .. import _engine
+
+    c = _engine()
+    if not hasattr(c, "KernelNet"):
+        raise KernelUnavailable("the kernel backend exists on Linux only")
+    return c
+
+
+def preflight() -> None:
+    msg = core().kernel_preflight()
+    if msg:
+        raise KernelUnavailable(msg)
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt while a run holds namespaces, so the same clean-up runs."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    try:
+        old = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+class Network:
+    """The engine's network between namespaces, with the hosts' programs; a context manager
+    that removes everything on exit."""
+
+    def __init__(self, sc: Any, kp: kplan.KernelPlan, duration_ns: int | None = None) -> None:
+        self.sc, self.kp = sc, kp
+        plan = sc.plan
+        if duration_ns is not None:  # a network that runs until stopped (`bufferlab shell`)
+            plan = {**plan, "run": {**plan["run"], "duration_ns": duration_ns}}
+        self.net = core().KernelNet(json.dumps(plan), [h.arg() for h in kp.hosts])
+        self.ns = {node: ns for node, _, ns, _ in self.net.hosts()}
+        self.procs: list[tuple[kplan.Host, subprocess.Popen]] = []
+
+    def __enter__(self) -> Network:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def exec_args(self, node: int, argv: list[str]) -> list[str]:
+        return ["ip", "netns", "exec", self.ns[node], *argv]
+
+    def start(self, duration_ns: int, spin_ns: int | None = None) -> int:
+        """Start every host's program, then the clock; returns t0 (CLOCK_MONOTONIC ns). The
+        programs play the scenario's traffic for its own duration."""
+        run = self.sc.plan["run"]
+        measure = run.get("measure_ns") or [0, run["duration_ns"]]
+        for h in self.kp.hosts:
+            if not h.roles:
+                continue
+            p = subprocess.Popen(
+                self.exec_args(h.node, [sys.executable, "-m", "bufferlab.kernel.agent"]),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )
+            self.procs.append((h, p))
+            spec = {"duration_ns": run["duration_ns"], "measure_ns": measure, "sample_ns": run.get("sample_ns"), "roles": h.roles}
+            p.stdin.write(json.dumps(spec) + "\n")
+            p.stdin.flush()
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        for h, p in self.procs:
+            line = _readline(p, deadline)
+            if line.strip() != "ready":
+                err = line + (p.stderr.read() if p.poll() is not None else "")
+                raise BufferlabError(f"the program on host {h.name} did not start: {err.strip()[-500:]}")
+        t0 = time.monotonic_ns() + (START_LEAD_NS if self.procs else 0)
+        for _, p in self.procs:
+            p.stdin.write(f"{t0}\n")
+            p.stdin.close()
+            p.stdin = None  # communicate() later must not touch it
+        if spin_ns is None:
+            spin_ns = int(float(os.environ.get(SPIN_ENV, "0") or 0) * 1000)
+        self.net.start(t0, duration_ns, spin_ns)
+        self.t_start = time.monotonic()
+        return t0
+
+    def follow(self, progress: Callable[[float], Any] | None) -> None:
+        while self.net.running():
+            if progress is not None:
+                progress(self.net.elapsed())
+            time.sleep(0.1)
+
+    def collect(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        out = self.net.finish()
+        for _, p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGUSR1)  # end the programs' roles now if not already
+        reports: list[dict[str, Any]] = []
+        for h, p in self.procs:
+            try:
+                stdout, stderr = p.communicate(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                stdout, stderr = p.communicate()
+            try:
+                reports.extend(json.loads(stdout))
+            except json.JSONDecodeError:
+                raise BufferlabError(f"the program on host {h.name} failed: {stderr.strip()[-500:]}") from None
+        return out, reports
+
+    def close(self) -> None:
+        for _, p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.procs.clear()
+        self.net.close()
+
+
+def _readline(p: subprocess.Popen, deadline: float) -> str:
+    """The next line of a program's stderr, or what is there when it dies or time runs out."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(p.stderr, selectors.EVENT_READ)
+    while time.monotonic() < deadline:
+        if sel.select(timeout=0.1):
+            return p.stderr.readline()
+        if p.poll() is not None:
+            return ""
+    return "timed out"
+
+
+def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_us: float | None = None) -> Result:
+    """Run a loaded scenario with real hosts; the same Result as a simulation, with
+    ``summary["backend"] == "kernel"`` and the driver's figures in ``summary["kernel"]``."""
+    preflight()
+    kp = kplan.build(sc)
+    duration = sc.plan["run"]["duration_ns"]
+    t_wall = time.monotonic()
+    with sigterm_as_interrupt(), Network(sc, kp) as net:
+        net.start(duration, None if spin_us is None else int(spin_us * 1000))
+        net.follow(progress)
+        out, reports = net.collect()
+    result = finish_result(sc, kp, net, out, reports)
+    result.summary["engine"]["wall_seconds"] = time.monotonic() - t_wall
+    return result
+
+
+def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, Any], reports: list[dict[str, Any]]) -> Result:
+    """The engine's summary with the hosts' measurements folded in."""
+    summary = json.loads(out["summary"]) if isinstance(out["summary"], (str, bytes)) else out["summary"]
+    rows = merge(summary, kp, reports)
+    fix_timeseries(out.get("timeseries") or {}, kp, reports, sc.plan["run"].get("sample_ns"))
+    transfers = out.get("transfers") or {}
+    if rows:
+        transfers = {k: [r[k] for r in rows] for k in ("flow", "conn", "size_bytes", "start_s", "end_s", "completion_time_s")}
+    summary["backend"] = "kernel"
+    summary["kernel"] = {
+        "driver": dict(out["driver"]),
+        "hosts": {h.name: {"namespace": net.ns[h.node], "address": kplan._addr(h.node)} for h in kp.hosts},
+    }
+    return Result(summary, out.get("timeseries"), transfers, plan=sc.plan, distributions=out.get("distributions"))
