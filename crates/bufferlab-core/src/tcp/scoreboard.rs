@@ -8,13 +8,6 @@
 //! Counts are kept as they change, so the pipe (RFC 6675 §4, `SetPipe`) costs O(1):
 //! `pipe = outstanding − sacked − lost + retransmitted` (the lost segments that were resent are
 //! in the network again).
-//!
-//! A retransmission can be lost too. RFC 6675 leaves that to the retransmission timer; Linux
-//! finds it from the SACKs of data sent after it (RACK, RFC 8985 §6.2: a segment is lost once
-//! one sent after it is delivered; before RACK, `tcp_mark_lost_retrans`). Here a resent segment
-//! counts as lost again once a segment sent DupThresh segments after the retransmission is
-//! SACKed ([`Scoreboard::detect_lost_retx`]): DupThresh plays the part of RACK's reordering
-//! window, as it does in IsLost.
 
 use std::collections::VecDeque;
 
@@ -46,12 +39,6 @@ pub struct Scoreboard {
     sacked_below_scan: u32,
     /// No lost segment waiting for a retransmission lies below this one.
     retx_scan: u64,
-    /// Retransmissions in the order they were sent: (segment, one past the highest segment sent
-    /// when it was resent). The second numbers never decrease, so the oldest entry is the first
-    /// that can be found lost.
-    retx_log: VecDeque<(u64, u64)>,
-    /// One past the highest segment SACKed so far.
-    high_sacked: u64,
 }
 
 impl Scoreboard {
@@ -204,7 +191,6 @@ impl Scoreboard {
         while l < r && self.set_sacked(l) {
             l += 1;
         }
-        self.high_sacked = self.high_sacked.max(hi);
     }
 
     /// RFC 6675 §4 IsLost, applied in order: a segment is lost once DupThresh segments above it
@@ -257,7 +243,6 @@ impl Scoreboard {
         self.lost_scan = self.end();
         self.sacked_below_scan = self.sacked;
         self.retx_scan = self.head;
-        self.retx_log.clear();
     }
 
     /// RFC 6675 §4 NextSeg rule 1: the first lost segment not yet retransmitted.
@@ -283,31 +268,7 @@ impl Scoreboard {
         if f & RETX == 0 {
             self.set(seg, f | RETX);
             self.retx += 1;
-            self.retx_log.push_back((seg, self.end()));
         }
-    }
-
-    /// Lost retransmissions: a resent segment still neither SACKed nor acknowledged, when a
-    /// segment sent at least DupThresh segments after it has been SACKed, left the network
-    /// without arriving (FIFO paths do not overtake). It leaves the pipe and is resent again
-    /// (NextSeg rule 1). Returns how many were found. O(1) amortized: each retransmission is
-    /// looked at until it is found lost or is no longer outstanding.
-    pub fn detect_lost_retx(&mut self) -> u32 {
-        let mut found = 0;
-        while let Some(&(seg, sent_before)) = self.retx_log.front() {
-            if seg >= self.head && self.at(seg) & (RETX | SACKED) == RETX {
-                if self.high_sacked < sent_before + DUP_THRESH as u64 {
-                    break;
-                }
-                let f = self.at(seg);
-                self.set(seg, f & !RETX);
-                self.retx -= 1;
-                self.retx_scan = self.retx_scan.min(seg);
-                found += 1;
-            }
-            self.retx_log.pop_front();
-        }
-        found
     }
 
     /// Drop every entry and return the memory (a finished connection).
@@ -405,45 +366,6 @@ mod tests {
             assert!(s.is_sacked(k));
         }
         assert!(!s.is_sacked(2) && !s.is_sacked(12));
-    }
-
-    #[test]
-    fn a_lost_retransmission_is_found_from_later_sacks() {
-        let mut s = board(10);
-        s.sack(1, 4);
-        s.detect_losses();
-        assert_eq!(s.next_retx(), Some(0));
-        s.on_retx(0); // sent after segments 0..10
-        for k in 10..14 {
-            s.push(k * 1000, 1000);
-        }
-        assert_eq!(s.pipe(), 14 - 3 - 1 + 1);
-        // Segments sent before the retransmission are SACKed: no news about it.
-        s.sack(4, 10);
-        assert_eq!(s.detect_lost_retx(), 0);
-        // Two segments sent after it: not yet DupThresh.
-        s.sack(10, 12);
-        assert_eq!(s.detect_lost_retx(), 0);
-        assert_eq!(s.next_retx(), None);
-        // The third: the retransmission is lost, leaves the pipe and is due again.
-        s.sack(12, 13);
-        assert_eq!(s.detect_lost_retx(), 1);
-        assert_eq!(s.pipe(), 14 - 12 - 1);
-        assert_eq!(s.next_retx(), Some(0));
-        s.on_retx(0);
-        assert_eq!(
-            s.detect_lost_retx(),
-            0,
-            "the new retransmission is not judged by old SACKs"
-        );
-        // A retransmission that arrives (cumulatively acknowledged) is never reported.
-        s.ack_to(13);
-        s.push(14000, 1000);
-        s.push(15000, 1000);
-        s.push(16000, 1000);
-        s.push(17000, 1000);
-        s.sack(14, 18);
-        assert_eq!(s.detect_lost_retx(), 0);
     }
 
     #[test]

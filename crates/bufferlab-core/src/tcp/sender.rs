@@ -475,10 +475,6 @@ impl SendConn {
         }
         if self.sack {
             self.sb.detect_losses();
-            // A lost retransmission is resent within the same recovery, without a further
-            // window reduction (Linux: RACK marks it lost and PRR goes on), instead of waiting
-            // for the timer that RFC 6675 leaves it to.
-            self.sb.detect_lost_retx();
             if !self.in_recovery
                 && self.una < self.max
                 && (self.dupacks >= DUP_THRESH || self.sb.is_lost(self.sb.head()))

@@ -243,42 +243,20 @@ fn repeated_timeout_holds_ssthresh() {
     assert_eq!(net.sender.conns()[0].ssthresh_bytes(), first);
 }
 
-/// A segment and its first retransmission are both lost. The SACKs of the segments sent after
-/// the retransmission show it lost (Linux: RACK, RFC 8985 §6.2), so it is resent within the
-/// same recovery, well before any timer could fire: no timeout, one window reduction. Left to
-/// the timer (RFC 6675 alone) the second resend waits for an RTO (at least 200 ms here) and the
-/// window collapses to one segment.
+/// The fast retransmit leaves on the ACK that starts recovery (RFC 6675 §5 step 4.3), although
+/// the pipe (about 27 segments) still exceeds the halved window (15): waiting for the pipe to
+/// fall below it would hold the hole open for another dozen ACKs.
 #[test]
-fn lost_retransmission_is_resent_without_a_timeout() {
-    // Segment 30 is lost early in slow start, while the window (about 40 segments) barely
-    // exceeds the path (BDP 34): no other loss, an RTT of about 40 ms, and new data follows
-    // the retransmission once the pipe falls below the halved window.
-    let mut net = Net::new(params(true), None, RATE, DELAY, 1000);
-    let mut sends = 0;
-    net.drop = Box::new(move |p, _| {
-        if p.tcp.len > 0 && p.tcp.seq == 30 * MSS {
-            sends += 1;
-            sends <= 2
-        } else {
-            false
-        }
-    });
-    net.run(2 * NS_PER_SEC);
-    let st = net.stats();
-    assert_eq!(
-        st.timeouts.total, 0,
-        "found lost from SACKs, not by the timer"
-    );
-    let s = net.sends_of(30 * MSS);
-    assert_eq!(s.len(), 3, "{s:?}");
-    assert_eq!(st.retransmits.total, 2, "nothing else resent");
-    let rtt = 2 * DELAY;
-    let gap = s[2].at - s[1].at;
+fn fast_retransmit_leaves_when_recovery_starts() {
+    let net = three_losses(true);
+    let s = net.sends_of(200 * MSS);
+    // The third duplicate ACK answers segment 203: one RTT after segment 200 left, plus the
+    // three segments' serialization.
+    let third_dupack = s[0].at + 2 * DELAY + 4 * tx_time(MSS + 40, RATE) + tx_time(40, RATE);
     assert!(
-        gap > rtt && gap < 3 * rtt,
-        "second resend {gap} ns after the first (RTT {rtt}, min RTO 200 ms)"
+        s[1].at <= third_dupack + NS_PER_MS,
+        "resent {} ns after the loss, third duplicate ACK at {} ns",
+        s[1].at - s[0].at,
+        third_dupack - s[0].at
     );
-    // One reduction for the episode: half the ~40 segments in flight, not a quarter.
-    let ssthresh = net.sender.conns()[0].ssthresh_bytes();
-    assert!(ssthresh >= 15 * MSS, "ssthresh {} segments", ssthresh / MSS);
 }
