@@ -327,8 +327,18 @@ impl SendConn {
         self.in_recovery = true;
         self.recover = Some(self.max);
         if self.sack {
-            // cwnd = ssthresh; the first unacknowledged segment is presumed lost.
-            self.sb.mark_lost(self.sb.head());
+            // cwnd = ssthresh; the first unacknowledged segment is presumed lost and resent at
+            // once (RFC 6675 §5 step 4.3), even when the pipe still exceeds the reduced window:
+            // after a slow-start overshoot it does for half an RTT, and holding the fast
+            // retransmit back that long leaves the hole open past the timer. Linux's PRR forces
+            // this first retransmission the same way (`tcp_cwnd_reduction`).
+            let head = self.sb.head();
+            self.sb.mark_lost(head);
+            if self.sb.next_retx() == Some(head) {
+                self.sb.on_retx(head);
+                let (seq, len) = self.sb.bounds(head);
+                self.send_data(io, peer, seq, len);
+            }
         } else {
             // Retransmit the first unacknowledged segment; inflate by the three segments that
             // have left the network (RFC 6582 §3.2 step 2-3).

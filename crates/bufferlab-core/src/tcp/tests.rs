@@ -71,10 +71,12 @@ fn sack_recovery_repairs_all_holes_in_one_rtt() {
     let st = net.stats();
     assert_eq!(st.timeouts.total, 0);
     assert_eq!(st.retransmits.total, 3);
+    // The first hole goes at once (RFC 6675 §5 step 4.3), the others as the pipe falls below
+    // the halved window, all within one RTT; NewReno needs an RTT per hole.
     let first = net.sends_of(200 * MSS)[1].at;
     let last = net.sends_of(210 * MSS)[1].at;
     assert!(
-        last - first < DELAY,
+        last - first < 2 * DELAY,
         "RFC 6675: every hole resent within the same RTT ({} ns)",
         last - first
     );
@@ -239,4 +241,22 @@ fn repeated_timeout_holds_ssthresh() {
     net.run(t2);
     assert!(net.stats().timeouts.total >= 2);
     assert_eq!(net.sender.conns()[0].ssthresh_bytes(), first);
+}
+
+/// The fast retransmit leaves on the ACK that starts recovery (RFC 6675 §5 step 4.3), although
+/// the pipe (about 27 segments) still exceeds the halved window (15): waiting for the pipe to
+/// fall below it would hold the hole open for another dozen ACKs.
+#[test]
+fn fast_retransmit_leaves_when_recovery_starts() {
+    let net = three_losses(true);
+    let s = net.sends_of(200 * MSS);
+    // The third duplicate ACK answers segment 203: one RTT after segment 200 left, plus the
+    // three segments' serialization.
+    let third_dupack = s[0].at + 2 * DELAY + 4 * tx_time(MSS + 40, RATE) + tx_time(40, RATE);
+    assert!(
+        s[1].at <= third_dupack + NS_PER_MS,
+        "resent {} ns after the loss, third duplicate ACK at {} ns",
+        s[1].at - s[0].at,
+        third_dupack - s[0].at
+    );
 }
