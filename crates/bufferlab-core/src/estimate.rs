@@ -64,10 +64,14 @@ fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
     for t in &sc.traffic {
         let (n, bps, tcp) = match t {
             TrafficSpec::Udp(u) => {
-                let on = u
-                    .stop_ns
-                    .map_or(1.0, |s| (s as f64 / NS_PER_SEC as f64 / duration_s).min(1.0));
-                (u.pairs.len(), u.rate_pps * u.size_bytes as f64 * 8.0 * on, false)
+                let on = u.stop_ns.map_or(1.0, |s| {
+                    (s as f64 / NS_PER_SEC as f64 / duration_s).min(1.0)
+                });
+                (
+                    u.pairs.len(),
+                    u.rate_pps * u.size_bytes as f64 * 8.0 * on,
+                    false,
+                )
             }
             TrafficSpec::Ping(p) => (
                 p.pairs.len(),
@@ -93,6 +97,18 @@ fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
                 },
                 true,
             ),
+            // A fixed ballast sends its rate (a burst's packets per period); the automatic one
+            // at most its absolute cap.
+            TrafficSpec::Ballast(s) => {
+                let pps = match (s.rate_pps, &s.burst) {
+                    (Some(_), Some(b)) => {
+                        b.packets as f64 * NS_PER_SEC as f64 / b.every_ns.max(1) as f64
+                    }
+                    (Some(r), None) => r,
+                    (None, _) => crate::ballast::AutoConfig::default().max_pps,
+                };
+                (s.pairs.len(), pps * s.size_bytes as f64 * 8.0, false)
+            }
         };
         out.extend(std::iter::repeat_n((bps, tcp), n));
     }
@@ -135,7 +151,13 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
         }
         let n = bps * duration_s / (8.0 * f.pkt_bytes.max(1) as f64);
         // Replies: a TCP ACK every second segment; a ping reply per request.
-        let back = if tcp { n / 2.0 } else if f.kind == "ping" { n } else { 0.0 };
+        let back = if tcp {
+            n / 2.0
+        } else if f.kind == "ping" {
+            n
+        } else {
+            0.0
+        };
         created += n + back;
         for &p in fw {
             load_bps[p as usize] += bps;
@@ -186,7 +208,9 @@ mod tests {
     fn dumbbell(pairs: usize, traffic: serde_json::Value) -> Scenario {
         let mut nodes = vec!["r1".to_string(), "r2".to_string()];
         let dir = |rate: u64| serde_json::json!({ "rate_bps": rate, "delay_ns": 1_000_000, "queue": { "qdisc": { "kind": "fifo" }, "limit_pkts": 100 } });
-        let mut links = vec![serde_json::json!({ "a": "r1", "b": "r2", "forward": dir(10_000_000), "reverse": dir(10_000_000) })];
+        let mut links = vec![
+            serde_json::json!({ "a": "r1", "b": "r2", "forward": dir(10_000_000), "reverse": dir(10_000_000) }),
+        ];
         let mut pairs_v = Vec::new();
         for i in 0..pairs {
             let (s, d) = (format!("s{i}"), format!("d{i}"));
@@ -198,8 +222,10 @@ mod tests {
         }
         let mut t = traffic;
         t["pairs"] = serde_json::Value::Array(pairs_v);
-        scenario(serde_json::json!({ "run": { "duration_ns": 10_000_000_000u64, "seed": 1 },
-            "nodes": nodes, "links": links, "traffic": [t] }))
+        scenario(
+            serde_json::json!({ "run": { "duration_ns": 10_000_000_000u64, "seed": 1 },
+            "nodes": nodes, "links": links, "traffic": [t] }),
+        )
     }
 
     /// Bulk TCP fills the 10 Mb/s bottleneck: 10 s / 1.2 ms per 1500 B packet = 8333 packets
@@ -211,7 +237,10 @@ mod tests {
             let e = check_and_estimate(&sc).unwrap();
             assert_eq!(e.busiest_link, "r1->r2");
             assert!((8300..=8340).contains(&e.busiest_link_packets), "{e:?}");
-            assert!((3 * 8300..3 * 8340 + 2 * 8340).contains(&e.link_packets), "{e:?}");
+            assert!(
+                (3 * 8300..3 * 8340 + 2 * 8340).contains(&e.link_packets),
+                "{e:?}"
+            );
         }
     }
 

@@ -5,7 +5,12 @@ use bufferlab_core::results::RunOutput;
 use bufferlab_core::{run, Scenario};
 use serde_json::{json, Value};
 
-fn scenario(seed: u64, duration_s: u64, ballast: Option<Value>, upload_bytes: Option<u64>) -> Value {
+fn scenario(
+    seed: u64,
+    duration_s: u64,
+    ballast: Option<Value>,
+    upload_bytes: Option<u64>,
+) -> Value {
     let fifo = json!({"qdisc": {"kind": "fifo"}, "limit_pkts": 120});
     let mut tcp = json!({"kind": "tcp", "pairs": [["client", "server"]], "count": 1,
         "start_ns": {"dist": "uniform", "lo": 0.0, "hi": 1e9}, "tcp": {"cc": "newreno"}});
@@ -64,10 +69,16 @@ fn continuous_bursty_and_auto_ballast_cut_the_rtt() {
     assert!(r0 / r1 >= 2.0, "continuous: {r0} -> {r1}");
     assert!(g1 >= 0.8 * g0, "continuous: goodput {g0} -> {g1}");
     // Bursts of 80 packets a second: over 3x fewer packets for at least 80 % of the cut.
-    let (_, r2, n2) =
-        measure(Some(json!({"rate_pps": 250.0, "burst": {"packets": 80, "every_ns": 1_000_000_000u64}})));
+    let (_, r2, n2) = measure(Some(
+        json!({"rate_pps": 250.0, "burst": {"packets": 80, "every_ns": 1_000_000_000u64}}),
+    ));
     assert!(n1 / n2 >= 3.0, "bursty sends {n2} packets against {n1}");
-    assert!((r0 - r2) >= 0.8 * (r0 - r1), "bursty cut {} s of {} s", r0 - r2, r0 - r1);
+    assert!(
+        (r0 - r2) >= 0.8 * (r0 - r1),
+        "bursty cut {} s of {} s",
+        r0 - r2,
+        r0 - r1
+    );
     // The controller, told nothing about the buffer: at least a 2x cut within the 20 % share.
     let (g3, r3, _) = measure(Some(json!({"auto": true})));
     assert!(r0 / r3 >= 2.0, "auto: {r0} -> {r3}");
@@ -78,7 +89,9 @@ fn continuous_bursty_and_auto_ballast_cut_the_rtt() {
 fn auto_ballast_goes_quiet_when_the_upload_ends() {
     // A 600 kB upload ends after ~8 s; the ballast must stop within 2 s of its last segment.
     let out = go(scenario(4, 30, Some(json!({"auto": true})), Some(600_000)));
-    let done = out.summary.flows[0].completion_time_s.expect("upload completes");
+    let done = out.summary.flows[0]
+        .completion_time_s
+        .expect("upload completes");
     let ts = &out.timeseries;
     let mut last_sent = 0.0f64;
     let mut sent_while_busy = false;
@@ -91,7 +104,10 @@ fn auto_ballast_goes_quiet_when_the_upload_ends() {
     assert!(sent_while_busy, "the ballast ran during the upload");
     // Arrivals trail emissions by the uplink's queue (~0.4 s) and propagation; the series'
     // 100 ms bins add one more step.
-    assert!(last_sent <= done + 2.0 + 0.6, "last ballast arrival {last_sent} s, upload done {done} s");
+    assert!(
+        last_sent <= done + 2.0 + 0.6,
+        "last ballast arrival {last_sent} s, upload done {done} s"
+    );
 }
 
 #[test]
@@ -99,14 +115,20 @@ fn ballast_runs_are_deterministic() {
     let a = go(scenario(7, 40, Some(json!({"auto": true})), None));
     let b = go(scenario(7, 40, Some(json!({"auto": true})), None));
     assert_eq!(a.summary.flows[2].pkts_sent, b.summary.flows[2].pkts_sent);
-    assert_eq!(a.summary.flows[0].bytes_delivered, b.summary.flows[0].bytes_delivered);
+    assert_eq!(
+        a.summary.flows[0].bytes_delivered,
+        b.summary.flows[0].bytes_delivered
+    );
 }
 
 #[test]
 fn bad_ballast_blocks_are_refused() {
     for (b, msg) in [
         (json!({}), "give a rate"),
-        (json!({"auto": true, "rate_pps": 10.0}), "remove rate and burst"),
+        (
+            json!({"auto": true, "rate_pps": 10.0}),
+            "remove rate and burst",
+        ),
         (json!({"auto": true, "max_share": 1.5}), "max_share"),
         (json!({"auto": true, "period_ns": 0}), "period"),
     ] {

@@ -15,7 +15,15 @@ use serde_json::{json, Value};
 
 const DURATION_NS: u64 = 2_000_000_000;
 
-fn dir(rate_bps: u64, delay_us: u64, limit: u64, bytes: bool, loss: f64, framing: &str, qdisc: &str) -> Value {
+fn dir(
+    rate_bps: u64,
+    delay_us: u64,
+    limit: u64,
+    bytes: bool,
+    loss: f64,
+    framing: &str,
+    qdisc: &str,
+) -> Value {
     let mut q = json!({ "qdisc": { "kind": qdisc } });
     if bytes && !qdisc.contains("fq_codel") {
         q["limit_bytes"] = json!(limit * 1000);
@@ -109,7 +117,12 @@ prop_compose! {
 
 /// The ports (by id) of every route, from the plan's links as the engine numbers them.
 fn topology(v: &Value) -> (Topology, Vec<u64>) {
-    let names: Vec<String> = v["nodes"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
+    let names: Vec<String> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect();
     let id = |s: &Value| names.iter().position(|n| n == s.as_str().unwrap()).unwrap() as u32;
     let mut ports = Vec::new();
     let mut rates = Vec::new();
@@ -132,28 +145,68 @@ fn check_bounds(v: &Value, out: &RunOutput) -> Result<(), TestCaseError> {
     let whole = w[0] == 0.0 && w[1] == s.run.duration_s;
     let (topo, rates) = topology(v);
     for f in &s.flows {
-        prop_assert!(f.pkts_dropped <= f.pkts_sent, "{}: dropped {} > sent {}", f.id, f.pkts_dropped, f.pkts_sent);
-        prop_assert!((0.0..=1.0).contains(&f.loss_rate), "{}: loss rate {}", f.id, f.loss_rate);
-        prop_assert!(f.goodput_bps <= f.throughput_bps * (1.0 + 1e-12) + 1e-9,
-            "{}: goodput {} > throughput {}", f.id, f.goodput_bps, f.throughput_bps);
+        prop_assert!(
+            f.pkts_dropped <= f.pkts_sent,
+            "{}: dropped {} > sent {}",
+            f.id,
+            f.pkts_dropped,
+            f.pkts_sent
+        );
+        prop_assert!(
+            (0.0..=1.0).contains(&f.loss_rate),
+            "{}: loss rate {}",
+            f.id,
+            f.loss_rate
+        );
+        prop_assert!(
+            f.goodput_bps <= f.throughput_bps * (1.0 + 1e-12) + 1e-9,
+            "{}: goodput {} > throughput {}",
+            f.id,
+            f.goodput_bps,
+            f.throughput_bps
+        );
         // Every byte counted crossed every link of the path inside the window.
         let path = topo.path(topo.ids[&f.src], topo.ids[&f.dst]).unwrap();
         let slowest = path.iter().map(|&p| rates[p as usize]).min().unwrap() as f64;
-        prop_assert!(f.bytes_delivered as f64 * 8.0 <= slowest * wlen * (1.0 + 1e-9),
-            "{}: {} B delivered in a {} s window over a {} b/s link", f.id, f.bytes_delivered, wlen, slowest);
+        prop_assert!(
+            f.bytes_delivered as f64 * 8.0 <= slowest * wlen * (1.0 + 1e-9),
+            "{}: {} B delivered in a {} s window over a {} b/s link",
+            f.id,
+            f.bytes_delivered,
+            wlen,
+            slowest
+        );
     }
     let mut dropped = 0;
     for q in &s.queues {
         let lost = q.drops_by_reason.get("loss").copied().unwrap_or(0);
-        prop_assert!(q.enqueued <= q.arrivals, "{}: enqueued {} > arrivals {}", q.link, q.enqueued, q.arrivals);
-        prop_assert!(q.dropped - lost <= q.arrivals, "{}: dropped {} > arrivals {}", q.link, q.dropped - lost, q.arrivals);
+        prop_assert!(
+            q.enqueued <= q.arrivals,
+            "{}: enqueued {} > arrivals {}",
+            q.link,
+            q.enqueued,
+            q.arrivals
+        );
+        prop_assert!(
+            q.dropped - lost <= q.arrivals,
+            "{}: dropped {} > arrivals {}",
+            q.link,
+            q.dropped - lost,
+            q.arrivals
+        );
         prop_assert!(q.drops_by_reason.values().sum::<u64>() == q.dropped);
         if let Some(l) = q.limit_pkts {
             prop_assert!(q.occupancy_mean_pkts <= l as f64 + 1e-9);
         }
         dropped += q.dropped;
         let link = s.links.iter().find(|x| x.link == q.link).unwrap();
-        prop_assert!(lost <= link.pkts_sent, "{}: lost {} > sent {}", q.link, lost, link.pkts_sent);
+        prop_assert!(
+            lost <= link.pkts_sent,
+            "{}: lost {} > sent {}",
+            q.link,
+            lost,
+            link.pkts_sent
+        );
     }
     if whole {
         // Over the whole run each drop is at exactly one port.
@@ -168,7 +221,14 @@ fn check_bounds(v: &Value, out: &RunOutput) -> Result<(), TestCaseError> {
         if t.metric[i] == "qlen_pkts" {
             let q = s.queues.iter().find(|q| q.link == t.id[i]).unwrap();
             if let (Some(l), None) = (q.limit_pkts, &q.sizing) {
-                prop_assert!(t.value[i] <= l as f64, "{} holds {} > {} at {} s", q.link, t.value[i], l, t.time_s[i]);
+                prop_assert!(
+                    t.value[i] <= l as f64,
+                    "{} holds {} > {} at {} s",
+                    q.link,
+                    t.value[i],
+                    l,
+                    t.time_s[i]
+                );
             }
         }
     }
@@ -210,7 +270,11 @@ fn goodput_never_exceeds_the_link_in_any_window() {
             let out = run(&sc).unwrap();
             check_bounds(&v, &out).unwrap();
             let f = &out.summary.flows[0];
-            assert!(f.goodput_bps <= 10e6, "window from {start_ms} ms: {} b/s", f.goodput_bps);
+            assert!(
+                f.goodput_bps <= 10e6,
+                "window from {start_ms} ms: {} b/s",
+                f.goodput_bps
+            );
         }
     }
 }

@@ -38,7 +38,9 @@ impl PyBallastController {
             period_ns,
             ..AutoConfig::default()
         };
-        Ok(PyBallastController { inner: AutoController::new(cfg) })
+        Ok(PyBallastController {
+            inner: AutoController::new(cfg),
+        })
     }
 
     /// Hand the controller the host's TCP counters; get the decision as a dict.

@@ -142,7 +142,9 @@ impl AgentHooks for BallastAuto {
 pub fn build(path: &str, s: &BallastSpec, b: &mut Builder) -> Result<(), String> {
     if !s.auto {
         let Some(rate) = s.rate_pps else {
-            return Err(format!("{path}: give a rate (e.g. \"250pps\") or auto = true"));
+            return Err(format!(
+                "{path}: give a rate (e.g. \"250pps\") or auto = true"
+            ));
         };
         let spec = UdpSpec {
             pairs: s.pairs.clone(),
@@ -162,7 +164,9 @@ pub fn build(path: &str, s: &BallastSpec, b: &mut Builder) -> Result<(), String>
         ));
     }
     if !(s.max_share > 0.0 && s.max_share < 1.0) {
-        return Err(format!("{path}.max_share: must be between 0 and 1 (e.g. 0.2)"));
+        return Err(format!(
+            "{path}.max_share: must be between 0 and 1 (e.g. 0.2)"
+        ));
     }
     if s.size_bytes < udp::UDP_HEADERS || s.size_bytes > udp::MAX_IP_BYTES {
         return Err(format!(

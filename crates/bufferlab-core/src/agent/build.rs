@@ -98,6 +98,7 @@ pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), String> {
             TrafficSpec::Tcp(s) => (s.pairs.len(), s.count as u64),
             TrafficSpec::Web(s) => (s.pairs.len(), 1),
             TrafficSpec::TcpOnoff(s) => (s.pairs.len(), 1),
+            TrafficSpec::Ballast(s) => (s.pairs.len(), 1),
         };
         total += pairs as u64 * per_pair;
         if total > MAX_FLOWS {

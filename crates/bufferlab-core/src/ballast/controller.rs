@@ -289,7 +289,11 @@ mod tests {
     }
 
     fn upload() -> Upload {
-        Upload { segs: 0, now: 0, base: 100 * NS_PER_MS }
+        Upload {
+            segs: 0,
+            now: 0,
+            base: 100 * NS_PER_MS,
+        }
     }
 
     #[test]
@@ -301,7 +305,7 @@ mod tests {
         assert_eq!(d.action, Action::Start);
         assert_eq!(d.tcp_pps, 66.0);
         assert_eq!(d.rate_pps, 66.0); // eq. 6 with α = 2
-        // 25 segments at 66/s: 378.8 ms.
+                                      // 25 segments at 66/s: 378.8 ms.
         assert_eq!(d.target_ns / NS_PER_MS, 378);
     }
 
@@ -328,7 +332,10 @@ mod tests {
 
     #[test]
     fn never_exceeds_the_eq_7_share() {
-        let cfg = AutoConfig { max_share: 0.1, ..AutoConfig::default() };
+        let cfg = AutoConfig {
+            max_share: 0.1,
+            ..AutoConfig::default()
+        };
         let mut c = AutoController::new(cfg);
         let mut u = upload();
         u.tick(&mut c, 66, 0);

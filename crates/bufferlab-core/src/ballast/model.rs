@@ -71,7 +71,10 @@ mod tests {
         for alpha in [1.5, 2.0, 4.0, 13.0, 40.0] {
             let share = overhead_share(alpha, 1500.0, 29.0);
             let r = max_rate_for_share(70.0, 1500.0, 29.0, share);
-            assert!((r - rate_for_reduction(70.0, alpha)).abs() < 1e-9 * r.max(1.0), "{alpha}");
+            assert!(
+                (r - rate_for_reduction(70.0, alpha)).abs() < 1e-9 * r.max(1.0),
+                "{alpha}"
+            );
         }
         assert_eq!(max_rate_for_share(70.0, 1500.0, 29.0, 0.0), 0.0);
         assert_eq!(max_rate_for_share(0.0, 1500.0, 29.0, 0.2), 0.0);

@@ -225,7 +225,11 @@ fn total_never_exceeds_limit_across_an_update() {
     for f in [1u32, 2] {
         for _ in 0..limit {
             id += 1;
-            q.enqueue(0, it(id, f, (10 + 980 * (f as u64 - 1)) * NS_PER_MS, 0), &mut d);
+            q.enqueue(
+                0,
+                it(id, f, (10 + 980 * (f as u64 - 1)) * NS_PER_MS, 0),
+                &mut d,
+            );
         }
     }
     assert_eq!(q.len_pkts(), limit);
@@ -239,7 +243,11 @@ fn total_never_exceeds_limit_across_an_update() {
         q.enqueue(t, it(id, 2, 990 * NS_PER_MS, t), &mut d);
         assert!(q.len_pkts() <= limit);
     }
-    assert_eq!(q.band_len(0), limit, "the shrunk sub-buffer keeps what it holds");
+    assert_eq!(
+        q.band_len(0),
+        limit,
+        "the shrunk sub-buffer keeps what it holds"
+    );
     assert_eq!(q.band_len(1), 0);
     assert_eq!(d.items.len(), 50);
     // As band 0 drains, band 1 takes exactly the room freed, never more.
