@@ -118,6 +118,7 @@ def crosscheck(
     as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON records instead of tables.")] = False,
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="First seed (default: the file's run.seed).")] = None,
     sets: Annotated[Optional[list[str]], typer.Option("--set", metavar="KEY=VALUE", help="Override a key of the file (as in `bufferlab run`).")] = None,
+    ns3_opts: Annotated[Optional[list[str]], typer.Option("--ns3", metavar="KEY=VALUE", help="Put back one of ns-3's own rules, to measure a difference: recovery=prr, device_queue=N, socket.ATTR=VALUE, qdisc.ATTR=VALUE (repeatable; docs/crosscheck.md).")] = None,
 ) -> None:
     """Run a scenario in bufferlab and in ns-3 and compare flows, queues and links.
 
@@ -129,13 +130,18 @@ def crosscheck(
     from ..scenario import load_scenario
     from .compare import records, summarize, write_out
     from .ns3env import Ns3Missing, program
+    from .options import parse_ns3_options
     from .runner import run_pair
     from .translate import to_ns3
 
     try:
+        options = parse_ns3_options(ns3_opts)
+    except ScenarioError as e:
+        _report_problems(e, None)
+    try:
         sc = load_scenario(file, overrides=_overrides(sets))
         # What ns-3 cannot express, before anything runs (limits of sizing rules stand in).
-        to_ns3(sc, limits={name: {"limit_pkts": 100} for name in sc.link_names})
+        to_ns3(sc, limits={name: {"limit_pkts": 100} for name in sc.link_names}, options=options)
     except ScenarioError as e:
         _report_problems(e, file)
     try:
@@ -150,7 +156,7 @@ def crosscheck(
         if not as_json:
             err_console.print(f"seed {s}: bufferlab, then ns-3 ...", markup=False)
         try:
-            pairs.append(run_pair(sc, s, exe))
+            pairs.append(run_pair(sc, s, exe, options))
         except ScenarioError as e:
             _report_problems(e, file)
         except RuntimeError as e:
@@ -159,7 +165,7 @@ def crosscheck(
     recs = records(pairs)
     summary = summarize(recs)
     meta = {
-        "scenario": str(file), "seeds": seed_list,
+        "scenario": str(file), "seeds": seed_list, "ns3_options": options.describe(),
         "bufferlab_wall_s": sum(p.bufferlab_wall_s for p in pairs), "ns3_wall_s": sum(p.ns3_wall_s for p in pairs),
     }
     if out is not None:

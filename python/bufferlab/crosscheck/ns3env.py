@@ -2,10 +2,11 @@
 
 ns-3 comes from the PyPI wheel ``ns3`` (``pip install bufferlab[ns3]``; ``make validate`` puts it
 in its own environment, ``~/.cache/bufferlab/ns3-venv``). The wheel holds ns-3's headers and
-shared libraries; the program in ``tools/ns3/`` is compiled against them with g++ once per
-machine, into ``${XDG_CACHE_HOME:-~/.cache}/bufferlab/ns3-build/<hash>/``, the hash covering the
-sources, the ns-3 prefix and the compiler command, so a changed source rebuilds and a rebuild
-never touches the repository.
+shared libraries; the program in ``ns3-program/`` (C++ sources inside this package, so they ship
+in the wheel) is compiled against them with g++ once per machine, into
+``${XDG_CACHE_HOME:-~/.cache}/bufferlab/ns3-build/<hash>/``, the hash covering the sources, the
+ns-3 prefix and the compiler command, so a changed source rebuilds and a rebuild never touches
+the repository or the installed package.
 
 Where ns-3 is looked for, first match wins: ``$BUFFERLAB_NS3_PREFIX`` (a folder with ``include/``
 and ``lib64/`` or ``lib/``), the ``ns3`` package importable here, the environment
@@ -41,12 +42,12 @@ def cache_dir() -> Path:
 
 
 def _sources_dir() -> Path:
-    """``tools/ns3/`` of the source tree the package runs from (an editable install, as ``make
-    build`` makes)."""
-    cand = Path(__file__).resolve().parents[3] / "tools" / "ns3"
-    if (cand / "main.cc").is_file():
-        return cand
-    raise Ns3Missing(f"the ns-3 program's sources are not at {cand}: run bufferlab from its source tree (make build)")
+    """The program's C++ sources, ``ns3-program/`` beside this module: package data, so an
+    installed wheel has them as the source tree does."""
+    src = Path(__file__).resolve().parent / "ns3-program"
+    if (src / "main.cc").is_file():
+        return src
+    raise Ns3Missing(f"the ns-3 program's sources are missing from {src}: reinstall bufferlab")
 
 
 def _usable(prefix: Path) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..scenario import Scenario
 from .ns3env import program
+from .options import Ns3Options
 from .translate import to_ns3
 
 __all__ = ["Pair", "run_bufferlab", "run_ns3", "run_pair"]
@@ -55,13 +56,14 @@ def run_ns3(config: dict[str, Any], exe: Path | None = None) -> tuple[dict[str, 
         return json.loads(out.read_text()), wall
 
 
-def run_pair(sc: Scenario, seed: int, exe: Path | None = None) -> Pair:
-    """bufferlab with ``seed``, then ns-3 with RngRun ``seed`` and the buffers bufferlab resolved."""
+def run_pair(sc: Scenario, seed: int, exe: Path | None = None, options: Ns3Options | None = None) -> Pair:
+    """bufferlab with ``seed``, then ns-3 with RngRun ``seed`` and the buffers bufferlab resolved
+    (``options``: ns-3 rules put back, options.py)."""
     from ..scenario import load_scenario
 
     seeded = load_scenario(sc.document, seed=seed) if sc.seed != seed else sc
     seeded.source, seeded.origins = sc.source, sc.origins
     bl, bl_wall = run_bufferlab(seeded)
-    config = to_ns3(seeded, limits=resolved_limits(bl), seed=seed)
+    config = to_ns3(seeded, limits=resolved_limits(bl), seed=seed, options=options)
     ns, ns_wall = run_ns3(config, exe)
     return Pair(seed, bl, ns, bl_wall, ns_wall)

@@ -1,12 +1,13 @@
 """The validation suite: bufferlab against ns-3 on fixed scenarios, written to docs/validation.md.
 
-    python -m bufferlab.crosscheck.suite [--out docs/validation.md] [--seeds 8] [--only NAME ...]
+    python -m bufferlab.crosscheck.suite [--out docs/validation.md] [--seeds 8] [--only NAME ...] [--kernel]
 
 (``make validate`` installs ns-3 into its own environment and runs this.) Each case is a scenario
 file in ``suite/``, run over seeds 1..N in both simulators with random start times (each file's
 ``start``); the metrics below are compared on the means over seeds against tolerances fixed here
 before any run. A row that does not hold links to ``ns3-differences.md``, where the differences
-found are explained.
+found are explained. Cases marked ``kernel`` also show the kernel backend's result (Linux's TCP
+through the same queues, referee.py): stored in ``suite/kernel/``, re-measured with ``--kernel``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any
 
 from ..scenario import Scenario, load_scenario
 from .compare import ALL, rel_diff
+from .referee import load_kernel, run_kernel_case
 from .runner import Pair, run_pair
 from .translate import NS3_CC, flow_ids, path_delay_ns
 
@@ -48,6 +50,7 @@ class Case:
     name: str  # the file suite/<name>.toml
     links: tuple[str, ...]  # the links whose utilization and sojourn are compared
     seeds: int = 8
+    kernel: bool = False  # refereed by the kernel backend (referee.py)
 
     @property
     def file(self) -> Path:
@@ -78,7 +81,8 @@ CASES: tuple[Case, ...] = (
     # Each flow its own class: one flow's goodput varies more from seed to seed than a pool's.
     Case("mixed-rtts", DUMBBELL, seeds=32),
     Case("asymmetric-access", ("client->server", "server->client")),
-    Case("jabeen-two-flows", DUMBBELL, seeds=16),
+    # The kernel referees the long flow's recovery rules (docs/ns3-differences.md).
+    Case("jabeen-two-flows", DUMBBELL, seeds=14, kernel=True),
 )
 
 
@@ -87,6 +91,7 @@ class CaseResult:
     case: Case
     scenario: Scenario
     pairs: list[Pair]
+    kernel: dict[str, Any] | None = None  # referee.py's record, when the case has one
 
     @property
     def bufferlab_wall_s(self) -> float:
@@ -97,7 +102,7 @@ class CaseResult:
         return sum(p.ns3_wall_s for p in self.pairs)
 
 
-def run_case(case: Case, seeds: int | None = None, log=None, exe: Path | None = None) -> CaseResult:
+def run_case(case: Case, seeds: int | None = None, log=None, exe: Path | None = None, kernel: bool = False) -> CaseResult:
     sc = load_scenario(case.file)
     n = seeds or case.seeds
     pairs = []
@@ -105,7 +110,10 @@ def run_case(case: Case, seeds: int | None = None, log=None, exe: Path | None = 
         if log:
             log(f"{case.name}: seed {s}/{n}")
         pairs.append(run_pair(sc, s, exe))
-    return CaseResult(case, sc, pairs)
+    record = None
+    if case.kernel:
+        record = run_kernel_case(case.name, sc, list(range(1, n + 1)), log) if kernel else load_kernel(case.name)
+    return CaseResult(case, sc, pairs, record)
 
 
 def flow_classes(sc: Scenario) -> dict[str, list[str]]:
@@ -176,22 +184,28 @@ def rows_for(res: CaseResult) -> list[dict[str, Any]]:
     """The table rows of one case: compared metrics (with a verdict) and context (without)."""
     rows: list[dict[str, Any]] = []
     pairs = res.pairs
+    # The kernel's runs (referee.py), as summaries, when the case has them.
+    kruns = [r["summary"] for r in res.kernel["runs"]] if res.kernel else []
+    kv: list[float] = []  # the kernel's per-seed values of the row being added
 
     def both(table: str, key: str, ident: str, metric: str) -> tuple[list[float], list[float]]:
+        kv[:] = [_get(k, table, key, ident, metric) for k in kruns]
         return [_get(p.bufferlab, table, key, ident, metric) for p in pairs], [_get(p.ns3, table, key, ident, metric) for p in pairs]
 
     def add(metric: str, kind: str | None, bl: list[float], ns: list[float], fmt) -> None:
         b, n = _mean(bl), _mean(ns)
+        kernel = {"kernel": fmt(_mean(kv)) if kv else "", "k_values": list(kv)}
+        kv.clear()
         if kind is None:
             d = rel_diff(b, n)
             rows.append({"metric": metric, "bufferlab": fmt(b), "ns3": fmt(n), "difference": "-" if math.isnan(d) or math.isinf(d) else f"{100 * d:+.1f}%",
-                         "tolerance": "", "verdict": None, "bl_values": bl, "ns_values": ns, "noise": "", "within_noise": False})
+                         "tolerance": "", "verdict": None, "bl_values": bl, "ns_values": ns, "noise": "", "within_noise": False, **kernel})
             return
         text, d, ok = _verdict(kind, b, n)
         noise = _noise(kind, bl, ns)
         rows.append({"metric": metric, "bufferlab": fmt(b), "ns3": fmt(n), "difference": text, "tolerance": _tol_text(kind),
                      "verdict": ok, "bl_values": bl, "ns_values": ns, "noise": _noise_text(kind, noise),
-                     "within_noise": not math.isnan(noise) and abs(d) <= noise})
+                     "within_noise": not math.isnan(noise) and abs(d) <= noise, **kernel})
 
     mbps = lambda x: "-" if math.isnan(x) else f"{x / 1e6:.3f} Mb/s"  # noqa: E731
     ms = lambda x: "-" if math.isnan(x) else f"{x * 1e3:.2f} ms"  # noqa: E731
@@ -203,11 +217,13 @@ def rows_for(res: CaseResult) -> list[dict[str, Any]]:
         add(f"utilization {link}", "utilization", bl, ns, pct)
     bl = [sum(_num(f.get("goodput_bps")) for f in p.bufferlab["flows"]) for p in pairs]
     ns = [sum(_num(f.get("goodput_bps")) for f in p.ns3["flows"]) for p in pairs]
+    kv[:] = [sum(_num(f.get("goodput_bps")) for f in k["flows"]) for k in kruns]
     add("aggregate goodput", "aggregate goodput", bl, ns, mbps)
     for label, ids in flow_classes(res.scenario).items():
         # One value per seed: the mean goodput of the class's flows.
         bl = [_mean([_get(p.bufferlab, "flows", "id", i, "goodput_bps") for i in ids]) for p in pairs]
         ns = [_mean([_get(p.ns3, "flows", "id", i, "goodput_bps") for i in ids]) for p in pairs]
+        kv[:] = [_mean([_get(k, "flows", "id", i, "goodput_bps") for i in ids]) for k in kruns]
         add(f"per-flow goodput, {label}", "per-flow goodput", bl, ns, mbps)
     for link in res.case.links:
         bl, ns = both("queues", "link", link, "sojourn_mean_s")
@@ -220,6 +236,7 @@ def rows_for(res: CaseResult) -> list[dict[str, Any]]:
             continue
         bl = [_mean([_get(p.bufferlab, "flows", "id", i, "rtt_mean_s") for i in ids]) for p in pairs]
         ns = [_mean([_get(p.ns3, "flows", "id", i, "rtt_mean_s") for i in ids]) for p in pairs]
+        kv[:] = [_mean([_get(k, "flows", "id", i, "rtt_mean_s") for i in ids]) for k in kruns]
         add(f"mean RTT, {label}", None, bl, ns, ms)
     return rows
 
@@ -251,11 +268,25 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
         f"A row that does not hold links to [{DIFFERENCES}]({DIFFERENCES}), where the differences are explained.",
         "",
     ]
+    refereed = [r for r in results if r.kernel]
+    for r in refereed:
+        k = r.kernel
+        settings = ", ".join(f"`{n.split('.')[-1]}` {v}" for n, v in k["sysctls"].items()) or "not recorded"
+        lines += [
+            f"The **kernel** column of {r.case.name} is Linux's own TCP (`reno`, with SACK, RACK-TLP and PRR as the "
+            f"kernel has them) through bufferlab's queues on the kernel backend ([kernel-backend.md](kernel-backend.md)), "
+            f"seeds 1..{len(k['runs'])}, {r.scenario.plan['run']['duration_ns'] / 1e9:g} s each in real time; measured "
+            f"{k['measured']} on Linux {k['kernel']} (settings inside the hosts' namespaces: {settings}). "
+            "It is kept in `python/bufferlab/crosscheck/suite/kernel/` and re-measured by "
+            "`python -m bufferlab.crosscheck.suite --kernel` (root; `nice -n -5` recommended).",
+            "",
+        ]
     if len(results) < planned:
         lines += [f"**Partial run: {len(results)} of {planned} scenarios.**", ""]
     held = failed = 0
-    table = ["| scenario | metric | bufferlab | ns-3 | difference | seed noise | tolerance | verdict | wall bufferlab | wall ns-3 |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    kcol = bool(refereed)
+    table = ["| scenario | metric | bufferlab | ns-3 | difference | seed noise | tolerance | verdict | wall bufferlab | wall ns-3 |" + (" kernel |" if kcol else ""),
+             "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if kcol else "")]
     details = ["", "## Per-seed values", "",
                "Per-flow goodput classes (Mb/s) and mean sojourn (ms), seed by seed: bufferlab / ns-3.", ""]
     for res in results:
@@ -273,11 +304,14 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
                 verdict = ""
             name = f"**{res.case.name}** ({n} seeds)" if j == 0 else ""
             walls = (f"{res.bufferlab_wall_s:.2f} s", f"{res.ns3_wall_s:.1f} s") if j == 0 else ("", "")
-            table.append(f"| {name} | {r['metric']} | {r['bufferlab']} | {r['ns3']} | {r['difference']} | {r['noise']} | {r['tolerance']} | {verdict} | {walls[0]} | {walls[1]} |")
+            table.append(f"| {name} | {r['metric']} | {r['bufferlab']} | {r['ns3']} | {r['difference']} | {r['noise']} | {r['tolerance']} | {verdict} | {walls[0]} | {walls[1]} |"
+                         + (f" {r['kernel']} |" if kcol else ""))
             if r["metric"].startswith(("per-flow goodput", "mean sojourn")):
                 scale, unit = (1e-6, "Mb/s") if "goodput" in r["metric"] else (1e3, "ms")
                 vals = " ".join(f"{_f(a * scale)}/{_f(b * scale)}" for a, b in zip(r["bl_values"], r["ns_values"]))
                 details.append(f"- {res.case.name}, {r['metric']} ({unit}): {vals}")
+                if r["k_values"]:
+                    details.append(f"  - kernel: {' '.join(_f(k * scale) for k in r['k_values'])}")
     lines.append(f"{held} of {held + failed} compared rows hold.")
     lines.append("")
     lines += ["| scenario | description |", "|---|---|"]
@@ -308,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=None, help="seeds per case (default: each case's own, at least 8)")
     ap.add_argument("--only", nargs="*", default=None, help="run only these cases")
     ap.add_argument("--json", type=Path, default=None, help="also write every run's summaries here")
+    ap.add_argument("--kernel", action="store_true",
+                    help="re-measure the cases the kernel referees on the kernel backend (root; real time: seeds x duration) "
+                         "and store them in suite/kernel/; without it their stored results are shown")
     args = ap.parse_args(argv)
     from .ns3env import Ns3Missing, program
 
@@ -322,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     raw: dict[str, Any] = {}
     for case in cases:
         t0 = time.perf_counter()
-        res = run_case(case, args.seeds, log=lambda m: print(m, file=sys.stderr, flush=True), exe=exe)
+        res = run_case(case, args.seeds, log=lambda m: print(m, file=sys.stderr, flush=True), exe=exe, kernel=args.kernel)
         results.append(res)
         print(f"{case.name}: done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
         # Written after every case: an interrupted suite still leaves a (marked) partial page.

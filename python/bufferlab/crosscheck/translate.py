@@ -1,4 +1,4 @@
-"""A bufferlab plan in ns-3's terms: the configuration ``tools/ns3/main.cc`` builds from.
+"""A bufferlab plan in ns-3's terms: the configuration ``ns3-program/main.cc`` builds from.
 
 Every choice that makes ns-3 run what bufferlab runs is made here, where a test can read it
 (``tests/test_crosscheck.py``); the C++ program only applies attribute names and values.
@@ -29,6 +29,7 @@ from typing import Any
 
 from ..errors import Problem, ScenarioError
 from ..scenario import Scenario, translate as map_key
+from .options import Ns3Options
 
 __all__ = ["to_ns3", "Unsupported", "DEVICE_QUEUE_PKTS", "PPP_HEADER_BYTES", "BASE_PORT", "flow_ids"]
 
@@ -53,7 +54,7 @@ NS3_QDISC = {
 # so delayed ACKs do not slow it. Neither ns-3 class does that: TcpNewReno grows per ACK
 # (MSS²/cwnd in avoidance, one MSS per ACK in slow start: half as fast with delayed ACKs), and
 # TcpLinuxReno counts segments without the L = 2 limit and halves cwnd rather than FlightSize.
-# The program carries bl::Rfc3465Reno (tools/ns3/reno.h), a TcpNewReno with bufferlab's growth;
+# The program carries bl::Rfc3465Reno (ns3-program/reno.h), a TcpNewReno with bufferlab's growth;
 # recovery, timers and SACK stay ns-3's.
 NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
 
@@ -127,18 +128,20 @@ def _limit(queue: dict[str, Any], resolved: dict[str, Any] | None, path: str, wh
     return "B", int(queue["limit_bytes"]), f"{queue['limit_bytes']}B"
 
 
-def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: int, why: _Refusals) -> dict[str, Any] | None:
+def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: int, why: _Refusals, opts: Ns3Options) -> dict[str, Any] | None:
     q = d["queue"]["qdisc"]
     kind = q["kind"]
     if kind not in NS3_QDISC:
         why.add(f"{path}.queue.qdisc", f"ns-3 has no {kind} queue discipline")
         return None
     unit, value, _ = limit
-    # One packet waits in ns-3's device queue (DEVICE_QUEUE_PKTS): the disc holds the rest.
+    # One packet waits in ns-3's device queue (DEVICE_QUEUE_PKTS, or the option's): the disc
+    # holds the rest.
+    dev = opts.device_queue_pkts
     if unit == "p":
-        size = f"{max(1, value - DEVICE_QUEUE_PKTS)}p"
+        size = f"{max(1, value - dev)}p"
     else:
-        size = f"{max(mtu_pkt, value - DEVICE_QUEUE_PKTS * mtu_pkt)}B"
+        size = f"{max(mtu_pkt, value - dev * mtu_pkt)}B"
     attrs: dict[str, str] = {"MaxSize": size}
     if kind == "red":
         in_bytes = "min_th_bytes" in q or "max_th_bytes" in q
@@ -163,6 +166,7 @@ def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: i
         attrs["UseEcn"] = "false"
         if kind == "fq_codel":
             attrs["Flows"] = str(int(q.get("flows", 1024)))
+            attrs.update(_extra(opts.qdisc, kind))
             # Not an attribute in ns-3 (whose default is the device MTU, 1500 B): set through
             # FqCoDelQueueDisc::SetQuantum. bufferlab's default is Linux's 1514 B.
             return {"type": NS3_QDISC[kind], "attrs": attrs, "quantum_bytes": int(q.get("quantum_bytes", 1514))}
@@ -178,10 +182,19 @@ def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: i
             "DequeueThreshold": "16384",
             "UseCapDropAdjustment": "true",
         })
+    attrs.update(_extra(opts.qdisc, kind))
     return {"type": NS3_QDISC[kind], "attrs": attrs}
 
 
-def _direction(sc: Scenario, i: int, which: str, name: str, limits: dict[str, Any], mtu_pkt: int, why: _Refusals) -> dict[str, Any]:
+# Queue-disc attributes only some disciplines have: an option names them once for all links.
+_QDISC_ONLY = {"DropBatchSize": ("fq_codel",), "Flows": ("fq_codel",), "Perturbation": ("fq_codel",)}
+
+
+def _extra(attrs: dict[str, str], kind: str) -> dict[str, str]:
+    return {k: v for k, v in attrs.items() if kind in _QDISC_ONLY.get(k, (kind,))}
+
+
+def _direction(sc: Scenario, i: int, which: str, name: str, limits: dict[str, Any], mtu_pkt: int, why: _Refusals, opts: Ns3Options) -> dict[str, Any]:
     d = sc.plan["links"][i][which]
     path = f"links[{i}].{which}"
     if d.get("framing", "none") != "none":
@@ -193,7 +206,7 @@ def _direction(sc: Scenario, i: int, which: str, name: str, limits: dict[str, An
         "rate_bps": d["rate_bps"],
         "delay_ns": d["delay_ns"],
         "device_rate_bps": d["rate_bps"] * (mtu_pkt + PPP_HEADER_BYTES) / mtu_pkt,
-        "device_queue_pkts": DEVICE_QUEUE_PKTS,
+        "device_queue_pkts": opts.device_queue_pkts,
         "discipline": d["queue"]["qdisc"]["kind"],
     }
     if d.get("loss"):
@@ -201,13 +214,13 @@ def _direction(sc: Scenario, i: int, which: str, name: str, limits: dict[str, An
     limit = _limit(d["queue"], limits.get(name), f"{path}.queue", why)
     if limit is not None:
         out["limit"] = limit[2]
-        qd = _qdisc(d, path, limit, mtu_pkt, why)
+        qd = _qdisc(d, path, limit, mtu_pkt, why, opts)
         if qd is not None:
             out["qdisc"] = qd
     return out
 
 
-def _tcp(opts: dict[str, Any], path: str, why: _Refusals) -> dict[str, Any]:
+def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> dict[str, Any]:
     cc = opts.get("cc", "newreno")
     mss = int(opts.get("mss_bytes", DEFAULT_MSS))
     min_rto = opts.get("min_rto_ns", DEFAULT_MIN_RTO_NS)
@@ -248,7 +261,8 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals) -> dict[str, Any]:
         "ConnCount": "100",
         "DataRetries": "1000",
     }
-    return {"cc": NS3_CC[cc], "cc_attrs": cc_attrs, "socket": socket}
+    socket.update(ns3.socket)
+    return {"cc": NS3_CC[cc], "cc_attrs": cc_attrs, "socket": socket, "recovery": ns3.recovery}
 
 
 def _dist(d: dict[str, Any], path: str, why: _Refusals) -> dict[str, Any]:
@@ -294,12 +308,15 @@ def path_delay_ns(plan: dict[str, Any], src: str, dst: str) -> int:
     return total
 
 
-def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: int | None = None) -> dict[str, Any]:
+def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: int | None = None,
+           options: Ns3Options | None = None) -> dict[str, Any]:
     """The ns-3 configuration for ``sc``; raises :class:`Unsupported` naming every blocking key.
 
     ``limits`` maps a link direction ("r1->r2") to the limit bufferlab resolved for a sizing rule
-    (its queues table's ``limit_pkts`` / ``limit_bytes``); ``seed`` is ns-3's RngRun.
+    (its queues table's ``limit_pkts`` / ``limit_bytes``); ``seed`` is ns-3's RngRun; ``options``
+    puts back ns-3 rules the translation otherwise matches to bufferlab's (options.py).
     """
+    opts = options or Ns3Options()
     plan = sc.plan
     limits = limits or {}
     why = _Refusals(sc)
@@ -312,8 +329,8 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
         links.append({
             "a": index[a],
             "b": index[b],
-            "forward": _direction(sc, i, "forward", f"{a}->{b}", limits, mtu_pkt, why),
-            "reverse": _direction(sc, i, "reverse", f"{b}->{a}", limits, mtu_pkt, why),
+            "forward": _direction(sc, i, "forward", f"{a}->{b}", limits, mtu_pkt, why, opts),
+            "reverse": _direction(sc, i, "reverse", f"{b}->{a}", limits, mtu_pkt, why, opts),
         })
     flows = []
     tcp_blocks: dict[int, dict[str, Any]] = {}
@@ -333,7 +350,7 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
             f["stop_ns"] = block["stop_ns"]
         if kind in ("tcp", "web", "tcp_onoff"):
             if b not in tcp_blocks:
-                tcp_blocks[b] = _tcp(block.get("tcp", {}), path, why)
+                tcp_blocks[b] = _tcp(block.get("tcp", {}), path, why, opts)
             f["tcp"] = tcp_blocks[b]
             f["mss"] = int(block.get("tcp", {}).get("mss_bytes", DEFAULT_MSS))
             if kind == "tcp":
@@ -368,6 +385,7 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
         "duration_ns": run["duration_ns"],
         "measure_ns": list(run.get("measure_ns") or [0, run["duration_ns"]]),
         "mtu": max(IP_MTU_BYTES, mtu_pkt),
+        "defaults": dict(opts.defaults),
         "nodes": nodes,
         "links": links,
         "flows": flows,

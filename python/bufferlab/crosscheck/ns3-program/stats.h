@@ -97,6 +97,9 @@ struct FlowStats
     uint64_t pkts_sent = 0;       // data-direction segments or datagrams, in the window
     uint64_t retransmits = 0;
     uint64_t timeouts = 0;
+    // Data segments that reached the receiver while it already held all their bytes (below its
+    // next expected byte, or in a block held out of order): sent again although not lost.
+    uint64_t duplicates = 0;
     Samples rtt;
 };
 

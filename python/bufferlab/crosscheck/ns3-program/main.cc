@@ -421,7 +421,7 @@ Results(Run& run, double wall_s)
           << ", \"rtt_p99_s\": " << Num(f.rtt.Quantile(0.99)) << ", \"rtt_samples\": " << f.rtt.v.size();
         if (f.kind != "udp" && f.kind != "ping")
         {
-            o << ", \"retransmits\": " << f.retransmits << ", \"timeouts\": " << f.timeouts;
+            o << ", \"retransmits\": " << f.retransmits << ", \"timeouts\": " << f.timeouts << ", \"duplicates\": " << f.duplicates;
         }
         o << ", \"start_s\": " << Num(f.start_s) << "}";
     }
@@ -480,6 +480,15 @@ main(int argc, char** argv)
         Run run;
         run.cfg = Parser(text).Parse();
         Rfc3465Reno::GetTypeId(); // registered by name, for the configuration to ask for it
+        // Attribute defaults for objects ns-3 creates itself (e.g. FQ-CoDel's per-flow CoDel):
+        // the crosscheck's `--ns3 default.TYPE::ATTR=VALUE`, to measure one rule at a time.
+        if (run.cfg.Has("defaults"))
+        {
+            for (auto& [k, v] : run.cfg["defaults"].obj)
+            {
+                Config::SetDefault(k, StringValue(v.Str()));
+            }
+        }
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(static_cast<uint64_t>(run.cfg["rng_run"].Int()));
         g_window.t0 = NanoSeconds(run.cfg["measure_ns"][0].Int());
