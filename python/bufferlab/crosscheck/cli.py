@@ -23,7 +23,7 @@ def _fmt(metric: str, x: float) -> str:
         return f"{x * 1e3:.2f} ms"
     if metric == "utilization":
         return f"{100 * x:.2f}%"
-    if metric in ("dropped", "enqueued", "retransmits", "timeouts"):
+    if metric in ("dropped", "enqueued", "retransmits", "timeouts", "duplicates"):
         return f"{x:,.1f}" if x != int(x) else f"{int(x):,}"
     return f"{x:.3g}"
 

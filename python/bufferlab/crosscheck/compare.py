@@ -20,7 +20,8 @@ from .runner import Pair
 __all__ = ["ALL", "METRICS", "records", "summarize", "rel_diff", "write_out"]
 
 METRICS: dict[str, tuple[str, ...]] = {
-    "flow": ("goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits", "timeouts"),
+    # duplicates: ns-3 only (segments resent although the receiver held them), as context.
+    "flow": ("goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits", "timeouts", "duplicates"),
     "queue": ("sojourn_mean_s", "sojourn_p99_s", "occupancy_mean_pkts", "dropped", "enqueued"),
     "link": ("utilization",),
 }
