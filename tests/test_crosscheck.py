@@ -129,7 +129,7 @@ def test_tcp_defaults_are_set_explicitly():
     tcp = to_ns3(dumbbell())["flows"][0]["tcp"]
     # ns-3's TcpNewReno grows per ACK (half as fast with delayed ACKs): the program's own
     # TcpNewReno subclass grows by bytes acknowledged, as bufferlab's NewReno (RFC 3465, L = 2).
-    assert tcp["cc"] == "bl::Rfc3465Reno" and tcp["cc_attrs"] == {}
+    assert tcp["cc"] == "bl::Rfc3465Reno" and tcp["cc_attrs"] == {"FlightSizeFromSequence": "true"}
     s = tcp["socket"]
     # ns-3's own defaults differ from bufferlab's in each of these.
     assert s["SegmentSize"] == "1460" and s["InitialCwnd"] == "10"

@@ -44,7 +44,8 @@ def test_defaults_match_bufferlab():
 
 def test_each_switch_reaches_the_configuration():
     opts = parse_ns3_options(["recovery=prr", "device_queue=100", "socket.LimitedTransmit=true",
-                              "qdisc.DropBatchSize=1", "default.ns3::CoDelQueueDisc::MinBytes=0"])
+                              "qdisc.DropBatchSize=1", "default.ns3::CoDelQueueDisc::MinBytes=0",
+                              "cc.FlightSizeFromSequence=false"])
     cfg = to_ns3(_plan(), options=opts)
     b = cfg["links"][0]["forward"]
     # The device holds 100 packets; the disc the rest of the 100-packet buffer (at least one).
@@ -52,9 +53,10 @@ def test_each_switch_reaches_the_configuration():
     assert b["qdisc"]["attrs"]["DropBatchSize"] == "1"
     tcp = cfg["flows"][0]["tcp"]
     assert tcp["recovery"] == "prr" and tcp["socket"]["LimitedTransmit"] == "true"
+    assert tcp["cc_attrs"] == {"FlightSizeFromSequence": "false"}
     assert cfg["defaults"] == {"ns3::CoDelQueueDisc::MinBytes": "0"}
-    assert opts.describe() == ("recovery=prr device_queue=100 socket.LimitedTransmit=true qdisc.DropBatchSize=1 "
-                               "default.ns3::CoDelQueueDisc::MinBytes=0")
+    assert opts.describe() == ("recovery=prr device_queue=100 cc.FlightSizeFromSequence=false "
+                               "socket.LimitedTransmit=true qdisc.DropBatchSize=1 default.ns3::CoDelQueueDisc::MinBytes=0")
 
 
 def test_fq_codel_only_attributes_stay_off_other_disciplines():

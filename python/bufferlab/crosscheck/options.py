@@ -9,6 +9,9 @@ recovery, a one-packet device queue, ...). Each option below puts back one of ns
 * ``device_queue=N`` — N packets in the point-to-point device's queue under the queue disc
   (ns-3's default is 100) instead of one; the disc keeps the rest of the buffer, so a fixed
   limit still holds the same number of packets, but the N below are invisible to an AQM.
+* ``cc.ATTR=VALUE`` — an attribute of the congestion control, e.g.
+  ``cc.FlightSizeFromSequence=false`` (``bl::Rfc3465Reno``: ssthresh from ns-3's bytes in flight,
+  its pipe, instead of SND.NXT − SND.UNA as bufferlab and RFC 5681 take it).
 * ``socket.ATTR=VALUE`` — any attribute of ns-3's ``TcpSocketBase`` / ``TcpSocket`` on every
   TCP socket, e.g. ``socket.LimitedTransmit=true`` or ``socket.ReTxThreshold=3``.
 * ``qdisc.ATTR=VALUE`` — any attribute of every queue disc that has it, e.g.
@@ -34,6 +37,7 @@ class Ns3Options:
     recovery: str = "classic"
     device_queue_pkts: int = 1
     socket: dict[str, str] = field(default_factory=dict)
+    cc: dict[str, str] = field(default_factory=dict)
     qdisc: dict[str, str] = field(default_factory=dict)
     defaults: dict[str, str] = field(default_factory=dict)
 
@@ -44,6 +48,7 @@ class Ns3Options:
             parts.append(f"recovery={self.recovery}")
         if self.device_queue_pkts != 1:
             parts.append(f"device_queue={self.device_queue_pkts}")
+        parts += [f"cc.{k}={v}" for k, v in self.cc.items()]
         parts += [f"socket.{k}={v}" for k, v in self.socket.items()]
         parts += [f"qdisc.{k}={v}" for k, v in self.qdisc.items()]
         parts += [f"default.{k}={v}" for k, v in self.defaults.items()]
@@ -54,6 +59,7 @@ def parse_ns3_options(items: list[str] | None) -> Ns3Options:
     """``KEY=VALUE`` strings (``--ns3``) as options; :class:`ScenarioError` naming a bad key."""
     recovery, device_queue = "classic", 1
     socket: dict[str, str] = {}
+    cc: dict[str, str] = {}
     qdisc: dict[str, str] = {}
     defaults: dict[str, str] = {}
     problems = []
@@ -73,12 +79,14 @@ def parse_ns3_options(items: list[str] | None) -> Ns3Options:
                 device_queue = int(value)
         elif key.startswith("socket.") and len(key) > 7:
             socket[key[7:]] = value
+        elif key.startswith("cc.") and len(key) > 3:
+            cc[key[3:]] = value
         elif key.startswith("qdisc.") and len(key) > 6:
             qdisc[key[6:]] = value
         elif key.startswith("default.") and "::" in key[8:]:
             defaults[key[8:]] = value
         else:
-            problems.append(Problem(f"--ns3 {key}", "unknown option: recovery, device_queue, socket.ATTR, qdisc.ATTR or default.TYPE::ATTR"))
+            problems.append(Problem(f"--ns3 {key}", "unknown option: recovery, device_queue, cc.ATTR, socket.ATTR, qdisc.ATTR or default.TYPE::ATTR"))
     if problems:
         raise ScenarioError(problems)
-    return Ns3Options(recovery, device_queue, socket, qdisc, defaults)
+    return Ns3Options(recovery, device_queue, socket, cc, qdisc, defaults)

@@ -13,6 +13,7 @@ What is matched, and how (docs/crosscheck.md explains each):
   rate is raised by ``(P + 2) / P``, P the largest data packet, so those packets take exactly
   bufferlab's time on the wire (smaller ones take up to 2 B longer).
 * **TCP.** Every default that differs is set from the plan: segment size, initial window,
+  ssthresh from SND.NXT − SND.UNA rather than ns-3's pipe (NewReno),
   delayed ACKs (count and 40 ms timer), SACK, minimum RTO, buffers (1 GiB), classic (RFC 6675)
   recovery instead of PRR, no limited transmit, no timestamps (bufferlab does not charge option
   bytes on the wire), no HyStart for Cubic, an RTO of ``SRTT + max(min_rto, 4 RTTVAR)`` (ns-3's
@@ -230,6 +231,11 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
         why.add(f"{path}.tcp.max_rto_ns", "ns-3's TCP has no maximum RTO setting; leave max_rto out")
     cc_attrs: dict[str, str] = {}
     beta = opts.get("beta")
+    if cc == "newreno":
+        # ssthresh from FlightSize = SND.NXT - SND.UNA (RFC 5681 eq. 4, RFC 6675 §5 (4.2)), as
+        # bufferlab; ns-3's own rule halves its pipe, which leaves out SACKed and lost bytes (and,
+        # without SACK, a segment per duplicate ACK). docs/ns3-differences.md measures the change.
+        cc_attrs["FlightSizeFromSequence"] = "true"
     if cc == "cubic":
         cc_attrs["Beta"] = repr(float(beta if beta is not None else 0.7))
         cc_attrs["C"] = repr(float(opts.get("cubic_c", 0.4)))
@@ -262,6 +268,7 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
         "DataRetries": "1000",
     }
     socket.update(ns3.socket)
+    cc_attrs.update(ns3.cc)
     return {"cc": NS3_CC[cc], "cc_attrs": cc_attrs, "socket": socket, "recovery": ns3.recovery}
 
 

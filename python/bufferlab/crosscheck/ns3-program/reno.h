@@ -4,12 +4,17 @@
 //     (RFC 3465 §2.2, L = 2);
 //   * congestion avoidance: one MSS each time a whole window of bytes has been acknowledged
 //     (RFC 5681 §3.1 byte counting), so delayed ACKs do not slow growth;
-//   * ssthresh = max(FlightSize / 2, 2 MSS) (RFC 5681 eq. 4), ns-3's TcpNewReno's own rule.
+//   * ssthresh = max(FlightSize / 2, 2 MSS) (RFC 5681 eq. 4), ns-3's TcpNewReno's own rule, with
+//     ns-3's FlightSize: its bytes in flight (RFC 6675's pipe, SACKed and lost bytes left out;
+//     without SACK each duplicate ACK counts as one segment SACKed). The attribute
+//     FlightSizeFromSequence takes SND.NXT - SND.UNA instead (RFC 5681 eq. 4, bufferlab's); the
+//     crosscheck sets it, and `--ns3 cc.FlightSizeFromSequence=false` puts ns-3's rule back.
 // ns-3's TcpNewReno grows per ACK instead (MSS²/cwnd in avoidance, one MSS in slow start), half
 // as fast with delayed ACKs; its TcpLinuxReno counts segments but has no L limit and halves cwnd
 // rather than FlightSize.
 #pragma once
 
+#include "ns3/boolean.h"
 #include "ns3/tcp-congestion-ops.h"
 #include "ns3/tcp-socket-state.h"
 
@@ -24,7 +29,14 @@ class Rfc3465Reno : public ns3::TcpNewReno
     static ns3::TypeId GetTypeId()
     {
         static ns3::TypeId tid =
-            ns3::TypeId("bl::Rfc3465Reno").SetParent<ns3::TcpNewReno>().AddConstructor<Rfc3465Reno>();
+            ns3::TypeId("bl::Rfc3465Reno")
+                .SetParent<ns3::TcpNewReno>()
+                .AddConstructor<Rfc3465Reno>()
+                .AddAttribute("FlightSizeFromSequence",
+                              "ssthresh from SND.NXT - SND.UNA rather than ns-3's bytes in flight",
+                              ns3::BooleanValue(false),
+                              ns3::MakeBooleanAccessor(&Rfc3465Reno::m_fromSequence),
+                              ns3::MakeBooleanChecker());
         return tid;
     }
 
@@ -32,7 +44,8 @@ class Rfc3465Reno : public ns3::TcpNewReno
 
     Rfc3465Reno(const Rfc3465Reno& o)
         : ns3::TcpNewReno(o),
-          m_ackedBytes(o.m_ackedBytes)
+          m_ackedBytes(o.m_ackedBytes),
+          m_fromSequence(o.m_fromSequence)
     {
     }
 
@@ -43,6 +56,10 @@ class Rfc3465Reno : public ns3::TcpNewReno
     uint32_t GetSsThresh(ns3::Ptr<const ns3::TcpSocketState> tcb, uint32_t bytesInFlight) override
     {
         m_ackedBytes = 0;
+        if (m_fromSequence)
+        {
+            bytesInFlight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
+        }
         return ns3::TcpNewReno::GetSsThresh(tcb, bytesInFlight);
     }
 
@@ -75,6 +92,7 @@ class Rfc3465Reno : public ns3::TcpNewReno
 
   private:
     uint64_t m_ackedBytes = 0; // bytes acknowledged toward the next MSS of growth
+    bool m_fromSequence = false;
 };
 
 } // namespace bl
