@@ -80,7 +80,7 @@ def main() -> int:
     GOLDEN.mkdir(exist_ok=True)
     for name, (p, o) in all_cases().items():
         s = summary(p, o)
-        (GOLDEN / f"{name}.json").write_text(json.dumps(s, sort_keys=True, indent=1) + "\n")
+        (GOLDEN / f"{name}.json").write_text(json.dumps(s, sort_keys=True, separators=(",", ":")) + "\n")
         print(name)
     return 0
 
