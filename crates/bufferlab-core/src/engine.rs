@@ -51,7 +51,7 @@ pub fn run_with_progress(
     sc: &Scenario,
     progress: impl FnMut(Time) -> bool,
 ) -> Result<RunOutput, String> {
-    let mut eng = crate::build::build(sc).map_err(|e| e.join("\n"))?;
+    let mut eng = crate::build::build(sc).map_err(|e| crate::problem::join(&e))?;
     if !eng.run_until(sc.run.duration_ns, progress) {
         return Err("interrupted".to_string());
     }
@@ -59,7 +59,7 @@ pub fn run_with_progress(
 }
 
 /// Check a scenario without running it: every problem found, or none.
-pub fn check(sc: &Scenario) -> Vec<String> {
+pub fn check(sc: &Scenario) -> Vec<crate::problem::Problem> {
     match crate::build::build(sc) {
         Ok(_) => Vec::new(),
         Err(e) => e,
@@ -473,7 +473,21 @@ impl Engine {
 /// Run with wall-clock timing recorded in the summary.
 pub fn run_timed(sc: &Scenario, progress: impl FnMut(Time) -> bool) -> Result<RunOutput, String> {
     let t0 = Instant::now();
-    let mut out = run_with_progress(sc, progress)?;
+    let eng = crate::build::build(sc).map_err(|e| crate::problem::join(&e))?;
+    run_engine(eng, t0, progress)
+}
+
+/// Run a built engine to the end of its run; the summary's wall time counts from `t0` (before
+/// the build). `progress` as in [`run_with_progress`].
+pub fn run_engine(
+    mut eng: Engine,
+    t0: Instant,
+    progress: impl FnMut(Time) -> bool,
+) -> Result<RunOutput, String> {
+    if !eng.run_until(eng.run.duration_ns, progress) {
+        return Err("interrupted".to_string());
+    }
+    let mut out = eng.finish()?;
     out.summary.engine.wall_seconds = t0.elapsed().as_secs_f64();
     Ok(out)
 }

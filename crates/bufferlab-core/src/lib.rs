@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod ballast;
 pub mod bench;
+pub mod bounds;
 pub mod build;
 pub mod dist;
 pub mod engine;
@@ -11,6 +12,7 @@ pub mod estimate;
 pub mod metrics;
 pub mod net;
 pub mod packet;
+pub mod problem;
 pub mod qdisc;
 pub mod realtime;
 pub mod results;

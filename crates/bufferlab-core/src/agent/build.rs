@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 
 use super::{ballast, ping, udp, Agent};
+use crate::problem::{Loc, Problem};
 use crate::metrics::flow::Window;
 use crate::packet::{AgentId, FlowId, NodeId};
 use crate::scenario::{Scenario, TrafficSpec};
@@ -54,11 +55,11 @@ impl<'a> Builder<'a> {
         }
     }
 
-    pub fn node(&self, path: &str, name: &str) -> Result<NodeId, String> {
+    pub fn node(&self, loc: &Loc, name: &str) -> Result<NodeId, Problem> {
         self.node_ids
             .get(name)
             .copied()
-            .ok_or_else(|| format!("{path}: unknown node {name:?}"))
+            .ok_or_else(|| loc.problem(format!("unknown node {name:?}")))
     }
 
     /// A new flow row; its id string is numbered per kind.
@@ -87,7 +88,7 @@ impl<'a> Builder<'a> {
 }
 
 /// Build every traffic block of the scenario.
-pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), String> {
+pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Problem> {
     // Checked before anything is built: 10,000 pairs x 100,000 connections would otherwise
     // allocate a billion flows' state before the run could say no.
     let mut total: u64 = 0;
@@ -107,19 +108,19 @@ pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), String> {
             } else {
                 ("pairs", format!("{pairs} pairs"))
             };
-            return Err(format!(
-                "traffic[{i}].{key}: {what} bring the scenario to {total} flows, more than the {MAX_FLOWS} one run can hold (lower the count or the number of pairs, or split the study into a sweep)"
-            ));
+            return Err(Loc::root().key("traffic").at(i).key(key).problem(format!(
+                "{what} bring the scenario to {total} flows, more than the {MAX_FLOWS} one run can hold (lower the count or the number of pairs, or split the study into a sweep)"
+            )));
         }
     }
     for (i, t) in sc.traffic.iter().enumerate() {
-        let path = format!("traffic[{i}]");
+        let loc = Loc::root().key("traffic").at(i);
         match t {
-            TrafficSpec::Udp(u) => udp::build(&path, u, b)?,
-            TrafficSpec::Ping(p) => ping::build(&path, p, b)?,
-            TrafficSpec::Ballast(s) => ballast::build(&path, s, b)?,
+            TrafficSpec::Udp(u) => udp::build(&loc, u, b)?,
+            TrafficSpec::Ping(p) => ping::build(&loc, p, b)?,
+            TrafficSpec::Ballast(s) => ballast::build(&loc, s, b)?,
             TrafficSpec::Tcp(_) | TrafficSpec::Web(_) | TrafficSpec::TcpOnoff(_) => {
-                crate::tcp::build(&path, t, b)?
+                crate::tcp::build(&loc, t, b)?
             }
         }
     }

@@ -6,20 +6,24 @@
 
 use std::collections::VecDeque;
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
+use crate::problem::{at_key, Problem};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
-use crate::time::{Time, NS_PER_MS};
+use crate::time::{fmt_ns, Time, NS_PER_MS};
 
 /// CoDel's parameters (plan keys `target_ns`, `interval_ns`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodelConfig {
-    /// Acceptable standing sojourn time.
+    /// Acceptable standing sojourn time (RFC 8289 §4.3: 5 ms).
+    #[schemars(range(min = 1))]
     pub target_ns: Time,
     /// Sliding window over which the minimum sojourn must stay above target before dropping;
-    /// also the base of the control law.
+    /// also the base of the control law (RFC 8289 §4.2: 100 ms).
+    #[schemars(range(min = 1))]
     pub interval_ns: Time,
 }
 
@@ -34,20 +38,19 @@ impl Default for CodelConfig {
 }
 
 impl CodelConfig {
-    pub(crate) fn checked(self, kind: &str) -> Result<Self, String> {
-        check(self.target_ns > 0, kind, "target_ns", || {
-            "must be positive (RFC 8289 default: 5ms)".into()
-        })?;
-        check(self.interval_ns > 0, kind, "interval_ns", || {
-            "must be positive (RFC 8289 default: 100ms)".into()
-        })?;
-        check(self.target_ns < self.interval_ns, kind, "target_ns", || {
-            format!(
-                "{} ns must be below interval_ns ({} ns); RFC 8289 §4.3 puts target at 5-10% of interval",
-                self.target_ns, self.interval_ns
-            )
-        })?;
-        Ok(self)
+    /// What the bounds of each key cannot say: target below interval.
+    pub fn check(&self) -> Result<(), Problem> {
+        if self.target_ns >= self.interval_ns {
+            return Err(at_key(
+                "target_ns",
+                format!(
+                    "{} must be below interval ({}); RFC 8289 §4.3 puts target at 5-10% of interval",
+                    fmt_ns(self.target_ns),
+                    fmt_ns(self.interval_ns)
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -251,14 +254,6 @@ impl Codel {
             limit,
             mtu_bytes: 0,
         }
-    }
-
-    pub fn from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-    ) -> Result<Self, String> {
-        let cfg = parse::<CodelConfig>("codel", map)?.checked("codel")?;
-        Ok(Codel::new(cfg, limit))
     }
 
     pub fn vars(&self) -> &CodelVars {

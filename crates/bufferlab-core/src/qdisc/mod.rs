@@ -20,6 +20,7 @@ pub mod splitbuff;
 pub(crate) mod testkit;
 
 use crate::packet::{FlowId, PktId};
+use crate::problem::Problem;
 use crate::scenario::QdiscSpec;
 use crate::time::Time;
 
@@ -185,20 +186,25 @@ macro_rules! dispatch {
 impl Qdisc {
     /// Build a discipline from its spec with the buffer limit already resolved (sizing rules are
     /// resolved by the caller, who knows the topology). `seed` seeds any randomness it has.
-    pub fn build(spec: &QdiscSpec, limit: Limit, seed: u64) -> Result<Qdisc, String> {
+    /// Problems name the key of the discipline's parameters (relative to the `qdisc` table).
+    pub fn build(spec: &QdiscSpec, limit: Limit, seed: u64) -> Result<Qdisc, Problem> {
         Ok(match spec {
             QdiscSpec::Fifo { .. } => Qdisc::Fifo(fifo::Fifo::new(limit)),
-            QdiscSpec::Red(m) => Qdisc::Red(red::Red::from_spec(m, limit, seed)?),
-            QdiscSpec::Codel(m) => Qdisc::Codel(codel::Codel::from_spec(m, limit)?),
-            QdiscSpec::FqCodel(m) => Qdisc::FqCodel(fq_codel::FqCodel::from_spec(m, limit, seed)?),
-            QdiscSpec::Pie(m) => Qdisc::Pie(pie::Pie::from_spec(m, limit, seed)?),
-            QdiscSpec::Splitbuff(m) => Qdisc::SplitBuff(splitbuff::SplitBuff::from_spec(m, limit)?),
-            QdiscSpec::BlindSplitbuff(m) => {
-                Qdisc::SplitBuff(splitbuff::SplitBuff::blind_from_spec(m, limit, seed)?)
+            QdiscSpec::Red(s) => Qdisc::Red(red::Red::new(s.config()?, limit, seed)),
+            QdiscSpec::Codel(c) => {
+                c.check()?;
+                Qdisc::Codel(codel::Codel::new(*c, limit))
             }
-            QdiscSpec::PrioSmall(m) => {
-                Qdisc::PrioSmall(prio_small::PrioSmall::from_spec(m, limit)?)
+            QdiscSpec::FqCodel(c) => {
+                c.check()?;
+                Qdisc::FqCodel(fq_codel::FqCodel::new(*c, limit, seed))
             }
+            QdiscSpec::Pie(c) => Qdisc::Pie(pie::Pie::new(*c, limit, seed)),
+            QdiscSpec::Splitbuff(c) => Qdisc::SplitBuff(splitbuff::SplitBuff::new(*c, limit)),
+            QdiscSpec::BlindSplitbuff(c) => {
+                Qdisc::SplitBuff(splitbuff::SplitBuff::blind(c.buffers, limit, seed))
+            }
+            QdiscSpec::PrioSmall(c) => Qdisc::PrioSmall(prio_small::PrioSmall::new(*c, limit)),
         })
     }
 }

@@ -5,26 +5,33 @@
 use std::collections::VecDeque;
 
 use rand::Rng as _;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{secs, Time, NS_PER_MS};
 
 /// PIE's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `max_burst_ns`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PieConfig {
-    /// QDELAY_REF, the latency target.
+    /// QDELAY_REF, the latency target (RFC 8033 §4.2: 15 ms).
+    #[schemars(range(min = 1))]
     pub target_ns: Time,
-    /// T_UPDATE, the period of the drop-probability update.
+    /// T_UPDATE, the period of the drop-probability update (RFC 8033 §4.2: 15 ms).
+    #[schemars(range(min = 1))]
     pub tupdate_ns: Time,
-    /// Weight of the deviation from target, per second.
+    /// Weight of the deviation from target, per second (RFC 8033 §4.2: 0.125).
+    #[schemars(range(min = 0.0, max = 100.0))]
     pub alpha: f64,
-    /// Weight of the delay trend, per second.
+    /// Weight of the delay trend, per second (RFC 8033 §4.2: 1.25).
+    #[schemars(range(min = 0.0, max = 100.0))]
     pub beta: f64,
-    /// MAX_BURST, how long a burst into an uncongested queue passes without drops.
+    /// MAX_BURST, how long a burst into an uncongested queue passes without drops
+    /// (RFC 8033 §4.4: 150 ms).
+    #[schemars(range(max = crate::scenario::MAX_DURATION_NS))]
     pub max_burst_ns: Time,
 }
 
@@ -88,38 +95,6 @@ impl Pie {
             dq_count_bytes: 0,
             avg_dq_time_ns: 0.0,
         }
-    }
-
-    pub fn from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-        seed: u64,
-    ) -> Result<Self, String> {
-        let c = parse::<PieConfig>("pie", map)?;
-        check(c.target_ns > 0, "pie", "target_ns", || {
-            "must be positive (RFC 8033 default: 15ms)".into()
-        })?;
-        check(c.tupdate_ns > 0, "pie", "tupdate_ns", || {
-            "must be positive (RFC 8033 default: 15ms)".into()
-        })?;
-        check(
-            c.alpha.is_finite() && c.alpha >= 0.0,
-            "pie",
-            "alpha",
-            || {
-                format!(
-                    "a non-negative number, got {} (RFC 8033 default: 0.125)",
-                    c.alpha
-                )
-            },
-        )?;
-        check(c.beta.is_finite() && c.beta >= 0.0, "pie", "beta", || {
-            format!(
-                "a non-negative number, got {} (RFC 8033 default: 1.25)",
-                c.beta
-            )
-        })?;
-        Ok(Pie::new(c, limit, seed))
     }
 
     /// The current drop probability.
