@@ -8,6 +8,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 use bufferlab_core::problem::{Problem, Seg};
+use bufferlab_core::engine::Engine;
 use bufferlab_core::results::RunOutput;
 use bufferlab_core::{bench as benches, Scenario};
 use pyo3::create_exception;
@@ -116,10 +117,73 @@ fn distributions<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, P
 /// this often keeps the cost out of the event loop.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
+/// Parse and build a plan (the build checks it first).
+fn build(py: Python<'_>, plan_json: &str) -> PyResult<(Scenario, Engine)> {
+    let sc = parse(plan_json)?;
+    let built =
+        py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::build::build(&sc))));
+    match built {
+        Ok(Ok(eng)) => Ok((sc, eng)),
+        Ok(Err(p)) => Err(plan_error(&p)),
+        Err(e) => Err(PyRuntimeError::new_err(format!(
+            "engine error: {}",
+            panic_text(e)
+        ))),
+    }
+}
+
+/// A plan checked and built once, ready to run: `bufferlab._core.prepare(plan_json)`.
+/// `estimate()` gives the run's cost before it runs; `run(progress)` runs it (once).
+#[pyclass(module = "bufferlab._core")]
+struct Prepared {
+    sc: Scenario,
+    eng: Option<Engine>,
+    t0: Instant,
+}
+
+/// Check and build a plan (JSON); raises `PlanError` with its problems.
+#[pyfunction]
+fn prepare(py: Python<'_>, plan_json: &str) -> PyResult<Prepared> {
+    let t0 = Instant::now();
+    let (sc, eng) = build(py, plan_json)?;
+    Ok(Prepared {
+        sc,
+        eng: Some(eng),
+        t0,
+    })
+}
+
+#[pymethods]
+impl Prepared {
+    /// What running it costs, as JSON (see `estimate`).
+    fn estimate(&self) -> PyResult<String> {
+        let eng = self
+            .eng
+            .as_ref()
+            .ok_or_else(|| PyRuntimeError::new_err("this plan has already run"))?;
+        let e = bufferlab_core::estimate::estimate(eng, &self.sc);
+        serde_json::to_string(&e).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// Run it; as the module's `run`.
+    #[pyo3(signature = (progress=None))]
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        progress: Option<PyObject>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let eng = self
+            .eng
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this plan has already run"))?;
+        run_built(py, eng, self.t0, progress)
+    }
+}
+
 /// Run a plan (JSON). Returns {"summary": str, "timeseries": {...}, "transfers": {...},
 /// "distributions": {...}}, the last three as dicts of columns.
 /// `progress(sim_seconds, events)` is called about every 0.2 s of wall time if given; Ctrl-C
-/// stops the run (`KeyboardInterrupt`).
+/// stops the run (`KeyboardInterrupt`). A plan the engine refuses raises `PlanError`.
 #[pyfunction]
 #[pyo3(signature = (plan_json, progress=None))]
 fn run<'py>(
@@ -127,21 +191,18 @@ fn run<'py>(
     plan_json: &str,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let sc = parse(plan_json)?;
     let t0 = Instant::now();
     // One build, which checks the plan first: its problems are the run's.
-    let built =
-        py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::build::build(&sc))));
-    let eng = match built {
-        Ok(Ok(eng)) => eng,
-        Ok(Err(p)) => return Err(plan_error(&p)),
-        Err(e) => {
-            return Err(PyRuntimeError::new_err(format!(
-                "engine error: {}",
-                panic_text(e)
-            )))
-        }
-    };
+    let (_, eng) = build(py, plan_json)?;
+    run_built(py, eng, t0, progress)
+}
+
+fn run_built<'py>(
+    py: Python<'py>,
+    eng: Engine,
+    t0: Instant,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
     let mut interrupted = false;
     let mut offers: u64 = 0;
     let mut last = Instant::now();
@@ -255,6 +316,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(plan_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare, m)?)?;
+    m.add_class::<Prepared>()?;
     m.add("PlanError", m.py().get_type::<PlanError>())?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
