@@ -1,7 +1,6 @@
 """Every TCP option the engine accepts can be written in a scenario, and reaches the engine."""
 
 import json
-from pathlib import Path
 
 import bufferlab
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import BufferlabError, EngineError, Problem, ScenarioError
 from .results import Result
-from .scenario import PathOrDict, Scenario, load_scenario, loads_scenario, translate_loc, validate
+from .scenario import PathOrDict, Scenario, engine_problems, load_scenario, loads_scenario, validate
 
 __all__ = [
     "run",
@@ -111,7 +111,7 @@ def prepare_plan(plan: dict[str, Any], *, origins: list[tuple[str, str]] | None 
     try:
         return core.prepare(json.dumps(plan))
     except core.PlanError as e:
-        raise ScenarioError([translate_loc(loc, msg, origins or []) for loc, msg in e.args[1]], source) from None
+        raise ScenarioError(engine_problems(e.args[1], origins or []), source) from None
     except RuntimeError as e:
         raise EngineError(f"the engine failed: {e}") from e
 

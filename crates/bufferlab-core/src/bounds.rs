@@ -197,7 +197,7 @@ pub fn quantity(key: &str, x: f64) -> String {
         return format!("{x} b/s");
     }
     if key.ends_with("_pkts") {
-        return format!("{x} packets");
+        return format!("{x} packet{}", if x == 1.0 { "" } else { "s" });
     }
     if key.ends_with("_pps") {
         return format!("{x} packets/s");

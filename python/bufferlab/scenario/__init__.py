@@ -257,7 +257,13 @@ def _engine_check(plan: dict[str, Any], origins: list[tuple[str, str]]) -> list[
     check = getattr(_core, "check", None)
     if check is None:
         return []
-    return [translate_loc(loc, msg, origins) for loc, msg in check(json.dumps(plan))]
+    return engine_problems(check(json.dumps(plan)), origins)
+
+
+def engine_problems(problems: list[tuple[list[str | int], str]], origins: list[tuple[str, str]]) -> list[Problem]:
+    """The engine's (loc, message) problems at the file's keys, each once (both directions of a
+    template's link map to one key)."""
+    return list(dict.fromkeys(translate_loc(loc, msg, origins) for loc, msg in problems))
 
 
 _UNIT_SUFFIX = re.compile(r"_(ns|bps|bytes|pkts|pps)$")
@@ -344,9 +350,9 @@ def load_scenario(
     if plan is None:
         raise ScenarioError(problems, src)
     if engine_check:
-        engine_problems = _engine_check(plan, origins)
-        if engine_problems:
-            raise ScenarioError(engine_problems, src)
+        found = _engine_check(plan, origins)
+        if found:
+            raise ScenarioError(found, src)
     return Scenario(plan=plan, document=doc, source=src, groups=groups, origins=origins)
 
 
