@@ -122,10 +122,11 @@ fn fits(v: &Value, b: &Value) -> bool {
                 None => true,
             })
         });
-    let required = b
-        .get("required")
-        .and_then(Value::as_array)
-        .is_none_or(|r| r.iter().filter_map(Value::as_str).all(|k| m.contains_key(k)));
+    let required = b.get("required").and_then(Value::as_array).is_none_or(|r| {
+        r.iter()
+            .filter_map(Value::as_str)
+            .all(|k| m.contains_key(k))
+    });
     consts_match && required
 }
 
@@ -180,7 +181,12 @@ pub fn quantity(key: &str, x: f64) -> String {
         return fmt_ns(x as u64);
     }
     if key.ends_with("_bytes") && whole {
-        for (unit, name) in [(1u64 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        for (unit, name) in [
+            (1u64 << 40, "TiB"),
+            (1 << 30, "GiB"),
+            (1 << 20, "MiB"),
+            (1 << 10, "KiB"),
+        ] {
             let u = unit as f64;
             if x >= u && (x / u).fract() == 0.0 {
                 return format!("{} {name}", x / u);
@@ -231,7 +237,11 @@ mod tests {
 
     #[test]
     fn in_bounds_is_quiet() {
-        let sc = plan(json!({"kind": "fq_codel", "quantum_bytes": 64}), json!({}), 1.0);
+        let sc = plan(
+            json!({"kind": "fq_codel", "quantum_bytes": 64}),
+            json!({}),
+            1.0,
+        );
         assert_eq!(messages(&sc), Vec::<String>::new());
     }
 
@@ -243,10 +253,25 @@ mod tests {
             1.5,
         );
         let m = messages(&sc);
-        assert!(m.contains(&"links[0].forward.loss: must be at least 0 and at most 1, got 1.5 (default 0)".to_string()), "{m:?}");
+        assert!(
+            m.contains(
+                &"links[0].forward.loss: must be at least 0 and at most 1, got 1.5 (default 0)"
+                    .to_string()
+            ),
+            "{m:?}"
+        );
         assert!(m.contains(&"links[0].forward.queue.qdisc.quantum_bytes: must be at least 64 B and at most 1 MiB, got 32 B (default 1514 B)".to_string()), "{m:?}");
-        assert!(m.iter().any(|x| x.starts_with("links[0].forward.queue.qdisc.flows: must be at least 1 and at most 65536, got 0")), "{m:?}");
-        assert!(m.iter().any(|x| x.starts_with("traffic[0].tcp.vegas_alpha: must be above 0")), "{m:?}");
+        assert!(
+            m.iter().any(|x| x.starts_with(
+                "links[0].forward.queue.qdisc.flows: must be at least 1 and at most 65536, got 0"
+            )),
+            "{m:?}"
+        );
+        assert!(
+            m.iter()
+                .any(|x| x.starts_with("traffic[0].tcp.vegas_alpha: must be above 0")),
+            "{m:?}"
+        );
         assert!(m.contains(&"traffic[0].tcp.delack_ns: must be at least 1 ns and below 500 ms, got 500 ms (default 40 ms)".to_string()), "{m:?}");
         assert_eq!(m.len(), 6, "{m:?}"); // the reverse direction's loss too
     }

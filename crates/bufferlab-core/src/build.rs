@@ -81,7 +81,11 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         );
     }
     if sc.nodes.len() > 1_000_000 {
-        errs.push(Loc::root().key("nodes").problem("more than a million nodes"));
+        errs.push(
+            Loc::root()
+                .key("nodes")
+                .problem("more than a million nodes"),
+        );
     }
     // Node ids by name (the first of a repeated name), so looking up a link's ends is not a scan.
     let mut seen = std::collections::HashMap::with_capacity(sc.nodes.len());

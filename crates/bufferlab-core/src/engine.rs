@@ -1,7 +1,5 @@
 //! The event loop: pops (time, event) in order and hands each to the component it names.
 
-use std::time::Instant;
-
 use crate::agent::build::FlowInfo;
 use crate::agent::{Agent, AgentHooks, Io};
 use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
@@ -10,7 +8,7 @@ use crate::net::topology::{Topology, NO_ROUTE};
 use crate::packet::{Arena, NodeId, Packet, PktId, Proto};
 use crate::qdisc::{DropReason, QueueDisc};
 use crate::results::*;
-use crate::scenario::{Framing, RunSpec, Scenario};
+use crate::scenario::{Framing, RunSpec};
 use crate::sched::{Ev, Sched};
 use crate::time::{secs, Time};
 
@@ -38,32 +36,6 @@ pub struct Engine {
     pub(crate) prev_port: Vec<(u64, u64)>,
     pub(crate) prev_flow: Vec<u64>,
     pub(crate) prev_sample: Time,
-}
-
-/// Build and run a scenario to the end.
-pub fn run(sc: &Scenario) -> Result<RunOutput, String> {
-    run_with_progress(sc, |_| true)
-}
-
-/// Build and run a scenario; `progress` sees the simulated time every 2^16 events and may stop
-/// the run by returning `false` (the result is then an error).
-pub fn run_with_progress(
-    sc: &Scenario,
-    progress: impl FnMut(Time) -> bool,
-) -> Result<RunOutput, String> {
-    let mut eng = crate::build::build(sc).map_err(|e| crate::problem::join(&e))?;
-    if !eng.run_until(sc.run.duration_ns, progress) {
-        return Err("interrupted".to_string());
-    }
-    eng.finish()
-}
-
-/// Check a scenario without running it: every problem found, or none.
-pub fn check(sc: &Scenario) -> Vec<crate::problem::Problem> {
-    match crate::build::build(sc) {
-        Ok(_) => Vec::new(),
-        Err(e) => e,
-    }
 }
 
 /// The port context from the engine's fields (a macro, not a method, so the borrow of these
@@ -210,7 +182,6 @@ impl Engine {
                     let mut cx = port_ctx!(self, now);
                     self.ports[p as usize].on_qdisc_timer(p, &mut cx);
                 }
-                Ev::PortTimer(_) => {}
                 Ev::Sample => self.sample(now),
             }
         }
@@ -468,26 +439,4 @@ impl Engine {
             distributions,
         })
     }
-}
-
-/// Run with wall-clock timing recorded in the summary.
-pub fn run_timed(sc: &Scenario, progress: impl FnMut(Time) -> bool) -> Result<RunOutput, String> {
-    let t0 = Instant::now();
-    let eng = crate::build::build(sc).map_err(|e| crate::problem::join(&e))?;
-    run_engine(eng, t0, progress)
-}
-
-/// Run a built engine to the end of its run; the summary's wall time counts from `t0` (before
-/// the build). `progress` as in [`run_with_progress`].
-pub fn run_engine(
-    mut eng: Engine,
-    t0: Instant,
-    progress: impl FnMut(Time) -> bool,
-) -> Result<RunOutput, String> {
-    if !eng.run_until(eng.run.duration_ns, progress) {
-        return Err("interrupted".to_string());
-    }
-    let mut out = eng.finish()?;
-    out.summary.engine.wall_seconds = t0.elapsed().as_secs_f64();
-    Ok(out)
 }

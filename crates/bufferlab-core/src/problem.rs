@@ -117,9 +117,16 @@ mod tests {
 
     #[test]
     fn paths_print_as_keys_and_indices() {
-        let l = Loc::root().key("links").at(0).key("forward").key("rate_bps");
+        let l = Loc::root()
+            .key("links")
+            .at(0)
+            .key("forward")
+            .key("rate_bps");
         assert_eq!(l.to_string(), "links[0].forward.rate_bps");
-        assert_eq!(l.problem("zero").to_string(), "links[0].forward.rate_bps: zero");
+        assert_eq!(
+            l.problem("zero").to_string(),
+            "links[0].forward.rate_bps: zero"
+        );
         assert_eq!(Loc::root().problem("empty").to_string(), "empty");
         let j = serde_json::to_string(&l).unwrap();
         assert_eq!(j, r#"["links",0,"forward","rate_bps"]"#);

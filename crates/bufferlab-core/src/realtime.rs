@@ -60,8 +60,8 @@ impl RealtimeNet {
     /// Build the scenario's network; `hosts` are the nodes real hosts sit on. The scenario's
     /// traffic is checked and its flows kept, but none of its agents runs.
     pub fn build(sc: &Scenario, hosts: &[NodeId]) -> Result<Self, Vec<String>> {
-        let mut eng = build_network(sc)
-            .map_err(|e| e.iter().map(|p| p.to_string()).collect::<Vec<_>>())?;
+        let mut eng =
+            build_network(sc).map_err(|e| e.iter().map(|p| p.to_string()).collect::<Vec<_>>())?;
         let n = eng.topo.n();
         if let Some(h) = hosts.iter().find(|&&h| h as usize >= n) {
             return Err(vec![format!("host node {h} is not in the topology")]);

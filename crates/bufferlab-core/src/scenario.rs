@@ -13,16 +13,17 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::qdisc::bql::BqlSpec;
 pub use crate::qdisc::codel::CodelConfig;
 pub use crate::qdisc::fq_codel::FqCodelConfig;
 pub use crate::qdisc::pie::PieConfig;
 pub use crate::qdisc::prio_small::PrioSmallConfig;
 pub use crate::qdisc::red::RedSpec;
 pub use crate::qdisc::splitbuff::{BlindSplitBuffConfig, SplitBuffConfig};
+pub use crate::qdisc::QdiscSpec;
 pub use crate::tcp::params::TcpOptions;
 
-/// Largest run, and longest delay: 30 days of simulated time, in ns.
-pub const MAX_DURATION_NS: u64 = 30 * 86_400 * 1_000_000_000;
+pub use crate::time::MAX_DURATION_NS;
 
 /// A whole run.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -132,35 +133,6 @@ fn one() -> f64 {
     1.0
 }
 
-/// The discipline and its parameters. Absent parameters take the discipline's defaults.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QdiscSpec {
-    Fifo {},
-    Red(RedSpec),
-    Codel(CodelConfig),
-    FqCodel(FqCodelConfig),
-    Pie(PieConfig),
-    Splitbuff(SplitBuffConfig),
-    BlindSplitbuff(BlindSplitBuffConfig),
-    PrioSmall(PrioSmallConfig),
-}
-
-impl QdiscSpec {
-    pub fn name(&self) -> &'static str {
-        match self {
-            QdiscSpec::Fifo {} => "fifo",
-            QdiscSpec::Red(_) => "red",
-            QdiscSpec::Codel(_) => "codel",
-            QdiscSpec::FqCodel(_) => "fq_codel",
-            QdiscSpec::Pie(_) => "pie",
-            QdiscSpec::Splitbuff(_) => "splitbuff",
-            QdiscSpec::BlindSplitbuff(_) => "blind_splitbuff",
-            QdiscSpec::PrioSmall(_) => "prio_small",
-        }
-    }
-}
-
 /// A NIC transmit ring between the qdisc and the wire (seed 001 §2).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -169,18 +141,6 @@ pub struct RingSpec {
     #[schemars(range(min = 1, max = 1_048_576))]
     pub size: u32,
     pub bql: BqlSpec,
-}
-
-/// Byte Queue Limits on the ring.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BqlSpec {
-    /// Linux's dynamic queue limits (`lib/dynamic_queue_limits.c`).
-    Auto,
-    /// No byte limit: the ring fills to its descriptor count.
-    Off,
-    /// A fixed byte limit.
-    Fixed(u64),
 }
 
 /// A random variable; times in ns, sizes in bytes.

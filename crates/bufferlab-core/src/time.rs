@@ -9,6 +9,8 @@ pub type Time = u64;
 pub const NS_PER_US: Time = 1_000;
 pub const NS_PER_MS: Time = 1_000_000;
 pub const NS_PER_SEC: Time = 1_000_000_000;
+/// Largest run, and longest delay: 30 days of simulated time.
+pub const MAX_DURATION_NS: Time = 30 * 86_400 * NS_PER_SEC;
 
 /// Seconds as `f64`, for reporting only (never for ordering).
 #[inline]

@@ -214,7 +214,11 @@ fn bad_options_name_their_key() {
     let web =
         json!({"kind": "web", "arrival_rate": 0.0, "size_bytes": {"dist": "exp", "mean": 1.0}});
     let errs = check(&d.scenario(vec![(vec![0], web)]));
-    assert_eq!(errs[0].loc.to_string(), "traffic[0].arrival_rate", "{errs:?}");
+    assert_eq!(
+        errs[0].loc.to_string(),
+        "traffic[0].arrival_rate",
+        "{errs:?}"
+    );
     assert!(run(&d.scenario(vec![(vec![0], json!({"kind": "tcp", "count": 0}))])).is_err());
     // Extreme but valid values run and end: one arrival in a thousand years, an on/off source
     // that never idles.

@@ -7,8 +7,8 @@ mod ballast;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-use bufferlab_core::problem::{Problem, Seg};
 use bufferlab_core::engine::Engine;
+use bufferlab_core::problem::{Problem, Seg};
 use bufferlab_core::results::RunOutput;
 use bufferlab_core::{bench as benches, Scenario};
 use pyo3::create_exception;
@@ -208,7 +208,7 @@ fn run_built<'py>(
     let mut last = Instant::now();
     let res = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            bufferlab_core::engine::run_engine(eng, t0, |now| {
+            bufferlab_core::run_engine(eng, t0, |now| {
                 // The engine offers every 2^16 events, so this counts its events.
                 offers += 1;
                 if last.elapsed() < PROGRESS_EVERY {

@@ -8,10 +8,10 @@
 use super::build::Builder;
 use super::udp::{self, Datagrams, UdpSink};
 use super::{Agent, AgentHooks, Io};
-use crate::problem::{Loc, Problem};
 use crate::ballast::{AutoConfig, AutoController, Observation};
 use crate::dist::Sampler;
 use crate::packet::{FlowId, NodeId, Packet};
+use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::{BallastSpec, UdpSpec};
 use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
@@ -143,8 +143,7 @@ impl AgentHooks for BallastAuto {
 pub fn build(loc: &Loc, s: &BallastSpec, b: &mut Builder) -> Result<(), Problem> {
     if !s.auto {
         let Some(rate) = s.rate_pps else {
-            return Err(loc.problem("give a rate (e.g. \"250pps\") or auto = true"
-            ));
+            return Err(loc.problem("give a rate (e.g. \"250pps\") or auto = true"));
         };
         let spec = UdpSpec {
             pairs: s.pairs.clone(),
@@ -162,12 +161,16 @@ pub fn build(loc: &Loc, s: &BallastSpec, b: &mut Builder) -> Result<(), Problem>
         return Err(loc.problem("auto = true chooses the rate itself (remove rate and burst)"));
     }
     if !(s.max_share > 0.0 && s.max_share < 1.0) {
-        return Err(loc.key("max_share").problem("must be between 0 and 1 (e.g. 0.2)"));
+        return Err(loc
+            .key("max_share")
+            .problem("must be between 0 and 1 (e.g. 0.2)"));
     }
     if s.size_bytes < udp::UDP_HEADERS || s.size_bytes > udp::MAX_IP_BYTES {
-        return Err(loc.key("size_bytes").problem(format!("a UDP packet is {} to {} B",
+        return Err(loc.key("size_bytes").problem(format!(
+            "a UDP packet is {} to {} B",
             udp::UDP_HEADERS,
-            udp::MAX_IP_BYTES)));
+            udp::MAX_IP_BYTES
+        )));
     }
     let mut cfg = AutoConfig {
         target_queue_ns: s.target_ns,
@@ -181,12 +184,10 @@ pub fn build(loc: &Loc, s: &BallastSpec, b: &mut Builder) -> Result<(), Problem>
         }
         cfg.period_ns = p;
     }
-    let start = Sampler::new(&s.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
+    let start =
+        Sampler::new(&s.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
     for (src, dst) in &s.pairs {
-        let (n_src, n_dst) = (
-            b.node(&loc.key("from"), src)?,
-            b.node(&loc.key("to"), dst)?,
-        );
+        let (n_src, n_dst) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if n_src == n_dst {
             return Err(loc.problem(format!("from and to are the same node {src:?}")));
         }

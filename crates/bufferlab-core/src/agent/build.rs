@@ -3,9 +3,9 @@
 use std::collections::HashMap;
 
 use super::{ballast, ping, udp, Agent};
-use crate::problem::{Loc, Problem};
 use crate::metrics::flow::Window;
 use crate::packet::{AgentId, FlowId, NodeId};
+use crate::problem::{Loc, Problem};
 use crate::scenario::{Scenario, TrafficSpec};
 
 /// One row of the flows table, before any measurement.
@@ -120,7 +120,7 @@ pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Problem> {
             TrafficSpec::Ping(p) => ping::build(&loc, p, b)?,
             TrafficSpec::Ballast(s) => ballast::build(&loc, s, b)?,
             TrafficSpec::Tcp(_) | TrafficSpec::Web(_) | TrafficSpec::TcpOnoff(_) => {
-                crate::tcp::build(&loc, t, b)?
+                super::tcp::build(&loc, t, b)?
             }
         }
     }

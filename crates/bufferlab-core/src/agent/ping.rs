@@ -5,9 +5,9 @@
 
 use super::build::Builder;
 use super::{Agent, AgentHooks, Io};
-use crate::problem::{Loc, Problem};
 use crate::dist::Sampler;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
+use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::PingSpec;
 use crate::time::Time;
@@ -92,18 +92,20 @@ pub fn build(loc: &Loc, p: &PingSpec, b: &mut Builder) -> Result<(), Problem> {
         return Err(loc.key("interval_ns").problem("must be positive"));
     }
     if p.size_bytes > super::udp::MAX_IP_BYTES {
-        return Err(loc.key("size_bytes").problem(format!("an IPv4 packet is at most {} B",
-            super::udp::MAX_IP_BYTES)));
+        return Err(loc.key("size_bytes").problem(format!(
+            "an IPv4 packet is at most {} B",
+            super::udp::MAX_IP_BYTES
+        )));
     }
     if p.size_bytes < 28 {
-        return Err(loc.key("size_bytes").problem("an echo request is at least 28 B (IP + ICMP headers)"));
+        return Err(loc
+            .key("size_bytes")
+            .problem("an echo request is at least 28 B (IP + ICMP headers)"));
     }
-    let start = Sampler::new(&p.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
+    let start =
+        Sampler::new(&p.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
     for (src, dst) in &p.pairs {
-        let (s, d) = (
-            b.node(&loc.key("from"), src)?,
-            b.node(&loc.key("to"), dst)?,
-        );
+        let (s, d) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if s == d {
             return Err(loc.problem(format!("from and to are the same node {src:?}")));
         }

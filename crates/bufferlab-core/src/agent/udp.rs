@@ -2,9 +2,9 @@
 
 use super::build::Builder;
 use super::{Agent, AgentHooks, Io};
-use crate::problem::{Loc, Problem};
 use crate::dist::Sampler;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
+use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::{Arrivals, UdpSpec};
 use crate::time::{Time, NS_PER_SEC};
@@ -157,25 +157,31 @@ pub fn build_kind(
         return Err(loc.key("rate_pps").problem("must be a positive rate"));
     }
     if u.rate_pps > MAX_RATE_PPS {
-        return Err(loc.key("rate_pps").problem(format!("at most {MAX_RATE_PPS:e} packets per second")));
+        return Err(loc
+            .key("rate_pps")
+            .problem(format!("at most {MAX_RATE_PPS:e} packets per second")));
     }
     if u.size_bytes > MAX_IP_BYTES {
-        return Err(loc.key("size_bytes").problem(format!("an IPv4 packet is at most {MAX_IP_BYTES} B")));
+        return Err(loc
+            .key("size_bytes")
+            .problem(format!("an IPv4 packet is at most {MAX_IP_BYTES} B")));
     }
     if u.size_bytes < UDP_HEADERS {
-        return Err(loc.key("size_bytes").problem(format!("a UDP packet is at least {UDP_HEADERS} B (IP + UDP headers)")));
+        return Err(loc.key("size_bytes").problem(format!(
+            "a UDP packet is at least {UDP_HEADERS} B (IP + UDP headers)"
+        )));
     }
     if let Some(bs) = &u.burst {
         if bs.packets == 0 || bs.every_ns == 0 {
-            return Err(loc.key("burst").problem("packets and every must be positive"));
+            return Err(loc
+                .key("burst")
+                .problem("packets and every must be positive"));
         }
     }
-    let start = Sampler::new(&u.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
+    let start =
+        Sampler::new(&u.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
     for (src, dst) in &u.pairs {
-        let (s, d) = (
-            b.node(&loc.key("from"), src)?,
-            b.node(&loc.key("to"), dst)?,
-        );
+        let (s, d) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if s == d {
             return Err(loc.problem(format!("from and to are the same node {src:?}")));
         }

@@ -38,9 +38,7 @@ fn every_discipline_builds_with_defaults() {
 /// Every problem of a plan whose bottleneck runs `qdisc`: from parsing, from the bounds, from
 /// the discipline's own rules.
 fn problems(qdisc: serde_json::Value) -> Vec<String> {
-    let dir = |q: &serde_json::Value| {
-        json!({"rate_bps": 10_000_000u64, "delay_ns": 1_000_000u64, "queue": {"qdisc": q}})
-    };
+    let dir = |q: &serde_json::Value| json!({"rate_bps": 10_000_000u64, "delay_ns": 1_000_000u64, "queue": {"qdisc": q}});
     let plan = json!({
         "run": {"duration_ns": 1_000_000_000u64},
         "nodes": ["a", "b"],
@@ -48,27 +46,72 @@ fn problems(qdisc: serde_json::Value) -> Vec<String> {
     });
     match crate::scenario::Scenario::from_json(&plan.to_string()) {
         Err(p) => vec![p.to_string()],
-        Ok(sc) => crate::engine::check(&sc).iter().map(|p| p.to_string()).collect(),
+        Ok(sc) => crate::simulate::check(&sc)
+            .iter()
+            .map(|p| p.to_string())
+            .collect(),
     }
 }
 
 #[test]
 fn errors_name_the_key() {
     let cases = [
-        (json!({ "kind": "codel", "target_ns": "5ms" }), "invalid type: string \"5ms\", expected u64"),
-        (json!({ "kind": "codel", "target_ns": 0 }), "target_ns: must be at least 1 ns"),
-        (json!({ "kind": "codel", "target_ns": 200_000_000u64 }), "target_ns: 200 ms must be below interval (100 ms)"),
-        (json!({ "kind": "codel", "target": 5 }), "unknown field `target`"),
-        (json!({ "kind": "fq_codel", "flows": 0 }), "flows: must be at least 1"),
-        (json!({ "kind": "fq_codel", "quantum_bytes": -1 }), "invalid value: integer `-1`"),
-        (json!({ "kind": "pie", "alpha": -0.5 }), "alpha: must be at least 0"),
-        (json!({ "kind": "pie", "tupdate_ns": 0 }), "tupdate_ns: must be at least 1 ns"),
-        (json!({ "kind": "red", "max_th": 2 }), "max_th: must exceed min_th (5), got 2"),
-        (json!({ "kind": "red", "min_th_bytes": 3000, "max_th": 9 }), "max_th: give min_th and max_th in the same unit"),
-        (json!({ "kind": "splitbuff", "buffers": 4 }), "buffers: must be at least 2 and at most 3, got 4"),
-        (json!({ "kind": "splitbuff", "smoothing": 1.5 }), "smoothing: must be above 0 and at most 1, got 1.5"),
-        (json!({ "kind": "blind_splitbuff", "update_ns": 5 }), "unknown field `update_ns`"),
-        (json!({ "kind": "prio_small", "threshold_bytes": true }), "invalid type: boolean `true`"),
+        (
+            json!({ "kind": "codel", "target_ns": "5ms" }),
+            "invalid type: string \"5ms\", expected u64",
+        ),
+        (
+            json!({ "kind": "codel", "target_ns": 0 }),
+            "target_ns: must be at least 1 ns",
+        ),
+        (
+            json!({ "kind": "codel", "target_ns": 200_000_000u64 }),
+            "target_ns: 200 ms must be below interval (100 ms)",
+        ),
+        (
+            json!({ "kind": "codel", "target": 5 }),
+            "unknown field `target`",
+        ),
+        (
+            json!({ "kind": "fq_codel", "flows": 0 }),
+            "flows: must be at least 1",
+        ),
+        (
+            json!({ "kind": "fq_codel", "quantum_bytes": -1 }),
+            "invalid value: integer `-1`",
+        ),
+        (
+            json!({ "kind": "pie", "alpha": -0.5 }),
+            "alpha: must be at least 0",
+        ),
+        (
+            json!({ "kind": "pie", "tupdate_ns": 0 }),
+            "tupdate_ns: must be at least 1 ns",
+        ),
+        (
+            json!({ "kind": "red", "max_th": 2 }),
+            "max_th: must exceed min_th (5), got 2",
+        ),
+        (
+            json!({ "kind": "red", "min_th_bytes": 3000, "max_th": 9 }),
+            "max_th: give min_th and max_th in the same unit",
+        ),
+        (
+            json!({ "kind": "splitbuff", "buffers": 4 }),
+            "buffers: must be at least 2 and at most 3, got 4",
+        ),
+        (
+            json!({ "kind": "splitbuff", "smoothing": 1.5 }),
+            "smoothing: must be above 0 and at most 1, got 1.5",
+        ),
+        (
+            json!({ "kind": "blind_splitbuff", "update_ns": 5 }),
+            "unknown field `update_ns`",
+        ),
+        (
+            json!({ "kind": "prio_small", "threshold_bytes": true }),
+            "invalid type: boolean `true`",
+        ),
     ];
     for (v, want) in cases {
         let got = problems(v.clone());
@@ -78,6 +121,9 @@ fn errors_name_the_key() {
             got[0].starts_with(&want_full) || got[0].contains(want),
             "{v}: {got:?}, want {want_full}"
         );
-        assert!(got[0].starts_with("links[0].forward.queue.qdisc"), "{v}: {got:?}");
+        assert!(
+            got[0].starts_with("links[0].forward.queue.qdisc"),
+            "{v}: {got:?}"
+        );
     }
 }

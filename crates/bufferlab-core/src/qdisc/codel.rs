@@ -10,8 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
-use crate::problem::{at_key, Problem};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::problem::{at_key, Problem};
 use crate::time::{fmt_ns, Time, NS_PER_MS};
 
 /// CoDel's parameters (plan keys `target_ns`, `interval_ns`).

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::codel::{CodelConfig, CodelQueue, CodelVars};
 use super::params::flow_hash;
-use crate::problem::Problem;
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::problem::Problem;
 use crate::time::{Time, NS_PER_MS};
 
 const NIL: u32 = u32::MAX;
@@ -213,7 +213,6 @@ impl FqCodel {
         q.grow_slab(cap);
         q
     }
-
 
     /// Add `n` free slots to the slab (at build time, or once when a larger limit is set).
     fn grow_slab(&mut self, n: usize) {

@@ -21,8 +21,46 @@ pub(crate) mod testkit;
 
 use crate::packet::{FlowId, PktId};
 use crate::problem::Problem;
-use crate::scenario::QdiscSpec;
 use crate::time::Time;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use codel::CodelConfig;
+use fq_codel::FqCodelConfig;
+use pie::PieConfig;
+use prio_small::PrioSmallConfig;
+use red::RedSpec;
+use splitbuff::{BlindSplitBuffConfig, SplitBuffConfig};
+
+/// The discipline and its parameters. Absent parameters take the discipline's defaults.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QdiscSpec {
+    Fifo {},
+    Red(RedSpec),
+    Codel(CodelConfig),
+    FqCodel(FqCodelConfig),
+    Pie(PieConfig),
+    Splitbuff(SplitBuffConfig),
+    BlindSplitbuff(BlindSplitBuffConfig),
+    PrioSmall(PrioSmallConfig),
+}
+
+impl QdiscSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            QdiscSpec::Fifo {} => "fifo",
+            QdiscSpec::Red(_) => "red",
+            QdiscSpec::Codel(_) => "codel",
+            QdiscSpec::FqCodel(_) => "fq_codel",
+            QdiscSpec::Pie(_) => "pie",
+            QdiscSpec::Splitbuff(_) => "splitbuff",
+            QdiscSpec::BlindSplitbuff(_) => "blind_splitbuff",
+            QdiscSpec::PrioSmall(_) => "prio_small",
+        }
+    }
+}
 
 /// Why a packet was dropped. Every drop carries one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

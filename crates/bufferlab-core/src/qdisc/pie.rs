@@ -31,7 +31,7 @@ pub struct PieConfig {
     pub beta: f64,
     /// MAX_BURST, how long a burst into an uncongested queue passes without drops
     /// (RFC 8033 §4.4: 150 ms).
-    #[schemars(range(max = crate::scenario::MAX_DURATION_NS))]
+    #[schemars(range(max = crate::time::MAX_DURATION_NS))]
     pub max_burst_ns: Time,
 }
 

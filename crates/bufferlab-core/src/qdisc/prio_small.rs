@@ -52,7 +52,6 @@ impl PrioSmall {
             large: Band::new(UNLIMITED, cap),
         }
     }
-
 }
 
 impl QueueDisc for PrioSmall {

@@ -14,8 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
-use crate::problem::{at_key, Problem};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::problem::{at_key, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{Time, NS_PER_SEC};
 

@@ -92,7 +92,9 @@ fn errors_say_what_to_do() {
     let e = resolve(&spec("bpd", 1.0), &ctx(1)).unwrap_err().to_string();
     assert!(e.starts_with("rule: unknown sizing rule \"bpd\""), "{e}");
     assert!(e.contains("\"bdp\""));
-    let e = resolve(&spec("bdp", -1.0), &ctx(1)).unwrap_err().to_string();
+    let e = resolve(&spec("bdp", -1.0), &ctx(1))
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("scale: "), "{e}");
     // A port no flow crosses never queues: it keeps the txqueuelen default.
     assert_eq!(pk(resolve(&spec("bdp", 1.0), &ctx(0))), 1000);

@@ -5,8 +5,8 @@
 use super::cc::{cubic::Cubic, newreno::NewReno, vegas::Vegas, Cc};
 use super::params::{CcConfig, TcpParams};
 use super::sender::{Event, Peer, SendConn};
-use crate::agent::{AgentHooks, Io};
 use crate::dist::Sampler;
+use crate::hooks::{AgentHooks, Io};
 use crate::metrics::flow::TransferRecord;
 use crate::packet::{Packet, Proto};
 use crate::rng::Rng;

@@ -171,7 +171,10 @@ impl TcpOptions {
             ));
         }
         let mss = self.mss_bytes as u64;
-        for (key, v) in [("rwnd_bytes", self.rwnd_bytes), ("sndbuf_bytes", self.sndbuf_bytes)] {
+        for (key, v) in [
+            ("rwnd_bytes", self.rwnd_bytes),
+            ("sndbuf_bytes", self.sndbuf_bytes),
+        ] {
             if v < mss {
                 return Err(at_key(
                     key,
@@ -267,12 +270,25 @@ mod tests {
     #[test]
     fn cross_key_rules_name_their_key() {
         let e = opts(json!({"min_rto_ns": 2_000_000_000u64, "max_rto_ns": 1_000_000_000u64}));
-        assert_eq!(e.check().unwrap_err().to_string(), "min_rto_ns: 2 s is above max_rto (1 s)");
+        assert_eq!(
+            e.check().unwrap_err().to_string(),
+            "min_rto_ns: 2 s is above max_rto (1 s)"
+        );
         let e = opts(json!({"rwnd_bytes": 100}));
-        assert!(e.check().unwrap_err().to_string().starts_with("rwnd_bytes: "));
+        assert!(e
+            .check()
+            .unwrap_err()
+            .to_string()
+            .starts_with("rwnd_bytes: "));
         let e = opts(json!({"cc": "vegas", "vegas_alpha": 4.0}));
-        assert!(e.check().unwrap_err().to_string().starts_with("vegas_alpha: "));
+        assert!(e
+            .check()
+            .unwrap_err()
+            .to_string()
+            .starts_with("vegas_alpha: "));
         // Vegas' keys are Vegas' only.
-        assert!(opts(json!({"cc": "cubic", "vegas_alpha": 4.0})).check().is_ok());
+        assert!(opts(json!({"cc": "cubic", "vegas_alpha": 4.0}))
+            .check()
+            .is_ok());
     }
 }

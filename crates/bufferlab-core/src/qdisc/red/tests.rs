@@ -139,7 +139,9 @@ fn gentle_ramp() {
 #[test]
 fn thresholds_in_packets_or_bytes() {
     let spec = |v: serde_json::Value| serde_json::from_value::<RedSpec>(v).unwrap();
-    let c = spec(serde_json::json!({"min_th": 3, "max_th_pkts": 9})).config().unwrap();
+    let c = spec(serde_json::json!({"min_th": 3, "max_th_pkts": 9}))
+        .config()
+        .unwrap();
     assert_eq!((c.min_th, c.max_th, c.bytes), (3.0, 9.0, false));
     let c = spec(serde_json::json!({"min_th_bytes": 30000, "max_th_bytes": 90000, "weight": 1.0}))
         .config()
@@ -152,9 +154,13 @@ fn thresholds_in_packets_or_bytes() {
     }
     r.enqueue(0, item(9), &mut d);
     assert_eq!(r.avg(), 3000.0, "the average counts bytes");
-    let e = spec(serde_json::json!({"min_th_bytes": 3000, "max_th": 9})).config().unwrap_err();
+    let e = spec(serde_json::json!({"min_th_bytes": 3000, "max_th": 9}))
+        .config()
+        .unwrap_err();
     assert!(e.to_string().starts_with("max_th: "), "{e}");
-    let e = spec(serde_json::json!({"min_th": 5, "min_th_bytes": 9})).config().unwrap_err();
+    let e = spec(serde_json::json!({"min_th": 5, "min_th_bytes": 9}))
+        .config()
+        .unwrap_err();
     assert!(e.to_string().starts_with("min_th: given twice"), "{e}");
     assert!(serde_json::from_value::<RedSpec>(serde_json::json!({"min_th": "5"})).is_err());
 }

@@ -1,15 +1,15 @@
 //! Turning `tcp`, `web` and `tcp_onoff` traffic blocks into sender and receiver agents.
 
-use super::endpoint::{TcpSender, Workload};
-use super::params::{TcpOptions, TcpParams, HEADER_BYTES};
-use super::receiver::TcpReceiver;
-use super::sender::Peer;
-use crate::problem::{Loc, Problem};
-use crate::agent::build::Builder;
-use crate::agent::Agent;
+use super::build::Builder;
+use super::Agent;
 use crate::dist::Sampler;
+use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Stream};
 use crate::scenario::{Dist, TrafficSpec};
+use crate::tcp::endpoint::{TcpSender, Workload};
+use crate::tcp::params::{TcpOptions, TcpParams, HEADER_BYTES};
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::Peer;
 use crate::time::NS_PER_SEC;
 
 /// Beyond a million new connections per second a web source is surely a typo.
@@ -32,12 +32,15 @@ pub fn build(loc: &Loc, t: &TrafficSpec, b: &mut Builder) -> Result<(), Problem>
         TrafficSpec::Tcp(s) => {
             let p = tcp_params(loc, &s.tcp)?;
             if s.count == 0 || s.count > MAX_COUNT {
-                return Err(loc.key("count").problem(format!("between 1 and {MAX_COUNT} connections per pair, got {}",
-                    s.count)));
+                return Err(loc.key("count").problem(format!(
+                    "between 1 and {MAX_COUNT} connections per pair, got {}",
+                    s.count
+                )));
             }
             if s.size_bytes == Some(0) {
-                return Err(loc.key("size_bytes").problem("a transfer carries at least 1 B (or \"inf\")"
-                ));
+                return Err(loc
+                    .key("size_bytes")
+                    .problem("a transfer carries at least 1 B (or \"inf\")"));
             }
             let start = sampler(loc, "start_ns", &s.start_ns)?;
             let work = Workload::Transfer { size: s.size_bytes };
@@ -53,8 +56,10 @@ pub fn build(loc: &Loc, t: &TrafficSpec, b: &mut Builder) -> Result<(), Problem>
                 && s.arrival_rate > 0.0
                 && s.arrival_rate <= MAX_ARRIVAL_RATE)
             {
-                return Err(loc.key("arrival_rate").problem(format!("a positive rate up to {MAX_ARRIVAL_RATE:e} per second, got {}",
-                    s.arrival_rate)));
+                return Err(loc.key("arrival_rate").problem(format!(
+                    "a positive rate up to {MAX_ARRIVAL_RATE:e} per second, got {}",
+                    s.arrival_rate
+                )));
             }
             let sizes = sampler(loc, "size_bytes", &s.size_bytes)?;
             let start = sampler(loc, "start_ns", &s.start_ns)?;
@@ -77,8 +82,9 @@ pub fn build(loc: &Loc, t: &TrafficSpec, b: &mut Builder) -> Result<(), Problem>
             }
         }
         other => {
-            return Err(loc.key("kind").problem(format!("{:?} is not a TCP workload",
-                other.kind())))
+            return Err(loc
+                .key("kind")
+                .problem(format!("{:?} is not a TCP workload", other.kind())))
         }
     }
     Ok(())
