@@ -17,7 +17,7 @@ pub const MAX_DURATION_NS: Time = 30 * 86_400 * NS_PER_SEC;
 /// A duration for messages, in the largest unit that shows it exactly (`100 ms`, `1500 us`).
 pub fn fmt_ns(t: Time) -> String {
     for (unit, name) in [(NS_PER_SEC, "s"), (NS_PER_MS, "ms"), (1_000, "us")] {
-        if t >= unit && t % unit == 0 {
+        if t >= unit && t.is_multiple_of(unit) {
             return format!("{} {name}", t / unit);
         }
     }

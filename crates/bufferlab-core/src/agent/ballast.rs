@@ -185,7 +185,7 @@ pub fn build(loc: &Loc, s: &BallastSpec, b: &mut Builder) -> Result<(), Problem>
         cfg.period_ns = p;
     }
     let start =
-        Sampler::new(&s.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
+        Sampler::new(&s.start_ns).map_err(|e| loc.key("start_ns").problem(e.to_string()))?;
     for (src, dst) in &s.pairs {
         let (n_src, n_dst) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if n_src == n_dst {

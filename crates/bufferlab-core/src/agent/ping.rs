@@ -103,7 +103,7 @@ pub fn build(loc: &Loc, p: &PingSpec, b: &mut Builder) -> Result<(), Problem> {
             .problem("an echo request is at least 28 B (IP + ICMP headers)"));
     }
     let start =
-        Sampler::new(&p.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
+        Sampler::new(&p.start_ns).map_err(|e| loc.key("start_ns").problem(e.to_string()))?;
     for (src, dst) in &p.pairs {
         let (s, d) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if s == d {

@@ -179,7 +179,7 @@ pub fn build_kind(
         }
     }
     let start =
-        Sampler::new(&u.start_ns).map_err(|e| loc.key("start_ns").problem(format!("{e}")))?;
+        Sampler::new(&u.start_ns).map_err(|e| loc.key("start_ns").problem(e.to_string()))?;
     for (src, dst) in &u.pairs {
         let (s, d) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if s == d {
