@@ -29,11 +29,7 @@ use crate::time::Time;
 /// No external agent on this node (a router, or a node no host sits on).
 const NO_AGENT: AgentId = AgentId::MAX;
 
-/// The key of an external packet's bytes outside the engine: its arena slot.
-#[inline]
-pub fn handle(p: &Packet) -> PktId {
-    p.seq as PktId
-}
+pub use crate::agent::external::handle;
 
 /// What the driver knows of a packet a real host sent.
 #[derive(Clone, Copy, Debug)]

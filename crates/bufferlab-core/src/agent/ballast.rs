@@ -5,7 +5,7 @@
 //! [`AutoController`] from the event clock, looking at its own node's TCP connections through
 //! their counters as a host looks at `TCP_INFO`: data segments and bytes sent, smoothed RTT.
 
-use super::build::Builder;
+use super::builder::Builder;
 use super::udp::{self, Datagrams, UdpSink};
 use super::{Agent, AgentHooks, Io};
 use crate::ballast::{AutoConfig, AutoController, Observation};

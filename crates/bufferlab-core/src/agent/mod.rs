@@ -6,6 +6,7 @@
 
 pub mod ballast;
 pub mod build;
+pub mod builder;
 pub mod external;
 pub mod ping;
 pub mod udp;

@@ -3,7 +3,7 @@
 //! As Linux `ping` does, the request carries its send time in its payload and the reply echoes it,
 //! so the RTT is measured at the client from the echoed time alone.
 
-use super::build::Builder;
+use super::builder::Builder;
 use super::{Agent, AgentHooks, Io};
 use crate::dist::Sampler;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};

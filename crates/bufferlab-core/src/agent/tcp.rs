@@ -1,6 +1,6 @@
 //! Turning `tcp`, `web` and `tcp_onoff` traffic blocks into sender and receiver agents.
 
-use super::build::Builder;
+use super::builder::Builder;
 use super::Agent;
 use crate::dist::Sampler;
 use crate::problem::{Loc, Problem};

@@ -1,6 +1,6 @@
 //! UDP sources (CBR, Poisson, paced bursts) and sinks.
 
-use super::build::Builder;
+use super::builder::Builder;
 use super::{Agent, AgentHooks, Io};
 use crate::dist::Sampler;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
