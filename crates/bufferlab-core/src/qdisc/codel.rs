@@ -4,11 +4,10 @@
 //! Three parts, as in RFC 8289's pseudocode (§5): [`CodelConfig`] (params), [`CodelVars`] (per-queue state,
 //! reused by FQ-CoDel for each flow queue) and the [`Codel`] discipline (one FIFO).
 
-use std::collections::VecDeque;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::band::{reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::{at_key, Problem};
@@ -216,27 +215,19 @@ impl CodelVars {
 pub struct Codel {
     cfg: CodelConfig,
     vars: CodelVars,
-    fifo: Fifo,
-    limit: Limit,
+    fifo: Band,
     /// Largest packet seen: CoDel's "MTU" for the one-packet backlog test (RFC 8289 §5).
     mtu_bytes: u64,
 }
 
-struct Fifo {
-    q: VecDeque<QItem>,
-    bytes: u64,
-}
-
-impl CodelQueue for Fifo {
+impl CodelQueue for Band {
     #[inline]
     fn pop(&mut self) -> Option<QItem> {
-        let it = self.q.pop_front()?;
-        self.bytes -= it.bytes as u64;
-        Some(it)
+        Band::pop(self)
     }
     #[inline]
     fn backlog_bytes(&self) -> u64 {
-        self.bytes
+        self.bytes()
     }
 }
 
@@ -247,11 +238,7 @@ impl Codel {
         Codel {
             cfg,
             vars: CodelVars::default(),
-            fifo: Fifo {
-                q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
-                bytes: 0,
-            },
-            limit,
+            fifo: Band::new(limit, reserve_for(limit)),
             mtu_bytes: 0,
         }
     }
@@ -264,17 +251,12 @@ impl Codel {
 impl QueueDisc for Codel {
     #[inline]
     fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
-        if self
-            .limit
-            .exceeded_by(self.fifo.q.len() as u64, self.fifo.bytes, item.bytes as u64)
-        {
+        if self.fifo.refuses(&item) {
             drops.push(item, DropReason::Overflow);
             return false;
         }
         self.mtu_bytes = self.mtu_bytes.max(item.bytes as u64);
-        self.fifo.bytes += item.bytes as u64;
-        self.fifo.q.push_back(item);
-        true
+        self.fifo.push(item)
     }
 
     #[inline]
@@ -284,19 +266,19 @@ impl QueueDisc for Codel {
     }
 
     fn len_pkts(&self) -> u64 {
-        self.fifo.q.len() as u64
+        self.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.fifo.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {
-        self.limit
+        self.fifo.limit
     }
 
     fn set_limit(&mut self, limit: Limit) {
-        self.limit = limit;
+        self.fifo.limit = limit;
     }
 }
 

@@ -2,12 +2,11 @@
 //! a PI controller updates every `t_update` from the queueing delay, estimated from the queue's
 //! bytes and its measured departure rate (RFC 8033 §4, §5.2 and its pseudocode appendices).
 
-use std::collections::VecDeque;
-
 use rand::Rng as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::band::{reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
@@ -59,9 +58,7 @@ const MEAN_PKT_BYTES: u64 = 1500;
 
 pub struct Pie {
     cfg: PieConfig,
-    limit: Limit,
-    q: VecDeque<QItem>,
-    bytes: u64,
+    fifo: Band,
     rng: Rng,
     drop_prob: f64,
     burst_allowance_ns: Time,
@@ -81,9 +78,7 @@ impl Pie {
         let limit = or_default_pkts(limit, TXQUEUELEN_PKTS);
         Pie {
             cfg,
-            limit,
-            q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Band::new(limit, reserve_for(limit)),
             rng: stream(seed, Stream::Qdisc, 0),
             drop_prob: 0.0,
             burst_allowance_ns: cfg.max_burst_ns,
@@ -114,7 +109,7 @@ impl Pie {
             return false;
         }
         if (self.qdelay_old_ns < self.cfg.target_ns / 2 && self.drop_prob < 0.2)
-            || self.bytes <= 2 * MEAN_PKT_BYTES
+            || self.fifo.bytes() <= 2 * MEAN_PKT_BYTES
         {
             return false;
         }
@@ -125,7 +120,7 @@ impl Pie {
     /// §5.5 and the burst allowance of §4.4.
     fn update(&mut self) {
         let qdelay = if self.avg_dq_time_ns > 0.0 {
-            (self.bytes as f64 * self.avg_dq_time_ns / DQ_THRESHOLD_BYTES as f64) as Time
+            (self.fifo.bytes() as f64 * self.avg_dq_time_ns / DQ_THRESHOLD_BYTES as f64) as Time
         } else {
             0
         };
@@ -168,10 +163,7 @@ impl Pie {
 impl QueueDisc for Pie {
     #[inline]
     fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
-        if self
-            .limit
-            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
-        {
+        if self.fifo.refuses(&item) {
             drops.push(item, DropReason::Overflow);
             return false;
         }
@@ -179,15 +171,12 @@ impl QueueDisc for Pie {
             drops.push(item, DropReason::Aqm);
             return false;
         }
-        self.bytes += item.bytes as u64;
-        self.q.push_back(item);
-        true
+        self.fifo.push(item)
     }
 
     #[inline]
     fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
-        let it = self.q.pop_front()?;
-        self.bytes -= it.bytes as u64;
+        let it = self.fifo.pop()?;
         // Departure rate (RFC 8033 §5.2): time how long DQ_THRESHOLD bytes take to leave,
         // measuring only while the queue holds that much (a short burst says nothing of the link).
         if self.in_measurement {
@@ -202,7 +191,7 @@ impl QueueDisc for Pie {
                 self.in_measurement = false;
             }
         }
-        if !self.in_measurement && self.bytes >= DQ_THRESHOLD_BYTES {
+        if !self.in_measurement && self.fifo.bytes() >= DQ_THRESHOLD_BYTES {
             self.in_measurement = true;
             self.measurement_start = now;
             self.dq_count_bytes = 0;
@@ -211,19 +200,19 @@ impl QueueDisc for Pie {
     }
 
     fn len_pkts(&self) -> u64 {
-        self.q.len() as u64
+        self.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {
-        self.limit
+        self.fifo.limit
     }
 
     fn set_limit(&mut self, limit: Limit) {
-        self.limit = limit;
+        self.fifo.limit = limit;
     }
 
     fn next_timer(&self) -> Option<Time> {

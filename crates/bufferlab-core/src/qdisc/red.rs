@@ -7,12 +7,11 @@
 //! dropped with `p_b = max_p (avg - min_th) / (max_th - min_th)`, spread by the count since the
 //! last drop; gentle RED ramps `p_b` from `max_p` to 1 between `max_th` and `2 max_th`.
 
-use std::collections::VecDeque;
-
 use rand::Rng as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::band::{reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::{at_key, Problem};
@@ -184,9 +183,7 @@ impl RedSpec {
 
 pub struct Red {
     cfg: RedConfig,
-    limit: Limit,
-    q: VecDeque<QItem>,
-    bytes: u64,
+    fifo: Band,
     rng: Rng,
     avg: f64,
     /// Arrivals since the last early drop.
@@ -204,9 +201,7 @@ impl Red {
         let limit = or_default_pkts(limit, TXQUEUELEN_PKTS);
         Red {
             cfg,
-            limit,
-            q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Band::new(limit, reserve_for(limit)),
             rng: stream(seed, Stream::Qdisc, 0),
             avg: 0.0,
             count: 0,
@@ -259,9 +254,9 @@ impl QueueDisc for Red {
     fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
         let w = self.cfg.weight;
         let qlen = if self.cfg.bytes {
-            self.bytes as f64
+            self.fifo.bytes() as f64
         } else {
-            self.q.len() as f64
+            self.fifo.len() as f64
         };
         // Idle: decay as if m small packets had been sent meanwhile (§4 of the paper).
         let m = match self.idle_since.take() {
@@ -273,7 +268,7 @@ impl QueueDisc for Red {
         self.avg = self.avg * (1.0 - w).powf(m + 1.0) + w * qlen;
         self.count += 1;
         let mut early = false;
-        if self.avg >= self.cfg.min_th && self.q.len() > 1 {
+        if self.avg >= self.cfg.min_th && self.fifo.len() > 1 {
             let pb = self.base_prob(self.avg);
             if pb >= 1.0 {
                 early = true;
@@ -293,24 +288,16 @@ impl QueueDisc for Red {
             drops.push(item, DropReason::Aqm);
             return false;
         }
-        if self
-            .limit
-            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
-        {
+        if !self.fifo.push(item) {
             drops.push(item, DropReason::Overflow);
             return false;
         }
-        self.bytes += item.bytes as u64;
-        self.q.push_back(item);
         true
     }
 
     fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
-        match self.q.pop_front() {
-            Some(it) => {
-                self.bytes -= it.bytes as u64;
-                Some(it)
-            }
+        match self.fifo.pop() {
+            Some(it) => Some(it),
             None => {
                 // The link asked and found nothing: the idle period starts (ns-2 `idle_`).
                 if self.idle_since.is_none() {
@@ -322,19 +309,19 @@ impl QueueDisc for Red {
     }
 
     fn len_pkts(&self) -> u64 {
-        self.q.len() as u64
+        self.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {
-        self.limit
+        self.fifo.limit
     }
 
     fn set_limit(&mut self, limit: Limit) {
-        self.limit = limit;
+        self.fifo.limit = limit;
     }
 
     fn set_link_rate(&mut self, rate_bps: u64) {
