@@ -16,6 +16,7 @@ pub mod packet;
 pub mod problem;
 pub mod qdisc;
 pub mod realtime;
+pub mod report;
 pub mod results;
 pub mod rng;
 pub mod scenario;
