@@ -1,7 +1,7 @@
 //! From a [`Scenario`] to a ready-to-run [`Engine`]: checks, topology, routes, buffer limits,
 //! agents. Every problem found is reported, each naming the plan's key path.
 
-use crate::agent::build::{build_traffic, Builder, DEFAULT_PKT_BYTES};
+use crate::agent::build::{build_traffic, Builder, FlowInfo, DEFAULT_PKT_BYTES};
 use crate::agent::{Agent, AgentHooks, Io};
 use crate::engine::Engine;
 use crate::metrics::flow::{FlowStats, Window};
@@ -32,29 +32,12 @@ fn path_delay(ports: &[PortParams], path: &[u32]) -> u64 {
     path.iter().map(|&p| ports[p as usize].delay_ns).sum()
 }
 
-/// Build the engine, or every problem found.
-pub fn build(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
-    let mut eng = build_network(sc)?;
-    // Agents start at time 0 in their order; what they emit and arm is queued like any other.
-    for a in 0..eng.agents.len() {
-        eng.with_agent(0, a as u32, |ag: &mut Agent, io: &mut Io| ag.on_start(io));
-    }
-    if sc.run.sample_ns.is_some() {
-        eng.sched.at(0, Ev::Sample);
-    }
-    Ok(eng)
-}
-
-/// The engine with its network, flows and agents, before any agent has started: what the
-/// kernel backend builds on (it replaces the agents by the real hosts).
-///
-/// The plan's bounds are checked first ([`crate::bounds`]): every number out of bounds is
-/// reported at once, and nothing is built from one.
-pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
-    let mut errs = crate::bounds::check(sc);
-    if !errs.is_empty() {
-        return Err(errs);
-    }
+/// The measurement window, the nodes and one port per link direction, with every problem
+/// found on the way.
+fn read_network(
+    sc: &Scenario,
+    errs: &mut Vec<Problem>,
+) -> (Window, Vec<PortParams>, Vec<(Loc, DirSpec)>) {
     let run = &sc.run;
     let window = match run.measure_ns {
         Some([a, b]) if a < b && b <= run.duration_ns => Window { start: a, end: b },
@@ -112,16 +95,16 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
     let mut port_specs = Vec::new();
     for (i, l) in sc.links.iter().enumerate() {
         let here = Loc::root().key("links").at(i);
-        let a = node_of(here.key("a"), &l.a, &mut errs);
-        let b = node_of(here.key("b"), &l.b, &mut errs);
+        let a = node_of(here.key("a"), &l.a, errs);
+        let b = node_of(here.key("b"), &l.b, errs);
         if a.is_some() && a == b {
             errs.push(here.problem(format!(
                 "a link joins two different nodes, got {:?} twice",
                 l.a
             )));
         }
-        check_dir(&here.key("forward"), &l.forward, &mut errs);
-        check_dir(&here.key("reverse"), &l.reverse, &mut errs);
+        check_dir(&here.key("forward"), &l.forward, errs);
+        check_dir(&here.key("reverse"), &l.reverse, errs);
         let (Some(a), Some(b)) = (a, b) else { continue };
         for (from, to, d, dir) in [(a, b, &l.forward, "forward"), (b, a, &l.reverse, "reverse")] {
             port_params.push(PortParams {
@@ -136,6 +119,53 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
             port_specs.push((here.key(dir), d.clone()));
         }
     }
+    (window, port_params, port_specs)
+}
+
+/// Every flow's route both ways (data out, replies and ACKs back), or a problem naming it.
+fn route_flows(
+    topo: &Topology,
+    flows: &[FlowInfo],
+    errs: &mut Vec<Problem>,
+) -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut flow_paths = Vec::with_capacity(flows.len());
+    for f in flows {
+        match (topo.path(f.src, f.dst), topo.path(f.dst, f.src)) {
+            (Some(fw), Some(bw)) => flow_paths.push((fw, bw)),
+            _ => errs.push(Loc::root().key("traffic").problem(format!(
+                "flow {} has no route between {:?} and {:?} (add a link that connects them)",
+                f.id, topo.names[f.src as usize], topo.names[f.dst as usize]
+            ))),
+        }
+    }
+    flow_paths
+}
+
+/// Build the engine, or every problem found.
+pub fn build(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
+    let mut eng = build_network(sc)?;
+    // Agents start at time 0 in their order; what they emit and arm is queued like any other.
+    for a in 0..eng.agents.len() {
+        eng.with_agent(0, a as u32, |ag: &mut Agent, io: &mut Io| ag.on_start(io));
+    }
+    if sc.run.sample_ns.is_some() {
+        eng.sched.at(0, Ev::Sample);
+    }
+    Ok(eng)
+}
+
+/// The engine with its network, flows and agents, before any agent has started: what the
+/// kernel backend builds on (it replaces the agents by the real hosts).
+///
+/// The plan's bounds are checked first ([`crate::bounds`]): every number out of bounds is
+/// reported at once, and nothing is built from one.
+pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
+    let mut errs = crate::bounds::check(sc);
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    let run = &sc.run;
+    let (window, port_params, port_specs) = read_network(sc, &mut errs);
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -148,17 +178,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
     if let Err(e) = build_traffic(sc, &mut b) {
         return Err(vec![e]);
     }
-    // Every flow needs a route both ways (data out, replies and ACKs back).
-    let mut flow_paths = Vec::with_capacity(b.flows.len());
-    for f in &b.flows {
-        match (topo.path(f.src, f.dst), topo.path(f.dst, f.src)) {
-            (Some(fw), Some(bw)) => flow_paths.push((fw, bw)),
-            _ => errs.push(Loc::root().key("traffic").problem(format!(
-                "flow {} has no route between {:?} and {:?} (add a link that connects them)",
-                f.id, topo.names[f.src as usize], topo.names[f.dst as usize]
-            ))),
-        }
-    }
+    let flow_paths = route_flows(&topo, &b.flows, &mut errs);
     if !errs.is_empty() {
         return Err(errs);
     }
