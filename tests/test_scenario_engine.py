@@ -90,9 +90,16 @@ def test_engine_paths_map_back_to_file_keys():
     assert translate("traffic[2].interval_ns: boom", sc.origins) == "traffic[2].interval: boom"
     assert translate("run.duration_ns: boom", sc.origins) == "run.duration: boom"
     assert translate("something odd happened", sc.origins) == "something odd happened"
-    assert translate("links[0].forward.queue.qdisc: codel.target_ns: must be below interval", sc.origins) == (
-        "topology.up.queue.target: must be below interval"
+    # The engine's problems carry their place as data: no text is taken apart.
+    from bufferlab.scenario import translate_loc
+
+    p = translate_loc(["links", 0, "forward", "queue", "qdisc", "target_ns"], "must be below interval", sc.origins)
+    assert (p.path, p.loc, p.message) == (
+        "topology.up.queue.target", ("topology", "up", "queue", "target"), "must be below interval"
     )
+    assert translate_loc(["links", 0, "forward", "queue", "sizing", "scale"], "x", sc.origins) == "topology.up.queue.scale: x"
+    assert translate_loc(["links", 0, "forward", "queue", "sizing", "rule"], "x", sc.origins) == "topology.up.queue.sizing: x"
+    assert translate_loc(["traffic", 0, "tcp", "min_rto_ns"], "x", sc.origins) == "traffic[0].min_rto: x"
 
 
 def test_discipline_refusals_name_the_files_key():

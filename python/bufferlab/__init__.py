@@ -20,11 +20,13 @@ from typing import Any
 
 from .errors import BufferlabError, EngineError, Problem, ScenarioError
 from .results import Result
-from .scenario import PathOrDict, Scenario, load_scenario, loads_scenario, translate, validate
+from .scenario import PathOrDict, Scenario, engine_problems, load_scenario, loads_scenario, validate
 
 __all__ = [
     "run",
     "run_plan",
+    "prepare_plan",
+    "run_prepared",
     "load_scenario",
     "loads_scenario",
     "validate",
@@ -81,10 +83,11 @@ def run(
     if isinstance(scenario, Scenario):
         if seed is not None or overrides:
             doc = scenario.document
-            scenario = load_scenario(doc, seed=seed, overrides=overrides)
+            scenario = load_scenario(doc, seed=seed, overrides=overrides, engine_check=False)
         sc = scenario
     else:
-        sc = load_scenario(scenario, seed=seed, overrides=overrides)
+        # The engine checks the plan as it builds it: one check, one build.
+        sc = load_scenario(scenario, seed=seed, overrides=overrides, engine_check=False)
     return run_plan(sc.plan, origins=sc.origins, source=sc.source, progress=progress)
 
 
@@ -96,13 +99,28 @@ def run_plan(
     progress: Callable[..., Any] | None = None,
 ) -> Result:
     """Run an already expanded plan (the engine's JSON form)."""
+    prepared = prepare_plan(plan, origins=origins, source=source)
+    return run_prepared(prepared, plan, progress=progress)
+
+
+def prepare_plan(plan: dict[str, Any], *, origins: list[tuple[str, str]] | None = None, source: str | None = None) -> Any:
+    """Check and build a plan once (``bufferlab._core.Prepared``: ``estimate()``, then run it
+    with :func:`run_prepared`); :class:`ScenarioError` with the engine's problems, placed at the
+    file's keys."""
     core = _engine()
+    try:
+        return core.prepare(json.dumps(plan))
+    except core.PlanError as e:
+        raise ScenarioError(engine_problems(e.args[1], origins or []), source) from None
+    except RuntimeError as e:
+        raise EngineError(f"the engine failed: {e}") from e
+
+
+def run_prepared(prepared: Any, plan: dict[str, Any], *, progress: Callable[..., Any] | None = None) -> Result:
+    """Run a plan built by :func:`prepare_plan`."""
     cb = _progress_adapter(progress)
     try:
-        out = core.run(json.dumps(plan), cb) if cb is not None else core.run(json.dumps(plan))
-    except ValueError as e:
-        lines = [ln for ln in str(e).splitlines() if ln.strip()]
-        raise ScenarioError([translate(ln, origins or []) for ln in lines], source) from None
+        out = prepared.run(cb)
     except RuntimeError as e:
         raise EngineError(f"the engine failed: {e}") from e
     summary = out["summary"]

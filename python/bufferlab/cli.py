@@ -108,23 +108,25 @@ def run(
 
     Example: `bufferlab run scenarios/udp-fifo.toml --out out/udp-fifo`
     """
-    from . import run as run_scenario
+    from . import prepare_plan, run_prepared
     from .scenario import load_scenario
 
     if backend not in ("sim", "kernel"):
         _fail_usage(f"--backend {backend}: expected sim or kernel")
     try:
-        sc = load_scenario(file, seed=seed, overrides=_overrides(sets))
+        # The simulator checks the plan as it builds it, once; the kernel backend checks first.
+        sc = load_scenario(file, seed=seed, overrides=_overrides(sets), engine_check=backend == "kernel")
         if out is not None:
             _check_out(out)  # before the simulation: a bad --out costs nothing
-        _confirm_cost(sc, yes)
+        prepared = prepare_plan(sc.plan, origins=sc.origins, source=sc.source) if backend == "sim" else None
+        _confirm_cost(sc, yes, prepared)
         with _progress(sc.duration_s, quiet=as_json) as progress:
             if backend == "kernel":
                 from .kernel.cli import run_kernel_cli
 
                 result = run_kernel_cli(sc, progress)
             else:
-                result = run_scenario(sc, progress=progress)
+                result = run_prepared(prepared, sc.plan, progress=progress)
     except KeyboardInterrupt:
         err_console.print("interrupted; nothing written", markup=False)
         raise typer.Exit(130) from None
@@ -174,11 +176,14 @@ def _write_result(result: Result, out: Path) -> Path:
 LONG_RUN_S = 3600.0
 
 
-def _estimate(sc: Any) -> dict[str, Any] | None:
-    """The engine's estimate of a run's cost, or None if the engine cannot give one."""
+def _estimate(sc: Any, prepared: Any = None) -> dict[str, Any] | None:
+    """The engine's estimate of a run's cost (from the built engine when there is one), or None
+    if the engine cannot give one."""
     from . import _engine
 
     try:
+        if prepared is not None:
+            return json.loads(prepared.estimate())
         est = getattr(_engine(), "estimate", None)
         return json.loads(est(json.dumps(sc.plan))) if est is not None else None
     except (ImportError, ValueError, RuntimeError):
@@ -209,11 +214,11 @@ def _shorten_hint(sc: Any, e: dict[str, Any]) -> str:
     )
 
 
-def _confirm_cost(sc: Any, yes: bool) -> None:
+def _confirm_cost(sc: Any, yes: bool, prepared: Any = None) -> None:
     """Refuse a run estimated at over an hour unless --yes."""
     if yes:
         return
-    e = _estimate(sc)
+    e = _estimate(sc, prepared)
     if e is not None and e["wall_s"] > LONG_RUN_S:
         err_console.print(f"this run is {_shorten_hint(sc, e)}; or pass --yes to run it as it is", markup=False)
         raise typer.Exit(2)
@@ -303,6 +308,34 @@ def validate(
         n = sum(len(e.problems) for e in failed)
         err_console.print(f"{len(failed)} of {len(files)} files have problems ({n} in all)", markup=False, style="bold")
         raise typer.Exit(2)
+
+
+@app.command()
+def schema(
+    sweep: Annotated[bool, typer.Option("--sweep", help="The sweep spec's schema instead of the scenario file's.")] = False,
+    docs: Annotated[
+        Optional[Path], typer.Option("--docs", help="Rewrite the generated key tables of this Markdown file (docs/scenario-format.md) instead.")
+    ] = None,
+) -> None:
+    """Print the JSON Schema of scenario files (or of sweep specs), for editors.
+
+    Example: `bufferlab schema > scenario.schema.json`, then `#:schema ./scenario.schema.json` as
+    the first line of a scenario file lets Taplo / Even Better TOML complete and check it.
+    """
+    from .scenario.jsonschema import rewrite_docs, scenario_schema, sweep_schema
+
+    if docs is not None:
+        try:
+            text = docs.read_text()
+            new = rewrite_docs(text)
+        except (OSError, ValueError) as e:
+            err_console.print(f"{docs}: cannot rewrite its tables ({e})", markup=False)
+            raise typer.Exit(2) from None
+        if new != text:
+            docs.write_text(new)
+        out_console.print(f"{docs}: tables {'rewritten' if new != text else 'already current'}", markup=False)
+        return
+    sys.stdout.write(json.dumps(sweep_schema() if sweep else scenario_schema(), indent=2) + "\n")
 
 
 @app.command()

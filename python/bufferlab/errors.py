@@ -4,26 +4,61 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["Problem", "BufferlabError", "ScenarioError", "EngineError"]
+__all__ = ["Problem", "Loc", "loc_path", "BufferlabError", "ScenarioError", "EngineError"]
+
+
+Loc = tuple[str | int, ...]
+
+
+def loc_path(loc: Loc) -> str:
+    """``("links", 0, "forward")`` -> ``"links[0].forward"``."""
+    out = ""
+    for step in loc:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        else:
+            out = f"{out}.{step}" if out else step
+    return out
 
 
 class Problem(str):
     """One problem with a scenario: ``"<key path>: <what is wrong and how to fix it>"``.
 
-    A ``str`` (so it prints, compares and sorts as its message) that also keeps its parts.
+    A ``str`` (so it prints, compares and sorts as its message) that also keeps its parts:
+    ``path`` (the key path as text), ``loc`` (the same as data: keys and list indices, as
+    pydantic's ``loc``) and ``message``.
     """
 
     path: str
     message: str
+    loc: Loc
 
-    def __new__(cls, path: str, message: str) -> Problem:
+    def __new__(cls, path: str | Loc, message: str) -> Problem:
+        if isinstance(path, tuple):
+            loc, path = path, loc_path(path)
+        else:
+            loc = _parse_path(path)
         self = super().__new__(cls, f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
+        self.loc = loc
         return self
 
     def __reduce__(self):  # keep the parts across pickling (process pools, Dask)
-        return (Problem, (self.path, self.message))
+        return (Problem, (self.loc, self.message))
+
+
+def _parse_path(path: str) -> Loc:
+    """The steps of a key path written by :func:`loc_path` (``a.b[2].c``)."""
+    steps: list[str | int] = []
+    for part in path.split(".") if path else []:
+        head, _, rest = part.partition("[")
+        if head:
+            steps.append(head)
+        for idx in rest.split("[") if rest else []:
+            idx = idx.rstrip("]")
+            steps.append(int(idx) if idx.isdigit() else idx)
+    return tuple(steps)
 
 
 class BufferlabError(Exception):

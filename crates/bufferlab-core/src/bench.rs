@@ -58,7 +58,7 @@ pub fn run(name: &str, seconds: f64) -> Result<BenchResult, String> {
     let sc = scenario(name, seconds)
         .ok_or_else(|| format!("unknown benchmark {name:?} (one of {NAMES:?})"))?;
     let t0 = Instant::now();
-    let out = crate::engine::run(&sc)?;
+    let out = crate::simulate::run(&sc)?;
     let wall = t0.elapsed().as_secs_f64();
     let e = &out.summary.engine;
     Ok(BenchResult {

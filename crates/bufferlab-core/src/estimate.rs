@@ -192,7 +192,7 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
 }
 
 /// Build a scenario and estimate its cost, or every problem found.
-pub fn check_and_estimate(sc: &Scenario) -> Result<Estimate, Vec<String>> {
+pub fn check_and_estimate(sc: &Scenario) -> Result<Estimate, Vec<crate::problem::Problem>> {
     let eng = crate::build::build(sc)?;
     Ok(estimate(&eng, sc))
 }

@@ -29,11 +29,7 @@ use crate::time::Time;
 /// No external agent on this node (a router, or a node no host sits on).
 const NO_AGENT: AgentId = AgentId::MAX;
 
-/// The key of an external packet's bytes outside the engine: its arena slot.
-#[inline]
-pub fn handle(p: &Packet) -> PktId {
-    p.seq as PktId
-}
+pub use crate::agent::external::handle;
 
 /// What the driver knows of a packet a real host sent.
 #[derive(Clone, Copy, Debug)]
@@ -60,7 +56,8 @@ impl RealtimeNet {
     /// Build the scenario's network; `hosts` are the nodes real hosts sit on. The scenario's
     /// traffic is checked and its flows kept, but none of its agents runs.
     pub fn build(sc: &Scenario, hosts: &[NodeId]) -> Result<Self, Vec<String>> {
-        let mut eng = build_network(sc)?;
+        let mut eng =
+            build_network(sc).map_err(|e| e.iter().map(|p| p.to_string()).collect::<Vec<_>>())?;
         let n = eng.topo.n();
         if let Some(h) = hosts.iter().find(|&&h| h as usize >= n) {
             return Err(vec![format!("host node {h} is not in the topology")]);

@@ -1,18 +1,32 @@
-//! The resolved scenario: what crosses from the Python front into the engine, as JSON.
+//! The resolved scenario (the plan): what crosses from the Python front into the engine, as JSON.
 //!
-//! The user-facing TOML (units as strings, templates, groups) is parsed and checked by the Python
-//! package, which reports every problem with its key path. What reaches the engine is this plain
-//! form: explicit nodes and links, quantities as integers in base units with the unit in the key
-//! name (`_ns`, `_bps`, `_bytes`), traffic groups expanded into `(src, dst)` pairs. The engine
-//! still checks it ([`Scenario::check`]) and never panics on it.
+//! These types are the one source of truth for every engine parameter: its type, its unit (the
+//! key's suffix: `_ns`, `_bps`, `_bytes`, `_pkts`, `_pps`), its bounds (`#[schemars(range)]`),
+//! its default (`Default`, citing its source) and its doc line. [`plan_schema`] turns them into a
+//! JSON Schema; the engine checks every plan's bounds against it ([`crate::bounds`]) and the
+//! Python front reads it to know the keys, units, defaults and docs of the scenario format.
 //!
-//! Parameters a discipline or a transport has defaults for are optional here: their `Default`
-//! implementations carry the defaults and cite their source.
+//! The user-facing TOML (units as strings, templates, groups) is read by the Python package; what
+//! reaches the engine is this plain form: explicit nodes and links, quantities as integers in base
+//! units, traffic groups expanded into `(src, dst)` pairs. The engine never panics on it.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::qdisc::bql::BqlSpec;
+pub use crate::qdisc::codel::CodelConfig;
+pub use crate::qdisc::fq_codel::FqCodelConfig;
+pub use crate::qdisc::pie::PieConfig;
+pub use crate::qdisc::prio_small::PrioSmallConfig;
+pub use crate::qdisc::red::RedSpec;
+pub use crate::qdisc::splitbuff::{BlindSplitBuffConfig, SplitBuffConfig};
+pub use crate::qdisc::QdiscSpec;
+pub use crate::tcp::params::TcpOptions;
+
+pub use crate::time::MAX_DURATION_NS;
+
 /// A whole run.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub run: RunSpec,
@@ -23,9 +37,11 @@ pub struct Scenario {
     pub traffic: Vec<TrafficSpec>,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
+    /// Simulated time the run lasts.
+    #[schemars(range(min = 1, max = MAX_DURATION_NS))]
     pub duration_ns: u64,
     #[serde(default)]
     pub seed: u64,
@@ -34,11 +50,12 @@ pub struct RunSpec {
     pub measure_ns: Option<[u64; 2]>,
     /// Record time series at this step.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub sample_ns: Option<u64>,
 }
 
 /// A bidirectional link between nodes `a` and `b`; `forward` is the direction a -> b.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     pub a: String,
@@ -48,23 +65,28 @@ pub struct LinkSpec {
 }
 
 /// One direction of a link and the egress port at its head.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirSpec {
+    /// Transmission rate (bits on the wire, after framing).
+    #[schemars(range(min = 1, max = 10_000_000_000_000u64))]
     pub rate_bps: u64,
+    /// One-way propagation delay.
+    #[schemars(range(max = MAX_DURATION_NS))]
     pub delay_ns: u64,
     #[serde(default)]
     pub framing: Framing,
     pub queue: QueueSpec,
     #[serde(default)]
     pub ring: Option<RingSpec>,
-    /// Random loss probability per packet on the wire (for model checks), 0 by default.
+    /// Random loss probability per packet on the wire (for model checks); 1 loses every packet.
     #[serde(default)]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub loss: f64,
 }
 
 /// Link-layer framing: what a packet costs on the wire.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Framing {
     /// The IP packet is what is sent.
@@ -78,26 +100,32 @@ pub enum Framing {
 }
 
 /// The qdisc of a port and its buffer limit: explicit, or a sizing rule the engine resolves.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     pub qdisc: QdiscSpec,
+    /// Buffer limit in packets.
     #[serde(default)]
+    #[schemars(range(min = 1, max = 100_000_000))]
     pub limit_pkts: Option<u64>,
+    /// Buffer limit in bytes; under 64 B no packet fits.
     #[serde(default)]
+    #[schemars(range(min = 64, max = 1_099_511_627_776u64))]
     pub limit_bytes: Option<u64>,
     #[serde(default)]
     pub sizing: Option<SizingSpec>,
 }
 
 /// A buffer-sizing rule in place of an explicit limit (seed 003 §2, seed 004 §II).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SizingSpec {
     /// `"bdp"`, `"bdp/sqrt(n)"`, `"connection-proportional"`, `"max(bdp, connection-proportional)"`,
     /// `"2L"`, `"rtt-adaptive"`.
     pub rule: String,
+    /// Multiplies the rule's size.
     #[serde(default = "one")]
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1e6))]
     pub scale: f64,
 }
 
@@ -105,58 +133,18 @@ fn one() -> f64 {
     1.0
 }
 
-/// The discipline and its parameters. Absent parameters take the discipline's defaults.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QdiscSpec {
-    Fifo {},
-    Red(serde_json::Map<String, serde_json::Value>),
-    Codel(serde_json::Map<String, serde_json::Value>),
-    FqCodel(serde_json::Map<String, serde_json::Value>),
-    Pie(serde_json::Map<String, serde_json::Value>),
-    Splitbuff(serde_json::Map<String, serde_json::Value>),
-    BlindSplitbuff(serde_json::Map<String, serde_json::Value>),
-    PrioSmall(serde_json::Map<String, serde_json::Value>),
-}
-
-impl QdiscSpec {
-    pub fn name(&self) -> &'static str {
-        match self {
-            QdiscSpec::Fifo {} => "fifo",
-            QdiscSpec::Red(_) => "red",
-            QdiscSpec::Codel(_) => "codel",
-            QdiscSpec::FqCodel(_) => "fq_codel",
-            QdiscSpec::Pie(_) => "pie",
-            QdiscSpec::Splitbuff(_) => "splitbuff",
-            QdiscSpec::BlindSplitbuff(_) => "blind_splitbuff",
-            QdiscSpec::PrioSmall(_) => "prio_small",
-        }
-    }
-}
-
 /// A NIC transmit ring between the qdisc and the wire (seed 001 §2).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RingSpec {
     /// Descriptors (packets) the ring holds.
+    #[schemars(range(min = 1, max = 1_048_576))]
     pub size: u32,
     pub bql: BqlSpec,
 }
 
-/// Byte Queue Limits on the ring.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum BqlSpec {
-    /// Linux's dynamic queue limits (`lib/dynamic_queue_limits.c`).
-    Auto,
-    /// No byte limit: the ring fills to its descriptor count.
-    Off,
-    /// A fixed byte limit.
-    Fixed(u64),
-}
-
 /// A random variable; times in ns, sizes in bytes.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
 #[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Dist {
     Const {
@@ -188,7 +176,7 @@ pub enum Dist {
 }
 
 /// How a UDP source spaces its packets.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Arrivals {
     #[default]
@@ -197,7 +185,7 @@ pub enum Arrivals {
 }
 
 /// Bursts: every `every_ns`, `packets` packets paced at the source's rate (seed 000 §II-E).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BurstSpec {
     pub packets: u64,
@@ -212,7 +200,7 @@ fn zero_start() -> Dist {
     Dist::Const { value: 0.0 }
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UdpSpec {
     /// One flow per `(src, dst)` pair.
@@ -248,7 +236,7 @@ fn ballast_max_share() -> f64 {
 
 /// Braud et al. (2013)'s ballast: tiny UDP packets at a fixed rate (continuous or in bursts) or
 /// at the rate the automatic controller chooses (`auto`).
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BallastSpec {
     pub pairs: Vec<(String, String)>,
@@ -280,7 +268,7 @@ fn default_ping_size() -> u32 {
     84
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PingSpec {
     pub pairs: Vec<(String, String)>,
@@ -293,10 +281,7 @@ pub struct PingSpec {
     pub stop_ns: Option<u64>,
 }
 
-/// TCP options shared by every TCP workload. Absent keys take the transport's defaults.
-pub type TcpOptions = serde_json::Map<String, serde_json::Value>;
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
     pub pairs: Vec<(String, String)>,
@@ -315,7 +300,7 @@ fn one_u32() -> u32 {
     1
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebSpec {
     /// `(server, client)` pairs: data flows from the first to the second.
@@ -329,7 +314,7 @@ pub struct WebSpec {
     pub tcp: TcpOptions,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OnOffSpec {
     pub pairs: Vec<(String, String)>,
@@ -341,7 +326,7 @@ pub struct OnOffSpec {
     pub tcp: TcpOptions,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TrafficSpec {
     Udp(UdpSpec),
@@ -366,7 +351,33 @@ impl TrafficSpec {
 }
 
 impl Scenario {
-    pub fn from_json(s: &str) -> Result<Scenario, String> {
-        serde_json::from_str(s).map_err(|e| format!("scenario: {e}"))
+    /// Parse a plan; a malformed one gives one problem at the key where parsing stopped.
+    pub fn from_json(s: &str) -> Result<Scenario, crate::problem::Problem> {
+        let de = &mut serde_json::Deserializer::from_str(s);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let mut loc = crate::problem::Loc::root();
+            for seg in e.path().iter() {
+                loc = match seg {
+                    serde_path_to_error::Segment::Seq { index } => loc.at(*index),
+                    serde_path_to_error::Segment::Map { key } => loc.key(key),
+                    serde_path_to_error::Segment::Enum { variant } => loc.key(variant),
+                    serde_path_to_error::Segment::Unknown => loc,
+                };
+            }
+            // A tagged table (`qdisc`, a traffic block, a distribution) is read whole, so its
+            // problem is placed at the table; serde's position in the text means nothing to a
+            // user of the scenario file.
+            let msg = e.into_inner().to_string();
+            let msg = match msg.rfind(" at line ") {
+                Some(i) => msg[..i].to_string(),
+                None => msg,
+            };
+            loc.problem(msg)
+        })
     }
+}
+
+/// The plan's JSON Schema: every key with its type, bounds, default and doc line.
+pub fn plan_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(Scenario)).unwrap_or_default()
 }

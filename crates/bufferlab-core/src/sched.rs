@@ -21,8 +21,6 @@ pub enum Ev {
     QdiscTimer(u32),
     /// Record one row of time series.
     Sample,
-    /// A port's periodic job (RTT-adaptive buffer sizing).
-    PortTimer(u32),
 }
 
 /// An event with its order key: time in the high 64 bits, sequence number in the low ones, so
@@ -95,11 +93,6 @@ impl Sched {
     #[inline]
     pub fn next_at(&self) -> Option<Time> {
         self.heap.peek().map(|e| e.at())
-    }
-
-    /// Events scheduled so far.
-    pub fn scheduled(&self) -> u64 {
-        self.seq
     }
 
     pub fn pending(&self) -> usize {

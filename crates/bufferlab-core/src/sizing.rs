@@ -14,6 +14,7 @@
 //! crosses never queues a packet; the rules that need flows leave it at Linux's `txqueuelen`
 //! default of [`NO_FLOWS_LIMIT_PKTS`] packets.
 
+use crate::problem::{at_key, Problem};
 use crate::qdisc::Limit;
 use crate::scenario::SizingSpec;
 use crate::time::{Time, NS_PER_SEC};
@@ -71,48 +72,55 @@ fn pkts(limit: f64) -> Limit {
 
 impl SizingCtx {
     /// Bandwidth-delay product in packets over the mean round-trip propagation time.
-    fn bdp_pkts(&self) -> Result<f64, String> {
+    fn bdp_pkts(&self) -> Result<f64, Problem> {
         if self.flow_rtts_ns.is_empty() {
-            return Err(
-                "rule: no flow crosses this link, so it has no round-trip time to size \
-                        by (give an explicit limit such as \"100pkt\")"
-                    .into(),
-            );
+            return Err(at_key(
+                "rule",
+                "no flow crosses this link, so it has no round-trip time to size \
+                        by (give an explicit limit such as \"100pkt\")",
+            ));
         }
         let mean_ns = self.flow_rtts_ns.iter().map(|&r| r as f64).sum::<f64>()
             / self.flow_rtts_ns.len() as f64;
         Ok(self.rate_bps as f64 * mean_ns / NS_PER_SEC as f64 / 8.0 / self.pkt_bytes as f64)
     }
 
-    fn flows(&self) -> Result<f64, String> {
+    fn flows(&self) -> Result<f64, Problem> {
         if self.flow_rtts_ns.is_empty() {
-            return Err(
-                "rule: no flow crosses this link, so a per-flow rule has nothing to \
-                        count (give an explicit limit such as \"100pkt\")"
-                    .into(),
-            );
+            return Err(at_key(
+                "rule",
+                "no flow crosses this link, so a per-flow rule has nothing to \
+                        count (give an explicit limit such as \"100pkt\")",
+            ));
         }
         Ok(self.flow_rtts_ns.len() as f64)
     }
 }
 
 /// Resolve a rule to a limit in packets and its canonical name.
-pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), String> {
+/// Problems name the key of the sizing spec (`rule`, `scale`).
+pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), Problem> {
     let Some(rule) = canonical(&spec.rule) else {
-        return Err(format!(
-            "rule: unknown sizing rule {:?} (one of {})",
-            spec.rule,
-            RULES.map(|r| format!("{r:?}")).join(", ")
+        return Err(at_key(
+            "rule",
+            format!(
+                "unknown sizing rule {:?} (one of {})",
+                spec.rule,
+                RULES.map(|r| format!("{r:?}")).join(", ")
+            ),
         ));
     };
     if !(spec.scale.is_finite() && spec.scale > 0.0) {
-        return Err(format!(
-            "scale: must be a positive number, got {}",
-            spec.scale
+        return Err(at_key(
+            "scale",
+            format!("must be a positive number, got {}", spec.scale),
         ));
     }
     if ctx.pkt_bytes == 0 || ctx.rate_bps == 0 {
-        return Err("rule: the link needs a positive rate and packet size to be sized".into());
+        return Err(at_key(
+            "rule",
+            "the link needs a positive rate and packet size to be sized",
+        ));
     }
     let s = spec.scale;
     if ctx.flow_rtts_ns.is_empty() && rule != "2L" {
@@ -129,7 +137,10 @@ pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), St
         ),
         "2L" => {
             if ctx.input_links == 0 {
-                return Err("rule: \"2L\" counts the router's input links, and it has none".into());
+                return Err(at_key(
+                    "rule",
+                    "\"2L\" counts the router's input links, and it has none",
+                ));
             }
             pkts(s * 2.0 * ctx.input_links as f64)
         }
@@ -170,7 +181,7 @@ impl AdaptiveSizer {
 
     /// Starts at the BDP over the flows' round-trip propagation times ("the initial buffer size
     /// is set optimally to BD", seed 003 §4.2).
-    pub fn new(spec: &SizingSpec, ctx: &SizingCtx, period_ns: Time) -> Result<Self, String> {
+    pub fn new(spec: &SizingSpec, ctx: &SizingCtx, period_ns: Time) -> Result<Self, Problem> {
         let (limit, _) = resolve(
             &SizingSpec {
                 rule: "bdp".into(),
@@ -179,7 +190,10 @@ impl AdaptiveSizer {
             ctx,
         )?;
         if period_ns == 0 {
-            return Err("rule: the update period of \"rtt-adaptive\" must be positive".into());
+            return Err(at_key(
+                "rule",
+                "the update period of \"rtt-adaptive\" must be positive",
+            ));
         }
         Ok(AdaptiveSizer {
             rate_bps: ctx.rate_bps,

@@ -9,9 +9,21 @@ pub type Time = u64;
 pub const NS_PER_US: Time = 1_000;
 pub const NS_PER_MS: Time = 1_000_000;
 pub const NS_PER_SEC: Time = 1_000_000_000;
+/// Largest run, and longest delay: 30 days of simulated time.
+pub const MAX_DURATION_NS: Time = 30 * 86_400 * NS_PER_SEC;
 
 /// Seconds as `f64`, for reporting only (never for ordering).
 #[inline]
+/// A duration for messages, in the largest unit that shows it exactly (`100 ms`, `1500 us`).
+pub fn fmt_ns(t: Time) -> String {
+    for (unit, name) in [(NS_PER_SEC, "s"), (NS_PER_MS, "ms"), (1_000, "us")] {
+        if t >= unit && t.is_multiple_of(unit) {
+            return format!("{} {name}", t / unit);
+        }
+    }
+    format!("{t} ns")
+}
+
 pub fn secs(t: Time) -> f64 {
     t as f64 / NS_PER_SEC as f64
 }

@@ -4,7 +4,7 @@
 mod tcp_util;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
-use bufferlab_core::{check, run};
+use bufferlab_core::{check, run, Scenario};
 use serde_json::json;
 use tcp_util::*;
 
@@ -192,25 +192,33 @@ fn same_seed_same_results() {
 #[test]
 fn bad_options_name_their_key() {
     let d = dumbbell();
+    // Unknown keys and values of the wrong type stop the plan's parsing, at their (tagged) block.
     for (tcp, key) in [
-        (json!({"sak": true}), "traffic[0].sak"),
-        (json!({"cc": "bbr"}), "traffic[0].cc"),
-        (json!({"beta": 0.0}), "traffic[0].beta"),
-        (json!({"min_rto_ns": 0}), "traffic[0].min_rto_ns"),
-        (json!({"rwnd_bytes": 10}), "traffic[0].rwnd_bytes"),
+        (json!({"sak": true}), "traffic[0]: unknown field `sak`"),
+        (json!({"cc": "bbr"}), "traffic[0]: unknown variant `bbr`"),
+    ] {
+        let plan = d.plan(vec![(vec![0], bulk(tcp.clone()))]).to_string();
+        let e = Scenario::from_json(&plan).unwrap_err().to_string();
+        assert!(e.starts_with(key), "{tcp}: {e}");
+    }
+    for (tcp, key) in [
+        (json!({"beta": 0.0}), "traffic[0].tcp.beta"),
+        (json!({"min_rto_ns": 0}), "traffic[0].tcp.min_rto_ns"),
+        (json!({"rwnd_bytes": 10}), "traffic[0].tcp.rwnd_bytes"),
+        (json!({"rwnd_bytes": 1000}), "traffic[0].tcp.rwnd_bytes"),
     ] {
         let errs = check(&d.scenario(vec![(vec![0], bulk(tcp.clone()))]));
         assert_eq!(errs.len(), 1, "{tcp}: {errs:?}");
-        assert!(
-            errs[0].starts_with(&format!("{key}:")),
-            "{tcp}: {}",
-            errs[0]
-        );
+        assert_eq!(errs[0].loc.to_string(), key, "{tcp}: {}", errs[0]);
     }
     let web =
         json!({"kind": "web", "arrival_rate": 0.0, "size_bytes": {"dist": "exp", "mean": 1.0}});
     let errs = check(&d.scenario(vec![(vec![0], web)]));
-    assert!(errs[0].starts_with("traffic[0].arrival_rate:"), "{errs:?}");
+    assert_eq!(
+        errs[0].loc.to_string(),
+        "traffic[0].arrival_rate",
+        "{errs:?}"
+    );
     assert!(run(&d.scenario(vec![(vec![0], json!({"kind": "tcp", "count": 0}))])).is_err());
     // Extreme but valid values run and end: one arrival in a thousand years, an on/off source
     // that never idles.

@@ -7,17 +7,52 @@ mod ballast;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+use bufferlab_core::engine::Engine;
+use bufferlab_core::problem::{Problem, Seg};
 use bufferlab_core::results::RunOutput;
 use bufferlab_core::{bench as benches, Scenario};
+use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(
+    _core,
+    PlanError,
+    PyValueError,
+    "A plan the engine refuses: `args[1]` lists its problems as (loc, message), loc a list of \
+     keys and indices from the plan's root."
+);
 
 #[cfg(target_os = "linux")]
 mod kernel;
 
+/// Problems as Python data: a list of (loc, message), loc a list of str and int.
+fn problems_py<'py>(py: Python<'py>, problems: &[Problem]) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for p in problems {
+        let loc = PyList::empty(py);
+        for s in p.loc.segs() {
+            match s {
+                Seg::Key(k) => loc.append(k)?,
+                Seg::Index(i) => loc.append(*i)?,
+            }
+        }
+        out.append((loc, p.message.as_str()))?;
+    }
+    Ok(out)
+}
+
+fn plan_error(problems: &[Problem]) -> PyErr {
+    let text = bufferlab_core::problem::join(problems);
+    Python::with_gil(|py| match problems_py(py, problems) {
+        Ok(list) => PlanError::new_err((text, list.unbind())),
+        Err(e) => e,
+    })
+}
+
 fn parse(plan_json: &str) -> PyResult<Scenario> {
-    Scenario::from_json(plan_json).map_err(PyValueError::new_err)
+    Scenario::from_json(plan_json).map_err(|p| plan_error(&[p]))
 }
 
 fn panic_text(e: Box<dyn std::any::Any + Send>) -> String {
@@ -82,10 +117,73 @@ fn distributions<'py>(py: Python<'py>, out: &RunOutput) -> PyResult<Bound<'py, P
 /// this often keeps the cost out of the event loop.
 const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 
+/// Parse and build a plan (the build checks it first).
+fn build(py: Python<'_>, plan_json: &str) -> PyResult<(Scenario, Engine)> {
+    let sc = parse(plan_json)?;
+    let built =
+        py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::build::build(&sc))));
+    match built {
+        Ok(Ok(eng)) => Ok((sc, eng)),
+        Ok(Err(p)) => Err(plan_error(&p)),
+        Err(e) => Err(PyRuntimeError::new_err(format!(
+            "engine error: {}",
+            panic_text(e)
+        ))),
+    }
+}
+
+/// A plan checked and built once, ready to run: `bufferlab._core.prepare(plan_json)`.
+/// `estimate()` gives the run's cost before it runs; `run(progress)` runs it (once).
+#[pyclass(module = "bufferlab._core")]
+struct Prepared {
+    sc: Scenario,
+    eng: Option<Engine>,
+    t0: Instant,
+}
+
+/// Check and build a plan (JSON); raises `PlanError` with its problems.
+#[pyfunction]
+fn prepare(py: Python<'_>, plan_json: &str) -> PyResult<Prepared> {
+    let t0 = Instant::now();
+    let (sc, eng) = build(py, plan_json)?;
+    Ok(Prepared {
+        sc,
+        eng: Some(eng),
+        t0,
+    })
+}
+
+#[pymethods]
+impl Prepared {
+    /// What running it costs, as JSON (see `estimate`).
+    fn estimate(&self) -> PyResult<String> {
+        let eng = self
+            .eng
+            .as_ref()
+            .ok_or_else(|| PyRuntimeError::new_err("this plan has already run"))?;
+        let e = bufferlab_core::estimate::estimate(eng, &self.sc);
+        serde_json::to_string(&e).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// Run it; as the module's `run`.
+    #[pyo3(signature = (progress=None))]
+    fn run<'py>(
+        &mut self,
+        py: Python<'py>,
+        progress: Option<PyObject>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let eng = self
+            .eng
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this plan has already run"))?;
+        run_built(py, eng, self.t0, progress)
+    }
+}
+
 /// Run a plan (JSON). Returns {"summary": str, "timeseries": {...}, "transfers": {...},
 /// "distributions": {...}}, the last three as dicts of columns.
 /// `progress(sim_seconds, events)` is called about every 0.2 s of wall time if given; Ctrl-C
-/// stops the run (`KeyboardInterrupt`).
+/// stops the run (`KeyboardInterrupt`). A plan the engine refuses raises `PlanError`.
 #[pyfunction]
 #[pyo3(signature = (plan_json, progress=None))]
 fn run<'py>(
@@ -93,25 +191,24 @@ fn run<'py>(
     plan_json: &str,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let sc = parse(plan_json)?;
-    let problems =
-        py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::check(&sc))));
-    match problems {
-        Ok(p) if !p.is_empty() => return Err(PyValueError::new_err(p.join("\n"))),
-        Ok(_) => {}
-        Err(e) => {
-            return Err(PyRuntimeError::new_err(format!(
-                "engine error: {}",
-                panic_text(e)
-            )))
-        }
-    }
+    let t0 = Instant::now();
+    // One build, which checks the plan first: its problems are the run's.
+    let (_, eng) = build(py, plan_json)?;
+    run_built(py, eng, t0, progress)
+}
+
+fn run_built<'py>(
+    py: Python<'py>,
+    eng: Engine,
+    t0: Instant,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
     let mut interrupted = false;
     let mut offers: u64 = 0;
     let mut last = Instant::now();
     let res = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            bufferlab_core::run_timed(&sc, |now| {
+            bufferlab_core::run_engine(eng, t0, |now| {
                 // The engine offers every 2^16 events, so this counts its events.
                 offers += 1;
                 if last.elapsed() < PROGRESS_EVERY {
@@ -155,20 +252,28 @@ fn run<'py>(
     Ok(d)
 }
 
-/// Check a plan (JSON) without running it: a list of "path: problem" strings, empty if none.
+/// Check a plan (JSON) without running it: its problems as (loc, message), empty if none.
 #[pyfunction]
-fn check(py: Python<'_>, plan_json: &str) -> PyResult<Vec<String>> {
-    let sc = match Scenario::from_json(plan_json) {
-        Ok(sc) => sc,
-        Err(e) => return Ok(vec![e]),
+fn check<'py>(py: Python<'py>, plan_json: &str) -> PyResult<Bound<'py, PyList>> {
+    let problems = match Scenario::from_json(plan_json) {
+        Ok(sc) => py
+            .allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::check(&sc))))
+            .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?,
+        Err(p) => vec![p],
     };
-    py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::check(&sc))))
-        .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))
+    problems_py(py, &problems)
+}
+
+/// The plan's JSON Schema (as JSON): every key with its type, bounds, default and doc line.
+#[pyfunction]
+fn plan_schema() -> PyResult<String> {
+    serde_json::to_string(&bufferlab_core::scenario::plan_schema())
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
 /// Check a plan (JSON) and estimate what running it costs: the estimate as JSON (flows,
 /// packets, link_packets, busiest_link, busiest_link_packets, events, wall_s, events_per_s).
-/// Raises `ValueError` with the plan's problems, one per line.
+/// Raises `PlanError` (a `ValueError`) with the plan's problems.
 #[pyfunction]
 fn estimate(py: Python<'_>, plan_json: &str) -> PyResult<String> {
     let sc = parse(plan_json)?;
@@ -179,7 +284,7 @@ fn estimate(py: Python<'_>, plan_json: &str) -> PyResult<String> {
             }))
         })
         .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?
-        .map_err(|e| PyValueError::new_err(e.join("\n")))?;
+        .map_err(|e| plan_error(&e))?;
     serde_json::to_string(&r).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
@@ -210,6 +315,10 @@ fn run_bench(py: Python<'_>, name: &str, seconds: f64) -> PyResult<String> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(plan_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(prepare, m)?)?;
+    m.add_class::<Prepared>()?;
+    m.add("PlanError", m.py().get_type::<PlanError>())?;
     m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;

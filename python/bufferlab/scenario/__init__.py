@@ -9,8 +9,9 @@ integers in base units with the unit in the key name, traffic groups expanded to
     >>> sc.plan["links"][0]["forward"]["rate_bps"]   # doctest: +SKIP
     10000000
 
-The engine checks the plan again (``bufferlab._core.check``) for what only it knows, such as a
-discipline it does not implement yet; its messages are mapped back to the file's key paths.
+Every engine parameter's bounds, default and doc live once, in the engine's plan types (see
+``bufferlab._core.plan_schema``); the engine checks them, with what only it knows (routes, sizing
+rules), and its problems come back with their key path as data, placed at the file's keys.
 """
 
 from __future__ import annotations
@@ -248,7 +249,7 @@ def build_plan(doc: dict[str, Any], *, seed: int | None = None) -> tuple[dict[st
 
 
 def _engine_check(plan: dict[str, Any], origins: list[tuple[str, str]]) -> list[Problem]:
-    """The engine's own check of the plan, its messages mapped back to the file's keys."""
+    """The engine's own check of the plan, its problems placed at the file's keys."""
     try:
         from .. import _core  # type: ignore[attr-defined]
     except ImportError:
@@ -256,30 +257,64 @@ def _engine_check(plan: dict[str, Any], origins: list[tuple[str, str]]) -> list[
     check = getattr(_core, "check", None)
     if check is None:
         return []
-    return [translate(m, origins) for m in check(json.dumps(plan))]
+    return engine_problems(check(json.dumps(plan)), origins)
+
+
+def engine_problems(problems: list[tuple[list[str | int], str]], origins: list[tuple[str, str]]) -> list[Problem]:
+    """The engine's (loc, message) problems at the file's keys, each once (both directions of a
+    template's link map to one key)."""
+    return list(dict.fromkeys(translate_loc(loc, msg, origins) for loc, msg in problems))
 
 
 _UNIT_SUFFIX = re.compile(r"_(ns|bps|bytes|pkts|pps)$")
-_PARAM_MESSAGE = re.compile(r"^([a-z_]+)\.([a-z_]+): (.*)$", re.S)
+
+
+def _user_key(key: str) -> str:
+    return _UNIT_SUFFIX.sub("", key)
+
+
+def translate_loc(loc: list[str | int] | tuple[str | int, ...], message: str, origins: list[tuple[str, str]]) -> Problem:
+    """A problem the engine found at plan key path ``loc``, placed at the scenario file's key.
+
+    ``origins`` maps plan paths (``"links[3].forward"``, ``"traffic[0]"``) to the file's
+    (``"topology.bottleneck"``, ``"traffic[0]"``); below them the plan's keys become the file's by
+    dropping the tables the file does not have (``qdisc``, ``tcp``) and the unit in the name
+    (``target_ns`` -> ``target``).
+    """
+    loc = tuple(loc)
+    best = max(
+        ((o, len(_steps(o[0]))) for o in origins if loc[: len(_steps(o[0]))] == _steps(o[0])),
+        key=lambda x: x[1],
+        default=None,
+    )
+    if best is None:
+        return Problem(tuple(_user_key(s) if isinstance(s, str) else s for s in loc), message)
+    (_, user), n = best
+    tail: list[str | int] = []
+    rest = loc[n:]
+    for step in rest:
+        if step == "tcp":
+            continue
+        if step == "qdisc":  # the discipline's keys sit in the file's queue table
+            continue
+        if tail and tail[-1] == "sizing" and step in ("rule", "scale"):
+            if step == "scale":  # the file's scale sits beside sizing
+                tail[-1] = "scale"
+            continue
+        tail.append(_user_key(step) if isinstance(step, str) else step)
+    return Problem(_steps(user) + tuple(tail), message)
+
+
+def _steps(path: str) -> tuple[str | int, ...]:
+    return Problem(path, "").loc
 
 
 def translate(message: str, origins: list[tuple[str, str]]) -> Problem:
-    """Map an engine message ``"links[0].forward.queue.qdisc: ..."`` to the file's key path."""
+    """:func:`translate_loc` for a ``"plan.path: message"`` line."""
     path, sep, rest = message.partition(": ")
     if not sep or " " in path:
         return Problem("", message)
-    best = max((o for o in origins if path == o[0] or path.startswith(o[0] + ".")), key=lambda o: len(o[0]), default=None)
-    if best is None:
-        return Problem(path, rest)
-    tail = path[len(best[0]):]
-    tail = tail.replace(".qdisc", "").replace(".tcp.", ".")
-    tail = ".".join(_UNIT_SUFFIX.sub("", part) for part in tail.split("."))
-    user = best[1] + tail
-    # A discipline names its own key after the path: "...queue.qdisc: codel.target_ns: why".
-    m = _PARAM_MESSAGE.match(rest)
-    if m and user.endswith(".queue"):
-        return Problem(f"{user}.{_UNIT_SUFFIX.sub('', m.group(2))}", m.group(3))
-    return Problem(user, rest)
+    return translate_loc(Problem(path, "").loc, rest, origins)
 
 
 def loads_scenario(
@@ -315,9 +350,9 @@ def load_scenario(
     if plan is None:
         raise ScenarioError(problems, src)
     if engine_check:
-        engine_problems = _engine_check(plan, origins)
-        if engine_problems:
-            raise ScenarioError(engine_problems, src)
+        found = _engine_check(plan, origins)
+        if found:
+            raise ScenarioError(found, src)
     return Scenario(plan=plan, document=doc, source=src, groups=groups, origins=origins)
 
 

@@ -10,23 +10,22 @@ Defaults:
 * a ``ring`` without ``bql``: ``"auto"``, as with any Linux driver that supports BQL.
 
 Discipline parameters the file leaves out are left out of the plan too: the engine's parameter
-structs hold those defaults, each with its source.
+structs hold those defaults, each with its source. The keys each discipline takes, and how each is
+read, come from the engine's parameter schema (:mod:`.schema`); their bounds are the engine's.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from typing import Any
 
-from ..units import UnitError, parse_bytes, parse_size, parse_time_ns
-from ._check import Problems, Table, boolean, choice, did_you_mean, integer, number
+from ..units import UnitError, parse_bytes, parse_size
+from ._check import Problems, Table, choice, did_you_mean, integer, number
+from .schema import qdisc_keys, reader
 
 TXQUEUELEN_PKTS = 1000
 FQ_CODEL_LIMIT_PKTS = 10240
-MAX_LIMIT_PKTS = 100_000_000
-MAX_LIMIT_BYTES = 1 << 40
 
 DISCIPLINES = ("fifo", "red", "codel", "fq_codel", "pie", "splitbuff", "blind_splitbuff", "prio_small")
 
@@ -40,96 +39,34 @@ SIZING_RULES = {
 }
 
 
-def _positive_time(value: Any) -> int:
-    ns = parse_time_ns(value)
-    if ns <= 0:
-        raise UnitError(f'"{value}": must be longer than zero')
-    return ns
-
-
-def _quantum(value: Any) -> int:
-    """fq_codel's quantum: bytes, as ``"1514B"`` or a plain integer (as ``tc`` takes it)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        n = value
-    else:
-        n = parse_bytes(value)
-    if not 64 <= n <= 1 << 20:
-        raise UnitError(f"{n} B is not a usable quantum (64 B to 1 MiB; Linux's default is one MTU, 1514 B)")
-    return n
-
-
-def _threshold(value: Any) -> int:
-    n = parse_bytes(value)
-    if not 1 <= n <= 65535:
-        raise UnitError(f'"{value}": the threshold is a packet size, 1 B to 65535 B')
-    return n
-
-
 def _red_threshold(value: Any) -> tuple[str, float]:
     """A RED threshold of average queue: ``"5pkt"`` or a plain number (packets, as in ns-2) or
     ``"30KB"`` (byte mode) -> (plan key suffix, value)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        suffix, x = "", float(value)
-    else:
-        s = parse_size(value)
-        suffix, x = ("_pkts", float(s.pkts)) if s.pkts is not None else ("_bytes", float(s.bytes or 0))
-    if not (math.isfinite(x) and 0 <= x <= 1e12):
-        raise UnitError(f"{value} is not a usable threshold (0 or more packets or bytes)")
-    return suffix, x
+        return "", number()(value)
+    s = parse_size(value)
+    return ("_pkts", float(s.pkts)) if s.pkts is not None else ("_bytes", float(s.bytes or 0))
 
 
-def _mean_pkt(value: Any) -> int:
-    n = parse_bytes(value)
-    if not 1 <= n <= 65535:
-        raise UnitError(f'"{value}": a packet size is 1 B to 65535 B')
-    return n
+# RED's thresholds have three plan spellings (plain, `_pkts`, `_bytes`) and one file key.
+_RED_SPELLINGS = ("min_th_pkts", "min_th_bytes", "max_th_pkts", "max_th_bytes")
 
 
-# Per discipline: key -> (plan key, parser). ``limit``, ``sizing`` and ``scale`` are the queue's.
-_PARAMS: dict[str, dict[str, tuple[str, Callable[[Any], Any]]]] = {
-    "fifo": {},
-    # Floyd & Jacobson 1993, with ns-2's names: thresholds in packets of average queue.
-    "red": {
-        "min_th": ("min_th", _red_threshold),  # plan key gets the unit suffix: see read_queue
-        "max_th": ("max_th", _red_threshold),
-        "max_p": ("max_p", number(0, 1, lo_open=True, what="a probability in (0, 1]")),
-        "weight": ("weight", number(0, 1, lo_open=True, what="an averaging weight in (0, 1]")),
-        "gentle": ("gentle", boolean),
-        "wait": ("wait", boolean),
-        "mean_pkt": ("mean_pkt_bytes", _mean_pkt),
-    },
-    "codel": {
-        "target": ("target_ns", _positive_time),
-        "interval": ("interval_ns", _positive_time),
-    },
-    "fq_codel": {
-        "target": ("target_ns", _positive_time),
-        "interval": ("interval_ns", _positive_time),
-        "flows": ("flows", integer(1, 65536, "a number of flow queues")),
-        "quantum": ("quantum_bytes", _quantum),
-    },
-    "pie": {
-        "target": ("target_ns", _positive_time),
-        "tupdate": ("tupdate_ns", _positive_time),
-        "alpha": ("alpha", number(0, 100, what="a number (PIE's alpha, 0.125 by default)")),
-        "beta": ("beta", number(0, 100, what="a number (PIE's beta, 1.25 by default)")),
-        "max_burst": ("max_burst_ns", parse_time_ns),
-    },
-    "splitbuff": {
-        "buffers": ("buffers", integer(2, 3, "2 or 3")),
-        "update": ("update_ns", _positive_time),
-        "smoothing": ("smoothing", number(0, 1, lo_open=True, what="a weight in (0, 1]")),
-    },
-    "blind_splitbuff": {
-        "buffers": ("buffers", integer(2, 3, "2 or 3")),
-    },
-    "prio_small": {
-        "threshold": ("threshold_bytes", _threshold),
-    },
-}
+def _params(disc: str) -> dict[str, tuple[str, Callable[[Any], Any]]]:
+    """A discipline's file keys -> (plan key, reader), from the engine's parameter schema."""
+    keys = qdisc_keys(disc, skip=_RED_SPELLINGS if disc == "red" else ())
+    out = {k: (plan_key, reader(plan_key, prop)) for k, (plan_key, prop) in keys.items()}
+    if disc == "red":
+        out["min_th"] = ("min_th", _red_threshold)  # the plan key gets its unit: see read_queue
+        out["max_th"] = ("max_th", _red_threshold)
+    return out
+
 
 _QUEUE_KEYS = ("discipline", "limit", "sizing", "scale")
-_ALL_PARAM_KEYS = sorted({k for p in _PARAMS.values() for k in p})
+
+
+def _all_param_keys() -> list[str]:
+    return sorted({k for d in DISCIPLINES for k in _params(d)})
 
 
 def _sizing(value: Any) -> str:
@@ -158,24 +95,25 @@ def read_queue(value: Any, path: str, problems: Problems) -> dict[str, Any] | No
     except UnitError as e:
         problems.add(f"{path}.discipline", str(e))
         disc = None
+    all_params = _all_param_keys()
     if disc is not None:
-        keys = list(_QUEUE_KEYS) + list(_PARAMS[disc])
+        keys = list(_QUEUE_KEYS) + list(_params(disc))
     else:
-        keys = list(_QUEUE_KEYS) + _ALL_PARAM_KEYS
+        keys = list(_QUEUE_KEYS) + all_params
     # A key that belongs to another discipline: say so rather than only "unknown key".
-    misplaced = [k for k in value if k not in keys and k in _ALL_PARAM_KEYS]
+    misplaced = [k for k in value if k not in keys and k in all_params]
     for key in misplaced:
-        owners = [d for d, ps in _PARAMS.items() if key in ps]
+        owners = [d for d in DISCIPLINES if key in _params(d)]
         problems.add(
             f"{path}.{key}",
             f"{disc} has no parameter {key!r} ({', '.join(owners)} {'has' if len(owners) == 1 else 'have'} it); "
-            f"{disc}'s parameters: {', '.join(_PARAMS[disc]) or 'none besides limit and sizing'}",
+            f"{disc}'s parameters: {', '.join(_params(disc)) or 'none besides limit and sizing'}",
         )
     t = Table(value, path, problems, keys + misplaced)
 
     qdisc: dict[str, Any] = {"kind": disc or "fifo"}
     if disc is not None:
-        for key, (plan_key, parse) in _PARAMS[disc].items():
+        for key, (plan_key, parse) in _params(disc).items():
             v = t.get(key, parse)
             if v is not None:
                 qdisc[plan_key] = v
@@ -204,19 +142,12 @@ def read_queue(value: Any, path: str, problems: Problems) -> dict[str, Any] | No
 
 
 def _red_thresholds(qdisc: dict[str, Any], path: str, problems: Problems) -> None:
-    """Give the thresholds their unit in the key (``min_th_bytes``); both must share it."""
-    lo, hi = qdisc.pop("min_th", None), qdisc.pop("max_th", None)
-    for name, th in (("min_th", lo), ("max_th", hi)):
+    """Give the thresholds their unit in the key (``min_th_bytes``); the engine checks that both
+    share it and are in order."""
+    for name in ("min_th", "max_th"):
+        th = qdisc.pop(name, None)
         if th is not None:
             qdisc[name + th[0]] = th[1]
-    if lo is not None and hi is not None:
-        in_bytes = lo[0] == "_bytes", hi[0] == "_bytes"
-        if in_bytes[0] != in_bytes[1]:
-            problems.add(f"{path}.max_th", "give both thresholds in the same unit (packets or bytes)")
-        elif lo[1] >= hi[1]:
-            problems.add(f"{path}.max_th", "must be above min_th")
-    elif (lo or hi) is not None and (lo or hi)[0] == "_bytes":
-        problems.add(f"{path}.{'max_th' if lo else 'min_th'}", "give both thresholds when they are in bytes (the defaults, 5 and 15, count packets)")
 
 
 def _read_limit(value: Any, disc: str | None) -> dict[str, int] | UnitError:
@@ -228,23 +159,15 @@ def _read_limit(value: Any, disc: str | None) -> dict[str, int] | UnitError:
     except UnitError as e:
         return e
     if s.pkts is not None:
-        if s.pkts < 1:
-            return UnitError(f'"{value}": a buffer must hold at least 1pkt')
-        if s.pkts > MAX_LIMIT_PKTS:
-            return UnitError(f'"{value}" is an absurd buffer (at most {MAX_LIMIT_PKTS:,} packets)')
         return {"limit_pkts": s.pkts}
     if disc == "fq_codel":
         return UnitError(f'"{value}": fq_codel\'s limit counts packets (e.g. "10240pkt")')
     assert s.bytes is not None
-    if s.bytes < 64:
-        return UnitError(f'"{value}": a buffer of under 64 B cannot hold a packet')
-    if s.bytes > MAX_LIMIT_BYTES:
-        return UnitError(f'"{value}" is an absurd buffer (at most 1TiB)')
     return {"limit_bytes": s.bytes}
 
 
 def _ring_size(value: Any) -> int:
-    return integer(1, 1 << 20, "a number of descriptors (e.g. 512)")(value)
+    return integer(what="a number of descriptors (e.g. 512)")(value)
 
 
 def _bql(value: Any) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..units import UnitError, parse_bytes, parse_dist, parse_per_second, parse_rate, parse_size, parse_time_ns
 from ._check import Problems, Table, boolean, choice, describe, did_you_mean, integer, join, number
+from .schema import reader, tcp_keys
 from .templates import Topology
 
 KINDS = ("tcp", "web", "tcp_onoff", "udp", "ping", "ballast")
@@ -27,21 +28,25 @@ MIN_UDP_BYTES = 28  # IP 20 B + UDP 8 B
 MIN_ICMP_BYTES = 28  # IP 20 B + ICMP echo 8 B
 MAX_IP_BYTES = 65535
 MAX_PPS = 1e9
-CC = ("newreno", "cubic", "vegas")
 
-TCP_OPTION_KEYS = (
-    "cc", "sack", "delayed_ack", "delack", "beta", "initial_window", "min_rto", "max_rto", "mss", "rwnd", "sndbuf",
-    "handshake", "vegas_alpha", "vegas_beta", "vegas_gamma", "cubic_c", "cubic_fast_convergence",
-)
 _COMMON = ("kind", "from", "to", "start")
-_KEYS = {
-    "tcp": _COMMON + ("count", "size") + TCP_OPTION_KEYS,
-    "web": _COMMON + ("arrival_rate", "size") + TCP_OPTION_KEYS,
-    "tcp_onoff": _COMMON + ("size", "idle") + TCP_OPTION_KEYS,
+_OWN_KEYS = {
+    "tcp": _COMMON + ("count", "size"),
+    "web": _COMMON + ("arrival_rate", "size"),
+    "tcp_onoff": _COMMON + ("size", "idle"),
     "udp": _COMMON + ("rate", "size", "arrivals", "burst", "ttl", "stop"),
     "ping": _COMMON + ("interval", "size", "stop"),
     "ballast": _COMMON + ("rate", "size", "burst", "ttl", "stop", "auto", "target", "max_share", "period"),
 }
+
+
+def block_keys(kind: str) -> tuple[str, ...]:
+    """The keys a traffic block of ``kind`` takes: its own, and the TCP options (from the
+    engine's parameter schema) for the TCP kinds."""
+    own = _OWN_KEYS[kind]
+    return own + tuple(tcp_keys()) if kind in ("tcp", "web", "tcp_onoff") else own
+
+
 BALLAST_DEFAULT_SIZE_BYTES = 29  # Braud et al. (2013): 1 B of payload
 BALLAST_AUTO_ONLY = ("target", "max_share", "period")
 _UNSUPPORTED = {
@@ -83,7 +88,7 @@ def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, int] |
     except UnitError as e:
         problems.add(join(path, "kind"), str(e))
         return None
-    t = Table(block, path, problems, _KEYS[kind], _UNSUPPORTED.get(kind))
+    t = Table(block, path, problems, block_keys(kind), _UNSUPPORTED.get(kind))
     pairs = _pairs(t, topo, graph)
     spec: dict[str, Any] = {"kind": kind, "pairs": pairs}
     if t.has("start"):
@@ -253,42 +258,21 @@ def _tcp_options(t: Table) -> tuple[dict[str, Any], int]:
 
     def window(value: Any) -> int:
         s = parse_size(value)
-        n = s.bytes if s.bytes is not None else (s.pkts or 0) * mss
-        if n < mss:
-            raise UnitError(f'"{value}" is less than one segment ({mss} B)')
-        return n
+        return s.bytes if s.bytes is not None else (s.pkts or 0) * mss
 
-    fields: list[tuple[str, str, Any]] = [
-        ("cc", "cc", choice(*CC)),
-        ("sack", "sack", boolean),
-        ("delayed_ack", "delayed_ack", boolean),
-        ("beta", "beta", number(0, 1, lo_open=True, hi_open=True, what="a decrease factor in (0, 1)")),
-        ("initial_window", "initial_window", integer(1, 1000, "a number of segments")),
-        ("delack", "delack_ns", _positive_time),
-        ("min_rto", "min_rto_ns", _positive_time),
-        ("max_rto", "max_rto_ns", _positive_time),
-        ("rwnd", "rwnd_bytes", window),
-        ("sndbuf", "sndbuf_bytes", window),
-        ("handshake", "handshake", boolean),
-        ("vegas_alpha", "vegas_alpha", number(0, None, what="packets queued per flow (Vegas alpha)")),
-        ("vegas_beta", "vegas_beta", number(0, None, what="packets queued per flow (Vegas beta)")),
-        ("vegas_gamma", "vegas_gamma", number(0, None, what="packets queued per flow (Vegas gamma)")),
-        ("cubic_c", "cubic_c", number(0, None, lo_open=True, what="Cubic's scaling constant C (RFC 9438: 0.4)")),
-        ("cubic_fast_convergence", "cubic_fast_convergence", boolean),
-    ]
-    for key, plan_key, parse in fields:
-        if t.has(key):
-            v = t.get(key, parse)
-            if v is not None:
-                tcp[plan_key] = v
+    special = {"mss": None, "rwnd": window, "sndbuf": window}
+    for key, (plan_key, prop) in tcp_keys().items():
+        if key == "mss" or not t.has(key):
+            continue
+        v = t.get(key, special.get(key) or reader(plan_key, prop))
+        if v is not None:
+            tcp[plan_key] = v
     return tcp, mss
 
 
 def _mss(value: Any) -> int:
-    n = parse_bytes(value)
-    if not 64 <= n <= MAX_IP_BYTES - TCP_HEADER_BYTES:
-        raise UnitError(f'"{value}" is not a usable MSS (64 B to {MAX_IP_BYTES - TCP_HEADER_BYTES} B; 1460B is usual)')
-    return n
+    """The MSS (its bounds are the engine's); ``pkt`` in a TCP size means one of it."""
+    return parse_bytes(value)
 
 
 # ---------------------------------------------------------------- endpoints

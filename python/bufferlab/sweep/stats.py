@@ -13,68 +13,23 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import t as student_t
 
 __all__ = ["aggregate", "t_quantile", "t_cdf"]
 
 
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta I_x(a, b), by its continued fraction (DLMF 8.17.22)
-    evaluated with the modified Lentz method; the symmetry I_x(a,b) = 1 - I_{1-x}(b,a) keeps x
-    where the fraction converges fast."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    if x > (a + 1.0) / (a + b + 2.0):
-        return 1.0 - _betainc(b, a, 1.0 - x)
-    log_front = a * math.log(x) + b * math.log1p(-x) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
-    tiny = 1e-300
-    f, c, d = 1.0, 1.0, 0.0
-    for i in range(0, 400):
-        m = i // 2
-        if i == 0:
-            num = 1.0
-        elif i % 2 == 0:
-            num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
-        else:
-            num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
-        d = 1.0 + num * d
-        d = tiny if abs(d) < tiny else d
-        c = 1.0 + num / c
-        c = tiny if abs(c) < tiny else c
-        d = 1.0 / d
-        f *= c * d
-        if abs(c * d - 1.0) < 1e-15:
-            break
-    return math.exp(log_front) * (f - 1.0) / a
-
-
 def t_cdf(t: float, df: float) -> float:
-    """P(T ≤ t) for Student's t with ``df`` degrees of freedom."""
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t > 0 else tail
+    """P(T ≤ t) for Student's t with ``df`` degrees of freedom (scipy)."""
+    return float(student_t.cdf(t, df))
 
 
 def t_quantile(p: float, df: float) -> float:
-    """The t with P(T ≤ t) = p (bisection on the CDF: exact to ~1e-12, no tables)."""
+    """The t with P(T ≤ t) = p (scipy's inverse CDF)."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), not {p}")
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, not {df}")
-    if p < 0.5:
-        return -t_quantile(1.0 - p, df)
-    lo, hi = 0.0, 1.0
-    while t_cdf(hi, df) < p:
-        lo, hi = hi, hi * 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-13 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
+    return float(student_t.ppf(p, df))
 
 
 def aggregate(

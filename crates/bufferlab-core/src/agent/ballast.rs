@@ -5,12 +5,13 @@
 //! [`AutoController`] from the event clock, looking at its own node's TCP connections through
 //! their counters as a host looks at `TCP_INFO`: data segments and bytes sent, smoothed RTT.
 
-use super::build::Builder;
+use super::builder::Builder;
 use super::udp::{self, Datagrams, UdpSink};
 use super::{Agent, AgentHooks, Io};
 use crate::ballast::{AutoConfig, AutoController, Observation};
 use crate::dist::Sampler;
 use crate::packet::{FlowId, NodeId, Packet};
+use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::{BallastSpec, UdpSpec};
 use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
@@ -139,12 +140,10 @@ impl AgentHooks for BallastAuto {
     }
 }
 
-pub fn build(path: &str, s: &BallastSpec, b: &mut Builder) -> Result<(), String> {
+pub fn build(loc: &Loc, s: &BallastSpec, b: &mut Builder) -> Result<(), Problem> {
     if !s.auto {
         let Some(rate) = s.rate_pps else {
-            return Err(format!(
-                "{path}: give a rate (e.g. \"250pps\") or auto = true"
-            ));
+            return Err(loc.problem("give a rate (e.g. \"250pps\") or auto = true"));
         };
         let spec = UdpSpec {
             pairs: s.pairs.clone(),
@@ -156,24 +155,22 @@ pub fn build(path: &str, s: &BallastSpec, b: &mut Builder) -> Result<(), String>
             start_ns: s.start_ns.clone(),
             stop_ns: s.stop_ns,
         };
-        return udp::build_kind(path, "ballast", &spec, b);
+        return udp::build_kind(loc, "ballast", &spec, b);
     }
     if s.rate_pps.is_some() || s.burst.is_some() {
-        return Err(format!(
-            "{path}: auto = true chooses the rate itself (remove rate and burst)"
-        ));
+        return Err(loc.problem("auto = true chooses the rate itself (remove rate and burst)"));
     }
     if !(s.max_share > 0.0 && s.max_share < 1.0) {
-        return Err(format!(
-            "{path}.max_share: must be between 0 and 1 (e.g. 0.2)"
-        ));
+        return Err(loc
+            .key("max_share")
+            .problem("must be between 0 and 1 (e.g. 0.2)"));
     }
     if s.size_bytes < udp::UDP_HEADERS || s.size_bytes > udp::MAX_IP_BYTES {
-        return Err(format!(
-            "{path}.size: a UDP packet is {} to {} B",
+        return Err(loc.key("size_bytes").problem(format!(
+            "a UDP packet is {} to {} B",
             udp::UDP_HEADERS,
             udp::MAX_IP_BYTES
-        ));
+        )));
     }
     let mut cfg = AutoConfig {
         target_queue_ns: s.target_ns,
@@ -183,18 +180,16 @@ pub fn build(path: &str, s: &BallastSpec, b: &mut Builder) -> Result<(), String>
     };
     if let Some(p) = s.period_ns {
         if p == 0 {
-            return Err(format!("{path}.period: must be longer than zero"));
+            return Err(loc.key("period_ns").problem("must be longer than zero"));
         }
         cfg.period_ns = p;
     }
-    let start = Sampler::new(&s.start_ns).map_err(|e| format!("{path}.start: {e}"))?;
+    let start =
+        Sampler::new(&s.start_ns).map_err(|e| loc.key("start_ns").problem(e.to_string()))?;
     for (src, dst) in &s.pairs {
-        let (n_src, n_dst) = (
-            b.node(&format!("{path}.from"), src)?,
-            b.node(&format!("{path}.to"), dst)?,
-        );
+        let (n_src, n_dst) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if n_src == n_dst {
-            return Err(format!("{path}: from and to are the same node {src:?}"));
+            return Err(loc.problem(format!("from and to are the same node {src:?}")));
         }
         let flow = b.add_flow("ballast", n_src, n_dst);
         b.flows[flow as usize].pkt_bytes = s.size_bytes;

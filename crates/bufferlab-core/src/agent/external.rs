@@ -3,11 +3,17 @@
 //! The engine sees only this: packets injected at the host's node (see [`crate::realtime`]) and
 //! packets delivered to it, which it keeps in an inbox until the driver writes them out. Its
 //! packets carry no payload here; their bytes stay with the driver, keyed by the packet's arena
-//! slot ([`crate::realtime::handle`]).
+//! slot ([`handle`]).
 
 use super::{AgentHooks, Io};
 use crate::packet::{FlowId, NodeId, Packet, PktId};
 use crate::time::Time;
+
+/// The key of an external packet's bytes outside the engine: its arena slot.
+#[inline]
+pub fn handle(p: &Packet) -> PktId {
+    p.seq as PktId
+}
 
 /// A packet that reached an external host: the key of its bytes and its TTL after the routers
 /// it crossed.
@@ -34,7 +40,7 @@ impl AgentHooks for External {
 
     fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
         self.inbox.push(Delivered {
-            handle: crate::realtime::handle(pkt),
+            handle: handle(pkt),
             ttl: pkt.ttl,
             at: io.now,
             flow: pkt.flow,

@@ -3,10 +3,11 @@
 //! As Linux `ping` does, the request carries its send time in its payload and the reply echoes it,
 //! so the RTT is measured at the client from the echoed time alone.
 
-use super::build::Builder;
+use super::builder::Builder;
 use super::{Agent, AgentHooks, Io};
 use crate::dist::Sampler;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
+use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::PingSpec;
 use crate::time::Time;
@@ -86,29 +87,27 @@ impl AgentHooks for PingServer {
     fn on_timer(&mut self, _io: &mut Io, _token: u32) {}
 }
 
-pub fn build(path: &str, p: &PingSpec, b: &mut Builder) -> Result<(), String> {
+pub fn build(loc: &Loc, p: &PingSpec, b: &mut Builder) -> Result<(), Problem> {
     if p.interval_ns == 0 {
-        return Err(format!("{path}.interval: must be positive"));
+        return Err(loc.key("interval_ns").problem("must be positive"));
     }
     if p.size_bytes > super::udp::MAX_IP_BYTES {
-        return Err(format!(
-            "{path}.size: an IPv4 packet is at most {} B",
+        return Err(loc.key("size_bytes").problem(format!(
+            "an IPv4 packet is at most {} B",
             super::udp::MAX_IP_BYTES
-        ));
+        )));
     }
     if p.size_bytes < 28 {
-        return Err(format!(
-            "{path}.size: an echo request is at least 28 B (IP + ICMP headers)"
-        ));
+        return Err(loc
+            .key("size_bytes")
+            .problem("an echo request is at least 28 B (IP + ICMP headers)"));
     }
-    let start = Sampler::new(&p.start_ns).map_err(|e| format!("{path}.start: {e}"))?;
+    let start =
+        Sampler::new(&p.start_ns).map_err(|e| loc.key("start_ns").problem(e.to_string()))?;
     for (src, dst) in &p.pairs {
-        let (s, d) = (
-            b.node(&format!("{path}.from"), src)?,
-            b.node(&format!("{path}.to"), dst)?,
-        );
+        let (s, d) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if s == d {
-            return Err(format!("{path}: from and to are the same node {src:?}"));
+            return Err(loc.problem(format!("from and to are the same node {src:?}")));
         }
         let flow = b.add_flow("ping", s, d);
         let server = b.add_agent(d, Agent::PingServer(PingServer));

@@ -1,9 +1,10 @@
 //! UDP sources (CBR, Poisson, paced bursts) and sinks.
 
-use super::build::Builder;
+use super::builder::Builder;
 use super::{Agent, AgentHooks, Io};
 use crate::dist::Sampler;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
+use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::{Arrivals, UdpSpec};
 use crate::time::{Time, NS_PER_SEC};
@@ -140,49 +141,49 @@ impl AgentHooks for UdpSink {
     fn on_timer(&mut self, _io: &mut Io, _token: u32) {}
 }
 
-pub fn build(path: &str, u: &UdpSpec, b: &mut Builder) -> Result<(), String> {
-    build_kind(path, "udp", u, b)
+pub fn build(loc: &Loc, u: &UdpSpec, b: &mut Builder) -> Result<(), Problem> {
+    build_kind(loc, "udp", u, b)
 }
 
 /// Build UDP sources whose flows are named after `kind` (`"udp"`, or `"ballast"` for a fixed-rate
 /// ballast, which is a UDP source with other defaults).
 pub fn build_kind(
-    path: &str,
+    loc: &Loc,
     kind: &'static str,
     u: &UdpSpec,
     b: &mut Builder,
-) -> Result<(), String> {
+) -> Result<(), Problem> {
     if !(u.rate_pps.is_finite() && u.rate_pps > 0.0) {
-        return Err(format!("{path}.rate: must be a positive rate"));
+        return Err(loc.key("rate_pps").problem("must be a positive rate"));
     }
     if u.rate_pps > MAX_RATE_PPS {
-        return Err(format!(
-            "{path}.rate: at most {MAX_RATE_PPS:e} packets per second"
-        ));
+        return Err(loc
+            .key("rate_pps")
+            .problem(format!("at most {MAX_RATE_PPS:e} packets per second")));
     }
     if u.size_bytes > MAX_IP_BYTES {
-        return Err(format!(
-            "{path}.size: an IPv4 packet is at most {MAX_IP_BYTES} B"
-        ));
+        return Err(loc
+            .key("size_bytes")
+            .problem(format!("an IPv4 packet is at most {MAX_IP_BYTES} B")));
     }
     if u.size_bytes < UDP_HEADERS {
-        return Err(format!(
-            "{path}.size: a UDP packet is at least {UDP_HEADERS} B (IP + UDP headers)"
-        ));
+        return Err(loc.key("size_bytes").problem(format!(
+            "a UDP packet is at least {UDP_HEADERS} B (IP + UDP headers)"
+        )));
     }
     if let Some(bs) = &u.burst {
         if bs.packets == 0 || bs.every_ns == 0 {
-            return Err(format!("{path}.burst: packets and every must be positive"));
+            return Err(loc
+                .key("burst")
+                .problem("packets and every must be positive"));
         }
     }
-    let start = Sampler::new(&u.start_ns).map_err(|e| format!("{path}.start: {e}"))?;
+    let start =
+        Sampler::new(&u.start_ns).map_err(|e| loc.key("start_ns").problem(e.to_string()))?;
     for (src, dst) in &u.pairs {
-        let (s, d) = (
-            b.node(&format!("{path}.from"), src)?,
-            b.node(&format!("{path}.to"), dst)?,
-        );
+        let (s, d) = (b.node(&loc.key("from"), src)?, b.node(&loc.key("to"), dst)?);
         if s == d {
-            return Err(format!("{path}: from and to are the same node {src:?}"));
+            return Err(loc.problem(format!("from and to are the same node {src:?}")));
         }
         let flow = b.add_flow(kind, s, d);
         b.flows[flow as usize].pkt_bytes = u.size_bytes;

@@ -554,11 +554,6 @@ impl Port {
         self.backlog == self.qdisc.backlog()
     }
 
-    /// Packets the port holds in any stage (for conservation).
-    pub fn holds(&self) -> u64 {
-        self.queued() + self.in_flight()
-    }
-
     /// Drops at this port over the whole run, every reason.
     pub fn dropped_all_run(&self) -> u64 {
         self.stats.dropped.iter().map(|c| c.total).sum()

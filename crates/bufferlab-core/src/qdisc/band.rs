@@ -1,5 +1,5 @@
-//! A FIFO band with its own limit: the building block of the multi-queue disciplines
-//! (SplitBuff's sub-buffers, the strict-priority bands).
+//! A FIFO band with its own limit: the one FIFO every discipline queues in (the FIFO itself,
+//! CoDel, PIE and RED over one band; SplitBuff's sub-buffers, the strict-priority bands).
 
 use std::collections::VecDeque;
 
@@ -21,13 +21,17 @@ impl Band {
         }
     }
 
+    /// Whether the band's limit refuses `item`.
+    #[inline]
+    pub(crate) fn refuses(&self, item: &QItem) -> bool {
+        self.limit
+            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
+    }
+
     /// Append `item` unless the band's limit refuses it.
     #[inline]
     pub(crate) fn push(&mut self, item: QItem) -> bool {
-        if self
-            .limit
-            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
-        {
+        if self.refuses(&item) {
             return false;
         }
         self.bytes += item.bytes as u64;

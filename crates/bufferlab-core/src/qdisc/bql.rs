@@ -12,8 +12,21 @@
 //!
 //! Byte counters are cumulative 64-bit totals, so no wrap-around arithmetic is needed.
 
-use crate::scenario::BqlSpec;
 use crate::time::{Time, NS_PER_SEC};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Byte Queue Limits on the ring.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BqlSpec {
+    /// Linux's dynamic queue limits (`lib/dynamic_queue_limits.c`).
+    Auto,
+    /// No byte limit: the ring fills to its descriptor count.
+    Off,
+    /// A fixed byte limit.
+    Fixed(u64),
+}
 
 /// Linux's `slack_hold_time` default: one second (HZ jiffies).
 pub const SLACK_HOLD_NS: Time = NS_PER_SEC;

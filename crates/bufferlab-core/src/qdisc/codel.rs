@@ -4,22 +4,25 @@
 //! Three parts, as in RFC 8289's pseudocode (§5): [`CodelConfig`] (params), [`CodelVars`] (per-queue state,
 //! reused by FQ-CoDel for each flow queue) and the [`Codel`] discipline (one FIFO).
 
-use std::collections::VecDeque;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use serde::Deserialize;
-
-use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::band::{reserve_for, Band};
+use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
-use crate::time::{Time, NS_PER_MS};
+use crate::problem::{at_key, Problem};
+use crate::time::{fmt_ns, Time, NS_PER_MS};
 
 /// CoDel's parameters (plan keys `target_ns`, `interval_ns`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct CodelConfig {
-    /// Acceptable standing sojourn time.
+    /// Acceptable standing sojourn time (RFC 8289 §4.3: 5 ms).
+    #[schemars(range(min = 1))]
     pub target_ns: Time,
     /// Sliding window over which the minimum sojourn must stay above target before dropping;
-    /// also the base of the control law.
+    /// also the base of the control law (RFC 8289 §4.2: 100 ms).
+    #[schemars(range(min = 1))]
     pub interval_ns: Time,
 }
 
@@ -34,20 +37,19 @@ impl Default for CodelConfig {
 }
 
 impl CodelConfig {
-    pub(crate) fn checked(self, kind: &str) -> Result<Self, String> {
-        check(self.target_ns > 0, kind, "target_ns", || {
-            "must be positive (RFC 8289 default: 5ms)".into()
-        })?;
-        check(self.interval_ns > 0, kind, "interval_ns", || {
-            "must be positive (RFC 8289 default: 100ms)".into()
-        })?;
-        check(self.target_ns < self.interval_ns, kind, "target_ns", || {
-            format!(
-                "{} ns must be below interval_ns ({} ns); RFC 8289 §4.3 puts target at 5-10% of interval",
-                self.target_ns, self.interval_ns
-            )
-        })?;
-        Ok(self)
+    /// What the bounds of each key cannot say: target below interval.
+    pub fn check(&self) -> Result<(), Problem> {
+        if self.target_ns >= self.interval_ns {
+            return Err(at_key(
+                "target_ns",
+                format!(
+                    "{} must be below interval ({}); RFC 8289 §4.3 puts target at 5-10% of interval",
+                    fmt_ns(self.target_ns),
+                    fmt_ns(self.interval_ns)
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -213,27 +215,19 @@ impl CodelVars {
 pub struct Codel {
     cfg: CodelConfig,
     vars: CodelVars,
-    fifo: Fifo,
-    limit: Limit,
+    fifo: Band,
     /// Largest packet seen: CoDel's "MTU" for the one-packet backlog test (RFC 8289 §5).
     mtu_bytes: u64,
 }
 
-struct Fifo {
-    q: VecDeque<QItem>,
-    bytes: u64,
-}
-
-impl CodelQueue for Fifo {
+impl CodelQueue for Band {
     #[inline]
     fn pop(&mut self) -> Option<QItem> {
-        let it = self.q.pop_front()?;
-        self.bytes -= it.bytes as u64;
-        Some(it)
+        Band::pop(self)
     }
     #[inline]
     fn backlog_bytes(&self) -> u64 {
-        self.bytes
+        self.bytes()
     }
 }
 
@@ -244,21 +238,9 @@ impl Codel {
         Codel {
             cfg,
             vars: CodelVars::default(),
-            fifo: Fifo {
-                q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
-                bytes: 0,
-            },
-            limit,
+            fifo: Band::new(limit, reserve_for(limit)),
             mtu_bytes: 0,
         }
-    }
-
-    pub fn from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-    ) -> Result<Self, String> {
-        let cfg = parse::<CodelConfig>("codel", map)?.checked("codel")?;
-        Ok(Codel::new(cfg, limit))
     }
 
     pub fn vars(&self) -> &CodelVars {
@@ -269,17 +251,12 @@ impl Codel {
 impl QueueDisc for Codel {
     #[inline]
     fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
-        if self
-            .limit
-            .exceeded_by(self.fifo.q.len() as u64, self.fifo.bytes, item.bytes as u64)
-        {
+        if self.fifo.refuses(&item) {
             drops.push(item, DropReason::Overflow);
             return false;
         }
         self.mtu_bytes = self.mtu_bytes.max(item.bytes as u64);
-        self.fifo.bytes += item.bytes as u64;
-        self.fifo.q.push_back(item);
-        true
+        self.fifo.push(item)
     }
 
     #[inline]
@@ -289,19 +266,19 @@ impl QueueDisc for Codel {
     }
 
     fn len_pkts(&self) -> u64 {
-        self.fifo.q.len() as u64
+        self.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.fifo.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {
-        self.limit
+        self.fifo.limit
     }
 
     fn set_limit(&mut self, limit: Limit) {
-        self.limit = limit;
+        self.fifo.limit = limit;
     }
 }
 

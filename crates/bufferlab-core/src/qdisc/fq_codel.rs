@@ -5,26 +5,33 @@
 //! Storage: every queued packet sits in one preallocated slab; a flow queue is a linked list
 //! through it, and the new/old lists link flow queues. Nothing is allocated per packet.
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::codel::{CodelConfig, CodelQueue, CodelVars};
-use super::params::{check, flow_hash, parse};
+use super::params::flow_hash;
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::problem::Problem;
 use crate::time::{Time, NS_PER_MS};
 
 const NIL: u32 = u32::MAX;
 
 /// FQ-CoDel's parameters (plan keys `target_ns`, `interval_ns`, `flows`, `quantum_bytes`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FqCodelConfig {
-    /// CoDel target per flow queue.
+    /// CoDel target per flow queue (RFC 8290 §5.1: 5 ms).
+    #[schemars(range(min = 1))]
     pub target_ns: Time,
-    /// CoDel interval per flow queue.
+    /// CoDel interval per flow queue (RFC 8290 §5.1: 100 ms).
+    #[schemars(range(min = 1))]
     pub interval_ns: Time,
-    /// Number of flow queues packets are hashed into.
+    /// Number of flow queues packets are hashed into (RFC 8290 §5.1: 1024; Linux allows 65536).
+    #[schemars(range(min = 1, max = 65536))]
     pub flows: u32,
-    /// Bytes a queue may send per round of deficit round robin.
+    /// Bytes a queue may send per round of deficit round robin (RFC 8290 §5.1: one MTU, 1514 B);
+    /// under 64 B a round cannot send a minimum-size packet.
+    #[schemars(range(min = 64, max = 1_048_576))]
     pub quantum_bytes: u32,
 }
 
@@ -38,6 +45,17 @@ impl Default for FqCodelConfig {
             flows: 1024,
             quantum_bytes: 1514,
         }
+    }
+}
+
+impl FqCodelConfig {
+    /// What the bounds of each key cannot say: target below interval (RFC 8289 §4.3).
+    pub fn check(&self) -> Result<(), Problem> {
+        CodelConfig {
+            target_ns: self.target_ns,
+            interval_ns: self.interval_ns,
+        }
+        .check()
     }
 }
 
@@ -194,37 +212,6 @@ impl FqCodel {
         }
         q.grow_slab(cap);
         q
-    }
-
-    pub fn from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-        seed: u64,
-    ) -> Result<Self, String> {
-        let cfg = parse::<FqCodelConfig>("fq_codel", map)?;
-        CodelConfig {
-            target_ns: cfg.target_ns,
-            interval_ns: cfg.interval_ns,
-        }
-        .checked("fq_codel")?;
-        check(
-            (1..=65536).contains(&cfg.flows),
-            "fq_codel",
-            "flows",
-            || {
-                format!(
-                    "between 1 and 65536 flow queues, got {} (RFC 8290 default: 1024)",
-                    cfg.flows
-                )
-            },
-        )?;
-        check(cfg.quantum_bytes >= 64, "fq_codel", "quantum_bytes", || {
-            format!(
-                "at least 64 B, got {} (RFC 8290 default: 1514)",
-                cfg.quantum_bytes
-            )
-        })?;
-        Ok(FqCodel::new(cfg, limit, seed))
     }
 
     /// Add `n` free slots to the slab (at build time, or once when a larger limit is set).

@@ -20,8 +20,47 @@ pub mod splitbuff;
 pub(crate) mod testkit;
 
 use crate::packet::{FlowId, PktId};
-use crate::scenario::QdiscSpec;
+use crate::problem::Problem;
 use crate::time::Time;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use codel::CodelConfig;
+use fq_codel::FqCodelConfig;
+use pie::PieConfig;
+use prio_small::PrioSmallConfig;
+use red::RedSpec;
+use splitbuff::{BlindSplitBuffConfig, SplitBuffConfig};
+
+/// The discipline and its parameters. Absent parameters take the discipline's defaults.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QdiscSpec {
+    Fifo {},
+    Red(RedSpec),
+    Codel(CodelConfig),
+    FqCodel(FqCodelConfig),
+    Pie(PieConfig),
+    Splitbuff(SplitBuffConfig),
+    BlindSplitbuff(BlindSplitBuffConfig),
+    PrioSmall(PrioSmallConfig),
+}
+
+impl QdiscSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            QdiscSpec::Fifo {} => "fifo",
+            QdiscSpec::Red(_) => "red",
+            QdiscSpec::Codel(_) => "codel",
+            QdiscSpec::FqCodel(_) => "fq_codel",
+            QdiscSpec::Pie(_) => "pie",
+            QdiscSpec::Splitbuff(_) => "splitbuff",
+            QdiscSpec::BlindSplitbuff(_) => "blind_splitbuff",
+            QdiscSpec::PrioSmall(_) => "prio_small",
+        }
+    }
+}
 
 /// Why a packet was dropped. Every drop carries one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -185,20 +224,25 @@ macro_rules! dispatch {
 impl Qdisc {
     /// Build a discipline from its spec with the buffer limit already resolved (sizing rules are
     /// resolved by the caller, who knows the topology). `seed` seeds any randomness it has.
-    pub fn build(spec: &QdiscSpec, limit: Limit, seed: u64) -> Result<Qdisc, String> {
+    /// Problems name the key of the discipline's parameters (relative to the `qdisc` table).
+    pub fn build(spec: &QdiscSpec, limit: Limit, seed: u64) -> Result<Qdisc, Problem> {
         Ok(match spec {
             QdiscSpec::Fifo { .. } => Qdisc::Fifo(fifo::Fifo::new(limit)),
-            QdiscSpec::Red(m) => Qdisc::Red(red::Red::from_spec(m, limit, seed)?),
-            QdiscSpec::Codel(m) => Qdisc::Codel(codel::Codel::from_spec(m, limit)?),
-            QdiscSpec::FqCodel(m) => Qdisc::FqCodel(fq_codel::FqCodel::from_spec(m, limit, seed)?),
-            QdiscSpec::Pie(m) => Qdisc::Pie(pie::Pie::from_spec(m, limit, seed)?),
-            QdiscSpec::Splitbuff(m) => Qdisc::SplitBuff(splitbuff::SplitBuff::from_spec(m, limit)?),
-            QdiscSpec::BlindSplitbuff(m) => {
-                Qdisc::SplitBuff(splitbuff::SplitBuff::blind_from_spec(m, limit, seed)?)
+            QdiscSpec::Red(s) => Qdisc::Red(red::Red::new(s.config()?, limit, seed)),
+            QdiscSpec::Codel(c) => {
+                c.check()?;
+                Qdisc::Codel(codel::Codel::new(*c, limit))
             }
-            QdiscSpec::PrioSmall(m) => {
-                Qdisc::PrioSmall(prio_small::PrioSmall::from_spec(m, limit)?)
+            QdiscSpec::FqCodel(c) => {
+                c.check()?;
+                Qdisc::FqCodel(fq_codel::FqCodel::new(*c, limit, seed))
             }
+            QdiscSpec::Pie(c) => Qdisc::Pie(pie::Pie::new(*c, limit, seed)),
+            QdiscSpec::Splitbuff(c) => Qdisc::SplitBuff(splitbuff::SplitBuff::new(*c, limit)),
+            QdiscSpec::BlindSplitbuff(c) => {
+                Qdisc::SplitBuff(splitbuff::SplitBuff::blind(c.buffers, limit, seed))
+            }
+            QdiscSpec::PrioSmall(c) => Qdisc::PrioSmall(prio_small::PrioSmall::new(*c, limit)),
         })
     }
 }

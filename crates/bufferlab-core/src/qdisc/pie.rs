@@ -2,29 +2,35 @@
 //! a PI controller updates every `t_update` from the queueing delay, estimated from the queue's
 //! bytes and its measured departure rate (RFC 8033 §4, §5.2 and its pseudocode appendices).
 
-use std::collections::VecDeque;
-
 use rand::Rng as _;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::band::{reserve_for, Band};
+use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{secs, Time, NS_PER_MS};
 
 /// PIE's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `max_burst_ns`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PieConfig {
-    /// QDELAY_REF, the latency target.
+    /// QDELAY_REF, the latency target (RFC 8033 §4.2: 15 ms).
+    #[schemars(range(min = 1))]
     pub target_ns: Time,
-    /// T_UPDATE, the period of the drop-probability update.
+    /// T_UPDATE, the period of the drop-probability update (RFC 8033 §4.2: 15 ms).
+    #[schemars(range(min = 1))]
     pub tupdate_ns: Time,
-    /// Weight of the deviation from target, per second.
+    /// Weight of the deviation from target, per second (RFC 8033 §4.2: 0.125).
+    #[schemars(range(min = 0.0, max = 100.0))]
     pub alpha: f64,
-    /// Weight of the delay trend, per second.
+    /// Weight of the delay trend, per second (RFC 8033 §4.2: 1.25).
+    #[schemars(range(min = 0.0, max = 100.0))]
     pub beta: f64,
-    /// MAX_BURST, how long a burst into an uncongested queue passes without drops.
+    /// MAX_BURST, how long a burst into an uncongested queue passes without drops
+    /// (RFC 8033 §4.4: 150 ms).
+    #[schemars(range(max = crate::time::MAX_DURATION_NS))]
     pub max_burst_ns: Time,
 }
 
@@ -52,9 +58,7 @@ const MEAN_PKT_BYTES: u64 = 1500;
 
 pub struct Pie {
     cfg: PieConfig,
-    limit: Limit,
-    q: VecDeque<QItem>,
-    bytes: u64,
+    fifo: Band,
     rng: Rng,
     drop_prob: f64,
     burst_allowance_ns: Time,
@@ -74,9 +78,7 @@ impl Pie {
         let limit = or_default_pkts(limit, TXQUEUELEN_PKTS);
         Pie {
             cfg,
-            limit,
-            q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Band::new(limit, reserve_for(limit)),
             rng: stream(seed, Stream::Qdisc, 0),
             drop_prob: 0.0,
             burst_allowance_ns: cfg.max_burst_ns,
@@ -88,38 +90,6 @@ impl Pie {
             dq_count_bytes: 0,
             avg_dq_time_ns: 0.0,
         }
-    }
-
-    pub fn from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-        seed: u64,
-    ) -> Result<Self, String> {
-        let c = parse::<PieConfig>("pie", map)?;
-        check(c.target_ns > 0, "pie", "target_ns", || {
-            "must be positive (RFC 8033 default: 15ms)".into()
-        })?;
-        check(c.tupdate_ns > 0, "pie", "tupdate_ns", || {
-            "must be positive (RFC 8033 default: 15ms)".into()
-        })?;
-        check(
-            c.alpha.is_finite() && c.alpha >= 0.0,
-            "pie",
-            "alpha",
-            || {
-                format!(
-                    "a non-negative number, got {} (RFC 8033 default: 0.125)",
-                    c.alpha
-                )
-            },
-        )?;
-        check(c.beta.is_finite() && c.beta >= 0.0, "pie", "beta", || {
-            format!(
-                "a non-negative number, got {} (RFC 8033 default: 1.25)",
-                c.beta
-            )
-        })?;
-        Ok(Pie::new(c, limit, seed))
     }
 
     /// The current drop probability.
@@ -139,7 +109,7 @@ impl Pie {
             return false;
         }
         if (self.qdelay_old_ns < self.cfg.target_ns / 2 && self.drop_prob < 0.2)
-            || self.bytes <= 2 * MEAN_PKT_BYTES
+            || self.fifo.bytes() <= 2 * MEAN_PKT_BYTES
         {
             return false;
         }
@@ -150,7 +120,7 @@ impl Pie {
     /// §5.5 and the burst allowance of §4.4.
     fn update(&mut self) {
         let qdelay = if self.avg_dq_time_ns > 0.0 {
-            (self.bytes as f64 * self.avg_dq_time_ns / DQ_THRESHOLD_BYTES as f64) as Time
+            (self.fifo.bytes() as f64 * self.avg_dq_time_ns / DQ_THRESHOLD_BYTES as f64) as Time
         } else {
             0
         };
@@ -193,10 +163,7 @@ impl Pie {
 impl QueueDisc for Pie {
     #[inline]
     fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
-        if self
-            .limit
-            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
-        {
+        if self.fifo.refuses(&item) {
             drops.push(item, DropReason::Overflow);
             return false;
         }
@@ -204,15 +171,12 @@ impl QueueDisc for Pie {
             drops.push(item, DropReason::Aqm);
             return false;
         }
-        self.bytes += item.bytes as u64;
-        self.q.push_back(item);
-        true
+        self.fifo.push(item)
     }
 
     #[inline]
     fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
-        let it = self.q.pop_front()?;
-        self.bytes -= it.bytes as u64;
+        let it = self.fifo.pop()?;
         // Departure rate (RFC 8033 §5.2): time how long DQ_THRESHOLD bytes take to leave,
         // measuring only while the queue holds that much (a short burst says nothing of the link).
         if self.in_measurement {
@@ -227,7 +191,7 @@ impl QueueDisc for Pie {
                 self.in_measurement = false;
             }
         }
-        if !self.in_measurement && self.bytes >= DQ_THRESHOLD_BYTES {
+        if !self.in_measurement && self.fifo.bytes() >= DQ_THRESHOLD_BYTES {
             self.in_measurement = true;
             self.measurement_start = now;
             self.dq_count_bytes = 0;
@@ -236,19 +200,19 @@ impl QueueDisc for Pie {
     }
 
     fn len_pkts(&self) -> u64 {
-        self.q.len() as u64
+        self.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {
-        self.limit
+        self.fifo.limit
     }
 
     fn set_limit(&mut self, limit: Limit) {
-        self.limit = limit;
+        self.fifo.limit = limit;
     }
 
     fn next_timer(&self) -> Option<Time> {

@@ -2,18 +2,20 @@
 //! at the head of the uplink): packets of at most `threshold_bytes` (TCP ACKs, pings, the ballast)
 //! go first; the two bands share the port's limit and tail-drop when it is full.
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::band::{reserve_for, Band};
-use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::time::Time;
 
 /// Plan key `threshold_bytes`.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrioSmallConfig {
-    /// Packets of at most this many IP bytes get priority.
+    /// Packets of at most this many IP bytes get priority (128 B: ACKs, pings, the ballast).
+    #[schemars(range(min = 1, max = 65535))]
     pub threshold_bytes: u32,
 }
 
@@ -49,20 +51,6 @@ impl PrioSmall {
             small: Band::new(UNLIMITED, cap),
             large: Band::new(UNLIMITED, cap),
         }
-    }
-
-    pub fn from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-    ) -> Result<Self, String> {
-        let c = parse::<PrioSmallConfig>("prio_small", map)?;
-        check(
-            c.threshold_bytes > 0,
-            "prio_small",
-            "threshold_bytes",
-            || "must be positive (default 128 B)".into(),
-        )?;
-        Ok(PrioSmall::new(c, limit))
     }
 }
 

@@ -7,13 +7,14 @@
 //! dropped with `p_b = max_p (avg - min_th) / (max_th - min_th)`, spread by the count since the
 //! last drop; gentle RED ramps `p_b` from `max_p` to 1 between `max_th` and `2 max_th`.
 
-use std::collections::VecDeque;
-
 use rand::Rng as _;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use super::params::{check, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::band::{reserve_for, Band};
+use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::problem::{at_key, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{Time, NS_PER_SEC};
 
@@ -57,46 +58,132 @@ impl Default for RedConfig {
     }
 }
 
-/// The plan's keys: thresholds as plain numbers or `_pkts` (packets) or `_bytes`, both in the
-/// same unit; `max_p`, `weight`, `gentle`, `wait`, `mean_pkt_bytes`.
-#[derive(Debug, Default, Deserialize)]
+/// RED's plan keys: each threshold as a plain number or `_pkts` (packets) or `_bytes` (byte
+/// mode), both in the same unit; the rest default to [`RedConfig::default`]'s values.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-struct RedKeys {
-    min_th: Option<f64>,
-    min_th_pkts: Option<f64>,
-    min_th_bytes: Option<f64>,
-    max_th: Option<f64>,
-    max_th_pkts: Option<f64>,
-    max_th_bytes: Option<f64>,
-    max_p: Option<f64>,
-    weight: Option<f64>,
-    gentle: Option<bool>,
-    wait: Option<bool>,
-    mean_pkt_bytes: Option<u32>,
+pub struct RedSpec {
+    /// Average queue where early drops begin, in packets (ns-2 `thresh_`: 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e12))]
+    pub min_th: Option<f64>,
+    /// `min_th` in packets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e12))]
+    pub min_th_pkts: Option<f64>,
+    /// `min_th` in bytes: byte mode (ns-2 `queue_in_bytes_`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e12))]
+    pub min_th_bytes: Option<f64>,
+    /// Average queue where the drop probability reaches `max_p` (ns-2 `maxthresh_`: 15).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e12))]
+    pub max_th: Option<f64>,
+    /// `max_th` in packets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e12))]
+    pub max_th_pkts: Option<f64>,
+    /// `max_th` in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1e12))]
+    pub max_th_bytes: Option<f64>,
+    /// Drop probability at `max_th` (ns-2 `linterm_` 10: 0.1).
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1.0))]
+    pub max_p: f64,
+    /// EWMA weight of the average queue (ns-2 `q_weight_`: 0.002).
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1.0))]
+    pub weight: f64,
+    /// Gentle RED (Floyd 2000; ns-2 default on).
+    pub gentle: bool,
+    /// ns-2's `wait_`: uniform gaps between drops (default on).
+    pub wait: bool,
+    /// Typical packet size for the idle-time decay (ns-2 `mean_pktsize_`: 500 B).
+    #[schemars(range(min = 1, max = 65535))]
+    pub mean_pkt_bytes: u32,
 }
 
-/// One threshold from its three spellings: `(value, in bytes)`, or an error naming the keys.
+impl Default for RedSpec {
+    fn default() -> Self {
+        let d = RedConfig::default();
+        RedSpec {
+            min_th: None,
+            min_th_pkts: None,
+            min_th_bytes: None,
+            max_th: None,
+            max_th_pkts: None,
+            max_th_bytes: None,
+            max_p: d.max_p,
+            weight: d.weight,
+            gentle: d.gentle,
+            wait: d.wait,
+            mean_pkt_bytes: d.mean_pkt_bytes,
+        }
+    }
+}
+
+/// One threshold from its three spellings: `(value, in bytes)`, or a problem naming the key.
 fn threshold(
     name: &str,
     plain: Option<f64>,
     pkts: Option<f64>,
     bytes: Option<f64>,
-) -> Result<Option<(f64, bool)>, String> {
+) -> Result<Option<(f64, bool)>, Problem> {
     match (plain, pkts, bytes) {
         (None, None, None) => Ok(None),
         (Some(v), None, None) | (None, Some(v), None) => Ok(Some((v, false))),
         (None, None, Some(v)) => Ok(Some((v, true))),
-        _ => Err(format!(
-            "red.{name}: given twice (as packets and as bytes); give one"
+        _ => Err(at_key(
+            name,
+            "given twice (as packets and as bytes); give one",
         )),
+    }
+}
+
+impl RedSpec {
+    /// The discipline's configuration: thresholds in one unit, `min_th < max_th`.
+    pub fn config(&self) -> Result<RedConfig, Problem> {
+        let d = RedConfig::default();
+        let min = threshold("min_th", self.min_th, self.min_th_pkts, self.min_th_bytes)?;
+        let max = threshold("max_th", self.max_th, self.max_th_pkts, self.max_th_bytes)?;
+        let bytes = match (min, max) {
+            (Some((_, a)), Some((_, b))) if a != b => {
+                return Err(at_key(
+                    "max_th",
+                    "give min_th and max_th in the same unit (both packets or both bytes)",
+                ))
+            }
+            (Some((_, b)), _) | (_, Some((_, b))) => b,
+            _ => false,
+        };
+        if bytes && (min.is_none() || max.is_none()) {
+            return Err(at_key(
+                "min_th_bytes",
+                "in byte mode give both min_th and max_th in bytes",
+            ));
+        }
+        let c = RedConfig {
+            min_th: min.map_or(d.min_th, |m| m.0),
+            max_th: max.map_or(d.max_th, |m| m.0),
+            bytes,
+            max_p: self.max_p,
+            weight: self.weight,
+            gentle: self.gentle,
+            wait: self.wait,
+            mean_pkt_bytes: self.mean_pkt_bytes,
+        };
+        if c.max_th <= c.min_th {
+            return Err(at_key(
+                "max_th",
+                format!("must exceed min_th ({}), got {}", c.min_th, c.max_th),
+            ));
+        }
+        Ok(c)
     }
 }
 
 pub struct Red {
     cfg: RedConfig,
-    limit: Limit,
-    q: VecDeque<QItem>,
-    bytes: u64,
+    fifo: Band,
     rng: Rng,
     avg: f64,
     /// Arrivals since the last early drop.
@@ -114,9 +201,7 @@ impl Red {
         let limit = or_default_pkts(limit, TXQUEUELEN_PKTS);
         Red {
             cfg,
-            limit,
-            q: VecDeque::with_capacity(limit.pkts.unwrap_or(1024).min(1 << 16) as usize),
-            bytes: 0,
+            fifo: Band::new(limit, reserve_for(limit)),
             rng: stream(seed, Stream::Qdisc, 0),
             avg: 0.0,
             count: 0,
@@ -124,72 +209,6 @@ impl Red {
             idle_since: Some(0),
             pkts_per_sec: 0.0,
         }
-    }
-
-    pub fn from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-        seed: u64,
-    ) -> Result<Self, String> {
-        let k = parse::<RedKeys>("red", map)?;
-        let d = RedConfig::default();
-        let min = threshold("min_th", k.min_th, k.min_th_pkts, k.min_th_bytes)?;
-        let max = threshold("max_th", k.max_th, k.max_th_pkts, k.max_th_bytes)?;
-        let bytes = match (min, max) {
-            (Some((_, a)), Some((_, b))) if a != b => return Err(
-                "red.max_th: give min_th and max_th in the same unit (both packets or both bytes)"
-                    .into(),
-            ),
-            (Some((_, b)), _) | (_, Some((_, b))) => b,
-            _ => false,
-        };
-        if bytes && (min.is_none() || max.is_none()) {
-            return Err(
-                "red.min_th_bytes: in byte mode give both min_th and max_th in bytes".into(),
-            );
-        }
-        let c = RedConfig {
-            min_th: min.map_or(d.min_th, |m| m.0),
-            max_th: max.map_or(d.max_th, |m| m.0),
-            bytes,
-            max_p: k.max_p.unwrap_or(d.max_p),
-            weight: k.weight.unwrap_or(d.weight),
-            gentle: k.gentle.unwrap_or(d.gentle),
-            wait: k.wait.unwrap_or(d.wait),
-            mean_pkt_bytes: k.mean_pkt_bytes.unwrap_or(d.mean_pkt_bytes),
-        };
-        check(
-            c.min_th >= 0.0 && c.min_th.is_finite(),
-            "red",
-            "min_th",
-            || {
-                format!(
-                    "a non-negative number of packets, got {} (default 5)",
-                    c.min_th
-                )
-            },
-        )?;
-        check(
-            c.max_th > c.min_th && c.max_th.is_finite(),
-            "red",
-            "max_th",
-            || {
-                format!(
-                    "must exceed min_th ({}), got {} (default 15)",
-                    c.min_th, c.max_th
-                )
-            },
-        )?;
-        check(c.max_p > 0.0 && c.max_p <= 1.0, "red", "max_p", || {
-            format!("a probability in (0, 1], got {} (default 0.1)", c.max_p)
-        })?;
-        check(c.weight > 0.0 && c.weight <= 1.0, "red", "weight", || {
-            format!("in (0, 1], got {} (default 0.002)", c.weight)
-        })?;
-        check(c.mean_pkt_bytes > 0, "red", "mean_pkt_bytes", || {
-            "must be positive (default 500)".into()
-        })?;
-        Ok(Red::new(c, limit, seed))
     }
 
     /// The average queue, in packets (bytes in byte mode).
@@ -235,9 +254,9 @@ impl QueueDisc for Red {
     fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
         let w = self.cfg.weight;
         let qlen = if self.cfg.bytes {
-            self.bytes as f64
+            self.fifo.bytes() as f64
         } else {
-            self.q.len() as f64
+            self.fifo.len() as f64
         };
         // Idle: decay as if m small packets had been sent meanwhile (§4 of the paper).
         let m = match self.idle_since.take() {
@@ -249,7 +268,7 @@ impl QueueDisc for Red {
         self.avg = self.avg * (1.0 - w).powf(m + 1.0) + w * qlen;
         self.count += 1;
         let mut early = false;
-        if self.avg >= self.cfg.min_th && self.q.len() > 1 {
+        if self.avg >= self.cfg.min_th && self.fifo.len() > 1 {
             let pb = self.base_prob(self.avg);
             if pb >= 1.0 {
                 early = true;
@@ -269,24 +288,16 @@ impl QueueDisc for Red {
             drops.push(item, DropReason::Aqm);
             return false;
         }
-        if self
-            .limit
-            .exceeded_by(self.q.len() as u64, self.bytes, item.bytes as u64)
-        {
+        if !self.fifo.push(item) {
             drops.push(item, DropReason::Overflow);
             return false;
         }
-        self.bytes += item.bytes as u64;
-        self.q.push_back(item);
         true
     }
 
     fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
-        match self.q.pop_front() {
-            Some(it) => {
-                self.bytes -= it.bytes as u64;
-                Some(it)
-            }
+        match self.fifo.pop() {
+            Some(it) => Some(it),
             None => {
                 // The link asked and found nothing: the idle period starts (ns-2 `idle_`).
                 if self.idle_since.is_none() {
@@ -298,19 +309,19 @@ impl QueueDisc for Red {
     }
 
     fn len_pkts(&self) -> u64 {
-        self.q.len() as u64
+        self.fifo.len()
     }
 
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {
-        self.limit
+        self.fifo.limit
     }
 
     fn set_limit(&mut self, limit: Limit) {
-        self.limit = limit;
+        self.fifo.limit = limit;
     }
 
     fn set_link_rate(&mut self, rate_bps: u64) {

@@ -12,23 +12,28 @@
 //! RTT estimation"); RTTP = RTT - queueing delay, the queueing delay being the smoothed mean
 //! sojourn time measured at dequeue (overall for the threshold, per sub-buffer for its size).
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::band::{reserve_for, Band};
-use super::params::{check, flow_hash, or_default_pkts, parse, TXQUEUELEN_PKTS};
+use super::params::{flow_hash, or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::time::{Time, NS_PER_SEC};
 
 /// SplitBuff's parameters (plan keys `buffers`, `update_ns`, `smoothing`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SplitBuffConfig {
-    /// Sub-buffers: 2 (threshold at the mean RTTP) or 3 (thresholds at mean RTTP ± σ/2).
+    /// Sub-buffers: 2 (threshold at the mean RTTP) or 3 (thresholds at mean RTTP ± σ/2)
+    /// (seed 004 §III-B, §IV-C).
+    #[schemars(range(min = 2, max = 3))]
     pub buffers: u32,
     /// T_u, the period of the threshold and size update.
+    #[schemars(range(min = 1))]
     pub update_ns: Time,
     /// α, the weight of the newest period in the smoothed queueing delays:
     /// `T_q <- (1 - α) T_q + α x` (1: no smoothing).
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1.0))]
     pub smoothing: f64,
 }
 
@@ -50,9 +55,11 @@ impl Default for SplitBuffConfig {
 }
 
 /// Blind-SplitBuff's parameters (plan key `buffers`).
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct BlindSplitBuffConfig {
+    /// Sub-buffers, each of an equal share of the limit (seed 004 §IV-B2: 2).
+    #[schemars(range(min = 2, max = 3))]
     pub buffers: u32,
 }
 
@@ -171,54 +178,6 @@ impl SplitBuff {
             Some(seed),
             limit,
         )
-    }
-
-    pub fn from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-    ) -> Result<Self, String> {
-        let c = parse::<SplitBuffConfig>("splitbuff", map)?;
-        check(
-            c.buffers == 2 || c.buffers == 3,
-            "splitbuff",
-            "buffers",
-            || {
-                format!(
-                    "2 or 3 sub-buffers (seed 004 §III-B, §IV-C), got {}",
-                    c.buffers
-                )
-            },
-        )?;
-        check(c.update_ns > 0, "splitbuff", "update_ns", || {
-            "must be positive (default 1s)".into()
-        })?;
-        check(
-            c.smoothing > 0.0 && c.smoothing <= 1.0,
-            "splitbuff",
-            "smoothing",
-            || {
-                format!(
-                    "the weight of the newest period, in (0, 1], got {} (default 0.125)",
-                    c.smoothing
-                )
-            },
-        )?;
-        Ok(Self::new(c, limit))
-    }
-
-    pub fn blind_from_spec(
-        map: &serde_json::Map<String, serde_json::Value>,
-        limit: Limit,
-        seed: u64,
-    ) -> Result<Self, String> {
-        let c = parse::<BlindSplitBuffConfig>("blind_splitbuff", map)?;
-        check(
-            c.buffers == 2 || c.buffers == 3,
-            "blind_splitbuff",
-            "buffers",
-            || format!("2 or 3 sub-buffers, got {}", c.buffers),
-        )?;
-        Ok(Self::blind(c.buffers, limit, seed))
     }
 
     pub fn name(&self) -> &'static str {

@@ -19,7 +19,7 @@ fn ctx(n: usize) -> SizingCtx {
     }
 }
 
-fn pk(r: Result<(Limit, String), String>) -> u64 {
+fn pk(r: Result<(Limit, String), crate::problem::Problem>) -> u64 {
     r.unwrap().0.pkts.unwrap()
 }
 
@@ -89,10 +89,12 @@ fn two_l() {
 
 #[test]
 fn errors_say_what_to_do() {
-    let e = resolve(&spec("bpd", 1.0), &ctx(1)).unwrap_err();
+    let e = resolve(&spec("bpd", 1.0), &ctx(1)).unwrap_err().to_string();
     assert!(e.starts_with("rule: unknown sizing rule \"bpd\""), "{e}");
     assert!(e.contains("\"bdp\""));
-    let e = resolve(&spec("bdp", -1.0), &ctx(1)).unwrap_err();
+    let e = resolve(&spec("bdp", -1.0), &ctx(1))
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("scale: "), "{e}");
     // A port no flow crosses never queues: it keeps the txqueuelen default.
     assert_eq!(pk(resolve(&spec("bdp", 1.0), &ctx(0))), 1000);

@@ -3,10 +3,10 @@
 //! §4.1: a burst of `size`, an idle time, again, on one persistent connection).
 
 use super::cc::{cubic::Cubic, newreno::NewReno, vegas::Vegas, Cc};
-use super::params::{CcKind, TcpParams};
+use super::params::{CcConfig, TcpParams};
 use super::sender::{Event, Peer, SendConn};
-use crate::agent::{AgentHooks, Io};
 use crate::dist::Sampler;
+use crate::hooks::{AgentHooks, Io};
 use crate::metrics::flow::TransferRecord;
 use crate::packet::{Packet, Proto};
 use crate::rng::Rng;
@@ -42,14 +42,9 @@ pub struct TcpSender {
 /// A connection's congestion control, as the parameters say.
 pub fn make_cc(p: &TcpParams) -> Cc {
     match p.cc {
-        CcKind::Newreno => Cc::NewReno(NewReno::new(p.beta())),
-        CcKind::Cubic => Cc::Cubic(Cubic::new(p.cubic_c, p.beta(), p.cubic_fast_convergence)),
-        CcKind::Vegas => Cc::Vegas(Vegas::new(
-            p.vegas_alpha,
-            p.vegas_beta,
-            p.vegas_gamma,
-            p.beta(),
-        )),
+        CcConfig::NewReno(c) => Cc::NewReno(NewReno::new(c.beta)),
+        CcConfig::Cubic(c) => Cc::Cubic(Cubic::new(c.c, c.beta, c.fast_convergence)),
+        CcConfig::Vegas(c) => Cc::Vegas(Vegas::new(c.alpha, c.beta, c.gamma, c.loss_beta)),
     }
 }
 

@@ -10,7 +10,6 @@
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the SYN and FIN do not take
 //! a sequence number. See `docs/tcp.md`.
 
-pub mod build;
 pub mod cc;
 pub mod endpoint;
 pub mod params;
@@ -19,7 +18,6 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 
-pub use build::build;
 pub use endpoint::TcpSender;
 pub use params::TcpParams;
 pub use receiver::TcpReceiver;

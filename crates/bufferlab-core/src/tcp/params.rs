@@ -1,9 +1,13 @@
 //! TCP options of a traffic block (`tcp` map of the plan) and their defaults.
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
-use crate::scenario::TcpOptions;
-use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
+use super::cc::cubic::CubicConfig;
+use super::cc::newreno::NewRenoConfig;
+use super::cc::vegas::VegasConfig;
+use crate::problem::{at_key, Problem};
+use crate::time::{fmt_ns, Time, NS_PER_MS, NS_PER_SEC};
 
 /// IPv4 (20 B) + TCP (20 B) headers. Options (timestamps, SACK blocks) are carried as header
 /// fields of the simulated packet but not charged on the wire, so a pure ACK is 40 B and a
@@ -11,7 +15,7 @@ use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
 pub const HEADER_BYTES: u32 = 40;
 
 /// Which congestion control a connection runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CcKind {
     /// RFC 5681 slow start and congestion avoidance, RFC 6582 NewReno recovery.
@@ -23,10 +27,15 @@ pub enum CcKind {
     Vegas,
 }
 
-/// Every TCP option with its default. Plan keys carry their unit (`min_rto_ns`, `mss_bytes`).
-#[derive(Clone, Debug, Deserialize)]
+/// Largest retransmission timeout accepted: one hour.
+const MAX_RTO_NS: Time = 3600 * NS_PER_SEC;
+
+/// The plan's `tcp` table: every TCP option of a traffic block, its bounds and its default.
+/// Plan keys carry their unit (`min_rto_ns`, `mss_bytes`). The algorithm-specific keys
+/// (`beta`, `vegas_*`, `cubic_*`) are read by the algorithm `cc` names only.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct TcpParams {
+pub struct TcpOptions {
     /// Congestion control. Default NewReno, the standard algorithm of RFC 5681/6582 and the one
     /// seed 003 sizes buffers for.
     pub cc: CcKind,
@@ -34,32 +43,39 @@ pub struct TcpParams {
     /// (`net.ipv4.tcp_sack = 1`); off gives NewReno recovery on cumulative ACKs only.
     pub sack: bool,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
-    /// after `delack_ns`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
+    /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     pub delayed_ack: bool,
-    /// Delayed-ACK timer. Default 40 ms, Linux's `TCP_DELACK_MIN` (RFC 1122 requires < 500 ms).
+    /// Delayed-ACK timer. Default 40 ms, Linux's `TCP_DELACK_MIN`; RFC 1122 requires < 500 ms.
+    #[schemars(range(min = 1), extend("exclusiveMaximum" = 500_000_000))]
     pub delack_ns: Time,
-    /// Multiplicative decrease factor: the window after a loss is `beta` times the flight size.
-    /// Default per algorithm: 0.5 NewReno (RFC 5681 eq. 4), 0.7 Cubic (RFC 9438 §4.6),
-    /// 0.75 Vegas (Brakmo & Peterson 1995: a loss found by Vegas' retransmission check cuts the
-    /// window by a quarter). Seed 003 §5 uses 0.875 for NewReno.
+    /// Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
+    /// eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Seed 003 §5 uses 0.875 for NewReno.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))]
     pub beta: Option<f64>,
     /// Initial window in segments. Default 10 (RFC 6928).
+    #[schemars(range(min = 1, max = 1000))]
     pub initial_window: u32,
     /// Lower bound of the retransmission timeout. Default 200 ms as Linux (`TCP_RTO_MIN`);
     /// RFC 6298 §2.4 says 1 s.
+    #[schemars(range(min = 1, max = MAX_RTO_NS))]
     pub min_rto_ns: Time,
     /// Upper bound of the retransmission timeout. Default 60 s (RFC 6298 §2.5).
+    #[schemars(range(min = 1, max = MAX_RTO_NS))]
     pub max_rto_ns: Time,
     /// Maximum segment size (payload). Default 1460 B: a 1500 B Ethernet MTU less 40 B of IPv4
     /// and TCP headers (RFC 879, RFC 6691).
+    #[schemars(range(min = 64, max = 65_495))]
     pub mss_bytes: u32,
     /// Receiver window. Default 1 GiB, the largest window TCP can advertise (window scale 14,
     /// RFC 7323 §2.3): the window never limits a flow unless a scenario says so. Buffer-sizing
     /// experiments (seeds 003, 004) assume flows limited by the network only; a stock Linux
     /// host is `rwnd = "6MiB"` (`tcp_rmem` maximum), seed 000's FreeBSD hosts are far smaller.
+    #[schemars(range(min = 64, max = 1_073_741_824))]
     pub rwnd_bytes: u64,
     /// Send buffer: bytes sent and not yet acknowledged. Default 1 GiB for the same reason
     /// (Linux's `tcp_wmem` maximum is 4 MiB).
+    #[schemars(range(min = 64, max = 4_294_967_296u64))]
     pub sndbuf_bytes: u64,
     /// Three-way handshake before the data and a FIN exchange after it (RFC 793). Default on,
     /// as every real stack and ns-3 do: the SYN/SYN-ACK exchange gives the sender its first RTT
@@ -67,20 +83,28 @@ pub struct TcpParams {
     /// out spuriously on its first window; short connections also hold the reverse buffer for
     /// the extra round trips seed 000 §III counts. Off gives ns-2's set-up-free agents.
     pub handshake: bool,
-    /// Vegas thresholds in packets queued at the bottleneck. Defaults α = 1, β = 3, γ = 1
-    /// (Brakmo & Peterson 1995; also ns-2's defaults, which seed 003 used).
+    /// Vegas' α, packets queued per flow below which the window grows (Brakmo & Peterson
+    /// 1995: 1; also ns-2's default, which seed 003 used).
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1e6))]
     pub vegas_alpha: f64,
+    /// Vegas' β, packets queued per flow above which the window shrinks (3).
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1e6))]
     pub vegas_beta: f64,
+    /// Vegas' γ, packets queued per flow above which slow start ends (1).
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1e6))]
     pub vegas_gamma: f64,
-    /// Cubic's scaling constant C in segments/s³. Default 0.4 (RFC 9438 §5).
+    /// Cubic's scaling constant C in segments/s³ (RFC 9438 §5: 0.4).
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 100.0))]
     pub cubic_c: f64,
     /// Cubic fast convergence (RFC 9438 §4.7). Default on.
     pub cubic_fast_convergence: bool,
 }
 
-impl Default for TcpParams {
+impl Default for TcpOptions {
     fn default() -> Self {
-        TcpParams {
+        let v = VegasConfig::default();
+        let c = CubicConfig::default();
+        TcpOptions {
             cc: CcKind::Newreno,
             sack: true,
             delayed_ack: true,
@@ -93,122 +117,123 @@ impl Default for TcpParams {
             rwnd_bytes: 1 << 30,
             sndbuf_bytes: 1 << 30,
             handshake: true,
-            vegas_alpha: 1.0,
-            vegas_beta: 3.0,
-            vegas_gamma: 1.0,
-            cubic_c: 0.4,
-            cubic_fast_convergence: true,
+            vegas_alpha: v.alpha,
+            vegas_beta: v.beta,
+            vegas_gamma: v.gamma,
+            cubic_c: c.c,
+            cubic_fast_convergence: c.fast_convergence,
         }
     }
 }
 
-/// The plan keys [`TcpParams`] accepts.
-pub const KEYS: [&str; 17] = [
-    "cc",
-    "sack",
-    "delayed_ack",
-    "delack_ns",
-    "beta",
-    "initial_window",
-    "min_rto_ns",
-    "max_rto_ns",
-    "mss_bytes",
-    "rwnd_bytes",
-    "sndbuf_bytes",
-    "handshake",
-    "vegas_alpha",
-    "vegas_beta",
-    "vegas_gamma",
-    "cubic_c",
-    "cubic_fast_convergence",
-];
+/// A congestion control algorithm with its own parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CcConfig {
+    NewReno(NewRenoConfig),
+    Cubic(CubicConfig),
+    Vegas(VegasConfig),
+}
 
-impl TcpParams {
-    /// The multiplicative decrease factor in force.
-    pub fn beta(&self) -> f64 {
-        self.beta.unwrap_or(match self.cc {
-            CcKind::Newreno => 0.5,
-            CcKind::Cubic => 0.7,
-            CcKind::Vegas => 0.75,
-        })
+/// What a connection runs with: the options resolved, the algorithm's parameters apart.
+#[derive(Clone, Debug)]
+pub struct TcpParams {
+    pub cc: CcConfig,
+    pub sack: bool,
+    pub delayed_ack: bool,
+    pub delack_ns: Time,
+    pub initial_window: u32,
+    pub min_rto_ns: Time,
+    pub max_rto_ns: Time,
+    pub mss_bytes: u32,
+    pub rwnd_bytes: u64,
+    pub sndbuf_bytes: u64,
+    pub handshake: bool,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpOptions::default().resolve()
     }
+}
 
-    /// Parse a block's `tcp` map; `path` is the block's key path (`traffic[2]`). Errors name the
-    /// offending key.
-    pub fn from_options(path: &str, opts: &TcpOptions) -> Result<TcpParams, String> {
-        for k in opts.keys() {
-            if !KEYS.contains(&k.as_str()) {
-                return Err(format!(
-                    "{path}.{k}: unknown TCP option (known: {})",
-                    KEYS.join(", ")
+impl TcpOptions {
+    /// What the bounds of each key cannot say: the RTO bounds in order, windows of at least a
+    /// segment, Vegas' α ≤ β. Problems name the key (relative to the block).
+    pub fn check(&self) -> Result<(), Problem> {
+        if self.min_rto_ns > self.max_rto_ns {
+            return Err(at_key(
+                "min_rto_ns",
+                format!(
+                    "{} is above max_rto ({})",
+                    fmt_ns(self.min_rto_ns),
+                    fmt_ns(self.max_rto_ns)
+                ),
+            ));
+        }
+        let mss = self.mss_bytes as u64;
+        for (key, v) in [
+            ("rwnd_bytes", self.rwnd_bytes),
+            ("sndbuf_bytes", self.sndbuf_bytes),
+        ] {
+            if v < mss {
+                return Err(at_key(
+                    key,
+                    format!("{v} B is less than one segment ({mss} B)"),
                 ));
             }
         }
-        // Parse key by key first, so that a type error names its key.
-        for (k, v) in opts {
-            let mut one = serde_json::Map::new();
-            one.insert(k.clone(), v.clone());
-            if let Err(e) = serde_json::from_value::<TcpParams>(serde_json::Value::Object(one)) {
-                return Err(format!("{path}.{k}: {e}"));
-            }
-        }
-        let p: TcpParams = serde_json::from_value(serde_json::Value::Object(opts.clone()))
-            .map_err(|e| format!("{path}.tcp: {e}"))?;
-        p.check(path)?;
-        Ok(p)
-    }
-
-    fn check(&self, path: &str) -> Result<(), String> {
-        let err = |k: &str, m: String| Err(format!("{path}.{k}: {m}"));
-        if !(64..=65_495).contains(&self.mss_bytes) {
-            return err(
-                "mss_bytes",
-                format!(
-                    "{} B is not a usable MSS (64 B to 65495 B; 1460 B is usual)",
-                    self.mss_bytes
-                ),
-            );
-        }
-        if !(1..=1000).contains(&self.initial_window) {
-            return err("initial_window", "between 1 and 1000 segments".into());
-        }
-        let b = self.beta();
-        if !(b > 0.0 && b < 1.0) {
-            return err("beta", format!("a decrease factor in (0, 1), got {b}"));
-        }
-        if self.min_rto_ns == 0 || self.min_rto_ns > self.max_rto_ns {
-            return err("min_rto_ns", "positive and at most max_rto".into());
-        }
-        if self.max_rto_ns > 3600 * NS_PER_SEC {
-            return err("max_rto_ns", "at most one hour".into());
-        }
-        if self.delack_ns == 0 || self.delack_ns >= 500 * NS_PER_MS {
-            return err(
-                "delack_ns",
-                "positive and below 500 ms (RFC 1122 §4.2.3.2)".into(),
-            );
-        }
-        let mss = self.mss_bytes as u64;
-        if self.rwnd_bytes < mss || self.rwnd_bytes > 1 << 30 {
-            return err(
-                "rwnd_bytes",
-                "between one segment and 1 GiB (RFC 7323 §2.3)".into(),
-            );
-        }
-        if self.sndbuf_bytes < mss || self.sndbuf_bytes > 1 << 32 {
-            return err("sndbuf_bytes", "between one segment and 4 GiB".into());
-        }
-        let (a, bt, g) = (self.vegas_alpha, self.vegas_beta, self.vegas_gamma);
-        if !(a.is_finite() && bt.is_finite() && g.is_finite() && a > 0.0 && a <= bt && g > 0.0) {
-            return err(
+        if self.cc == CcKind::Vegas && self.vegas_alpha > self.vegas_beta {
+            return Err(at_key(
                 "vegas_alpha",
-                format!("Vegas needs 0 < alpha <= beta and gamma > 0, got {a}, {bt}, {g}"),
-            );
-        }
-        if !(self.cubic_c.is_finite() && self.cubic_c > 0.0 && self.cubic_c <= 100.0) {
-            return err("cubic_c", "a positive constant (0.4 in RFC 9438)".into());
+                format!(
+                    "Vegas needs alpha <= beta, got {} > {}",
+                    self.vegas_alpha, self.vegas_beta
+                ),
+            ));
         }
         Ok(())
+    }
+
+    /// The connection's parameters (call [`TcpOptions::check`] first).
+    pub fn resolve(&self) -> TcpParams {
+        let cc = match self.cc {
+            CcKind::Newreno => {
+                let d = NewRenoConfig::default();
+                CcConfig::NewReno(NewRenoConfig {
+                    beta: self.beta.unwrap_or(d.beta),
+                })
+            }
+            CcKind::Cubic => {
+                let d = CubicConfig::default();
+                CcConfig::Cubic(CubicConfig {
+                    c: self.cubic_c,
+                    beta: self.beta.unwrap_or(d.beta),
+                    fast_convergence: self.cubic_fast_convergence,
+                })
+            }
+            CcKind::Vegas => {
+                let d = VegasConfig::default();
+                CcConfig::Vegas(VegasConfig {
+                    alpha: self.vegas_alpha,
+                    beta: self.vegas_beta,
+                    gamma: self.vegas_gamma,
+                    loss_beta: self.beta.unwrap_or(d.loss_beta),
+                })
+            }
+        };
+        TcpParams {
+            cc,
+            sack: self.sack,
+            delayed_ack: self.delayed_ack,
+            delack_ns: self.delack_ns,
+            initial_window: self.initial_window,
+            min_rto_ns: self.min_rto_ns,
+            max_rto_ns: self.max_rto_ns,
+            mss_bytes: self.mss_bytes,
+            rwnd_bytes: self.rwnd_bytes,
+            sndbuf_bytes: self.sndbuf_bytes,
+            handshake: self.handshake,
+        }
     }
 }
 
@@ -218,35 +243,52 @@ mod tests {
     use serde_json::json;
 
     fn opts(v: serde_json::Value) -> TcpOptions {
-        v.as_object().unwrap().clone()
+        serde_json::from_value(v).unwrap()
     }
 
     #[test]
     fn defaults_cite_their_values() {
-        let p = TcpParams::from_options("traffic[0]", &opts(json!({}))).unwrap();
+        let p = opts(json!({})).resolve();
         assert_eq!(p.mss_bytes, 1460);
         assert_eq!(p.initial_window, 10);
         assert_eq!(p.min_rto_ns, 200 * NS_PER_MS);
-        assert_eq!(p.beta(), 0.5);
-        let c = TcpParams::from_options("t", &opts(json!({"cc": "cubic"}))).unwrap();
-        assert_eq!(c.beta(), 0.7);
+        assert_eq!(p.cc, CcConfig::NewReno(NewRenoConfig { beta: 0.5 }));
+        let c = opts(json!({"cc": "cubic"})).resolve();
+        assert_eq!(c.cc, CcConfig::Cubic(CubicConfig::default()));
+        let v = opts(json!({"cc": "vegas", "beta": 0.5})).resolve();
+        let CcConfig::Vegas(v) = v.cc else { panic!() };
+        assert_eq!((v.alpha, v.beta, v.loss_beta), (1.0, 3.0, 0.5));
     }
 
     #[test]
-    fn unknown_key_is_named() {
-        let e = TcpParams::from_options("traffic[3]", &opts(json!({"sak": true}))).unwrap_err();
-        assert!(e.starts_with("traffic[3].sak: unknown TCP option"), "{e}");
+    fn unknown_and_mistyped_keys_fail_to_parse() {
+        assert!(serde_json::from_value::<TcpOptions>(json!({"sak": true})).is_err());
+        assert!(serde_json::from_value::<TcpOptions>(json!({"cc": "bbr"})).is_err());
+        assert!(serde_json::from_value::<TcpOptions>(json!({"sack": "yes"})).is_err());
     }
 
     #[test]
-    fn bad_value_is_named() {
-        let e = TcpParams::from_options("traffic[1]", &opts(json!({"cc": "bbr"}))).unwrap_err();
-        assert!(e.starts_with("traffic[1].cc:"), "{e}");
-        let e = TcpParams::from_options("traffic[1]", &opts(json!({"beta": 1.5}))).unwrap_err();
-        assert!(e.starts_with("traffic[1].beta:"), "{e}");
-        let e = TcpParams::from_options("traffic[1]", &opts(json!({"sack": "yes"}))).unwrap_err();
-        assert!(e.starts_with("traffic[1].sack:"), "{e}");
-        let e = TcpParams::from_options("traffic[1]", &opts(json!({"mss_bytes": 10}))).unwrap_err();
-        assert!(e.starts_with("traffic[1].mss_bytes:"), "{e}");
+    fn cross_key_rules_name_their_key() {
+        let e = opts(json!({"min_rto_ns": 2_000_000_000u64, "max_rto_ns": 1_000_000_000u64}));
+        assert_eq!(
+            e.check().unwrap_err().to_string(),
+            "min_rto_ns: 2 s is above max_rto (1 s)"
+        );
+        let e = opts(json!({"rwnd_bytes": 100}));
+        assert!(e
+            .check()
+            .unwrap_err()
+            .to_string()
+            .starts_with("rwnd_bytes: "));
+        let e = opts(json!({"cc": "vegas", "vegas_alpha": 4.0}));
+        assert!(e
+            .check()
+            .unwrap_err()
+            .to_string()
+            .starts_with("vegas_alpha: "));
+        // Vegas' keys are Vegas' only.
+        assert!(opts(json!({"cc": "cubic", "vegas_alpha": 4.0}))
+            .check()
+            .is_ok());
     }
 }

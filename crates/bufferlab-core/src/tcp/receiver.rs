@@ -3,7 +3,7 @@
 //! of a flow (a web flow multiplexes many).
 
 use super::params::{TcpParams, HEADER_BYTES};
-use crate::agent::{AgentHooks, Io};
+use crate::hooks::{AgentHooks, Io};
 use crate::packet::{
     tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader, MAX_SACK_BLOCKS,
 };

@@ -10,7 +10,7 @@ use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::params::{TcpParams, HEADER_BYTES};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
-use crate::agent::Io;
+use crate::hooks::Io;
 use crate::packet::{tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader};
 use crate::time::Time;
 

@@ -57,6 +57,11 @@ impl Dumbbell {
     /// The scenario with one traffic entry per element of `traffic` (each given its `pairs`
     /// from `(s_i, d_i)` for the pair indices listed).
     pub fn scenario(&self, traffic: Vec<(Vec<usize>, Value)>) -> Scenario {
+        serde_json::from_value(self.plan(traffic)).expect("valid plan")
+    }
+
+    /// The plan [`Dumbbell::scenario`] parses, as JSON.
+    pub fn plan(&self, traffic: Vec<(Vec<usize>, Value)>) -> Value {
         let n = self.access_ns.len();
         let mut nodes = vec!["r1".to_string(), "r2".to_string()];
         let mut links = vec![];
@@ -90,10 +95,7 @@ impl Dumbbell {
         if let Some(s) = self.sample_ns {
             run["sample_ns"] = json!(s);
         }
-        serde_json::from_value(
-            json!({ "run": run, "nodes": nodes, "links": links, "traffic": traffic }),
-        )
-        .expect("valid plan")
+        json!({ "run": run, "nodes": nodes, "links": links, "traffic": traffic })
     }
 }
 

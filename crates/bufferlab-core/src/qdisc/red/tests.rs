@@ -138,20 +138,15 @@ fn gentle_ramp() {
 /// Plan keys: thresholds in packets (plain or `_pkts`) or bytes, one unit for both.
 #[test]
 fn thresholds_in_packets_or_bytes() {
-    let m = |v: serde_json::Value| v.as_object().unwrap().clone();
-    let r = Red::from_spec(
-        &m(serde_json::json!({"min_th": 3, "max_th_pkts": 9})),
-        Limit::default(),
-        1,
-    )
-    .unwrap();
-    assert_eq!((r.cfg.min_th, r.cfg.max_th, r.cfg.bytes), (3.0, 9.0, false));
-    let mut r = Red::from_spec(
-        &m(serde_json::json!({"min_th_bytes": 30000, "max_th_bytes": 90000, "weight": 1.0})),
-        Limit::default(),
-        1,
-    )
-    .unwrap();
+    let spec = |v: serde_json::Value| serde_json::from_value::<RedSpec>(v).unwrap();
+    let c = spec(serde_json::json!({"min_th": 3, "max_th_pkts": 9}))
+        .config()
+        .unwrap();
+    assert_eq!((c.min_th, c.max_th, c.bytes), (3.0, 9.0, false));
+    let c = spec(serde_json::json!({"min_th_bytes": 30000, "max_th_bytes": 90000, "weight": 1.0}))
+        .config()
+        .unwrap();
+    let mut r = Red::new(c, Limit::default(), 1);
     assert!(r.cfg.bytes);
     let mut d = Drops::default();
     for i in 0..3 {
@@ -159,16 +154,13 @@ fn thresholds_in_packets_or_bytes() {
     }
     r.enqueue(0, item(9), &mut d);
     assert_eq!(r.avg(), 3000.0, "the average counts bytes");
-    let e = Red::from_spec(
-        &m(serde_json::json!({"min_th_bytes": 3000, "max_th": 9})),
-        Limit::default(),
-        1,
-    )
-    .err()
-    .unwrap();
-    assert!(e.starts_with("red.max_th: "), "{e}");
-    let e = Red::from_spec(&m(serde_json::json!({"min_th": "5"})), Limit::default(), 1)
-        .err()
-        .unwrap();
-    assert!(e.starts_with("red.min_th: "), "{e}");
+    let e = spec(serde_json::json!({"min_th_bytes": 3000, "max_th": 9}))
+        .config()
+        .unwrap_err();
+    assert!(e.to_string().starts_with("max_th: "), "{e}");
+    let e = spec(serde_json::json!({"min_th": 5, "min_th_bytes": 9}))
+        .config()
+        .unwrap_err();
+    assert!(e.to_string().starts_with("min_th: given twice"), "{e}");
+    assert!(serde_json::from_value::<RedSpec>(serde_json::json!({"min_th": "5"})).is_err());
 }

@@ -6,6 +6,27 @@
 use super::{reduced, slow_start, AckInfo, CongestionControl, CwndState};
 use crate::time::{secs, Time};
 
+/// CUBIC's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicConfig {
+    /// C, the scaling constant in segments/s³ (§5: 0.4).
+    pub c: f64,
+    /// β_cubic, the multiplicative decrease factor (§4.6: 0.7).
+    pub beta: f64,
+    /// Fast convergence (§4.7: on).
+    pub fast_convergence: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Cubic {
     /// C, segments/s³ (§5: 0.4).

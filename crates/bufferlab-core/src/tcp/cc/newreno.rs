@@ -5,6 +5,20 @@
 use super::{reduced, reno_avoidance, slow_start, AckInfo, CongestionControl, CwndState};
 use crate::time::Time;
 
+/// NewReno's parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NewRenoConfig {
+    /// Multiplicative decrease factor: the window after a loss is `beta` times the flight size
+    /// (RFC 5681 eq. 4: 0.5).
+    pub beta: f64,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        NewRenoConfig { beta: 0.5 }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct NewReno {
     beta: f64,

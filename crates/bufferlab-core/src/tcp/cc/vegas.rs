@@ -13,6 +13,31 @@
 use super::{reduced, slow_start, AckInfo, CongestionControl, CwndState};
 use crate::time::Time;
 
+/// Vegas' parameters: thresholds in packets this flow keeps queued at the bottleneck.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VegasConfig {
+    /// Below α the window grows by a segment per RTT (Brakmo & Peterson 1995: 1; ns-2's too).
+    pub alpha: f64,
+    /// Above β it shrinks by one (3).
+    pub beta: f64,
+    /// Above γ slow start ends (1).
+    pub gamma: f64,
+    /// The decrease factor on a loss: a loss found by Vegas' retransmission check cuts the
+    /// window by a quarter (0.75).
+    pub loss_beta: f64,
+}
+
+impl Default for VegasConfig {
+    fn default() -> Self {
+        VegasConfig {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+            loss_beta: 0.75,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Vegas {
     alpha: f64,

@@ -1,14 +1,15 @@
 //! Turning `tcp`, `web` and `tcp_onoff` traffic blocks into sender and receiver agents.
 
-use super::endpoint::{TcpSender, Workload};
-use super::params::{TcpParams, HEADER_BYTES};
-use super::receiver::TcpReceiver;
-use super::sender::Peer;
-use crate::agent::build::Builder;
-use crate::agent::Agent;
+use super::builder::Builder;
+use super::Agent;
 use crate::dist::Sampler;
+use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Stream};
 use crate::scenario::{Dist, TrafficSpec};
+use crate::tcp::endpoint::{TcpSender, Workload};
+use crate::tcp::params::{TcpOptions, TcpParams, HEADER_BYTES};
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::Peer;
 use crate::time::NS_PER_SEC;
 
 /// Beyond a million new connections per second a web source is surely a typo.
@@ -16,70 +17,74 @@ const MAX_ARRIVAL_RATE: f64 = 1e6;
 /// Connections per pair of one `tcp` block.
 const MAX_COUNT: u32 = 100_000;
 
-fn sampler(path: &str, key: &str, d: &Dist) -> Result<Sampler, String> {
-    Sampler::new(d).map_err(|e| format!("{path}.{key}: {e}"))
+fn tcp_params(loc: &Loc, o: &TcpOptions) -> Result<TcpParams, Problem> {
+    o.check().map_err(|e| e.under(&loc.key("tcp")))?;
+    Ok(o.resolve())
+}
+
+fn sampler(loc: &Loc, key: &str, d: &Dist) -> Result<Sampler, Problem> {
+    Sampler::new(d).map_err(|e| loc.key(key).problem(e))
 }
 
 /// Build one traffic block of a TCP kind.
-pub fn build(path: &str, t: &TrafficSpec, b: &mut Builder) -> Result<(), String> {
+pub fn build(loc: &Loc, t: &TrafficSpec, b: &mut Builder) -> Result<(), Problem> {
     match t {
         TrafficSpec::Tcp(s) => {
-            let p = TcpParams::from_options(path, &s.tcp)?;
+            let p = tcp_params(loc, &s.tcp)?;
             if s.count == 0 || s.count > MAX_COUNT {
-                return Err(format!(
-                    "{path}.count: between 1 and {MAX_COUNT} connections per pair, got {}",
+                return Err(loc.key("count").problem(format!(
+                    "between 1 and {MAX_COUNT} connections per pair, got {}",
                     s.count
-                ));
+                )));
             }
             if s.size_bytes == Some(0) {
-                return Err(format!(
-                    "{path}.size_bytes: a transfer carries at least 1 B (or \"inf\")"
-                ));
+                return Err(loc
+                    .key("size_bytes")
+                    .problem("a transfer carries at least 1 B (or \"inf\")"));
             }
-            let start = sampler(path, "start_ns", &s.start_ns)?;
+            let start = sampler(loc, "start_ns", &s.start_ns)?;
             let work = Workload::Transfer { size: s.size_bytes };
             for (src, dst) in &s.pairs {
                 for _ in 0..s.count {
-                    add_pair(path, "tcp", src, dst, &p, work.clone(), &start, b)?;
+                    add_pair(loc, "tcp", src, dst, &p, work.clone(), &start, b)?;
                 }
             }
         }
         TrafficSpec::Web(s) => {
-            let p = TcpParams::from_options(path, &s.tcp)?;
+            let p = tcp_params(loc, &s.tcp)?;
             if !(s.arrival_rate.is_finite()
                 && s.arrival_rate > 0.0
                 && s.arrival_rate <= MAX_ARRIVAL_RATE)
             {
-                return Err(format!(
-                    "{path}.arrival_rate: a positive rate up to {MAX_ARRIVAL_RATE:e} per second, got {}",
+                return Err(loc.key("arrival_rate").problem(format!(
+                    "a positive rate up to {MAX_ARRIVAL_RATE:e} per second, got {}",
                     s.arrival_rate
-                ));
+                )));
             }
-            let sizes = sampler(path, "size_bytes", &s.size_bytes)?;
-            let start = sampler(path, "start_ns", &s.start_ns)?;
+            let sizes = sampler(loc, "size_bytes", &s.size_bytes)?;
+            let start = sampler(loc, "start_ns", &s.start_ns)?;
             let work = Workload::Web {
                 mean_gap_ns: NS_PER_SEC as f64 / s.arrival_rate,
                 sizes,
             };
             for (src, dst) in &s.pairs {
-                add_pair(path, "web", src, dst, &p, work.clone(), &start, b)?;
+                add_pair(loc, "web", src, dst, &p, work.clone(), &start, b)?;
             }
         }
         TrafficSpec::TcpOnoff(s) => {
-            let p = TcpParams::from_options(path, &s.tcp)?;
-            let sizes = sampler(path, "size_bytes", &s.size_bytes)?;
-            let idle = sampler(path, "idle_ns", &s.idle_ns)?;
-            let start = sampler(path, "start_ns", &s.start_ns)?;
+            let p = tcp_params(loc, &s.tcp)?;
+            let sizes = sampler(loc, "size_bytes", &s.size_bytes)?;
+            let idle = sampler(loc, "idle_ns", &s.idle_ns)?;
+            let start = sampler(loc, "start_ns", &s.start_ns)?;
             let work = Workload::OnOff { sizes, idle };
             for (src, dst) in &s.pairs {
-                add_pair(path, "tcp_onoff", src, dst, &p, work.clone(), &start, b)?;
+                add_pair(loc, "tcp_onoff", src, dst, &p, work.clone(), &start, b)?;
             }
         }
         other => {
-            return Err(format!(
-                "{path}.kind: {:?} is not a TCP workload",
-                other.kind()
-            ))
+            return Err(loc
+                .key("kind")
+                .problem(format!("{:?} is not a TCP workload", other.kind())))
         }
     }
     Ok(())
@@ -87,7 +92,7 @@ pub fn build(path: &str, t: &TrafficSpec, b: &mut Builder) -> Result<(), String>
 
 #[allow(clippy::too_many_arguments)]
 fn add_pair(
-    path: &str,
+    loc: &Loc,
     kind: &'static str,
     src: &str,
     dst: &str,
@@ -95,11 +100,11 @@ fn add_pair(
     work: Workload,
     start: &Sampler,
     b: &mut Builder,
-) -> Result<(), String> {
-    let s = b.node(&format!("{path}.from"), src)?;
-    let d = b.node(&format!("{path}.to"), dst)?;
+) -> Result<(), Problem> {
+    let s = b.node(&loc.key("from"), src)?;
+    let d = b.node(&loc.key("to"), dst)?;
     if s == d {
-        return Err(format!("{path}: from and to are the same node {src:?}"));
+        return Err(loc.problem(format!("from and to are the same node {src:?}")));
     }
     let flow = b.add_flow(kind, s, d);
     b.flows[flow as usize].pkt_bytes = p.mss_bytes + HEADER_BYTES;

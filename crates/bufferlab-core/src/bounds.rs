@@ -1,0 +1,287 @@
+//! Every number of a plan against the bounds its type declares.
+//!
+//! A key's bounds are written once, as `#[schemars(range(..))]` on its field in the plan's types
+//! (`scenario.rs`, each discipline's and the transport's parameters). They reach users through
+//! the plan's JSON Schema ([`crate::scenario::plan_schema`]); this module walks a plan beside
+//! that schema and reports every number out of bounds at once, each at its key path, in the
+//! key's unit and with its default.
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use crate::problem::{Loc, Problem, Seg};
+use crate::scenario::{plan_schema, Scenario};
+use crate::time::fmt_ns;
+
+fn schema() -> &'static Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA.get_or_init(plan_schema)
+}
+
+/// Every out-of-bounds number of the plan (none: an empty list).
+pub fn check(sc: &Scenario) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let Ok(plan) = serde_json::to_value(sc) else {
+        return vec![Loc::root().problem("the plan cannot be serialised")];
+    };
+    let root = schema();
+    let empty = Map::new();
+    let defs = root
+        .get("$defs")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    walk(&plan, root, defs, &Loc::root(), &mut out);
+    out
+}
+
+/// Follow a `$ref` to `#/$defs/Name`.
+fn deref<'a>(s: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
+    match s.get("$ref").and_then(Value::as_str) {
+        Some(r) => r
+            .strip_prefix("#/$defs/")
+            .and_then(|name| defs.get(name))
+            .map_or(s, |d| deref(d, defs)),
+        None => s,
+    }
+}
+
+fn walk(v: &Value, s: &Value, defs: &Map<String, Value>, loc: &Loc, out: &mut Vec<Problem>) {
+    let s = deref(s, defs);
+    for alt in ["oneOf", "anyOf"] {
+        if let Some(branches) = s.get(alt).and_then(Value::as_array) {
+            if let Some(b) = branches.iter().map(|b| deref(b, defs)).find(|b| fits(v, b)) {
+                walk(v, b, defs, loc, out);
+            }
+            return;
+        }
+    }
+    match v {
+        Value::Number(n) => {
+            if let Some(x) = n.as_f64() {
+                number(x, s, loc, out);
+            }
+        }
+        Value::Object(m) => {
+            if let Some(props) = s.get("properties").and_then(Value::as_object) {
+                for (k, sub) in props {
+                    if let Some(x) = m.get(k) {
+                        walk(x, sub, defs, &loc.key(k), out);
+                    }
+                }
+            }
+        }
+        Value::Array(a) => {
+            if let Some(items) = s.get("prefixItems").and_then(Value::as_array) {
+                for (i, (x, sub)) in a.iter().zip(items).enumerate() {
+                    walk(x, sub, defs, &loc.at(i), out);
+                }
+            } else if let Some(items) = s.get("items") {
+                for (i, x) in a.iter().enumerate() {
+                    walk(x, items, defs, &loc.at(i), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether `v` is of branch `b`'s shape: its type, its tag constants, its required keys.
+fn fits(v: &Value, b: &Value) -> bool {
+    let type_ok = |t: &str| match t {
+        "null" => v.is_null(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "string" => v.is_string(),
+        "boolean" => v.is_boolean(),
+        "integer" => v.is_u64() || v.is_i64(),
+        "number" => v.is_number(),
+        _ => true,
+    };
+    let typed = match b.get("type") {
+        Some(Value::String(t)) => type_ok(t),
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(type_ok),
+        _ => true,
+    };
+    if !typed {
+        return false;
+    }
+    if let Some(e) = b.get("enum").and_then(Value::as_array) {
+        return e.contains(v);
+    }
+    if let Some(c) = b.get("const") {
+        return c == v;
+    }
+    let Value::Object(m) = v else { return true };
+    let consts_match = b
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(|props| {
+            props.iter().all(|(k, p)| match p.get("const") {
+                Some(c) => m.get(k) == Some(c),
+                None => true,
+            })
+        });
+    let required = b.get("required").and_then(Value::as_array).is_none_or(|r| {
+        r.iter()
+            .filter_map(Value::as_str)
+            .all(|k| m.contains_key(k))
+    });
+    consts_match && required
+}
+
+fn number(x: f64, s: &Value, loc: &Loc, out: &mut Vec<Problem>) {
+    let get = |k: &str| s.get(k).and_then(Value::as_f64);
+    let (min, xmin, max, xmax) = (
+        get("minimum"),
+        get("exclusiveMinimum"),
+        get("maximum"),
+        get("exclusiveMaximum"),
+    );
+    let ok = min.is_none_or(|m| x >= m)
+        && xmin.is_none_or(|m| x > m)
+        && max.is_none_or(|m| x <= m)
+        && xmax.is_none_or(|m| x < m);
+    if ok {
+        return;
+    }
+    let key = match loc.segs().last() {
+        Some(Seg::Key(k)) => k.as_str(),
+        _ => "",
+    };
+    let q = |y: f64| quantity(key, y);
+    let mut parts = Vec::new();
+    if let Some(m) = min {
+        parts.push(format!("at least {}", q(m)));
+    }
+    if let Some(m) = xmin {
+        parts.push(format!("above {}", q(m)));
+    }
+    if let Some(m) = max {
+        parts.push(format!("at most {}", q(m)));
+    }
+    if let Some(m) = xmax {
+        parts.push(format!("below {}", q(m)));
+    }
+    let default = match get("default") {
+        Some(d) => format!(" (default {})", q(d)),
+        None => String::new(),
+    };
+    out.push(loc.problem(format!(
+        "must be {}, got {}{default}",
+        parts.join(" and "),
+        q(x)
+    )));
+}
+
+/// A value of key `key` in its unit (the key's suffix), for messages.
+pub fn quantity(key: &str, x: f64) -> String {
+    let whole = x.fract() == 0.0 && x.abs() < 1.8e19;
+    if key.ends_with("_ns") && whole && x >= 0.0 {
+        return fmt_ns(x as u64);
+    }
+    if key.ends_with("_bytes") && whole {
+        for (unit, name) in [
+            (1u64 << 40, "TiB"),
+            (1 << 30, "GiB"),
+            (1 << 20, "MiB"),
+            (1 << 10, "KiB"),
+        ] {
+            let u = unit as f64;
+            if x >= u && (x / u).fract() == 0.0 {
+                return format!("{} {name}", x / u);
+            }
+        }
+        return format!("{x} B");
+    }
+    if key.ends_with("_bps") && whole {
+        for (u, name) in [(1e12, "Tb/s"), (1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")] {
+            if x >= u && (x / u).fract() == 0.0 {
+                return format!("{} {name}", x / u);
+            }
+        }
+        return format!("{x} b/s");
+    }
+    if key.ends_with("_pkts") {
+        return format!("{x} packet{}", if x == 1.0 { "" } else { "s" });
+    }
+    if key.ends_with("_pps") {
+        return format!("{x} packets/s");
+    }
+    format!("{x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(qdisc: Value, tcp: Value, loss: f64) -> Scenario {
+        let dir = |q: &Value| {
+            json!({"rate_bps": 10_000_000u64, "delay_ns": 1_000_000u64, "loss": loss,
+                   "queue": {"qdisc": q, "limit_pkts": 100}})
+        };
+        let fifo = json!({"kind": "fifo"});
+        serde_json::from_value(json!({
+            "run": {"duration_ns": 1_000_000_000u64},
+            "nodes": ["a", "b"],
+            "links": [{"a": "a", "b": "b", "forward": dir(&qdisc), "reverse": dir(&fifo)}],
+            "traffic": [{"kind": "tcp", "pairs": [["a", "b"]], "tcp": tcp}],
+        }))
+        .unwrap()
+    }
+
+    fn messages(sc: &Scenario) -> Vec<String> {
+        check(sc).iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn in_bounds_is_quiet() {
+        let sc = plan(
+            json!({"kind": "fq_codel", "quantum_bytes": 64}),
+            json!({}),
+            1.0,
+        );
+        assert_eq!(messages(&sc), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_problem_at_its_key_in_its_unit() {
+        let sc = plan(
+            json!({"kind": "fq_codel", "quantum_bytes": 32, "flows": 0}),
+            json!({"cc": "vegas", "vegas_alpha": 0.0, "delack_ns": 500_000_000u64}),
+            1.5,
+        );
+        let m = messages(&sc);
+        assert!(
+            m.contains(
+                &"links[0].forward.loss: must be at least 0 and at most 1, got 1.5 (default 0)"
+                    .to_string()
+            ),
+            "{m:?}"
+        );
+        assert!(m.contains(&"links[0].forward.queue.qdisc.quantum_bytes: must be at least 64 B and at most 1 MiB, got 32 B (default 1514 B)".to_string()), "{m:?}");
+        assert!(
+            m.iter().any(|x| x.starts_with(
+                "links[0].forward.queue.qdisc.flows: must be at least 1 and at most 65536, got 0"
+            )),
+            "{m:?}"
+        );
+        assert!(
+            m.iter()
+                .any(|x| x.starts_with("traffic[0].tcp.vegas_alpha: must be above 0")),
+            "{m:?}"
+        );
+        assert!(m.contains(&"traffic[0].tcp.delack_ns: must be at least 1 ns and below 500 ms, got 500 ms (default 40 ms)".to_string()), "{m:?}");
+        assert_eq!(m.len(), 6, "{m:?}"); // the reverse direction's loss too
+    }
+
+    #[test]
+    fn units_read_well() {
+        assert_eq!(quantity("rate_bps", 10e6), "10 Mb/s");
+        assert_eq!(quantity("limit_bytes", 1536.0), "1536 B");
+        assert_eq!(quantity("limit_bytes", 2048.0), "2 KiB");
+        assert_eq!(quantity("delay_ns", 7_200e9), "7200 s");
+        assert_eq!(quantity("limit_pkts", 3.0), "3 packets");
+    }
+}
