@@ -364,114 +364,21 @@ impl SendConn {
 
     /// A packet from the receiver.
     pub fn on_packet(&mut self, io: &mut Io, peer: &Peer, h: &TcpHeader) -> Event {
-        match self.state {
-            State::SynSent => {
-                if h.flags & tcp_flags::SYN != 0 {
-                    if self.syn_retransmitted {
-                        self.rtt.syn_lost();
-                    }
-                    // The SYN's round trip seeds the RTO (RFC 6298 §2.2) but not the congestion
-                    // control: a 40 B SYN crosses each link faster than a full segment, and
-                    // Vegas would take it for a base RTT no data segment can reach.
-                    self.rtt.sample(io.now.saturating_sub(h.ts_ecr));
-                    self.state = State::Open;
-                    self.rto_at = None;
-                    self.pump(io, peer);
-                    self.update_gauges(io, peer);
-                }
-                return Event::None;
-            }
-            State::FinSent => {
-                if h.flags & tcp_flags::FIN != 0 {
-                    self.state = State::Closed;
-                    self.rto_at = None;
-                }
-                return Event::None;
-            }
-            State::Closed => return Event::None,
-            State::Open => {}
+        if self.state != State::Open {
+            self.on_handshake(io, peer, h);
+            return Event::None;
         }
         if h.flags & tcp_flags::SYN != 0 {
             return Event::None; // a duplicate SYN-ACK
         }
         self.peer_rwnd = h.rwnd as u64;
         let ack = h.ack.min(self.max);
-        let sacked_before = self.sb.sacked();
-        if self.sack {
-            for &(s, e) in &h.sack[..(h.nsack as usize).min(h.sack.len())] {
-                if e > ack {
-                    self.sb.sack_bytes(s.max(ack), e.min(self.max));
-                }
-            }
-        }
-        // With SACK, an ACK is a duplicate only if it SACKs data not SACKed before (RFC 6675
-        // §2, condition (e)): the ACK a receiver sends for a segment it already holds (resent
-        // after a timeout, or duplicated by the network) carries no news of a loss.
-        let new_sack = self.sb.sacked() > sacked_before;
+        let new_sack = self.read_sack(h, ack);
         let was_all_acked = self.una >= self.end;
         if ack > self.una {
-            let acked = ack - self.una;
-            self.take_rtt_sample(io, peer, h.ts_ecr);
-            self.una = ack;
-            self.nxt = self.nxt.max(ack);
-            if self.sack {
-                self.sb.ack_bytes(ack);
-            }
-            self.dupacks = 0;
-            let mut restart = true;
-            if self.in_recovery {
-                if ack >= self.recover.unwrap_or(0) {
-                    // Full acknowledgement: leave recovery with cwnd = ssthresh, or, without
-                    // SACK, min(ssthresh, FlightSize + SMSS) (RFC 6582 §3.2 step 3, option 1).
-                    self.in_recovery = false;
-                    if !self.sack {
-                        let flight = self.nxt - self.una;
-                        self.w.cwnd_bytes =
-                            self.w.ssthresh_bytes.min(flight.max(self.mss) + self.mss);
-                    } else {
-                        self.w.cwnd_bytes = self.w.ssthresh_bytes;
-                    }
-                    self.cc.on_recovery_exit(io.now, &mut self.w);
-                } else if !self.sack {
-                    // Partial acknowledgement (RFC 6582 §3.2 step 5): resend the next hole,
-                    // deflate by what was acknowledged, add back one segment if that was at
-                    // least one, and restart the timer on the first partial ACK only.
-                    self.resend_head(io, peer);
-                    self.w.cwnd_bytes = self.w.cwnd_bytes.saturating_sub(acked)
-                        + if acked >= self.mss { self.mss } else { 0 };
-                    self.w.cwnd_bytes = self.w.cwnd_bytes.max(self.mss);
-                    restart = self.first_partial;
-                    self.first_partial = false;
-                }
-            } else {
-                let info = AckInfo {
-                    now: io.now,
-                    acked_bytes: acked,
-                    srtt_ns: self.rtt.srtt().unwrap_or(0),
-                    snd_nxt: self.max,
-                    snd_una: self.una,
-                };
-                if self.cwnd_limited {
-                    self.cc.on_ack(&mut self.w, &info);
-                }
-            }
-            // RFC 6298 (5.2), (5.3).
-            if self.una >= self.max {
-                self.rto_at = None;
-            } else if restart {
-                self.restart_timer(io, peer);
-            }
+            self.on_new_ack(io, peer, ack, h.ts_ecr);
         } else if ack == self.una && h.len == 0 && self.max > self.una && (!self.sack || new_sack) {
-            // A duplicate ACK (RFC 5681 §2).
-            self.dupacks += 1;
-            if !self.sack {
-                if self.in_recovery {
-                    // RFC 6582 §3.2 step 4: each further duplicate means a segment left.
-                    self.w.cwnd_bytes += self.mss;
-                } else if self.dupacks == DUP_THRESH && self.may_recover(ack) {
-                    self.enter_recovery(io, peer);
-                }
-            }
+            self.on_dup_ack(io, peer, ack);
         }
         if self.sack {
             self.sb.detect_losses();
@@ -489,6 +396,117 @@ impl SendConn {
             Event::AllAcked
         } else {
             Event::None
+        }
+    }
+
+    /// A packet before the connection is open or after it is closing: the SYN-ACK, the FIN.
+    fn on_handshake(&mut self, io: &mut Io, peer: &Peer, h: &TcpHeader) {
+        match self.state {
+            State::SynSent => {
+                if h.flags & tcp_flags::SYN != 0 {
+                    if self.syn_retransmitted {
+                        self.rtt.syn_lost();
+                    }
+                    // The SYN's round trip seeds the RTO (RFC 6298 §2.2) but not the congestion
+                    // control: a 40 B SYN crosses each link faster than a full segment, and
+                    // Vegas would take it for a base RTT no data segment can reach.
+                    self.rtt.sample(io.now.saturating_sub(h.ts_ecr));
+                    self.state = State::Open;
+                    self.rto_at = None;
+                    self.pump(io, peer);
+                    self.update_gauges(io, peer);
+                }
+            }
+            State::FinSent => {
+                if h.flags & tcp_flags::FIN != 0 {
+                    self.state = State::Closed;
+                    self.rto_at = None;
+                }
+            }
+            State::Closed | State::Open => {}
+        }
+    }
+
+    /// Mark what the ACK's SACK blocks cover; whether they SACK anything new. With SACK, an ACK
+    /// is a duplicate only if it does (RFC 6675 §2, condition (e)): the ACK a receiver sends for
+    /// a segment it already holds (resent after a timeout, or duplicated by the network)
+    /// carries no news of a loss.
+    fn read_sack(&mut self, h: &TcpHeader, ack: u64) -> bool {
+        let sacked_before = self.sb.sacked();
+        if self.sack {
+            for &(s, e) in &h.sack[..(h.nsack as usize).min(h.sack.len())] {
+                if e > ack {
+                    self.sb.sack_bytes(s.max(ack), e.min(self.max));
+                }
+            }
+        }
+        self.sb.sacked() > sacked_before
+    }
+
+    /// An ACK of new data: RTT sample, window growth or recovery progress, the timer.
+    fn on_new_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Time) {
+        let acked = ack - self.una;
+        self.take_rtt_sample(io, peer, ts_ecr);
+        self.una = ack;
+        self.nxt = self.nxt.max(ack);
+        if self.sack {
+            self.sb.ack_bytes(ack);
+        }
+        self.dupacks = 0;
+        let mut restart = true;
+        if self.in_recovery {
+            if ack >= self.recover.unwrap_or(0) {
+                // Full acknowledgement: leave recovery with cwnd = ssthresh, or, without
+                // SACK, min(ssthresh, FlightSize + SMSS) (RFC 6582 §3.2 step 3, option 1).
+                self.in_recovery = false;
+                if !self.sack {
+                    let flight = self.nxt - self.una;
+                    self.w.cwnd_bytes = self.w.ssthresh_bytes.min(flight.max(self.mss) + self.mss);
+                } else {
+                    self.w.cwnd_bytes = self.w.ssthresh_bytes;
+                }
+                self.cc.on_recovery_exit(io.now, &mut self.w);
+            } else if !self.sack {
+                // Partial acknowledgement (RFC 6582 §3.2 step 5): resend the next hole,
+                // deflate by what was acknowledged, add back one segment if that was at
+                // least one, and restart the timer on the first partial ACK only.
+                self.resend_head(io, peer);
+                self.w.cwnd_bytes = self.w.cwnd_bytes.saturating_sub(acked)
+                    + if acked >= self.mss { self.mss } else { 0 };
+                self.w.cwnd_bytes = self.w.cwnd_bytes.max(self.mss);
+                restart = self.first_partial;
+                self.first_partial = false;
+            }
+        } else {
+            let info = AckInfo {
+                now: io.now,
+                acked_bytes: acked,
+                srtt_ns: self.rtt.srtt().unwrap_or(0),
+                snd_nxt: self.max,
+                snd_una: self.una,
+            };
+            if self.cwnd_limited {
+                self.cc.on_ack(&mut self.w, &info);
+            }
+        }
+        // RFC 6298 (5.2), (5.3).
+        if self.una >= self.max {
+            self.rto_at = None;
+        } else if restart {
+            self.restart_timer(io, peer);
+        }
+    }
+
+    /// A duplicate ACK (RFC 5681 §2).
+    fn on_dup_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64) {
+        self.dupacks += 1;
+        if !self.sack {
+            if self.in_recovery {
+                // RFC 6582 §3.2 step 4: each further duplicate means a segment left.
+                self.w.cwnd_bytes += self.mss;
+            } else if self.dupacks == DUP_THRESH && self.may_recover(ack) {
+                self.enter_recovery(io, peer);
+            }
         }
     }
 
