@@ -8,7 +8,7 @@ use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
 use crate::packet::{Arena, NodeId, Packet, PktId, Proto};
-use crate::qdisc::{DropReason, QueueDisc};
+use crate::qdisc::{DropReason, Qdisc, QueueDisc};
 use crate::results::*;
 use crate::scenario::{Framing, RunSpec, Scenario};
 use crate::sched::{Ev, Sched};
@@ -241,6 +241,11 @@ impl Engine {
             if p.adaptive.is_some() {
                 if let Some(l) = p.qdisc.limit().pkts {
                     ts.push(t, "queue", name, "limit_pkts", l as f64);
+                }
+            }
+            if let Qdisc::SplitBuff(s) = &p.qdisc {
+                for (metric, v) in s.estimates() {
+                    ts.push(t, "queue", name, metric, v);
                 }
             }
             let util = if dt > 0.0 {
