@@ -359,6 +359,18 @@ register(Item(
           "50–150 ms",
     spec="jabeen-fig3.toml",
     analyze=_analyze_fig3,
+    discussion="The estimate follows the actual mean RTTP without drift (the bias claim holds: 6% high at the "
+               "worst N), but its second-to-second scatter is larger than the paper's 5.2 and 7.7 ms once many flows "
+               "share the buffer: with N = 10 the root-mean-square deviation is about 3 ms, with N = 50 about 9 ms. "
+               "The scatter follows the queue: the per-period error correlates with the change of the queueing delay "
+               "from one period to the next (r = 0.55–0.67), because each flow enters the mean with the last smoothed "
+               "RTT it stamped in the period (the queue at the period's end, as Fig. 2 reads `average(RTT_s)` per "
+               "flow) while T_q is the mean sojourn over the whole period; with 50 flows in a BDP buffer the queueing "
+               "delay swings by about ±28 ms between periods, so that mismatch reaches ±10 ms, and the same "
+               "mismatch makes the estimate 1.5–5 ms high on average (a growing queue weighs more than a shrinking "
+               "one). The paper does not say how it took its standard deviation (over time, over runs) nor how many "
+               "flows its Fig. 3 had; with T_u = 1 s and α = 1 ours is the most reactive reading of Fig. 2, and a "
+               "smoother T_q (α < 1) would trade this scatter for the lag the SplitBuff docs describe.",
     expand=_expand_rttp_mix,
     claims=[
         ClaimSpec("F3-homogeneous", "§IV-A, Fig. 3", "RTTP 100 ms: the estimate's standard deviation from the "
@@ -513,9 +525,14 @@ register(Item(
     discussion="The BDP rule's unfairness and the queueing delays come out as in Table I. SplitBuff does more "
                "than the paper reports: with two sub-buffers the two types end up with equal per-flow throughput "
                "(the paper: 0.81), and with three the long type gets more than the short one. Sub-buffers sized in "
-               "proportion to their flows' RTTP give a long-RTTP flow a share that grows with its RTT; the paper's "
-               "ns-2 runs report neither the sub-buffers' sizes nor their estimates, so we cannot say where the "
-               "two implementations part.",
+               "proportion to their flows' RTTP give a long-RTTP flow a share that grows with its RTT. Our sub-buffer "
+               "estimates (72 and 139 ms) sit about 12 ms above the two types' drawn mean RTTPs (59 and 126 ms), the "
+               "same upward bias as in Fig. 3 (each flow counts with the last RTT it stamped in the period, taken "
+               "against the period's mean queueing delay), so the sizes split the BDP about 34:66. Sub-buffer 1's "
+               "estimate holds; sub-buffer 2's does not: the paper's 178.7 ms is near the long mode's RTT (180 ms, "
+               "§IV-C) rather than its RTTP (about 130 ms), while its 62.7 ms is near the short mode's RTTP (60 ms), so "
+               "the two published estimates do not measure the same thing and cannot both be RTTPs of these modes. "
+               "The paper gives no sub-buffer sizes, so where the fairness results part cannot be traced further.",
     expand=_expand_bimodal,
     claims=[
         ClaimSpec("TI-bdp", "Table I", "BDP rule: Type-2 / Type-1 throughput 0.0072/0.012 = 0.60", within(0.6, abs_=0.15), "×"),
