@@ -231,7 +231,8 @@ def run_items(items: list[Item], profile: str, out: Path, *, docs: Path | None =
     regenerate ``docs/reproductions.md`` and ``docs/figures/``)."""
     from .report import write_docs, write_report
 
-    out = check_repro_dir(out)
+    check_repro_dir(out)  # before anything runs
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     scheduler = kw.pop("scheduler", None)
     dask_local_cluster = kw.pop("dask_local", False)
