@@ -452,10 +452,10 @@ def _analyze_table1(d: Data) -> Output:
                      label=b)
         plotted.append(a.assign(buffer=b, quantity="estimated RTTP (ms)"))
     ax[0, 2].plot([1, 2], [62.7, 178.7], "ks", label="paper, SplitBuff-2")
-    for t, rttp in sorted((rttp or {}).items()):
-        ax[0, 2].axhline(rttp, color="gray", ls=":", lw=0.8)
+    for t, v in sorted((rttp or {}).items()):
+        ax[0, 2].axhline(v, color="gray", ls=":", lw=0.8, label="each type's mean RTTP" if t == 1 else None)
     ax[0, 2].set_xticks([1, 2, 3], ["sub-buffer 1", "sub-buffer 2", "sub-buffer 3"], fontsize=8)
-    ax[0, 2].set(ylabel="estimated mean RTTP (ms)", title="RTTP estimates (dotted: each type's mean RTTP)")
+    ax[0, 2].set(ylabel="estimated mean RTTP (ms)", title="SplitBuff's RTTP estimates")
     ax[0, 2].legend(fontsize=7)
     fig.tight_layout()
 
