@@ -370,7 +370,8 @@ register(Item(
                "mismatch makes the estimate 1.5–5 ms high on average (a growing queue weighs more than a shrinking "
                "one). The paper does not say how it took its standard deviation (over time, over runs) nor how many "
                "flows its Fig. 3 had; with T_u = 1 s and α = 1 ours is the most reactive reading of Fig. 2, and a "
-               "smoother T_q (α < 1) would trade this scatter for the lag noted at SplitBuff's defaults (docs/splitbuff: α = 1/8 kept an 18 s old burst in T_q).",
+               "smoother T_q (α < 1) would trade this scatter for lag: with α = 1/8 a start-up burst was still "
+               "subtracted 18 s later (docs/qdisc-splitbuff.md).",
     expand=_expand_rttp_mix,
     claims=[
         ClaimSpec("F3-homogeneous", "§IV-A, Fig. 3", "RTTP 100 ms: the estimate's standard deviation from the "
