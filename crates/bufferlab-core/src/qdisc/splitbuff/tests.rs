@@ -289,7 +289,10 @@ fn estimates_report_rttp_per_sub_buffer() {
         ..Default::default()
     };
     let mut q = SplitBuff::new(cfg, pkts(1200));
-    assert!(q.estimates().is_empty(), "no estimate before the first update");
+    assert!(
+        q.estimates().is_empty(),
+        "no estimate before the first update"
+    );
     let flows = [(1, 20 * NS_PER_MS), (2, 100 * NS_PER_MS)];
     drive(&mut q, &flows, 0, 0, 1000);
     drive(&mut q, &flows, 30 * NS_PER_MS, 1000, 3000);
