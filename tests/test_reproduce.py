@@ -85,14 +85,20 @@ def test_smoke_profile_runs_draws_and_judges(name, tmp_path):
     assert [c.row() for c in again.claims] == [c.row() for c in res.claims]
 
 
-def test_run_all_writes_one_report_and_the_docs_page(tmp_path):
+def test_run_all_writes_one_report_and_the_docs_page(tmp_path, monkeypatch):
     from bufferlab.reproduce import run_items
+    from bufferlab.reproduce.item import Item
 
-    items = [ITEMS["theory/md1"], ITEMS["jabeen/fig3"]]
+    # an item the engine cannot run yet: listed with what it needs, its claims not comparable
+    later = Item(name="jabeen/later", paper=ITEMS["jabeen/fig3"].paper, where="Fig. 9", title="a later figure",
+                 claims=[ClaimSpec("L-1", "Fig. 9", "something", None, not_comparable="not yet reproducible")],
+                 assumptions=[], needs="a counter the engine lacks")
+    monkeypatch.setitem(ITEMS, later.name, later)
+    items = [ITEMS["theory/md1"], later]
     docs = tmp_path / "docs"
     results = run_items(items, "smoke", tmp_path / "out", docs=docs, backend="inline")
     report = (tmp_path / "out" / "report.md").read_text()
-    assert "## Every claim" in report and "`theory/md1`" in report and "`jabeen/fig3`" in report
+    assert "## Every claim" in report and "`theory/md1`" in report and "`jabeen/later`" in report
     assert "theory-md1/figure.png" in report
     page = (docs / "reproductions.md").read_text()
     assert "generated" in page and "bufferlab reproduce all --smoke" in page
@@ -100,6 +106,39 @@ def test_run_all_writes_one_report_and_the_docs_page(tmp_path):
     # every registered item is listed, the ones the engine cannot run yet with what they need
     for name in ITEMS:
         assert f"`{name}`" in page
-    assert "not yet reproducible: needs" in page
+    assert "not yet reproducible: needs a counter the engine lacks" in page
     claims = (tmp_path / "out" / "claims.csv").read_text().splitlines()
     assert len(claims) == 1 + sum(len(r.claims) for r in results)
+
+
+def test_reproduce_out_checked_before_anything_runs(tmp_path):
+    from bufferlab.cli import app
+
+    f = tmp_path / "a-file"
+    f.write_text("x")
+    r = CliRunner().invoke(app, ["reproduce", "theory/md1", "--smoke", "--out", str(f)])
+    assert r.exit_code == 2 and "--out" in r.output and "is a file" in r.output
+    assert "Traceback" not in r.output
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    r = CliRunner().invoke(app, ["reproduce", "theory/md1", "--smoke", "--out", str(other)])
+    assert r.exit_code == 2 and "already holds other files" in " ".join(r.output.split())
+    assert sorted(p.name for p in other.iterdir()) == ["notes.txt"]  # nothing written
+
+
+def test_an_items_sweeps_share_one_pool(tmp_path):
+    from bufferlab.reproduce.run import SharedPool, check_repro_dir
+    from bufferlab.sweep.runner import engine_version
+
+    item = ITEMS["braud/table1"]
+    assert len(item.sweeps("smoke")) > 1
+    with SharedPool(1, engine_version()) as pool:
+        res = run_item(item, "smoke", tmp_path, backend=pool)
+        # every sweep ran on it, and none closed it: the one worker is still the first one
+        assert res.runs > 0
+        assert pool.starts == 1 and pool.pool is not None
+        assert all(p.is_alive() for p, _ in pool.pool.procs)
+    assert pool.pool is None
+    # a folder reproduce wrote may be resumed in
+    assert check_repro_dir(tmp_path) == tmp_path

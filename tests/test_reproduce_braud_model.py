@@ -57,3 +57,15 @@ def test_eq1_to_eq5_growth_ratio():
     # with a negligible UDP byte rate, eq. 2 tends to eq. 4
     tiny = m.queue_growth_tcp_udp(r_t, s_t, r_u, 0.001, c_u, 1.0)
     assert tiny == pytest.approx(approx, rel=1e-3)
+
+
+def test_eqs_5_to_7_are_the_engines():
+    # one copy of each equation: the reproduction's model calls the ballast's (Rust) closed forms
+    from bufferlab import _core
+
+    for a in (1.5, 2.0, 10.0):
+        assert m.udp_overhead(a, 1500, 29) == _core.ballast_overhead_share(a, 1500, 29)
+        assert m.udp_rate_for(a, 70.0) == _core.ballast_rate_for_reduction(70.0, a)
+    assert m.alpha(70.0, 35.0) == _core.ballast_reduction_for_rate(70.0, 35.0) == 1.5
+    # the engine's reading below α = 1: no UDP rate removes delay it would add
+    assert m.udp_rate_for(0.5, 70.0) == 0.0

@@ -57,3 +57,12 @@ def kernel_cleanup() -> list[str]:
     """Remove namespaces left by runs killed with SIGKILL; their names."""
 
 def kernel_node_addr(id: int) -> str: ...
+
+def ballast_rate_for_reduction(tcp_pps: float, alpha: float) -> float:
+    """Braud et al. eq. 6: R_U = R_T (α − 1), the UDP rate dividing the queueing delay by α (0 for α ≤ 1)."""
+
+def ballast_reduction_for_rate(tcp_pps: float, udp_pps: float) -> float:
+    """Eq. 5: α = 1 + R_U / R_T (infinite for R_T ≤ 0)."""
+
+def ballast_overhead_share(alpha: float, tcp_bytes: float, udp_bytes: float) -> float:
+    """Eq. 7: OH_U = 1 / (1 + (S_T / S_U) / (α − 1)), the UDP stream's share of the bytes (0 for α ≤ 1)."""

@@ -6,7 +6,7 @@ use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
 use crate::packet::{Arena, NodeId, Packet, PktId, Proto};
-use crate::qdisc::QueueDisc;
+use crate::qdisc::{Qdisc, QueueDisc};
 use crate::results::*;
 use crate::scenario::RunSpec;
 use crate::sched::{Ev, Sched};
@@ -212,6 +212,11 @@ impl Engine {
             if p.adaptive.is_some() {
                 if let Some(l) = p.qdisc.limit().pkts {
                     ts.push(t, "queue", name, "limit_pkts", l as f64);
+                }
+            }
+            if let Qdisc::SplitBuff(s) = &p.qdisc {
+                for (metric, v) in s.estimates() {
+                    ts.push(t, "queue", name, metric, v);
                 }
             }
             let util = if dt > 0.0 {

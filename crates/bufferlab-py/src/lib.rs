@@ -3,6 +3,7 @@
 //! becomes a Python `RuntimeError`, never an abort.
 
 mod ballast;
+mod ballast_model;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -324,6 +325,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
     m.add_class::<ballast::PyBallastController>()?;
+    ballast_model::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     #[cfg(target_os = "linux")]
     kernel::register(m)?;

@@ -4,13 +4,16 @@ A buffer limited to a number of packets holds fewer bytes when some of its slots
 packets. Over one interval Δt in congestion avoidance (R_T constant over an RTT), the queue
 grows by eq. 1 with TCP alone and by eq. 2 with TCP and UDP; with D_U ≪ D_T the ratio is eq. 5,
 so the buffer overflows α times sooner and TCP's window (hence the queueing delay) stops α times
-lower. Eq. 6 gives the UDP rate for a wanted α, eq. 7 its share of the capacity.
+lower. Eq. 6 gives the UDP rate for a wanted α, eq. 7 its share of the capacity. Eqs. 1-4 are
+written here (the engine needs only 5-7); 5-7 call the engine's.
 
 Symbols as in the paper: rates R in packets per second, sizes S in bytes, D = R·S in bytes per
 second, C_u the uplink capacity in bytes per second (the paper writes C_u/S for a packet rate).
 """
 
 from __future__ import annotations
+
+from .. import _core
 
 
 def tcp_packet_rate(c_u: float, s_t: float) -> float:
@@ -39,21 +42,23 @@ def queue_growth_tcp_udp_approx(r_t: float, s_t: float, r_u: float, c_u: float, 
     return (r_u + r_t) * dt * (1 - c_u / d_t)
 
 
+# Eqs. 5-7 are the engine's (crates/bufferlab-core/src/ballast/model.rs, which the ballast
+# controller uses): one copy of each equation, reached through the extension.
+
+
 def alpha(r_t: float, r_u: float) -> float:
     """Eq. 5: α = ΔQ_{T,U} / ΔQ_T = (R_U + R_T) / R_T, the factor the queueing delay is divided by."""
-    return (r_u + r_t) / r_t
+    return _core.ballast_reduction_for_rate(r_t, r_u)
 
 
 def udp_rate_for(alpha_: float, r_t: float) -> float:
-    """Eq. 6: R_U = R_T (α − 1), the UDP packet rate that divides the queueing delay by α."""
-    return r_t * (alpha_ - 1)
+    """Eq. 6: R_U = R_T (α − 1), the UDP packet rate that divides the queueing delay by α (0 for α ≤ 1)."""
+    return _core.ballast_rate_for_reduction(r_t, alpha_)
 
 
 def udp_overhead(alpha_: float, s_t: float, s_u: float) -> float:
     """Eq. 7: OH_U = 1 / (1 + (S_T / S_U) / (α − 1)), the UDP stream's share of the capacity."""
-    if alpha_ <= 1:
-        return 0.0
-    return 1.0 / (1.0 + (s_t / s_u) / (alpha_ - 1))
+    return _core.ballast_overhead_share(alpha_, s_t, s_u)
 
 
 def drain_time(packets: float, size_bytes: float, rate_bps: float) -> float:

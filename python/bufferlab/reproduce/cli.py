@@ -49,6 +49,14 @@ def register(app: typer.Typer) -> None:
             err.print("choose one of --dask-local and --scheduler ADDR")
             raise typer.Exit(2)
         profile = "full" if full else "smoke" if smoke else "quick"
+        from ..outpath import OutputError
+        from .run import check_repro_dir
+
+        try:  # before anything runs: a bad --out costs nothing
+            check_repro_dir(out)
+        except OutputError as e:
+            err.print(f"error: --out {out}: {e}", markup=False, soft_wrap=True)
+            raise typer.Exit(2)
         if name == "all":
             items = list(ITEMS.values())
         elif name in ITEMS:

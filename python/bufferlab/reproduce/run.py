@@ -24,13 +24,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..outpath import check_out_dir
 from ..store import Tables, load
 from ..sweep import load_spec, run_sweep
+from ..sweep.backends import Backend, PoolBackend, default_workers
 from ..sweep.runner import engine_version
 from .claims import ClaimResult, judge
 from .item import Data, Item
 
-__all__ = ["ItemResult", "run_item", "run_items", "slug", "dask_local"]
+__all__ = ["ItemResult", "SharedPool", "check_repro_dir", "run_item", "run_items", "slug", "dask_local"]
 
 
 def slug(name: str) -> str:
@@ -68,6 +70,61 @@ def _only(tables: Tables, keep: set[tuple[str, int]]) -> Tables:
     return Tables(**frames, swept=tables.swept)
 
 
+def _is_repro_dir(root: Path) -> bool:
+    """A folder ``reproduce`` wrote (its report, or an item's folder of runs), or an empty one."""
+    from .item import ITEMS
+
+    if (root / "report.md").is_file() or (root / "claims.csv").is_file() or not any(root.iterdir()):
+        return True
+    return any((root / slug(n) / "runs").is_dir() or (root / slug(n) / "claims.csv").is_file() for n in ITEMS)
+
+
+def check_repro_dir(out: str | Path) -> Path:
+    """Check, before anything runs, that ``out`` can hold reproductions: a new or empty folder,
+    or one ``reproduce`` wrote (to resume); returns it absolute. Raises
+    :class:`~bufferlab.outpath.OutputError`."""
+    return check_out_dir(
+        out, ours=_is_repro_dir, what="a reproductions folder",
+        rule="reproduce writes into a new or empty folder, or resumes in a folder it wrote",
+    )
+
+
+class SharedPool(Backend):
+    """One local process pool for every sweep of a command, started when a sweep first has a
+    point to run (a rerun that finds every point stored starts none): an item of many small
+    sweeps no longer pays a pool's start-up (fork server, package import) for each of them."""
+
+    def __init__(self, workers: int | None, engine_version: str) -> None:
+        self.workers = workers or default_workers()
+        self.engine_version = engine_version
+        self.pool: PoolBackend | None = None
+        self.starts = 0
+
+    @property
+    def running(self) -> int:  # type: ignore[override]
+        return self.pool.running if self.pool else 0
+
+    def outcomes(self, points):
+        if self.pool is None:
+            self.pool = PoolBackend(self.workers, self.engine_version)
+            self.starts += 1
+        yield from self.pool.outcomes(points)
+
+    def drain(self):
+        return self.pool.drain() if self.pool else []
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def __enter__(self) -> SharedPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 @contextlib.contextmanager
 def dask_local(workers: int | None) -> Iterator[str]:
     """A local Dask cluster for the whole run (one start-up, every sweep uses it)."""
@@ -89,13 +146,15 @@ def run_item(
     out: Path,
     *,
     seeds: int | None = None,
-    backend: str = "pool",
+    backend: str | Backend = "pool",
     scheduler: str | None = None,
     workers: int | None = None,
     progress: bool = False,
     log: Callable[[str], None] = lambda s: None,
 ) -> ItemResult:
-    """Run ``item``'s sweeps for ``profile`` into ``out/<item>``, then analyze, draw and judge."""
+    """Run ``item``'s sweeps for ``profile`` into ``out/<item>``, then analyze, draw and judge.
+    ``backend``: as :func:`bufferlab.sweep.run_sweep`'s; with ``"pool"`` the item's sweeps share
+    one pool."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -110,6 +169,10 @@ def run_item(
         return res
     t0 = time.perf_counter()
     version = engine_version()
+    if backend == "pool" and not scheduler:
+        with SharedPool(workers, version) as pool:
+            return run_item(item, profile, out, seeds=seeds, backend=pool, workers=workers,
+                            progress=progress, log=log)
     sweeps = {}
     for name, doc in item.sweeps(profile, seeds).items():
         spec = load_spec(doc)
@@ -168,14 +231,20 @@ def run_items(items: list[Item], profile: str, out: Path, *, docs: Path | None =
     regenerate ``docs/reproductions.md`` and ``docs/figures/``)."""
     from .report import write_docs, write_report
 
+    check_repro_dir(out)  # before anything runs
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     scheduler = kw.pop("scheduler", None)
     dask_local_cluster = kw.pop("dask_local", False)
     results = []
-    with (dask_local(kw.get("workers")) if dask_local_cluster and not scheduler else contextlib.nullcontext(scheduler)) as addr:
+    with contextlib.ExitStack() as stack:
+        if dask_local_cluster and not scheduler:
+            scheduler = stack.enter_context(dask_local(kw.get("workers")))
+        if kw.get("backend", "pool") == "pool" and not scheduler:
+            # one pool for every sweep of every item
+            kw["backend"] = stack.enter_context(SharedPool(kw.get("workers"), engine_version()))
         for item in items:
-            results.append(run_item(item, profile, out, scheduler=addr, **kw))
+            results.append(run_item(item, profile, out, scheduler=scheduler, **kw))
             write_report(results, out, profile)
     if docs is not None:
         write_docs(results, out, docs, profile)

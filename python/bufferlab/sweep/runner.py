@@ -154,7 +154,7 @@ def run_sweep(
     out: str | Path,
     *,
     workers: int | None = None,
-    backend: str = "pool",
+    backend: str | Backend = "pool",
     scheduler: str | None = None,
     run_fn: Callable[[dict[str, Any]], Any] | None = None,
     version: str | None = None,
@@ -166,7 +166,9 @@ def run_sweep(
 
     ``backend``: ``"pool"`` (local processes, ``workers`` defaults to the cores), ``"dask"``
     (a new local dask.distributed cluster of ``workers`` processes, or the running one at
-    ``scheduler``), or ``"inline"`` (this process). ``run_fn(scenario_dict) -> Result`` replaces
+    ``scheduler``), ``"inline"`` (this process), or a :class:`Backend` the caller made and
+    closes, to share one pool among several sweeps (it is closed here only on an interrupt or
+    an error, which end the caller's work too). ``run_fn(scenario_dict) -> Result`` replaces
     :func:`bufferlab.run` (it must be importable by the workers). A point × seed is skipped when
     its part (same resolved scenario, same engine version) is in ``out``; a failed one is kept
     as failed unless ``retry_failed``. Raises :class:`SweepInterrupted` on Ctrl-C after storing
@@ -230,7 +232,8 @@ def run_sweep(
             if o.engine_seconds:
                 report.engine_seconds += o.engine_seconds
 
-        runner = _backend(backend, workers, scheduler, version, run_fn, len(todo))
+        owned = not isinstance(backend, Backend)
+        runner = _backend(backend, workers, scheduler, version, run_fn, len(todo)) if owned else backend
         bar = SweepProgress(len(points), report.skipped, progress)
         try:
             with bar:
@@ -248,7 +251,8 @@ def run_sweep(
         except BaseException:
             runner.close()
             raise
-        runner.close()
+        if owned:
+            runner.close()
     report.wall_seconds = time.perf_counter() - t0
     return report
 

@@ -110,6 +110,9 @@ pub struct SplitBuff {
     band_tq_ns: [f64; MAX_BANDS],
     /// Mean RTTP of each band's packets, ns (what the sizes are proportional to).
     band_rttp_ns: [f64; MAX_BANDS],
+    /// The latest estimate of the mean RTTP of all flows, ns (seed 004 Fig. 2's `thresh` for two
+    /// sub-buffers; the midpoint of the thresholds for three). Reported only, never read.
+    rttp_ns: f64,
     pkts: u64,
     bytes: u64,
     /// Per flow id: (period number + 1 when last seen, latest stamped RTT in ns, its sub-buffer).
@@ -155,6 +158,7 @@ impl SplitBuff {
             tq_ns: 0.0,
             band_tq_ns: [0.0; MAX_BANDS],
             band_rttp_ns: [0.0; MAX_BANDS],
+            rttp_ns: 0.0,
             pkts: 0,
             bytes: 0,
             flow_last: Vec::new(),
@@ -211,6 +215,40 @@ impl SplitBuff {
     /// The smoothed queueing delay the RTTP estimate subtracts, ns.
     pub fn queueing_delay_ns(&self) -> f64 {
         self.tq_ns
+    }
+
+    /// The estimates in force, as (metric, value) rows of the results' time series (seed 004
+    /// Fig. 3 plots `rttp_est_s`, Table I the per-sub-buffer `subK_rttp_s`): nothing before the
+    /// first update, and nothing for Blind-SplitBuff, which estimates nothing.
+    pub fn estimates(&self) -> Vec<(&'static str, f64)> {
+        const RTTP: [&str; MAX_BANDS] = ["sub1_rttp_s", "sub2_rttp_s", "sub3_rttp_s"];
+        const LIMIT: [&str; MAX_BANDS] = ["sub1_limit_pkts", "sub2_limit_pkts", "sub3_limit_pkts"];
+        const LIMIT_BYTES: [&str; MAX_BANDS] =
+            ["sub1_limit_bytes", "sub2_limit_bytes", "sub3_limit_bytes"];
+        const LEN: [&str; MAX_BANDS] = ["sub1_qlen_pkts", "sub2_qlen_pkts", "sub3_qlen_pkts"];
+        const THRESH: [&str; MAX_BANDS - 1] = ["thresh1_s", "thresh2_s"];
+        if self.blind.is_some() || !self.estimated {
+            return Vec::new();
+        }
+        let s = |ns: f64| ns / NS_PER_SEC as f64;
+        let mut out = vec![
+            ("rttp_est_s", s(self.rttp_ns)),
+            ("queueing_delay_s", s(self.tq_ns)),
+        ];
+        for (k, &t) in self.thresholds_ns().iter().enumerate() {
+            out.push((THRESH[k], s(t)));
+        }
+        for k in 0..self.n {
+            out.push((RTTP[k], s(self.band_rttp_ns[k])));
+            if let Some(p) = self.bands[k].limit.pkts {
+                out.push((LIMIT[k], p as f64));
+            }
+            if let Some(b) = self.bands[k].limit.bytes {
+                out.push((LIMIT_BYTES[k], b as f64));
+            }
+            out.push((LEN[k], self.bands[k].len() as f64));
+        }
+        out
     }
 
     /// Sub-buffer sizes from the current estimates (seed 004 eq. 4: B_k = T_Bk B / Σ T_Bj).
@@ -288,6 +326,7 @@ impl SplitBuff {
         if p.rtt_n > 0 {
             let mean = p.rtt_sum / p.rtt_n as f64;
             let rttp = (mean - self.tq_ns).max(0.0);
+            self.rttp_ns = rttp;
             if self.n == 2 {
                 self.thresh_ns[0] = rttp;
             } else {

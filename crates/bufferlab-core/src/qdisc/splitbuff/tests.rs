@@ -278,3 +278,37 @@ fn blind_one_packet_limit_holds_one() {
         assert_eq!(d.items.len(), 3);
     }
 }
+
+/// The reported estimates (seed 004 Fig. 3, Table I): none before the first update; after it,
+/// the mean RTTP of all flows, each sub-buffer's RTTP and size, and the thresholds, in seconds.
+/// Flows of 20 and 100 ms RTTP queueing 30 ms: mean RTTP 60 ms, sub-buffers 20 and 100 ms.
+#[test]
+fn estimates_report_rttp_per_sub_buffer() {
+    let cfg = SplitBuffConfig {
+        update_ns: 100 * NS_PER_MS,
+        ..Default::default()
+    };
+    let mut q = SplitBuff::new(cfg, pkts(1200));
+    assert!(
+        q.estimates().is_empty(),
+        "no estimate before the first update"
+    );
+    let flows = [(1, 20 * NS_PER_MS), (2, 100 * NS_PER_MS)];
+    drive(&mut q, &flows, 0, 0, 1000);
+    drive(&mut q, &flows, 30 * NS_PER_MS, 1000, 3000);
+    let e: std::collections::HashMap<&str, f64> = q.estimates().into_iter().collect();
+    let ms = |k: &str| e[k] * 1e3;
+    assert!((ms("rttp_est_s") - 60.0).abs() < 0.05, "{e:?}");
+    assert!((ms("queueing_delay_s") - 30.0).abs() < 0.05, "{e:?}");
+    assert!((ms("thresh1_s") - ms("rttp_est_s")).abs() < 1e-9, "{e:?}");
+    assert!((ms("sub1_rttp_s") - 20.0).abs() < 0.05, "{e:?}");
+    assert!((ms("sub2_rttp_s") - 100.0).abs() < 0.05, "{e:?}");
+    assert_eq!(e["sub1_limit_pkts"], 200.0);
+    assert_eq!(e["sub2_limit_pkts"], 1000.0);
+    assert!(e.contains_key("sub1_qlen_pkts") && !e.contains_key("sub3_rttp_s"));
+    assert!(!e.contains_key("thresh2_s"));
+    // Blind-SplitBuff estimates nothing.
+    let mut b = SplitBuff::blind(2, pkts(100), 7);
+    drive(&mut b, &flows, 0, 0, 2000);
+    assert!(b.estimates().is_empty());
+}
