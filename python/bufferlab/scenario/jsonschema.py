@@ -19,8 +19,6 @@ from .schema import definition, deref, describe_key, qdisc_keys, tcp_keys, user_
 from .templates import TEMPLATES
 from .traffic import _OWN_KEYS
 
-SCHEMA_ID = "https://bufferlab.dev/schema/scenario.json"
-
 TIME = {"type": "string", "pattern": r"^\s*[0-9.eE+-]+\s*(ns|us|µs|ms|s|min|h)\s*$", "description": "a time with its unit, e.g. \"50ms\""}
 RATE = {"type": "string", "description": "a rate with its unit, e.g. \"10Mbps\" or \"250pps\""}
 SIZE = {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}], "description": "a size, e.g. \"1514B\", \"64KiB\", \"100pkt\""}
@@ -161,7 +159,6 @@ def scenario_schema() -> dict[str, Any]:
     run = definition("RunSpec")["properties"]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_ID,
         "title": "bufferlab scenario",
         "type": "object",
         "additionalProperties": False,
