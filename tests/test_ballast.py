@@ -72,7 +72,7 @@ def test_plan_defaults_follow_the_paper():
         ({}, "traffic[2].rate", "missing"),
         ({"auto": "true", "rate": '"250pps"'}, "traffic[2].rate", "auto = true chooses the rate"),
         ({"rate": '"250pps"', "max_share": "0.3"}, "traffic[2].max_share", "add auto = true"),
-        ({"auto": "true", "max_share": '"120%"'}, "traffic[2].max_share", "between 0 and 1"),
+        ({"auto": "true", "max_share": '"120%"'}, "traffic[2].max_share", "must be above 0 and below 1, got 1.2"),
         ({"auto": "true", "target": '"-1s"'}, "traffic[2].target", ""),
         ({"rate": '"250pps"', "ttl": "0"}, "traffic[2].ttl", "at least 1"),
         ({"rate": '"250pps"', "size": '"20B"'}, "traffic[2].size", "28 B"),

@@ -188,7 +188,11 @@ pub enum Arrivals {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BurstSpec {
+    /// Packets per burst.
+    #[schemars(range(min = 1))]
     pub packets: u64,
+    /// Time from one burst's start to the next's.
+    #[schemars(range(min = 1))]
     pub every_ns: u64,
 }
 
@@ -205,13 +209,19 @@ fn zero_start() -> Dist {
 pub struct UdpSpec {
     /// One flow per `(src, dst)` pair.
     pub pairs: Vec<(String, String)>,
+    /// Packets per second.
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1e9))]
     pub rate_pps: f64,
+    /// IP packet size: at least the IP and UDP headers.
+    #[schemars(range(min = 28, max = 65535))]
     pub size_bytes: u32,
     #[serde(default)]
     pub arrivals: Arrivals,
     #[serde(default)]
     pub burst: Option<BurstSpec>,
+    /// IP time to live (hops).
     #[serde(default = "default_ttl")]
+    #[schemars(range(min = 1))]
     pub ttl: u8,
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
@@ -240,22 +250,33 @@ fn ballast_max_share() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct BallastSpec {
     pub pairs: Vec<(String, String)>,
+    /// A fixed rate, packets per second (or `auto`).
     #[serde(default)]
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1e9))]
     pub rate_pps: Option<f64>,
+    /// IP packet size (Braud et al. (2013) §II: 29 B, 1 B of payload).
     #[serde(default = "ballast_size")]
+    #[schemars(range(min = 28, max = 65535))]
     pub size_bytes: u32,
     #[serde(default)]
     pub burst: Option<BurstSpec>,
+    /// IP time to live: enough to cross the access link (2).
     #[serde(default = "ballast_ttl")]
+    #[schemars(range(min = 1))]
     pub ttl: u8,
     #[serde(default)]
     pub auto: bool,
     /// The controller's target queueing delay (`None`: its default).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub target_ns: Option<u64>,
+    /// Largest share of the uplink the ballast may take (eq. 7; 0.2).
     #[serde(default = "ballast_max_share")]
+    #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))]
     pub max_share: f64,
+    /// The controller's decision period (`None`: its default).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub period_ns: Option<u64>,
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
@@ -272,8 +293,12 @@ fn default_ping_size() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct PingSpec {
     pub pairs: Vec<(String, String)>,
+    /// Time between echo requests.
+    #[schemars(range(min = 1))]
     pub interval_ns: u64,
+    /// IP packet size (Linux ping: 84 B).
     #[serde(default = "default_ping_size")]
+    #[schemars(range(min = 28, max = 65535))]
     pub size_bytes: u32,
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
@@ -285,12 +310,15 @@ pub struct PingSpec {
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
     pub pairs: Vec<(String, String)>,
+    /// Connections per pair.
     #[serde(default = "one_u32")]
+    #[schemars(range(min = 1, max = 100_000))]
     pub count: u32,
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
     /// Bytes to transfer; `None` is a bulk transfer that never ends.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub size_bytes: Option<u64>,
     #[serde(default)]
     pub tcp: TcpOptions,
@@ -306,6 +334,7 @@ pub struct WebSpec {
     /// `(server, client)` pairs: data flows from the first to the second.
     pub pairs: Vec<(String, String)>,
     /// New connections per second (Poisson).
+    #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1e6))]
     pub arrival_rate: f64,
     pub size_bytes: Dist,
     #[serde(default = "zero_start")]

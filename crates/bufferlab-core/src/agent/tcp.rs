@@ -12,11 +12,6 @@ use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::Peer;
 use crate::time::NS_PER_SEC;
 
-/// Beyond a million new connections per second a web source is surely a typo.
-const MAX_ARRIVAL_RATE: f64 = 1e6;
-/// Connections per pair of one `tcp` block.
-const MAX_COUNT: u32 = 100_000;
-
 fn tcp_params(loc: &Loc, o: &TcpOptions) -> Result<TcpParams, Problem> {
     o.check().map_err(|e| e.under(&loc.key("tcp")))?;
     Ok(o.resolve())
@@ -31,17 +26,6 @@ pub fn build(loc: &Loc, t: &TrafficSpec, b: &mut Builder) -> Result<(), Problem>
     match t {
         TrafficSpec::Tcp(s) => {
             let p = tcp_params(loc, &s.tcp)?;
-            if s.count == 0 || s.count > MAX_COUNT {
-                return Err(loc.key("count").problem(format!(
-                    "between 1 and {MAX_COUNT} connections per pair, got {}",
-                    s.count
-                )));
-            }
-            if s.size_bytes == Some(0) {
-                return Err(loc
-                    .key("size_bytes")
-                    .problem("a transfer carries at least 1 B (or \"inf\")"));
-            }
             let start = sampler(loc, "start_ns", &s.start_ns)?;
             let work = Workload::Transfer { size: s.size_bytes };
             for (src, dst) in &s.pairs {
@@ -52,15 +36,6 @@ pub fn build(loc: &Loc, t: &TrafficSpec, b: &mut Builder) -> Result<(), Problem>
         }
         TrafficSpec::Web(s) => {
             let p = tcp_params(loc, &s.tcp)?;
-            if !(s.arrival_rate.is_finite()
-                && s.arrival_rate > 0.0
-                && s.arrival_rate <= MAX_ARRIVAL_RATE)
-            {
-                return Err(loc.key("arrival_rate").problem(format!(
-                    "a positive rate up to {MAX_ARRIVAL_RATE:e} per second, got {}",
-                    s.arrival_rate
-                )));
-            }
             let sizes = sampler(loc, "size_bytes", &s.size_bytes)?;
             let start = sampler(loc, "start_ns", &s.start_ns)?;
             let work = Workload::Web {

@@ -13,8 +13,6 @@ use crate::time::{Time, NS_PER_SEC};
 pub const UDP_HEADERS: u32 = 28;
 /// The largest IPv4 packet (RFC 791: 16-bit total length).
 pub const MAX_IP_BYTES: u32 = 65_535;
-/// Beyond a billion packets per second a source is surely a typo.
-const MAX_RATE_PPS: f64 = 1e9;
 
 pub struct UdpSource {
     flow: FlowId,
@@ -153,31 +151,7 @@ pub fn build_kind(
     u: &UdpSpec,
     b: &mut Builder,
 ) -> Result<(), Problem> {
-    if !(u.rate_pps.is_finite() && u.rate_pps > 0.0) {
-        return Err(loc.key("rate_pps").problem("must be a positive rate"));
-    }
-    if u.rate_pps > MAX_RATE_PPS {
-        return Err(loc
-            .key("rate_pps")
-            .problem(format!("at most {MAX_RATE_PPS:e} packets per second")));
-    }
-    if u.size_bytes > MAX_IP_BYTES {
-        return Err(loc
-            .key("size_bytes")
-            .problem(format!("an IPv4 packet is at most {MAX_IP_BYTES} B")));
-    }
-    if u.size_bytes < UDP_HEADERS {
-        return Err(loc.key("size_bytes").problem(format!(
-            "a UDP packet is at least {UDP_HEADERS} B (IP + UDP headers)"
-        )));
-    }
-    if let Some(bs) = &u.burst {
-        if bs.packets == 0 || bs.every_ns == 0 {
-            return Err(loc
-                .key("burst")
-                .problem("packets and every must be positive"));
-        }
-    }
+    // Rate, size, TTL and burst bounds are the plan's (`UdpSpec`), checked before any build.
     let start =
         Sampler::new(&u.start_ns).map_err(|e| loc.key("start_ns").problem(e.to_string()))?;
     for (src, dst) in &u.pairs {
