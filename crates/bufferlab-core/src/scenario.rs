@@ -116,7 +116,7 @@ pub struct QueueSpec {
     pub sizing: Option<SizingSpec>,
 }
 
-/// A buffer-sizing rule in place of an explicit limit (seed 003 §2, seed 004 §II).
+/// A buffer-sizing rule in place of an explicit limit (Gorinsky et al. §2, Jabeen et al. §II).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SizingSpec {
@@ -133,7 +133,7 @@ fn one() -> f64 {
     1.0
 }
 
-/// A NIC transmit ring between the qdisc and the wire (seed 001 §2).
+/// A NIC transmit ring between the qdisc and the wire (Cardozo et al. §2).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RingSpec {
@@ -184,7 +184,7 @@ pub enum Arrivals {
     Poisson,
 }
 
-/// Bursts: every `every_ns`, `packets` packets paced at the source's rate (seed 000 §II-E).
+/// Bursts: every `every_ns`, `packets` packets paced at the source's rate (Braud et al. §II-E).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BurstSpec {

@@ -1,7 +1,7 @@
 //! BQL, Byte Queue Limits: how many bytes the stack may hand to a NIC's transmit ring, tuned
 //! at run time by dynamic queue limits (Linux `lib/dynamic_queue_limits.c`, Herbert 2011; seed
 //! 001 §III). The aim is the smallest limit that never lets the ring run dry between two
-//! completions, so the queue — and the AQM — stays in the qdisc (seed 001 Fig. 5).
+//! completions, so the queue — and the AQM — stays in the qdisc (Cardozo et al. Fig. 5).
 //!
 //! The algorithm, on each TX completion:
 //! - *starved* (the ring went empty while over its limit, or everything queued up to the last

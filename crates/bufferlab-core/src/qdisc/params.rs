@@ -16,7 +16,7 @@ pub(crate) fn or_default_pkts(limit: Limit, pkts: u64) -> Limit {
 }
 
 /// Linux's `txqueuelen` default (1000 packets), the limit of `codel`, `pie`, `red` and the other
-/// single-queue disciplines when the scenario gives none (seed 001 §IV-B; `tc-codel(8)`,
+/// single-queue disciplines when the scenario gives none (Cardozo et al. §IV-B; `tc-codel(8)`,
 /// `tc-pie(8)`).
 pub(crate) const TXQUEUELEN_PKTS: u64 = 1000;
 

@@ -1,4 +1,4 @@
-//! Strict priority for small packets (seed 000 §I, level L1: "giving priority to short packets"
+//! Strict priority for small packets (Braud et al. §I, level L1: "giving priority to short packets"
 //! at the head of the uplink): packets of at most `threshold_bytes` (TCP ACKs, pings, the ballast)
 //! go first; the two bands share the port's limit and tail-drop when it is full.
 
@@ -20,7 +20,7 @@ pub struct PrioSmallConfig {
 }
 
 impl Default for PrioSmallConfig {
-    /// Seed 000 names no size. 128 B covers what it calls small: pure TCP ACKs (40 B, up to
+    /// Braud et al. names no size. 128 B covers what it calls small: pure TCP ACKs (40 B, up to
     /// ~80 B with SACK and timestamps), its 29 B ballast packets, and 84 B pings.
     fn default() -> Self {
         PrioSmallConfig {

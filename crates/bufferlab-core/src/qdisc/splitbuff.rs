@@ -1,14 +1,14 @@
-//! SplitBuff (seed 004 §III, Fig. 2): the buffer split into sub-buffers by round-trip
+//! SplitBuff (Jabeen et al. §III, Fig. 2): the buffer split into sub-buffers by round-trip
 //! propagation time (RTTP), each sized in proportion to the mean RTTP of the packets it carries,
 //! the total being the port's resolved limit; sub-buffers served round robin. Blind-SplitBuff
-//! (seed 004 §IV-B2) maps flows to sub-buffers at random instead, each `limit / n`.
+//! (Jabeen et al. §IV-B2) maps flows to sub-buffers at random instead, each `limit / n`.
 //!
 //! At an update a sub-buffer whose new size is below what it holds keeps its packets (none is
 //! dropped after being accepted; the paper says nothing of them) and takes no new packet until
 //! it has drained below its size; every arrival is also refused when the total would pass the
 //! port's limit, so the limit is a hard bound on the total.
 //!
-//! RTT comes from the sender's smoothed RTT stamped in each packet (seed 004 §III-A, "active
+//! RTT comes from the sender's smoothed RTT stamped in each packet (Jabeen et al. §III-A, "active
 //! RTT estimation"); RTTP = RTT - queueing delay, the queueing delay being the smoothed mean
 //! sojourn time measured at dequeue (overall for the threshold, per sub-buffer for its size).
 
@@ -25,7 +25,7 @@ use crate::time::{Time, NS_PER_SEC};
 #[serde(deny_unknown_fields, default)]
 pub struct SplitBuffConfig {
     /// Sub-buffers: 2 (threshold at the mean RTTP) or 3 (thresholds at mean RTTP ± σ/2)
-    /// (seed 004 §III-B, §IV-C).
+    /// (Jabeen et al. §III-B, §IV-C).
     #[schemars(range(min = 2, max = 3))]
     pub buffers: u32,
     /// T_u, the period of the threshold and size update.
@@ -38,7 +38,7 @@ pub struct SplitBuffConfig {
 }
 
 impl Default for SplitBuffConfig {
-    /// Seed 004 evaluates 2 sub-buffers (§IV-B) and 3 (§IV-C); it gives no value for T_u or α.
+    /// Jabeen et al. evaluates 2 sub-buffers (§IV-B) and 3 (§IV-C); it gives no value for T_u or α.
     /// Ours: T_u = 1 s, so each period sees at least one window of a 1 s RTT flow (the paper's
     /// longest, 990 ms); α = 1, the queueing delay of the last period alone. The RTTs packets
     /// carry are the senders' smoothed RTTs, which follow the queue within a few round trips,
@@ -58,13 +58,13 @@ impl Default for SplitBuffConfig {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct BlindSplitBuffConfig {
-    /// Sub-buffers, each of an equal share of the limit (seed 004 §IV-B2: 2).
+    /// Sub-buffers, each of an equal share of the limit (Jabeen et al. §IV-B2: 2).
     #[schemars(range(min = 2, max = 3))]
     pub buffers: u32,
 }
 
 impl Default for BlindSplitBuffConfig {
-    /// Seed 004 §IV-B2: two sub-buffers of BDP/2 each.
+    /// Jabeen et al. §IV-B2: two sub-buffers of BDP/2 each.
     fn default() -> Self {
         BlindSplitBuffConfig { buffers: 2 }
     }
@@ -110,7 +110,7 @@ pub struct SplitBuff {
     band_tq_ns: [f64; MAX_BANDS],
     /// Mean RTTP of each band's packets, ns (what the sizes are proportional to).
     band_rttp_ns: [f64; MAX_BANDS],
-    /// The latest estimate of the mean RTTP of all flows, ns (seed 004 Fig. 2's `thresh` for two
+    /// The latest estimate of the mean RTTP of all flows, ns (Jabeen et al. Fig. 2's `thresh` for two
     /// sub-buffers; the midpoint of the thresholds for three). Reported only, never read.
     rttp_ns: f64,
     pkts: u64,
@@ -217,7 +217,7 @@ impl SplitBuff {
         self.tq_ns
     }
 
-    /// The estimates in force, as (metric, value) rows of the results' time series (seed 004
+    /// The estimates in force, as (metric, value) rows of the results' time series (Jabeen et al.
     /// Fig. 3 plots `rttp_est_s`, Table I the per-sub-buffer `subK_rttp_s`): nothing before the
     /// first update, and nothing for Blind-SplitBuff, which estimates nothing.
     pub fn estimates(&self) -> Vec<(&'static str, f64)> {
@@ -251,7 +251,7 @@ impl SplitBuff {
         out
     }
 
-    /// Sub-buffer sizes from the current estimates (seed 004 eq. 4: B_k = T_Bk B / Σ T_Bj).
+    /// Sub-buffer sizes from the current estimates (Jabeen et al. eq. 4: B_k = T_Bk B / Σ T_Bj).
     fn resize(&mut self) {
         if self.blind.is_some() {
             let each = share(self.total, 1.0 / self.n as f64);

@@ -37,7 +37,7 @@ const MAX_RTO_NS: Time = 3600 * NS_PER_SEC;
 #[serde(deny_unknown_fields, default)]
 pub struct TcpOptions {
     /// Congestion control. Default NewReno, the standard algorithm of RFC 5681/6582 and the one
-    /// seed 003 sizes buffers for.
+    /// Gorinsky et al. sizes buffers for.
     pub cc: CcKind,
     /// Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery. Default on, as Linux
     /// (`net.ipv4.tcp_sack = 1`); off gives NewReno recovery on cumulative ACKs only.
@@ -49,7 +49,7 @@ pub struct TcpOptions {
     #[schemars(range(min = 1), extend("exclusiveMaximum" = 500_000_000))]
     pub delack_ns: Time,
     /// Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
-    /// eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Seed 003 §5 uses 0.875 for NewReno.
+    /// eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))]
     pub beta: Option<f64>,
@@ -69,8 +69,8 @@ pub struct TcpOptions {
     pub mss_bytes: u32,
     /// Receiver window. Default 1 GiB, the largest window TCP can advertise (window scale 14,
     /// RFC 7323 §2.3): the window never limits a flow unless a scenario says so. Buffer-sizing
-    /// experiments (seeds 003, 004) assume flows limited by the network only; a stock Linux
-    /// host is `rwnd = "6MiB"` (`tcp_rmem` maximum), seed 000's FreeBSD hosts are far smaller.
+    /// experiments (Gorinsky et al. and Jabeen et al.) assume flows limited by the network only; a stock Linux
+    /// host is `rwnd = "6MiB"` (`tcp_rmem` maximum), Braud et al.'s FreeBSD hosts are far smaller.
     #[schemars(range(min = 64, max = 1_073_741_824))]
     pub rwnd_bytes: u64,
     /// Send buffer: bytes sent and not yet acknowledged. Default 1 GiB for the same reason
@@ -81,10 +81,10 @@ pub struct TcpOptions {
     /// as every real stack and ns-3 do: the SYN/SYN-ACK exchange gives the sender its first RTT
     /// sample, so a path whose RTT exceeds the 1 s initial RTO (RFC 6298 §2.1) does not time
     /// out spuriously on its first window; short connections also hold the reverse buffer for
-    /// the extra round trips seed 000 §III counts. Off gives ns-2's set-up-free agents.
+    /// the extra round trips Braud et al. §III counts. Off gives ns-2's set-up-free agents.
     pub handshake: bool,
     /// Vegas' α, packets queued per flow below which the window grows (Brakmo & Peterson
-    /// 1995: 1; also ns-2's default, which seed 003 used).
+    /// 1995: 1; also ns-2's default, which Gorinsky et al. used).
     #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1e6))]
     pub vegas_alpha: f64,
     /// Vegas' β, packets queued per flow above which the window shrinks (3).
