@@ -34,6 +34,7 @@ def ballast(
     every: Annotated[Optional[str], typer.Option("--every", help='Burst period, e.g. "1s".')] = None,
     max_share: Annotated[str, typer.Option("--max-share", help="Most of the uplink's bytes the automatic ballast may take (eq. 7).")] = "20%",
     target: Annotated[Optional[str], typer.Option("--target", help='Target queueing delay for --auto, e.g. "100ms" (default: 25 full segments at the measured upload rate).')] = None,
+    period: Annotated[Optional[str], typer.Option("--period", help='How often --auto decides, e.g. "500ms" (the default).')] = None,
     duration: Annotated[Optional[str], typer.Option("--duration", help='Stop after this long, e.g. "60s" (default: until Ctrl-C).')] = None,
     force: Annotated[bool, typer.Option("--force", help="Allow a rate above the safe cap of 2000 pps.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not log the controller's decisions.")] = False,
@@ -57,7 +58,7 @@ def ballast(
             opts["rate_pps"] = r.pps if r.pps is not None else (r.bps or 0) / (8 * opts.get("size", DEFAULT_SIZE))
         except UnitError as e:
             problems.append(f"--rate: {e}")
-    for key, text, name in (("every_s", every, "--every"), ("target_s", target, "--target"), ("duration_s", duration, "--duration")):
+    for key, text, name in (("every_s", every, "--every"), ("target_s", target, "--target"), ("period_s", period, "--period"), ("duration_s", duration, "--duration")):
         if text is not None:
             try:
                 opts[key] = parse_time_ns(text) / 1e9

@@ -37,6 +37,7 @@ class BallastOptions:
     every_s: float | None = None
     max_share: float = 0.2
     target_s: float | None = None
+    period_s: float | None = None
     duration_s: float | None = None
     force: bool = False
 
@@ -71,6 +72,10 @@ class BallastOptions:
             p.append(f"--size: {IP_UDP_HEADERS} B (headers only) to 1500 B")
         if not 0 < self.port < 65536:
             p.append("--to: port must be 1-65535")
+        if self.period_s is not None and not self.auto:
+            p.append("--period: only --auto decides periodically (remove --period or add --auto)")
+        if self.period_s is not None and self.period_s <= 0:
+            p.append("--period: must be longer than zero")
         if self.duration_s is not None and self.duration_s <= 0:
             p.append("--duration: must be longer than zero")
         return p
@@ -162,6 +167,7 @@ def run_ballast(
             max_share=opts.max_share,
             udp_bytes=opts.size,
             max_pps=SAFE_PPS if not opts.force else HARD_MAX_PPS,
+            **({"period_ns": round(opts.period_s * 1e9)} if opts.period_s else {}),
         )
     else:
         sched.set_rate(opts.rate_pps or 0.0, start)

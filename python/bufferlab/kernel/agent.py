@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -28,6 +30,11 @@ TCP_INFO_FMT = "8B24I"  # struct tcp_info up to tcpi_total_retrans (linux/tcp.h)
 TCP_INFO_LEN = struct.calcsize(TCP_INFO_FMT)
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 ICMP_ECHO, ICMP_ECHO_REPLY = 8, 0
+IP_RECVTTL = getattr(socket, "IP_RECVTTL", 12)
+IP_TTL_CMSG = getattr(socket, "IP_TTL", 2)
+# `bufferlab ballast`'s log line for each decision of its controller (ballast/cli.py).
+BALLAST_DECISION = re.compile(r"^t=\s*([\d.]+)s\s+(\S+)\s+rate\s+([\d.]+) pps")
+BALLAST_SENT = re.compile(r"^sent (\d+) packets")
 
 
 class Clock:
@@ -172,16 +179,23 @@ def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 def udp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     s = r["_socket"]
     s.settimeout(0.1)
-    out.update(total_bytes=0, window_bytes=0, owd_sum_ns=0, owd_n=0)
+    s.setsockopt(socket.IPPROTO_IP, IP_RECVTTL, 1)
+    out.update(total_bytes=0, window_bytes=0, owd_sum_ns=0, owd_n=0, packets=0, last_ns=None, ttls={})
     buf = bytearray(65536)
     while c.left() > 0:
         try:
-            n = s.recv_into(buf)
+            n, anc, _, _ = s.recvmsg_into([buf], 64)
         except (TimeoutError, socket.timeout):
             continue
         t = c.now()
         # Goodput counts payload, as the simulator's UDP sink does (size - 28 B of headers).
         out["total_bytes"] += n
+        out["packets"] += 1
+        out["last_ns"] = t
+        for level, kind, val in anc:  # the TTL the packet arrived with (IP_RECVTTL, ip(7))
+            if level == socket.IPPROTO_IP and kind == IP_TTL_CMSG and val:
+                ttl = str(int.from_bytes(val[:4], sys.byteorder) if len(val) >= 4 else val[0])
+                out["ttls"][ttl] = out["ttls"].get(ttl, 0) + 1
         c.count(out, t, n)
         if c.in_window(t):
             if n >= 8:
@@ -265,6 +279,51 @@ def ping(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
         t += r["interval_ns"]
     th.join()
     s.close()
+
+
+def ballast(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    """The real tool, ``bufferlab ballast``, in this host's namespace with the block's options:
+    what runs here is what a person runs on a host (its ``--auto`` reads this namespace's own
+    connections with ``ss``). It stops at the block's stop or the run's end, whichever first."""
+    out.update(sent=0, decisions=[], tool_start_ns=None)
+    if not c.sleep_until(r["start_ns"]):
+        return
+    stop = min(r.get("stop_ns") or c.end, c.end)
+    start = c.now()
+    argv = [sys.executable, "-m", "bufferlab", "ballast", *r["args"], "--duration", f"{max(stop - start, 1)}ns"]
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out["tool_start_ns"], out["argv"] = start, argv[3:]
+    # Decisions are read as they come (a full pipe would stall the tool).
+    err_lines: list[str] = []
+
+    def read_log() -> None:
+        for line in p.stderr:
+            m = BALLAST_DECISION.match(line)
+            if m:
+                # Stamped when read (the tool's own clock starts after its imports).
+                out["decisions"].append((c.now(), m.group(2), float(m.group(3))))
+            else:
+                err_lines.append(line)
+
+    th = threading.Thread(target=read_log, daemon=True)
+    th.start()
+    while p.poll() is None:
+        if c.left() <= 0:  # the run ended early (`bufferlab shell` exited): stop it as Ctrl-C would
+            p.send_signal(signal.SIGTERM)
+            break
+        time.sleep(0.05)
+    try:
+        p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    stdout = p.stdout.read()  # one line: the tool's summary
+    th.join(1)
+    m = BALLAST_SENT.search(stdout or "")
+    if m:
+        out["sent"] = int(m.group(1))
+    if p.returncode != 0:
+        out["error"] = f"bufferlab ballast exited {p.returncode}: {''.join(err_lines).strip()[-300:]}"
 
 
 # At most this many transfers of one web flow at once (each a thread here).
@@ -380,7 +439,7 @@ def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             t = c.now() + sample(r["idle"], rng)
 
 
-ROLES = {"tcp_server": tcp_server, "tcp_client": tcp_client, "tcp_sink": tcp_sink, "tcp_source": tcp_source, "udp_sink": udp_sink, "udp_source": udp_source, "ping": ping}
+ROLES = {"tcp_server": tcp_server, "tcp_client": tcp_client, "tcp_sink": tcp_sink, "tcp_source": tcp_source, "udp_sink": udp_sink, "udp_source": udp_source, "ping": ping, "ballast": ballast}
 
 
 def main() -> None:

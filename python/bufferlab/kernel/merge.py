@@ -68,12 +68,20 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
                     "end_s": end / 1e9 if end is not None else float("nan"),
                     "completion_time_s": (end - t["start_ns"]) / 1e9 if end is not None else float("nan"),
                 })
-        elif f.kind == "udp":
+        elif f.kind in ("udp", "ballast"):
             sink = got.get("udp_sink", {})
             row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
             row["bytes_delivered"] = sink.get("window_bytes", 0)
             n = sink.get("owd_n", 0)
             row["owd_mean_s"] = sink["owd_sum_ns"] / n / 1e9 if n else None
+            if f.kind == "ballast":
+                tool = got.get("ballast", {})
+                summary.setdefault("kernel_ballast", {})[row["id"]] = {
+                    "tool_sent": tool.get("sent", 0), "received": sink.get("packets", 0),
+                    "last_arrival_s": sink["last_ns"] / 1e9 if sink.get("last_ns") is not None else None,
+                    "ttls": sink.get("ttls", {}), "decisions": [list(d) for d in tool.get("decisions", [])],
+                    "argv": tool.get("argv"),
+                }
         elif f.kind == "ping":
             p = got.get("ping", {})
             _rtt(row, [r[1] / 1e9 for r in p.get("rtts", []) if in_window(r[0])])

@@ -201,4 +201,6 @@ def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, An
         "driver": dict(out["driver"]),
         "hosts": {h.name: {"namespace": net.ns[h.node], "address": kplan._addr(h.node)} for h in kp.hosts},
     }
+    if "kernel_ballast" in summary:  # what each ballast tool sent and decided (docs/ballast.md)
+        summary["kernel"]["ballast"] = summary.pop("kernel_ballast")
     return Result(summary, out.get("timeseries"), transfers, plan=sc.plan, distributions=out.get("distributions"))
