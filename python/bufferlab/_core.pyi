@@ -57,3 +57,5 @@ def kernel_cleanup() -> list[str]:
     """Remove namespaces left by runs killed with SIGKILL; their names."""
 
 def kernel_node_addr(id: int) -> str: ...
+def kernel_rtt_distribution(samples_ns: list[int]) -> tuple[float | None, float | None, float | None, list[float], list[float]]:
+    """RTT samples in the simulator's histogram: (mean, p50, p99 in s, CDF values in s, CDF fractions)."""

@@ -34,7 +34,7 @@ IP_RECVTTL = getattr(socket, "IP_RECVTTL", 12)
 IP_TTL_CMSG = getattr(socket, "IP_TTL", 2)
 # `bufferlab ballast`'s log line for each decision of its controller (ballast/cli.py).
 BALLAST_DECISION = re.compile(r"^t=\s*([\d.]+)s\s+(\S+)\s+rate\s+([\d.]+) pps")
-BALLAST_SENT = re.compile(r"^sent (\d+) packets")
+BALLAST_SENT = re.compile(r"^sent (\d+) packets, \d+ B in ([\d.]+) s")
 
 
 class Clock:
@@ -285,7 +285,7 @@ def ballast(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     """The real tool, ``bufferlab ballast``, in this host's namespace with the block's options:
     what runs here is what a person runs on a host (its ``--auto`` reads this namespace's own
     connections with ``ss``). It stops at the block's stop or the run's end, whichever first."""
-    out.update(sent=0, decisions=[], tool_start_ns=None)
+    out.update(sent=0, seconds=None, decisions=[], tool_start_ns=None)
     if not c.sleep_until(r["start_ns"]):
         return
     stop = min(r.get("stop_ns") or c.end, c.end)
@@ -321,7 +321,7 @@ def ballast(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     th.join(1)
     m = BALLAST_SENT.search(stdout or "")
     if m:
-        out["sent"] = int(m.group(1))
+        out["sent"], out["seconds"] = int(m.group(1)), float(m.group(2))
     if p.returncode != 0:
         out["error"] = f"bufferlab ballast exited {p.returncode}: {''.join(err_lines).strip()[-300:]}"
 
