@@ -126,6 +126,25 @@ def test_ss_parsing():
     assert len(parse_ss(SS_OUTPUT, skip_loopback=False).connections) == 3
 
 
+# Under `state connected` ss adds the state column; an upload that has closed its end is in
+# FIN-WAIT-1 with data still in flight, and TIME-WAIT sockets carry no tcp_info.
+SS_CONNECTED = """\
+ESTAB      0      0      10.0.0.1:41234 10.0.0.2:5201
+\t cubic rtt:200/20 bytes_sent:1500000 data_segs_out:1036 minrtt:104.2
+FIN-WAIT-1 0      2896   10.0.0.1:41240 10.0.0.2:5202
+\t cubic rtt:900/20 bytes_sent:3000000 data_segs_out:2072 minrtt:100
+TIME-WAIT  0      0      10.0.0.1:41200 10.0.0.2:5203
+\t
+"""
+
+
+def test_ss_parsing_counts_closing_uploads():
+    snap = parse_ss(SS_CONNECTED)
+    assert snap.data_segs_out == 1036 + 2072
+    c = snap.busiest_since(None)
+    assert c is not None and c.peer == "10.0.0.2:5202" and c.srtt_ns == 900_000_000
+
+
 def receiver() -> tuple[socket.socket, int]:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("127.0.0.1", 0))

@@ -2,6 +2,7 @@
 (2013)'s Table II link, with the real tool (``bufferlab ballast``) in the client's namespace.
 
     nice -n -5 python -m bufferlab.ballast.study --backend kernel --out DIR [--seeds 3] [--duration 60]
+        [--only table|quiet]
 
 Needs root (the kernel backend). For each congestion control and seed: no ballast, 250 pkt/s
 continuous, bursts of 80 at 250 pkt/s every second, and ``--auto``; the upload starts at a random
@@ -119,26 +120,32 @@ def summarize(runs, quiets) -> tuple[Any, list[str]]:
     return df, checks
 
 
-def main(out: Path, seeds: int, duration_s: int | None) -> None:
+def main(out: Path, seeds: int, duration_s: int | None, only: str | None = None) -> None:
+    """Every run (or with ``only``, just the ``table`` runs or the ``quiet`` runs, the other
+    part's results read back from ``out``), then the table and the checks."""
     import pandas as pd
 
     duration_s = duration_s or 60
     out.mkdir(parents=True, exist_ok=True)
-    (out / "kernel-machine.txt").write_text(machine() + "\n")
+    (out / f"kernel-machine{'-' + only if only else ''}.txt").write_text(machine() + "\n")
     rows, qrows = [], []
     for cc in CCS:
         for seed in range(1, seeds + 1):
-            for mode, b in MODES:
-                rows.append(one(cc, mode, b, seed, duration_s))
-                print(rows[-1], flush=True)
-            qrows.append(quiet(cc, seed))
-            print(qrows[-1], flush=True)
-            pd.DataFrame(rows).to_csv(out / "kernel-runs.csv", index=False)
-            pd.DataFrame(qrows).to_csv(out / "kernel-quiet.csv", index=False)
-    runs, quiets = pd.DataFrame(rows), pd.DataFrame(qrows)
+            if only in (None, "table"):
+                for mode, b in MODES:
+                    rows.append(one(cc, mode, b, seed, duration_s))
+                    print(rows[-1], flush=True)
+                pd.DataFrame(rows).to_csv(out / "kernel-runs.csv", index=False)
+            if only in (None, "quiet"):
+                qrows.append(quiet(cc, seed))
+                print(qrows[-1], flush=True)
+                pd.DataFrame(qrows).to_csv(out / "kernel-quiet.csv", index=False)
+    runs = pd.DataFrame(rows) if rows else pd.read_csv(out / "kernel-runs.csv")
+    quiets = pd.DataFrame(qrows) if qrows else pd.read_csv(out / "kernel-quiet.csv")
     table, checks = summarize(runs, quiets)
     table.to_csv(out / "kernel-table.csv", index=False)
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.float_format", "{:.3f}".format):
         print(table.to_string(index=False))
+        print(quiets.to_string(index=False))
     print("\n".join(checks))
     (out / "kernel-checks.txt").write_text("\n".join(checks) + "\n")

@@ -134,11 +134,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--duration", type=int, default=200, help="simulated seconds per run")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--backend", choices=("sim", "kernel"), default="sim", help="kernel: real Reno and Cubic uploads (root; docs/ballast.md)")
+    p.add_argument("--only", choices=("table", "quiet"), help="kernel: only the table's runs or only the runs that stop the upload")
     a = p.parse_args(argv)
     if a.backend == "kernel":
         from .kernel_study import main as kernel_main
 
-        kernel_main(a.out, a.seeds, a.duration if a.duration != 200 else None)
+        kernel_main(a.out, a.seeds, a.duration if a.duration != 200 else None, a.only)
         return
     a.out.mkdir(parents=True, exist_ok=True)
     t2 = table2(a.seeds, a.duration, a.jobs)
