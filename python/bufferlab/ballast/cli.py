@@ -38,6 +38,10 @@ def ballast(
     duration: Annotated[Optional[str], typer.Option("--duration", help='Stop after this long, e.g. "60s" (default: until Ctrl-C).')] = None,
     force: Annotated[bool, typer.Option("--force", help="Allow a rate above the safe cap of 2000 pps.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not log the controller's decisions.")] = False,
+    start_at_stdin: Annotated[
+        bool,
+        typer.Option("--start-at-stdin", help="For programs that launch the tool ahead: set up, say 'ready' on stderr, then start at the CLOCK_MONOTONIC time (ns) read as a line on stdin."),
+    ] = False,
 ) -> None:
     """Send Braud et al.'s ballast: tiny UDP packets that shorten an oversized uplink queue."""
     problems: list[str] = []
@@ -89,8 +93,16 @@ def ballast(
             markup=False,
         )
 
+    def start_at() -> int | None:
+        print("ready", file=sys.stderr, flush=True)
+        line = sys.stdin.readline().strip()
+        if not line:  # whoever launched it went away: never start
+            stop.set()
+            return None
+        return int(line)
+
     try:
-        rep = run_ballast(o, stop=stop, log=log)
+        rep = run_ballast(o, stop=stop, log=log, start_at=start_at if start_at_stdin else None)
     except OSError as e:
         err.print(f"--to: cannot send to {to}: {e.strerror or e}", markup=False)
         raise typer.Exit(2) from None

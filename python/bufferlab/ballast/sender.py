@@ -135,8 +135,11 @@ def run_ballast(
     log: Callable[[dict[str, Any]], None] | None = None,
     observe: Callable[[], TcpSnapshot] = snapshot,
     clock: Callable[[], int] = time.monotonic_ns,
+    start_at: Callable[[], int | None] | None = None,
 ) -> BallastReport:
-    """Send until ``stop`` is set or ``duration_s`` has passed; return what was sent."""
+    """Send until ``stop`` is set or ``duration_s`` has passed; return what was sent. With
+    ``start_at``, everything is set up first, then ``start_at()`` gives the ``clock`` time to
+    start at (a program that launches the tool ahead of time knows it only later)."""
     problems = opts.check()
     if problems:
         raise ValueError("\n".join(problems))
@@ -153,6 +156,10 @@ def run_ballast(
     sock.connect(addr)
 
     report = BallastReport()
+    if start_at is not None:
+        t = start_at()
+        while t is not None and not stop.is_set() and clock() < t:
+            stop.wait(min((t - clock()) / 1e9, 0.1))
     start = clock()
     end = start + round(opts.duration_s * 1e9) if opts.duration_s else None
     sched = _Schedule(opts, start)

@@ -34,7 +34,7 @@ IP_RECVTTL = getattr(socket, "IP_RECVTTL", 12)
 IP_TTL_CMSG = getattr(socket, "IP_TTL", 2)
 # `bufferlab ballast`'s log line for each decision of its controller (ballast/cli.py).
 BALLAST_DECISION = re.compile(r"^t=\s*([\d.]+)s\s+(\S+)\s+rate\s+([\d.]+) pps")
-BALLAST_SENT = re.compile(r"^sent (\d+) packets, \d+ B in ([\d.]+) s")
+BALLAST_SENT = re.compile(r"^sent (\d+) packets, \d+ B in [\d.]+ s \(([\d.]+) pps\)")
 
 
 class Clock:
@@ -284,23 +284,18 @@ def ping(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 def ballast(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     """The real tool, ``bufferlab ballast``, in this host's namespace with the block's options:
     what runs here is what a person runs on a host (its ``--auto`` reads this namespace's own
-    connections with ``ss``). It stops at the block's stop or the run's end, whichever first."""
-    out.update(sent=0, seconds=None, decisions=[], tool_start_ns=None)
-    if not c.sleep_until(r["start_ns"]):
-        return
-    stop = min(r.get("stop_ns") or c.end, c.end)
-    start = c.now()
-    argv = [sys.executable, "-m", "bufferlab", "ballast", *r["args"], "--duration", f"{max(stop - start, 1)}ns"]
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out["tool_start_ns"], out["argv"] = start, argv[3:]
-    # Decisions are read as they come (a full pipe would stall the tool).
+    connections with ``ss``). Launched before the run (``launch_ballast``) so that its start-up
+    does not delay it, it starts at the block's start and stops at its stop or the run's end."""
+    p: subprocess.Popen = r["_proc"]
+    out.update(sent=0, pps=None, decisions=[], argv=r["_argv"][3:])
+    p.stdin.write(f"{c.t0 + r['start_ns']}\n")
+    p.stdin.close()
     err_lines: list[str] = []
 
-    def read_log() -> None:
+    def read_log() -> None:  # decisions as they come (a full pipe would stall the tool)
         for line in p.stderr:
             m = BALLAST_DECISION.match(line)
-            if m:
-                # Stamped when read (the tool's own clock starts after its imports).
+            if m:  # stamped when read: the tool's own clock starts at its start
                 out["decisions"].append((c.now(), m.group(2), float(m.group(3))))
             else:
                 err_lines.append(line)
@@ -321,9 +316,21 @@ def ballast(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     th.join(1)
     m = BALLAST_SENT.search(stdout or "")
     if m:
-        out["sent"], out["seconds"] = int(m.group(1)), float(m.group(2))
+        out["sent"], out["pps"] = int(m.group(1)), float(m.group(2))
     if p.returncode != 0:
         out["error"] = f"bufferlab ballast exited {p.returncode}: {''.join(err_lines).strip()[-300:]}"
+
+
+def launch_ballast(r: dict[str, Any], duration_ns: int) -> None:
+    """Start the tool and wait until it has set up (it then waits for its start time)."""
+    stop = min(r.get("stop_ns") or duration_ns, duration_ns)
+    argv = [sys.executable, "-m", "bufferlab", "ballast", *r["args"], "--duration", f"{max(stop - r['start_ns'], 1)}ns", "--start-at-stdin"]
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()
+    if line.strip() != "ready":
+        p.kill()
+        raise RuntimeError(f"bufferlab ballast did not start: {(line + p.stderr.read()).strip()[-300:]}")
+    r["_proc"], r["_argv"] = p, argv
 
 
 # At most this many transfers of one web flow at once (each a thread here).
@@ -459,6 +466,8 @@ def main() -> None:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
             s.bind(("0.0.0.0", r["port"]))
             r["_socket"] = s
+        elif r["role"] == "ballast":
+            launch_ballast(r, spec["duration_ns"])
     # Ready; the start time comes once every host is (nothing comes if the parent died).
     print("ready", file=sys.stderr, flush=True)
     line = sys.stdin.readline()

@@ -86,7 +86,7 @@ def merge(
             if f.kind == "ballast":
                 tool = got.get("ballast", {})
                 summary.setdefault("kernel_ballast", {})[row["id"]] = {
-                    "tool_sent": tool.get("sent", 0), "tool_seconds": tool.get("seconds"), "received": sink.get("packets", 0),
+                    "tool_sent": tool.get("sent", 0), "tool_pps": tool.get("pps"), "received": sink.get("packets", 0),
                     "last_arrival_s": sink["last_ns"] / 1e9 if sink.get("last_ns") is not None else None,
                     "ttls": sink.get("ttls", {}), "decisions": [list(d) for d in tool.get("decisions", [])],
                     "argv": tool.get("argv"),
