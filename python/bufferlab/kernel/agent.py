@@ -7,9 +7,10 @@ sockets on that schedule, and writes what it measured as JSON on stdout when the
 
 Roles: ``tcp_sink`` / ``tcp_source`` (bulk or sized transfers; TCP_CONGESTION, TCP_MAXSEG,
 socket buffers; TCP_INFO sampled for the RTT), ``udp_sink`` / ``udp_source`` (CBR or Poisson,
-bursts, TTL; one-way delay from the send time carried in each datagram) and ``ping`` (ICMP echo
+bursts, TTL; one-way delay from the send time carried in each datagram), ``ping`` (ICMP echo
 on a raw socket, as ``ping`` does: send time stamped before sending, receive time from the
-kernel's SO_TIMESTAMPNS). Every role stops at the end of the run: nothing outlives it.
+kernel's SO_TIMESTAMPNS) and ``ballast`` (the real ``bufferlab ballast``, launched before the
+start and released at the block's start). Every role stops at the end of the run: nothing outlives it.
 """
 
 from __future__ import annotations

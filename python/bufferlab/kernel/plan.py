@@ -16,6 +16,9 @@ How TCP options map (every one per namespace or per route, never on the machine 
 ``sndbuf``         ``SO_SNDBUF`` on the sending socket
 =================  ==========================================================================
 
+A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source's namespace with
+the block's options (``ballast_args``), and a UDP sink at the destination.
+
 Refused: ``delack`` other than Linux's fixed 40 ms, ``beta``, ``max_rto``, ``handshake =
 false``, the Vegas and Cubic constants (module-wide parameters of the running kernel, not
 settable per namespace).
