@@ -221,3 +221,26 @@ def test_cli_stops_on_sigint_and_says_what_it_sent():
     assert out.startswith("sent ") and "TTL 2" in out
     sent = int(out.split()[1])
     assert 0 < sent == drain(s)[0]
+
+
+def test_start_at_waits_for_its_time_and_never_starts_without_one():
+    s, port = receiver()
+    # Started ahead: the packets go only from the given CLOCK_MONOTONIC time on, for --duration.
+    p = cli("--to", f"127.0.0.1:{port}", "--rate", "100pps", "--duration", "300ms", "--start-at-stdin", stdin=subprocess.PIPE)
+    assert p.stderr.readline().strip() == "ready"
+    assert drain(s)[0] == 0, "nothing before the start time arrives"
+    p.stdin.write(f"{time.monotonic_ns() + 200_000_000}\n")
+    p.stdin.close()
+    p.stdin = None  # communicate() must not touch it
+    out, errs = p.communicate(timeout=30)
+    assert p.returncode == 0, errs
+    sent = int(out.split()[1])
+    assert 25 <= sent <= 31 and drain(s)[0] == sent, out  # 100 pps for 0.3 s
+    # Whoever launched it went away before saying when: it exits without sending.
+    p = cli("--to", f"127.0.0.1:{port}", "--rate", "100pps", "--start-at-stdin", stdin=subprocess.PIPE)
+    assert p.stderr.readline().strip() == "ready"
+    p.stdin.close()
+    p.stdin = None
+    out, errs = p.communicate(timeout=30)
+    assert p.returncode == 0 and out.startswith("sent 0 packets"), (out, errs)
+    assert drain(s)[0] == 0
