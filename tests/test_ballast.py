@@ -126,6 +126,25 @@ def test_ss_parsing():
     assert len(parse_ss(SS_OUTPUT, skip_loopback=False).connections) == 3
 
 
+# Under `state connected` ss adds the state column; an upload that has closed its end is in
+# FIN-WAIT-1 with data still in flight, and TIME-WAIT sockets carry no tcp_info.
+SS_CONNECTED = """\
+ESTAB      0      0      10.0.0.1:41234 10.0.0.2:5201
+\t cubic rtt:200/20 bytes_sent:1500000 data_segs_out:1036 minrtt:104.2
+FIN-WAIT-1 0      2896   10.0.0.1:41240 10.0.0.2:5202
+\t cubic rtt:900/20 bytes_sent:3000000 data_segs_out:2072 minrtt:100
+TIME-WAIT  0      0      10.0.0.1:41200 10.0.0.2:5203
+\t
+"""
+
+
+def test_ss_parsing_counts_closing_uploads():
+    snap = parse_ss(SS_CONNECTED)
+    assert snap.data_segs_out == 1036 + 2072
+    c = snap.busiest_since(None)
+    assert c is not None and c.peer == "10.0.0.2:5202" and c.srtt_ns == 900_000_000
+
+
 def receiver() -> tuple[socket.socket, int]:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind(("127.0.0.1", 0))
@@ -202,3 +221,26 @@ def test_cli_stops_on_sigint_and_says_what_it_sent():
     assert out.startswith("sent ") and "TTL 2" in out
     sent = int(out.split()[1])
     assert 0 < sent == drain(s)[0]
+
+
+def test_start_at_waits_for_its_time_and_never_starts_without_one():
+    s, port = receiver()
+    # Started ahead: the packets go only from the given CLOCK_MONOTONIC time on, for --duration.
+    p = cli("--to", f"127.0.0.1:{port}", "--rate", "100pps", "--duration", "300ms", "--start-at-stdin", stdin=subprocess.PIPE)
+    assert p.stderr.readline().strip() == "ready"
+    assert drain(s)[0] == 0, "nothing before the start time arrives"
+    p.stdin.write(f"{time.monotonic_ns() + 200_000_000}\n")
+    p.stdin.close()
+    p.stdin = None  # communicate() must not touch it
+    out, errs = p.communicate(timeout=30)
+    assert p.returncode == 0, errs
+    sent = int(out.split()[1])
+    assert 25 <= sent <= 31 and drain(s)[0] == sent, out  # 100 pps for 0.3 s
+    # Whoever launched it went away before saying when: it exits without sending.
+    p = cli("--to", f"127.0.0.1:{port}", "--rate", "100pps", "--start-at-stdin", stdin=subprocess.PIPE)
+    assert p.stderr.readline().strip() == "ready"
+    p.stdin.close()
+    p.stdin = None
+    out, errs = p.communicate(timeout=30)
+    assert p.returncode == 0 and out.startswith("sent 0 packets"), (out, errs)
+    assert drain(s)[0] == 0

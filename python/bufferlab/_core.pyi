@@ -9,18 +9,39 @@ def run(plan_json: str, progress: Callable[[float, int], Any] | None = None) -> 
     """Run a plan (JSON). Returns ``{"summary": <JSON str>, "timeseries": {col: list},
     "transfers": {col: list}, "distributions": {col: list}}``.
 
-    Raises ``ValueError`` (one ``"path: message"`` per line) for plan problems, ``RuntimeError``
-    for engine failures, ``KeyboardInterrupt`` when interrupted. The GIL is released while the
+    Raises :class:`PlanError` for plan problems, ``RuntimeError`` for engine failures,
+    ``KeyboardInterrupt`` when interrupted. The GIL is released while the
     engine runs; ``progress(sim_seconds, events)`` is called about every 0.2 s of wall time.
     """
 
-def check(plan_json: str) -> list[str]:
-    """Every problem with a plan, as ``"path: message"`` strings; empty when it can run."""
+Loc = list[str | int]
+
+class PlanError(ValueError):
+    """A plan the engine refuses: ``args[0]`` the problems as text, ``args[1]`` as
+    ``[(loc, message)]`` with ``loc`` the key path from the plan's root (keys and indices)."""
+
+class Prepared:
+    """A plan checked and built once."""
+
+    def estimate(self) -> str:
+        """What running it costs, as JSON (see :func:`estimate`)."""
+
+    def run(self, progress: Callable[[float, int], Any] | None = None) -> dict[str, Any]:
+        """Run it (once); as :func:`run`."""
+
+def prepare(plan_json: str) -> Prepared:
+    """Check and build a plan; :class:`PlanError` with its problems."""
+
+def check(plan_json: str) -> list[tuple[Loc, str]]:
+    """Every problem with a plan as ``(loc, message)``; empty when it can run."""
+
+def plan_schema() -> str:
+    """The plan's JSON Schema (as JSON): every key's type, bounds, default and doc line."""
 
 def estimate(plan_json: str) -> str:
     """Check a plan and estimate its cost: JSON with ``flows``, ``packets`` (created),
     ``link_packets`` (transmissions over all links), ``busiest_link``, ``busiest_link_packets``,
-    ``events``, ``wall_s`` and the ``events_per_s`` it assumes. ``ValueError`` for plan problems.
+    ``events``, ``wall_s`` and the ``events_per_s`` it assumes. :class:`PlanError` for plan problems.
     """
 
 def version() -> str:
@@ -66,3 +87,6 @@ def ballast_reduction_for_rate(tcp_pps: float, udp_pps: float) -> float:
 
 def ballast_overhead_share(alpha: float, tcp_bytes: float, udp_bytes: float) -> float:
     """Eq. 7: OH_U = 1 / (1 + (S_T / S_U) / (α − 1)), the UDP stream's share of the bytes (0 for α ≤ 1)."""
+
+def kernel_rtt_distribution(samples_ns: list[int]) -> tuple[float | None, float | None, float | None, list[float], list[float]]:
+    """RTT samples in the simulator's histogram: (mean, p50, p99 in s, CDF values in s, CDF fractions)."""

@@ -303,6 +303,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         prev_port: Vec::new(),
         prev_flow: Vec::new(),
         prev_sample: 0,
+        ttl_expired: None,
     };
     Ok(eng)
 }

@@ -36,6 +36,21 @@ pub struct Engine {
     pub(crate) prev_port: Vec<(u64, u64)>,
     pub(crate) prev_flow: Vec<u64>,
     pub(crate) prev_sample: Time,
+    /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
+    /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
+    pub(crate) ttl_expired: Option<Vec<TtlExpired>>,
+}
+
+/// A packet a router dropped because its TTL ran out (RFC 1812 §5.3.1), as a driver needs it
+/// to answer with ICMP Time Exceeded (RFC 792): the router, the packet's source and its `seq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtlExpired {
+    pub at: Time,
+    pub router: NodeId,
+    pub src: NodeId,
+    pub seq: u64,
+    /// The TTL the packet arrived with (1 or 0).
+    pub ttl: u8,
 }
 
 /// The port context from the engine's fields (a macro, not a method, so the borrow of these
@@ -136,6 +151,18 @@ impl Engine {
                 self.with_agent(now, a, |ag, io| ag.on_packet(io, &p));
             }
             return;
+        }
+        if ttl <= 1 {
+            if let Some(v) = self.ttl_expired.as_mut() {
+                let p = self.arena.get(pkt);
+                v.push(TtlExpired {
+                    at: now,
+                    router: node,
+                    src: p.src,
+                    seq: p.seq,
+                    ttl,
+                });
+            }
         }
         let mut cx = port_ctx!(self, now);
         // A router decrements the TTL and drops the packet when it reaches 0 (RFC 791, RFC 1812

@@ -18,6 +18,7 @@ use crate::agent::build::FlowInfo;
 use crate::agent::external::{Delivered, External};
 use crate::agent::Agent;
 use crate::build::build_network;
+pub use crate::engine::TtlExpired;
 use crate::engine::{forward, Engine};
 use crate::net::port::PortCtx;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, PktId, Proto};
@@ -73,6 +74,7 @@ impl RealtimeNet {
         if sc.run.sample_ns.is_some() {
             eng.sched.at(0, Ev::Sample);
         }
+        eng.ttl_expired = Some(Vec::new());
         Ok(RealtimeNet { eng, ext })
     }
 
@@ -103,11 +105,34 @@ impl RealtimeNet {
     /// A packet a real host at `node` sent at `now` (after [`Self::advance`] to `now`). Returns
     /// its handle, or `None` when its destination has no host (it is not injected).
     pub fn inject(&mut self, now: Time, node: NodeId, o: Outbound) -> Option<PktId> {
-        let (src_agent, dst_agent) = (
-            *self.ext.get(node as usize)?,
-            *self.ext.get(o.dst as usize)?,
-        );
-        if src_agent == NO_AGENT || dst_agent == NO_AGENT {
+        if *self.ext.get(node as usize)? == NO_AGENT {
+            return None;
+        }
+        self.inject_at(now, node, o)
+    }
+
+    /// A packet a router of the engine originates at `now` (an ICMP error, RFC 1812 §4.3.2):
+    /// it leaves `router` by the port towards its destination as a forwarded packet would.
+    /// Returns its handle, or `None` when its destination has no host.
+    pub fn inject_from_router(&mut self, now: Time, router: NodeId, o: Outbound) -> Option<PktId> {
+        if router as usize >= self.ext.len() {
+            return None;
+        }
+        self.inject_at(now, router, o)
+    }
+
+    /// Packets whose TTL ran out at a router since the last call, oldest first; their handles
+    /// ([`TtlExpired::seq`]) are valid until the next injection.
+    pub fn take_ttl_expired(&mut self, out: &mut Vec<TtlExpired>) {
+        if let Some(v) = self.eng.ttl_expired.as_mut() {
+            out.append(v);
+        }
+    }
+
+    fn inject_at(&mut self, now: Time, node: NodeId, o: Outbound) -> Option<PktId> {
+        let src_agent = self.ext[node as usize];
+        let dst_agent = *self.ext.get(o.dst as usize)?;
+        if dst_agent == NO_AGENT {
             return None;
         }
         let e = &mut self.eng;

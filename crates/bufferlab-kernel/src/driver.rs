@@ -11,11 +11,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use bufferlab_core::metrics::hist::Hist;
 use bufferlab_core::packet::{FlowId, NodeId, Proto};
-use bufferlab_core::realtime::{Outbound, RealtimeNet};
+use bufferlab_core::realtime::{Outbound, RealtimeNet, TtlExpired};
 use bufferlab_core::time::{Time, NS_PER_MS};
 
+use crate::icmp::{self, RateLimit};
 use crate::ipv4::{self, Header};
-use crate::netns::addr_node;
+use crate::netns::{addr_node, node_addr};
 use crate::slab::{Slab, SLOT_BYTES};
 use crate::sys;
 
@@ -47,6 +48,9 @@ pub struct DriverStats {
     /// Read packets for an address no host has.
     pub no_host: u64,
     pub write_errors: u64,
+    /// ICMP Time Exceeded messages the routers sent, and those their rate limit held back.
+    pub icmp_time_exceeded: u64,
+    pub icmp_rate_limited: u64,
     pub wakeups: u64,
     /// Whether the driver thread ran under SCHED_FIFO.
     pub realtime_priority: bool,
@@ -120,7 +124,12 @@ pub fn run(
     }
     // Anything a host sent before the start is waiting in its TUN and enters at time 0.
     let mut now;
-    let deliver = |net: &mut RealtimeNet, slab: &mut Slab, st: &mut DriverStats| {
+    let mut routers = Routers::default();
+    let deliver = |net: &mut RealtimeNet,
+                   slab: &mut Slab,
+                   st: &mut DriverStats,
+                   routers: &mut Routers,
+                   t: Time| {
         net.take_deliveries(|node, d| {
             let pkt = slab.get_mut(d.handle);
             if pkt.is_empty() {
@@ -133,6 +142,7 @@ pub fn run(
             }
             st.lateness.record(clock().saturating_sub(d.at));
         });
+        routers.answer(net, slab, st, n_flows, t);
     };
     loop {
         now = clock().min(duration_ns);
@@ -141,7 +151,7 @@ pub fn run(
             break;
         }
         net.advance(now);
-        deliver(net, &mut slab, st);
+        deliver(net, &mut slab, st, &mut routers, now);
         let next = net
             .next_event_at()
             .unwrap_or(Time::MAX)
@@ -176,7 +186,7 @@ pub fn run(
                 };
                 let t = clock().min(duration_ns);
                 net.advance(t);
-                deliver(net, &mut slab, st);
+                deliver(net, &mut slab, st, &mut routers, t);
                 let o = Outbound {
                     dst,
                     size: h.len as u32,
@@ -192,6 +202,64 @@ pub fn run(
         }
     }
     Ok(now)
+}
+
+/// The engine's routers as ICMP senders: what they answer a spent TTL with (RFC 792), under
+/// Linux's rate limit ([`icmp::RateLimit`]).
+#[derive(Default)]
+struct Routers {
+    limit: RateLimit,
+    expired: Vec<TtlExpired>,
+    replies: Vec<(NodeId, Vec<u8>)>,
+}
+
+impl Routers {
+    /// Answer every packet whose TTL ran out since the last call, at run time `now` (the engine
+    /// has advanced to it). Every message is built before any is injected: an injection may
+    /// reuse the slot, and so the slab bytes, of a packet still to be quoted.
+    fn answer(
+        &mut self,
+        net: &mut RealtimeNet,
+        slab: &mut Slab,
+        st: &mut DriverStats,
+        n_flows: u32,
+        now: Time,
+    ) {
+        net.take_ttl_expired(&mut self.expired);
+        if self.expired.is_empty() {
+            return;
+        }
+        for e in self.expired.drain(..) {
+            let dropped = slab.get_mut(e.seq as u32);
+            let Some(h) = ipv4::parse(dropped) else {
+                continue;
+            };
+            if !self.limit.allow(e.at, e.router, h.src) {
+                st.icmp_rate_limited += 1;
+                continue;
+            }
+            if let Some(m) = icmp::time_exceeded(node_addr(e.router), dropped, e.ttl) {
+                self.replies.push((e.router, m));
+            }
+        }
+        for (router, m) in self.replies.drain(..) {
+            let Some(h) = ipv4::parse(&m) else { continue };
+            let Some(dst) = addr_node(h.dst) else {
+                continue;
+            };
+            let o = Outbound {
+                dst,
+                size: m.len() as u32,
+                flow: classify(&h, n_flows),
+                ttl: h.ttl,
+                proto: Proto::Udp,
+            };
+            if let Some(id) = net.inject_from_router(now, router, o) {
+                slab.put(id, &m);
+                st.icmp_time_exceeded += 1;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 #[cfg(target_os = "linux")]
 pub mod driver;
+pub mod icmp;
 pub mod ipv4;
 #[cfg(target_os = "linux")]
 pub mod netns;

@@ -2,6 +2,7 @@
 //! on a Rust thread against the wall clock (the GIL is not needed while it runs); Python starts
 //! the programs in the namespaces and watches the clock.
 
+use bufferlab_core::metrics::hist::Hist;
 use std::net::Ipv4Addr;
 
 use bufferlab_kernel::netns::{node_addr, HostSpec};
@@ -96,6 +97,8 @@ impl KernelNet {
         drv.set_item("no_host", st.no_host)?;
         drv.set_item("write_errors", st.write_errors)?;
         drv.set_item("wakeups", st.wakeups)?;
+        drv.set_item("icmp_time_exceeded", st.icmp_time_exceeded)?;
+        drv.set_item("icmp_rate_limited", st.icmp_rate_limited)?;
         drv.set_item("realtime_priority", st.realtime_priority)?;
         for (k, q) in [("lateness_p50_s", 0.5), ("lateness_p99_s", 0.99)] {
             drv.set_item(k, st.lateness.quantile(q).map(|v| v as f64 / 1e9))?;
@@ -130,8 +133,32 @@ fn kernel_node_addr(id: u32) -> String {
     a.to_string()
 }
 
+/// Round-trip times measured on the hosts (`TCP_INFO` samples, echo replies) in the simulator's
+/// RTT histogram, so a kernel run's `rtt_s` CDF and percentiles have the simulator's buckets:
+/// (mean, p50, p99 in seconds, CDF values in seconds, CDF fractions).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn kernel_rtt_distribution(
+    samples_ns: Vec<u64>,
+) -> (Option<f64>, Option<f64>, Option<f64>, Vec<f64>, Vec<f64>) {
+    let mut h = Hist::default();
+    for v in samples_ns {
+        h.record(v);
+    }
+    let s = |v: u64| v as f64 / 1e9;
+    let (values, cdf) = h.cdf().into_iter().map(|(v, c)| (s(v), c)).unzip();
+    (
+        h.mean().map(|m| m / 1e9),
+        h.quantile(0.5).map(s),
+        h.quantile(0.99).map(s),
+        values,
+        cdf,
+    )
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<KernelNet>()?;
+    m.add_function(wrap_pyfunction!(kernel_rtt_distribution, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_preflight, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_cleanup, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_node_addr, m)?)?;

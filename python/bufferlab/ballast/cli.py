@@ -34,9 +34,14 @@ def ballast(
     every: Annotated[Optional[str], typer.Option("--every", help='Burst period, e.g. "1s".')] = None,
     max_share: Annotated[str, typer.Option("--max-share", help="Most of the uplink's bytes the automatic ballast may take (eq. 7).")] = "20%",
     target: Annotated[Optional[str], typer.Option("--target", help='Target queueing delay for --auto, e.g. "100ms" (default: 25 full segments at the measured upload rate).')] = None,
+    period: Annotated[Optional[str], typer.Option("--period", help='How often --auto decides, e.g. "500ms" (the default).')] = None,
     duration: Annotated[Optional[str], typer.Option("--duration", help='Stop after this long, e.g. "60s" (default: until Ctrl-C).')] = None,
     force: Annotated[bool, typer.Option("--force", help="Allow a rate above the safe cap of 2000 pps.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Do not log the controller's decisions.")] = False,
+    start_at_stdin: Annotated[
+        bool,
+        typer.Option("--start-at-stdin", help="For programs that launch the tool ahead: set up, say 'ready' on stderr, then start at the CLOCK_MONOTONIC time (ns) read as a line on stdin."),
+    ] = False,
 ) -> None:
     """Send Braud et al.'s ballast: tiny UDP packets that shorten an oversized uplink queue."""
     problems: list[str] = []
@@ -57,7 +62,7 @@ def ballast(
             opts["rate_pps"] = r.pps if r.pps is not None else (r.bps or 0) / (8 * opts.get("size", DEFAULT_SIZE))
         except UnitError as e:
             problems.append(f"--rate: {e}")
-    for key, text, name in (("every_s", every, "--every"), ("target_s", target, "--target"), ("duration_s", duration, "--duration")):
+    for key, text, name in (("every_s", every, "--every"), ("target_s", target, "--target"), ("period_s", period, "--period"), ("duration_s", duration, "--duration")):
         if text is not None:
             try:
                 opts[key] = parse_time_ns(text) / 1e9
@@ -88,8 +93,16 @@ def ballast(
             markup=False,
         )
 
+    def start_at() -> int | None:
+        print("ready", file=sys.stderr, flush=True)
+        line = sys.stdin.readline().strip()
+        if not line:  # whoever launched it went away: never start
+            stop.set()
+            return None
+        return int(line)
+
     try:
-        rep = run_ballast(o, stop=stop, log=log)
+        rep = run_ballast(o, stop=stop, log=log, start_at=start_at if start_at_stdin else None)
     except OSError as e:
         err.print(f"--to: cannot send to {to}: {e.strerror or e}", markup=False)
         raise typer.Exit(2) from None

@@ -37,6 +37,7 @@ class BallastOptions:
     every_s: float | None = None
     max_share: float = 0.2
     target_s: float | None = None
+    period_s: float | None = None
     duration_s: float | None = None
     force: bool = False
 
@@ -71,6 +72,10 @@ class BallastOptions:
             p.append(f"--size: {IP_UDP_HEADERS} B (headers only) to 1500 B")
         if not 0 < self.port < 65536:
             p.append("--to: port must be 1-65535")
+        if self.period_s is not None and not self.auto:
+            p.append("--period: only --auto decides periodically (remove --period or add --auto)")
+        if self.period_s is not None and self.period_s <= 0:
+            p.append("--period: must be longer than zero")
         if self.duration_s is not None and self.duration_s <= 0:
             p.append("--duration: must be longer than zero")
         return p
@@ -130,8 +135,11 @@ def run_ballast(
     log: Callable[[dict[str, Any]], None] | None = None,
     observe: Callable[[], TcpSnapshot] = snapshot,
     clock: Callable[[], int] = time.monotonic_ns,
+    start_at: Callable[[], int | None] | None = None,
 ) -> BallastReport:
-    """Send until ``stop`` is set or ``duration_s`` has passed; return what was sent."""
+    """Send until ``stop`` is set or ``duration_s`` has passed; return what was sent. With
+    ``start_at``, everything is set up first, then ``start_at()`` gives the ``clock`` time to
+    start at (a program that launches the tool ahead of time knows it only later)."""
     problems = opts.check()
     if problems:
         raise ValueError("\n".join(problems))
@@ -148,6 +156,10 @@ def run_ballast(
     sock.connect(addr)
 
     report = BallastReport()
+    if start_at is not None:
+        t = start_at()
+        while t is not None and not stop.is_set() and clock() < t:
+            stop.wait(min((t - clock()) / 1e9, 0.1))
     start = clock()
     end = start + round(opts.duration_s * 1e9) if opts.duration_s else None
     sched = _Schedule(opts, start)
@@ -162,6 +174,7 @@ def run_ballast(
             max_share=opts.max_share,
             udp_bytes=opts.size,
             max_pps=SAFE_PPS if not opts.force else HARD_MAX_PPS,
+            **({"period_ns": round(opts.period_s * 1e9)} if opts.period_s else {}),
         )
     else:
         sched.set_rate(opts.rate_pps or 0.0, start)

@@ -32,10 +32,12 @@ TABLE2_MODES: list[tuple[str, dict[str, Any] | None]] = [
 ]
 
 
-def scenario(up_bps: int, limit: int, ballast: dict[str, Any] | None, seed: int, duration_s: int) -> dict[str, Any]:
+def scenario(
+    up_bps: int, limit: int, ballast: dict[str, Any] | None, seed: int, duration_s: int, cc: str = "newreno", warm_s: int | None = None
+) -> dict[str, Any]:
     """Table II's access link (52 ms up, 42 ms down) at another uplink rate and buffer; the
     downlink runs at 6.25x the uplink (5 Mb/s for 800 kb/s), with the same buffer."""
-    warm = min(50, duration_s // 4)
+    warm = min(50, duration_s // 4) if warm_s is None else warm_s
     doc: dict[str, Any] = {
         "run": {"duration": f"{duration_s}s", "seed": seed, "measure": [f"{warm}s", f"{duration_s}s"]},
         "topology": {
@@ -44,7 +46,7 @@ def scenario(up_bps: int, limit: int, ballast: dict[str, Any] | None, seed: int,
             "down": {"rate": f"{up_bps * 25 // 4}bps", "delay": "42ms", "queue": {"discipline": "fifo", "limit": f"{limit}pkt"}},
         },
         "traffic": [
-            {"kind": "tcp", "from": "client", "to": "server", "cc": "newreno", "start": "uniform(0s,1s)"},
+            {"kind": "tcp", "from": "client", "to": "server", "cc": cc, "start": "uniform(0s,1s)"},
             {"kind": "ping", "from": "client", "to": "server", "interval": "100ms"},
         ],
     }
@@ -131,7 +133,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--duration", type=int, default=200, help="simulated seconds per run")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--backend", choices=("sim", "kernel"), default="sim", help="kernel: real Reno and Cubic uploads (root; docs/ballast.md)")
+    p.add_argument("--only", choices=("table", "quiet"), help="kernel: only the table's runs or only the runs that stop the upload")
     a = p.parse_args(argv)
+    if a.backend == "kernel":
+        from .kernel_study import main as kernel_main
+
+        kernel_main(a.out, a.seeds, a.duration if a.duration != 200 else None, a.only)
+        return
     a.out.mkdir(parents=True, exist_ok=True)
     t2 = table2(a.seeds, a.duration, a.jobs)
     t2.to_csv(a.out / "table2.csv", index=False)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 _FIELD = re.compile(r"(?<![\w-])(data_segs_out|bytes_sent|minrtt|rtt):([0-9.]+)")
 # "[State] Recv-Q Send-Q Local Peer" (the state column is absent under a state filter).
-_ADDR = re.compile(r"^(?:[A-Za-z-]+\s+)?\d+\s+\d+\s+(\S+)\s+(\S+)")
+_ADDR = re.compile(r"^(?:[A-Z][A-Za-z0-9-]*\s+)?\d+\s+\d+\s+(\S+)\s+(\S+)")
 
 
 @dataclass
@@ -56,7 +56,7 @@ def _ms_to_ns(text: str) -> int:
 
 
 def parse_ss(text: str, *, skip_loopback: bool = True) -> TcpSnapshot:
-    """Parse ``ss -tinH state established``: a line with the addresses, then an indented line of
+    """Parse ``ss -tinH state connected``: a line with the addresses, then an indented line of
     ``tcp_info`` fields."""
     snap = TcpSnapshot()
     current: Connection | None = None
@@ -91,9 +91,11 @@ def _is_loopback(addr: str) -> bool:
 
 
 def snapshot(*, skip_loopback: bool = True) -> TcpSnapshot:
-    """The host's established TCP connections now (needs iproute2's ``ss``)."""
+    """The host's TCP connections now (needs iproute2's ``ss``): every state but listening and
+    closed, so an upload whose program has written its last bytes and closed (FIN-WAIT-1, its
+    data still in flight) still counts until the data is acknowledged."""
     ss = shutil.which("ss")
     if ss is None:
         raise RuntimeError("`ss` (iproute2) is not installed: --auto reads TCP counters with it")
-    out = subprocess.run([ss, "-tinH", "state", "established"], capture_output=True, text=True, check=True, timeout=5)
+    out = subprocess.run([ss, "-tinH", "state", "connected"], capture_output=True, text=True, check=True, timeout=5)
     return parse_ss(out.stdout, skip_loopback=skip_loopback)

@@ -7,18 +7,21 @@ sockets on that schedule, and writes what it measured as JSON on stdout when the
 
 Roles: ``tcp_sink`` / ``tcp_source`` (bulk or sized transfers; TCP_CONGESTION, TCP_MAXSEG,
 socket buffers; TCP_INFO sampled for the RTT), ``udp_sink`` / ``udp_source`` (CBR or Poisson,
-bursts, TTL; one-way delay from the send time carried in each datagram) and ``ping`` (ICMP echo
+bursts, TTL; one-way delay from the send time carried in each datagram), ``ping`` (ICMP echo
 on a raw socket, as ``ping`` does: send time stamped before sending, receive time from the
-kernel's SO_TIMESTAMPNS). Every role stops at the end of the run: nothing outlives it.
+kernel's SO_TIMESTAMPNS) and ``ballast`` (the real ``bufferlab ballast``, launched before the
+start and released at the block's start). Every role stops at the end of the run: nothing outlives it.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import signal
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -28,6 +31,11 @@ TCP_INFO_FMT = "8B24I"  # struct tcp_info up to tcpi_total_retrans (linux/tcp.h)
 TCP_INFO_LEN = struct.calcsize(TCP_INFO_FMT)
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 ICMP_ECHO, ICMP_ECHO_REPLY = 8, 0
+IP_RECVTTL = getattr(socket, "IP_RECVTTL", 12)
+IP_TTL_CMSG = getattr(socket, "IP_TTL", 2)
+# `bufferlab ballast`'s log line for each decision of its controller (ballast/cli.py).
+BALLAST_DECISION = re.compile(r"^t=\s*([\d.]+)s\s+(\S+)\s+rate\s+([\d.]+) pps")
+BALLAST_SENT = re.compile(r"^sent (\d+) packets, \d+ B in [\d.]+ s \(([\d.]+) pps\)")
 
 
 class Clock:
@@ -172,16 +180,23 @@ def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 def udp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     s = r["_socket"]
     s.settimeout(0.1)
-    out.update(total_bytes=0, window_bytes=0, owd_sum_ns=0, owd_n=0)
+    s.setsockopt(socket.IPPROTO_IP, IP_RECVTTL, 1)
+    out.update(total_bytes=0, window_bytes=0, owd_sum_ns=0, owd_n=0, packets=0, last_ns=None, ttls={})
     buf = bytearray(65536)
     while c.left() > 0:
         try:
-            n = s.recv_into(buf)
+            n, anc, _, _ = s.recvmsg_into([buf], 64)
         except (TimeoutError, socket.timeout):
             continue
         t = c.now()
         # Goodput counts payload, as the simulator's UDP sink does (size - 28 B of headers).
         out["total_bytes"] += n
+        out["packets"] += 1
+        out["last_ns"] = t
+        for level, kind, val in anc:  # the TTL the packet arrived with (IP_RECVTTL, ip(7))
+            if level == socket.IPPROTO_IP and kind == IP_TTL_CMSG and val:
+                ttl = str(int.from_bytes(val[:4], sys.byteorder) if len(val) >= 4 else val[0])
+                out["ttls"][ttl] = out["ttls"].get(ttl, 0) + 1
         c.count(out, t, n)
         if c.in_window(t):
             if n >= 8:
@@ -265,6 +280,58 @@ def ping(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
         t += r["interval_ns"]
     th.join()
     s.close()
+
+
+def ballast(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
+    """The real tool, ``bufferlab ballast``, in this host's namespace with the block's options:
+    what runs here is what a person runs on a host (its ``--auto`` reads this namespace's own
+    connections with ``ss``). Launched before the run (``launch_ballast``) so that its start-up
+    does not delay it, it starts at the block's start and stops at its stop or the run's end."""
+    p: subprocess.Popen = r["_proc"]
+    out.update(sent=0, pps=None, decisions=[], argv=r["_argv"][3:])
+    p.stdin.write(f"{c.t0 + r['start_ns']}\n")
+    p.stdin.close()
+    err_lines: list[str] = []
+
+    def read_log() -> None:  # decisions as they come (a full pipe would stall the tool)
+        for line in p.stderr:
+            m = BALLAST_DECISION.match(line)
+            if m:  # stamped when read: the tool's own clock starts at its start
+                out["decisions"].append((c.now(), m.group(2), float(m.group(3))))
+            else:
+                err_lines.append(line)
+
+    th = threading.Thread(target=read_log, daemon=True)
+    th.start()
+    while p.poll() is None:
+        if c.left() <= 0:  # the run ended early (`bufferlab shell` exited): stop it as Ctrl-C would
+            p.send_signal(signal.SIGTERM)
+            break
+        time.sleep(0.05)
+    try:
+        p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    stdout = p.stdout.read()  # one line: the tool's summary
+    th.join(1)
+    m = BALLAST_SENT.search(stdout or "")
+    if m:
+        out["sent"], out["pps"] = int(m.group(1)), float(m.group(2))
+    if p.returncode != 0:
+        out["error"] = f"bufferlab ballast exited {p.returncode}: {''.join(err_lines).strip()[-300:]}"
+
+
+def launch_ballast(r: dict[str, Any], duration_ns: int) -> None:
+    """Start the tool and wait until it has set up (it then waits for its start time)."""
+    stop = min(r.get("stop_ns") or duration_ns, duration_ns)
+    argv = [sys.executable, "-m", "bufferlab", "ballast", *r["args"], "--duration", f"{max(stop - r['start_ns'], 1)}ns", "--start-at-stdin"]
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()
+    if line.strip() != "ready":
+        p.kill()
+        raise RuntimeError(f"bufferlab ballast did not start: {(line + p.stderr.read()).strip()[-300:]}")
+    r["_proc"], r["_argv"] = p, argv
 
 
 # At most this many transfers of one web flow at once (each a thread here).
@@ -380,7 +447,7 @@ def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             t = c.now() + sample(r["idle"], rng)
 
 
-ROLES = {"tcp_server": tcp_server, "tcp_client": tcp_client, "tcp_sink": tcp_sink, "tcp_source": tcp_source, "udp_sink": udp_sink, "udp_source": udp_source, "ping": ping}
+ROLES = {"tcp_server": tcp_server, "tcp_client": tcp_client, "tcp_sink": tcp_sink, "tcp_source": tcp_source, "udp_sink": udp_sink, "udp_source": udp_source, "ping": ping, "ballast": ballast}
 
 
 def main() -> None:
@@ -400,6 +467,8 @@ def main() -> None:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
             s.bind(("0.0.0.0", r["port"]))
             r["_socket"] = s
+        elif r["role"] == "ballast":
+            launch_ballast(r, spec["duration_ns"])
     # Ready; the start time comes once every host is (nothing comes if the parent died).
     print("ready", file=sys.stderr, flush=True)
     line = sys.stdin.readline()

@@ -31,13 +31,21 @@ def run_kernel_cli(sc: Any, progress: Callable[[float], Any] | None, spin_us: fl
     from . import KernelUnavailable, run_kernel
 
     try:
-        return run_kernel(sc, progress, spin_us=spin_us)
+        result = run_kernel(sc, progress, spin_us=spin_us)
     except KernelUnavailable as e:
         raise _err(f"error: {e}", 2) from None
     except ScenarioError:
         raise
     except BufferlabError as e:
         raise _err(f"error: {e}", 1) from None
+    not_ipv4 = result.summary["kernel"]["driver"].get("not_ipv4", 0)
+    if not_ipv4:
+        print(
+            f"note: {not_ipv4:,} packets the hosts sent were not IPv4 and were dropped: the kernel backend "
+            "carries IPv4 only (IPv6 is off in its namespaces; docs/kernel-backend.md)",
+            file=sys.stderr,
+        )
+    return result
 
 
 def _load(file: Path, seed: int | None, sets: list[str] | None) -> Any:

@@ -10,7 +10,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-FLOW_METRICS = ("goodput_bps", "rtt_mean_s", "rtt_p99_s", "retransmits")
+FLOW_METRICS = ("goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits")
+# Percentiles read off each run's RTT CDF (the distributions table), beside the summary's.
+RTT_CDF_QUANTILES = (0.1, 0.9)
 QUEUE_METRICS = ("sojourn_mean_s", "occupancy_mean_pkts", "dropped")
 LINK_METRICS = ("utilization",)
 
@@ -28,10 +30,28 @@ def _idle(metric: str, v: float | None) -> bool:
     return v is None or abs(v) < _IDLE.get(metric, 1e-12)
 
 
+def cdf_quantile(result: Any, flow_id: str, q: float) -> float | None:
+    """The smallest RTT whose CDF reaches ``q`` in a run's ``rtt_s`` distribution of a flow."""
+    d = result.distributions
+    if not len(d):
+        return None
+    d = d[(d["object"] == "flow") & (d["id"] == flow_id) & (d["metric"] == "rtt_s") & (d["cdf"] >= q)]
+    return float(d["value"].min()) if len(d) else None
+
+
 def compare_results(sims: list[Any], kernels: list[Any]) -> list[dict[str, Any]]:
     """One row per (table, id, metric): the simulator's and the kernel's means over the runs and
-    the kernel's relative difference from the simulator."""
+    the kernel's relative difference from the simulator. Flows with RTTs also get percentiles of
+    their RTT distribution (``rtt_p10_s``, ``rtt_p90_s``, from the CDF tables)."""
     rows = []
+    for f in sims[0].summary["flows"]:
+        for q in RTT_CDF_QUANTILES:
+            s = _mean([cdf_quantile(r, f["id"], q) for r in sims])
+            k = _mean([cdf_quantile(r, f["id"], q) for r in kernels])
+            if s is None and k is None:
+                continue
+            rel = (k - s) / abs(s) if s not in (None, 0.0) and k is not None else None
+            rows.append({"table": "distributions", "id": f["id"], "metric": f"rtt_p{round(100 * q)}_s", "sim": s, "kernel": k, "rel_diff": rel})
     for table, key, metrics in (("flows", "id", FLOW_METRICS), ("queues", "link", QUEUE_METRICS), ("links", "link", LINK_METRICS)):
         ids = [r[key] for r in sims[0].summary[table]]
         for i, ident in enumerate(ids):

@@ -9,18 +9,24 @@ from typing import Any
 from .plan import KernelPlan
 
 
-def _quantile(xs: list[float], q: float) -> float | None:
-    if not xs:
-        return None
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
+DISTRIBUTION_COLUMNS = ("object", "id", "metric", "value", "cdf")
 
 
-def _rtt(row: dict[str, Any], rtts_s: list[float]) -> None:
-    row["rtt_samples"] = len(rtts_s)
-    row["rtt_mean_s"] = sum(rtts_s) / len(rtts_s) if rtts_s else None
-    row["rtt_p50_s"] = _quantile(rtts_s, 0.5)
-    row["rtt_p99_s"] = _quantile(rtts_s, 0.99)
+def _rtt(row: dict[str, Any], rtts_ns: list[int], dists: dict[str, list[Any]] | None) -> None:
+    """The flow's RTT fields and its ``rtt_s`` CDF rows from the hosts' samples, binned in the
+    simulator's own histogram (``metrics/hist.rs``), so both backends' tables and percentiles
+    have the same buckets."""
+    from .. import _engine
+
+    mean, p50, p99, values, cdf = _engine().kernel_rtt_distribution([max(0, int(v)) for v in rtts_ns])
+    row["rtt_samples"] = len(rtts_ns)
+    row["rtt_mean_s"], row["rtt_p50_s"], row["rtt_p99_s"] = mean, p50, p99
+    if dists is not None:
+        for col in DISTRIBUTION_COLUMNS:
+            dists.setdefault(col, [])
+        for v, c in zip(values, cdf):
+            for col, x in zip(DISTRIBUTION_COLUMNS, ("flow", row["id"], "rtt_s", v, c)):
+                dists[col].append(x)
 
 
 def _in_window_count(steps: list[list[int]], a_ns: float, b_ns: float) -> int:
@@ -29,8 +35,11 @@ def _in_window_count(steps: list[list[int]], a_ns: float, b_ns: float) -> int:
     return before(b_ns) - before(a_ns)
 
 
-def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Fold the reports into ``summary``; returns the transfers (web and on/off) as rows."""
+def merge(
+    summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]], distributions: dict[str, list[Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Fold the reports into ``summary`` (and the flows' RTT CDFs into ``distributions``, the
+    engine's columns); returns the transfers (web and on/off) as rows."""
     transfers: list[dict[str, Any]] = []
     a, b = summary["run"]["measure_s"]
     window_s = max(b - a, 1e-9)
@@ -49,7 +58,7 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
             sink, src = got.get("tcp_sink", {}), got.get("tcp_source", {})
             row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
             row["bytes_delivered"] = sink.get("window_bytes", 0)
-            _rtt(row, [s[1] / 1e9 for s in src.get("samples", []) if in_window(s[0])])
+            _rtt(row, [s[1] for s in src.get("samples", []) if in_window(s[0])], distributions)
             row["retransmits"] = _in_window_count(src.get("retrans_at", []), a * 1e9, b * 1e9)
             if src.get("start_ns") is not None:
                 row["start_s"] = src["start_ns"] / 1e9
@@ -59,7 +68,7 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
             server, client = got.get("tcp_server", {}), got.get("tcp_client", {})
             row["goodput_bps"] = client.get("window_bytes", 0) * 8 / window_s
             row["bytes_delivered"] = client.get("window_bytes", 0)
-            _rtt(row, [s[1] / 1e9 for s in server.get("samples", []) if in_window(s[0])])
+            _rtt(row, [s[1] for s in server.get("samples", []) if in_window(s[0])], distributions)
             row["retransmits"] = _in_window_count(server.get("retrans_at", []), a * 1e9, b * 1e9)
             for n, t in enumerate(sorted(client.get("transfers", []), key=lambda t: t["start_ns"]), 1):
                 end = t["end_ns"]
@@ -68,15 +77,23 @@ def merge(summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]]
                     "end_s": end / 1e9 if end is not None else float("nan"),
                     "completion_time_s": (end - t["start_ns"]) / 1e9 if end is not None else float("nan"),
                 })
-        elif f.kind == "udp":
+        elif f.kind in ("udp", "ballast"):
             sink = got.get("udp_sink", {})
             row["goodput_bps"] = sink.get("window_bytes", 0) * 8 / window_s
             row["bytes_delivered"] = sink.get("window_bytes", 0)
             n = sink.get("owd_n", 0)
             row["owd_mean_s"] = sink["owd_sum_ns"] / n / 1e9 if n else None
+            if f.kind == "ballast":
+                tool = got.get("ballast", {})
+                summary.setdefault("kernel_ballast", {})[row["id"]] = {
+                    "tool_sent": tool.get("sent", 0), "tool_pps": tool.get("pps"), "received": sink.get("packets", 0),
+                    "last_arrival_s": sink["last_ns"] / 1e9 if sink.get("last_ns") is not None else None,
+                    "ttls": sink.get("ttls", {}), "decisions": [list(d) for d in tool.get("decisions", [])],
+                    "argv": tool.get("argv"),
+                }
         elif f.kind == "ping":
             p = got.get("ping", {})
-            _rtt(row, [r[1] / 1e9 for r in p.get("rtts", []) if in_window(r[0])])
+            _rtt(row, [r[1] for r in p.get("rtts", []) if in_window(r[0])], distributions)
     if errors:
         summary.setdefault("kernel_errors", errors)
     return transfers

@@ -16,6 +16,9 @@ How TCP options map (every one per namespace or per route, never on the machine 
 ``sndbuf``         ``SO_SNDBUF`` on the sending socket
 =================  ==========================================================================
 
+A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source's namespace with
+the block's options (``ballast_args``), and a UDP sink at the destination.
+
 Refused: ``delack`` other than Linux's fixed 40 ms, ``beta``, ``max_rto``, ``handshake =
 false``, the Vegas and Cubic constants (module-wide parameters of the running kernel, not
 settable per namespace).
@@ -198,6 +201,14 @@ def build(sc: Any) -> KernelPlan:
                         "burst": [burst["packets"], burst["every_ns"]] if burst else None, "ttl": t.get("ttl", 64),
                         "seed": rng.randrange(1 << 32),
                     })
+                elif kind == "ballast":
+                    # The real tool in the source's namespace (docs/ballast.md); a sink takes its
+                    # packets as the simulator's does, so the destination answers no port-unreachable.
+                    dst.roles.append({"role": "udp_sink", "flow": k, "port": port})
+                    src.roles.append({
+                        "role": "ballast", "flow": k, "start_ns": start, "stop_ns": t.get("stop_ns") or duration,
+                        "args": ballast_args(t, f"{dst_addr}:{port}"),
+                    })
                 elif kind == "ping":
                     src.roles.append({
                         "role": "ping", "flow": k, "dst": dst_addr, "ident": port, "start_ns": start,
@@ -207,6 +218,29 @@ def build(sc: Any) -> KernelPlan:
     if problems:
         raise ScenarioError(problems, getattr(sc, "source", None))
     return KernelPlan(hosts=list(hosts.values()), flows=flows)
+
+
+def ballast_args(t: dict[str, Any], to: str) -> list[str]:
+    """The ``bufferlab ballast`` options of a ``kind = "ballast"`` block (the same defaults: the
+    scenario's are the tool's)."""
+    from ..ballast.sender import DEFAULT_TTL, SAFE_PPS
+
+    args = ["--to", to, "--size", f"{t['size_bytes']}B", "--ttl", str(t.get("ttl", DEFAULT_TTL))]
+    if t.get("auto"):
+        args.append("--auto")
+        if "target_ns" in t:
+            args += ["--target", f"{t['target_ns']}ns"]
+        if "max_share" in t:
+            args += ["--max-share", repr(t["max_share"])]
+        if "period_ns" in t:
+            args += ["--period", f"{t['period_ns']}ns"]
+    else:
+        args += ["--rate", f"{t['rate_pps']!r}pps"]
+        if t["rate_pps"] > SAFE_PPS:
+            args.append("--force")  # the scenario asked for it; the tool's cap is for people
+        if t.get("burst"):
+            args += ["--burst", str(t["burst"]["packets"]), "--every", f"{t['burst']['every_ns']}ns"]
+    return args
 
 
 def _addr(node: int) -> str:

@@ -191,7 +191,12 @@ def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_
 def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, Any], reports: list[dict[str, Any]]) -> Result:
     """The engine's summary with the hosts' measurements folded in."""
     summary = json.loads(out["summary"]) if isinstance(out["summary"], (str, bytes)) else out["summary"]
-    rows = merge(summary, kp, reports)
+    # The flows' RTT CDFs from the hosts, first as in a simulation's table; then the engine's.
+    distributions: dict[str, list[Any]] = {}
+    rows = merge(summary, kp, reports, distributions)
+    engine_dists = out.get("distributions") or {}
+    for col, xs in engine_dists.items():
+        distributions[col] = list(distributions.get(col, [])) + list(xs)
     fix_timeseries(out.get("timeseries") or {}, kp, reports, sc.plan["run"].get("sample_ns"))
     transfers = out.get("transfers") or {}
     if rows:
@@ -201,4 +206,6 @@ def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, An
         "driver": dict(out["driver"]),
         "hosts": {h.name: {"namespace": net.ns[h.node], "address": kplan._addr(h.node)} for h in kp.hosts},
     }
-    return Result(summary, out.get("timeseries"), transfers, plan=sc.plan, distributions=out.get("distributions"))
+    if "kernel_ballast" in summary:  # what each ballast tool sent and decided (docs/ballast.md)
+        summary["kernel"]["ballast"] = summary.pop("kernel_ballast")
+    return Result(summary, out.get("timeseries"), transfers, plan=sc.plan, distributions=distributions)

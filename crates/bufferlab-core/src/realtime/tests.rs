@@ -150,3 +150,42 @@ fn stopping_early_closes_the_books_at_the_stop() {
     let u = out.summary.links[0].utilization;
     assert!((u - 0.5).abs() < 1e-9, "utilization {u}");
 }
+
+#[test]
+fn ttl_expiry_is_reported_and_a_router_can_answer() {
+    let mut n = net(json!({ "kind": "fifo" }), 100);
+    let mut p = pkt(7);
+    p.ttl = 1;
+    let id = n.inject(0, 0, p).unwrap();
+    let got = drain(&mut n, u64::MAX);
+    assert!(got.is_empty(), "a TTL of 1 dies at the router");
+    let mut exp = Vec::new();
+    n.take_ttl_expired(&mut exp);
+    assert_eq!(exp.len(), 1);
+    let e = exp[0];
+    assert_eq!((e.router, e.src, e.seq as PktId, e.ttl), (1, 0, id, 1));
+    assert_eq!(
+        e.at,
+        6_200 * NS_PER_US,
+        "1.2 ms serialization + 5 ms on the wire"
+    );
+    // The router's answer goes back to a over r->a: 56 B at 10 Mb/s plus 5 ms.
+    let answer = Outbound {
+        dst: 0,
+        size: 56,
+        flow: 99,
+        ttl: 64,
+        proto: Proto::Udp,
+    };
+    let back = n.inject_from_router(e.at, 1, answer).unwrap();
+    let got = drain(&mut n, u64::MAX);
+    assert_eq!(got.len(), 1);
+    let (t, node, d) = got[0];
+    assert_eq!((node, d.handle, d.ttl), (0, back, 64));
+    assert_eq!(t, e.at + 5 * NS_PER_MS + 56 * 8 * 100);
+    n.take_ttl_expired(&mut exp);
+    assert_eq!(exp.len(), 1, "nothing new");
+    let out = n.finish(1_000 * NS_PER_MS).unwrap();
+    assert_eq!(out.summary.conservation.created, 2);
+    assert_eq!(out.summary.conservation.delivered, 1);
+}
