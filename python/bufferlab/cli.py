@@ -9,21 +9,27 @@ from __future__ import annotations
 import json
 import sys
 import time
-import tomllib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from . import __version__
 from .errors import EngineError, ScenarioError
 from .results import Result
-from .units import format_bytes, format_rate_bps, format_time_ns
+
+from .cli_common import (  # noqa: F401  (re-exported for the command modules and tests)
+    SeedOption,
+    SetOption,
+    YesOption,
+    _fail_usage,
+    _overrides,
+    _progress,
+    _report_problems,
+    err_console,
+    out_console,
+)
+from .cli_tables import _count, print_result  # noqa: F401
 
 app = typer.Typer(
     name="bufferlab",
@@ -38,52 +44,6 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
-if not out_console.is_terminal:
-    # Piped or in CI: no terminal width to fit, so let tables take their natural width.
-    out_console.width = 200
-
-SetOption = Annotated[
-    Optional[list[str]],
-    typer.Option(
-        "--set",
-        metavar="KEY=VALUE",
-        help='Override a key of the file, e.g. `--set topology.bottleneck.rate=20Mbps` or `--set "traffic[0].cc=cubic"` (repeatable). VALUE is read as TOML, else as a string.',
-    ),
-]
-SeedOption = Annotated[Optional[int], typer.Option("--seed", min=0, help="Replace run.seed (same file and seed, same results).")]
-YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Run even if the estimate says it takes over an hour.")]
-
-
-def _overrides(sets: list[str] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in sets or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            _fail_usage(f'--set {item}: expected KEY=VALUE (e.g. --set topology.pairs=20)')
-        try:
-            parsed = tomllib.loads(f"v = {value}")["v"]
-        except tomllib.TOMLDecodeError:
-            parsed = value
-        out[key.strip()] = parsed
-    return out
-
-
-def _fail_usage(msg: str) -> None:
-    err_console.print(f"error: {msg}", markup=False)
-    raise typer.Exit(2)
-
-
-def _report_problems(e: ScenarioError, file: Path | None) -> None:
-    for p in e.problems:
-        err_console.print(p, markup=False)
-    n = len(e.problems)
-    where = f"{file}: " if file is not None and not any(str(file) in p for p in e.problems) else ""
-    err_console.print(f"{where}{n} problem{'s' if n != 1 else ''}; nothing was run", markup=False, style="bold")
-    raise typer.Exit(2)
-
 
 @app.command()
 def run(
@@ -224,45 +184,6 @@ def _confirm_cost(sc: Any, yes: bool, prepared: Any = None) -> None:
         raise typer.Exit(2)
 
 
-@contextmanager
-def _progress(duration_s: float, quiet: bool) -> Iterator[Callable[[float, int], None] | None]:
-    """A progress line on stderr for runs long enough to want one, when stderr is a terminal:
-    simulated time, the engine's events per second and the time left."""
-    if quiet or not err_console.is_terminal:
-        yield None
-        return
-    bar = Progress(
-        TextColumn("simulating"),
-        BarColumn(),
-        TextColumn("{task.completed:.1f}/{task.total:g} s simulated"),
-        TextColumn("{task.fields[speed]}"),
-        TextColumn("{task.fields[eta]}"),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
-    )
-    task = bar.add_task("run", total=duration_s, speed="", eta="")
-    started = False
-    t0 = time.monotonic()
-
-    def update(sim_s: float, events: int = 0) -> None:
-        nonlocal started
-        wall = time.monotonic() - t0
-        if not started and wall > 0.5:
-            bar.start()
-            started = True
-        speed = f"{events / wall / 1e6:.1f} M events/s" if wall > 0 and events else ""
-        left = (duration_s - sim_s) * wall / sim_s if sim_s > 0 else None
-        eta = f"~{_hms(left)} left" if left is not None else ""
-        bar.update(task, completed=sim_s, speed=speed, eta=eta)
-
-    try:
-        yield update
-    finally:
-        if started:
-            bar.stop()
-
-
 @app.command()
 def validate(
     files: Annotated[list[Path], typer.Argument(help="Scenario files (TOML).", show_default=False)],
@@ -360,162 +281,6 @@ from .kernel.cli import register as _register_kernel; _register_kernel(app)  # n
 
 
 # ---------------------------------------------------------------- tables
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 link``, ``2 links``, ``1,000 nodes``."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
-def _f(x: Any, fmt) -> str:
-    if x is None:
-        return "-"
-    try:
-        return fmt(x)
-    except (TypeError, ValueError):
-        return str(x)
-
-
-def _s(x: Any) -> str:
-    return _f(x, lambda v: format_time_ns(float(v) * 1e9))
-
-
-def _limit(q: dict[str, Any]) -> str:
-    if q.get("limit_pkts") is not None:
-        limit = f"{q['limit_pkts']}pkt"
-    elif q.get("limit_bytes") is not None:
-        limit = format_bytes(q["limit_bytes"])
-    else:
-        limit = "-"
-    if q.get("sizing"):
-        limit += f" ({q['sizing']})"
-    return limit
-
-
-def _print_table(console: Console, title: str, cols: list[tuple[str, str, Callable[[dict[str, Any]], str]]], items: list[dict[str, Any]]) -> None:
-    """A table of ``items``, leaving out columns no item has a value in (RTTs of a UDP-only run,
-    ring delays where there is no ring)."""
-    rows = [[get(x) for _, _, get in cols] for x in items]
-    keep = [i for i in range(len(cols)) if any(r[i] != "-" for r in rows)]
-    t = Table(title=title, title_justify="left")
-    for i in keep:
-        t.add_column(cols[i][0], justify=cols[i][1], no_wrap=True)
-    for r in rows:
-        t.add_row(*(r[i] for i in keep))
-    console.print(t)
-
-
-# Up to this many queues every one is listed; beyond, the host ports are summed up.
-HOST_PORTS_SHOWN = 8
-
-
-def _host_nodes(plan: dict[str, Any] | None) -> set[str]:
-    """Nodes at the edge: those with one link (a dumbbell's senders and receivers)."""
-    degree: dict[str, int] = {}
-    for ln in (plan or {}).get("links", []):
-        for end in (ln.get("a"), ln.get("b")):
-            degree[end] = degree.get(end, 0) + 1
-    return {n for n, d in degree.items() if d == 1}
-
-
-def _at_host(row: dict[str, Any], hosts: set[str]) -> bool:
-    a, _, b = str(row.get("link", "")).partition("->")
-    return a in hosts or b in hosts
-
-
-def _split_host_ports(rows: list[dict[str, Any]], hosts: set[str], all_rows: bool) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(rows to list, host rows summed up): a host's port is listed only when it dropped
-    packets, the topology is small, or ``all_rows``; at least one row is always listed."""
-    if all_rows or len(rows) <= HOST_PORTS_SHOWN:
-        return rows, []
-    shown = [r for r in rows if not _at_host(r, hosts) or (r.get("dropped") or 0) > 0]
-    if not shown:
-        return rows, []
-    hidden = [r for r in rows if not any(r is x for x in shown)]
-    return shown, hidden
-
-
-def _hidden_queues_line(hidden: list[dict[str, Any]]) -> str:
-    worst = max(hidden, key=lambda q: q.get("sojourn_mean_s") or 0.0)
-    return (f"+ {_count(len(hidden), 'host queue')} not listed: none dropped; the longest mean sojourn "
-            f"{_s(worst.get('sojourn_mean_s'))} at {worst.get('link')} (--all-queues lists them)")
-
-
-def _hidden_links_line(hidden: list[dict[str, Any]]) -> str:
-    u = [ln.get("utilization") for ln in hidden if ln.get("utilization") is not None]
-    span = f"; utilization {100 * min(u):.1f}% to {100 * max(u):.1f}%" if u else ""
-    return f"+ {_count(len(hidden), 'host link')} not listed{span} (--all-queues lists them)"
-
-
-def print_result(result: Result, console: Console, title: str | None = None, all_queues: bool = False) -> None:
-    """The readable summary: a line about the run, then flows, queues and links (a large
-    topology's host ports summed up in a line each unless ``all_queues``)."""
-    s = result.summary
-    e = s.get("engine", {})
-    events = e.get("events", 0) or 0
-    wall = e.get("wall_seconds", 0.0) or 0.0
-    rate = f", {events / wall / 1e6:.3g} M events/s" if wall > 0 else ""
-    head = f"{title}: " if title else ""
-    if s.get("backend") == "kernel":
-        d = s.get("kernel", {}).get("driver", {})
-        late = d.get("lateness_p99_s")
-        console.print(
-            f"{head}{e.get('sim_seconds', 0):g} s in real time on the kernel backend ({wall:.3g} s with set-up); "
-            f"{d.get('pkts_in', 0):,} packets from the hosts, delivery lateness p99 {_s(late)}",
-            markup=False,
-        )
-    else:
-        console.print(
-            f"{head}{e.get('sim_seconds', 0):g} s simulated in {wall:.3g} s ({events:,} events{rate}); "
-            f"engine {e.get('version', '?')}",
-            markup=False,
-        )
-    flows = s.get("flows", [])
-    if flows:
-        cols = [
-            ("flow", "left", lambda f: str(f.get("id"))),
-            ("kind", "left", lambda f: str(f.get("kind"))),
-            ("path", "left", lambda f: f"{f.get('src')}->{f.get('dst')}"),
-            # A ping carries no payload: no goodput, nothing to retransmit.
-            ("goodput", "right", lambda f: "-" if f.get("kind") == "ping" else _f(f.get("goodput_bps"), format_rate_bps)),
-            ("rtt mean", "right", lambda f: _s(f.get("rtt_mean_s"))),
-            ("rtt p99", "right", lambda f: _s(f.get("rtt_p99_s"))),
-            ("one-way mean", "right", lambda f: _s(f.get("owd_mean_s"))),
-            ("loss", "right", lambda f: _f(f.get("loss_rate"), lambda v: f"{100 * v:.2f}%")),
-            ("retx", "right", lambda f: "-" if f.get("kind") in ("ping", "udp") else _f(f.get("retransmits"), str)),
-            ("done in", "right", lambda f: _s(f.get("completion_time_s"))),
-        ]
-        _print_table(console, "flows", cols, flows)
-    hosts = _host_nodes(result.plan)
-    queues, hidden_queues = _split_host_ports(s.get("queues", []), hosts, all_queues)
-    if queues:
-        cols = [
-            ("link", "left", lambda q: str(q.get("link"))),
-            ("qdisc", "left", lambda q: str(q.get("discipline"))),
-            ("limit", "right", _limit),
-            ("sojourn mean", "right", lambda q: _s(q.get("sojourn_mean_s"))),
-            ("sojourn p99", "right", lambda q: _s(q.get("sojourn_p99_s"))),
-            ("ring mean", "right", lambda q: _s(q.get("ring_sojourn_mean_s"))),
-            ("bql", "right", lambda q: _f(q.get("bql_limit_bytes"), format_bytes)),
-            ("mean occupancy", "right", lambda q: _f(q.get("occupancy_mean_pkts"), lambda v: f"{v:.3g} pkt")),
-            ("enqueued", "right", lambda q: _f(q.get("enqueued"), lambda v: f"{v:,}")),
-            ("dropped", "right", lambda q: _f(q.get("dropped"), lambda v: f"{v:,}")),
-        ]
-        _print_table(console, "queues", cols, queues)
-    if hidden_queues:
-        console.print(_hidden_queues_line(hidden_queues), markup=False)
-    links, hidden_links = _split_host_ports(s.get("links", []), hosts, all_queues)
-    if links:
-        cols = [
-            ("link", "left", lambda ln: str(ln.get("link"))),
-            ("rate", "right", lambda ln: _f(ln.get("rate_bps"), format_rate_bps)),
-            ("framing", "left", lambda ln: "-" if ln.get("framing") in (None, "none") else str(ln["framing"])),
-            ("utilization", "right", lambda ln: _f(ln.get("utilization"), lambda v: f"{100 * v:.1f}%")),
-            ("sent", "right", lambda ln: _f(ln.get("bytes_sent"), format_bytes)),
-        ]
-        _print_table(console, "links", cols, links)
-    if hidden_links:
-        console.print(_hidden_links_line(hidden_links), markup=False)
 
 
 def main() -> None:

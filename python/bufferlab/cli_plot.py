@@ -132,7 +132,7 @@ def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | 
     if len(runs) == len(srcs):
         if point is not None:
             _fail("--point picks a point of a sweep's results folder; these are runs")
-        from .cli import _overrides
+        from .cli_common import _overrides
 
         src = _run_tables(srcs, table, _overrides(sets))
         if seed is not None:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .study import scenario
+from .table2 import scenario
 
 MODES: list[tuple[str, dict[str, Any] | None]] = [
     ("none", None),

@@ -11,13 +11,13 @@ Every run starts its upload at a random time in the first second; numbers are me
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from ..units import format_rate_bps
+from .table2 import scenario
 
 UP_RATES_BPS = [256_000, 800_000, 2_000_000, 5_000_000, 20_000_000]
 BUFFERS_PKTS = [20, 50, 120, 200]
@@ -30,29 +30,6 @@ TABLE2_MODES: list[tuple[str, dict[str, Any] | None]] = [
     ("bursts 80 @ 250 pps / 1 s", {"rate": "250pps", "burst": {"packets": 80, "every": "1s"}}),
     ("auto", {"auto": True}),
 ]
-
-
-def scenario(
-    up_bps: int, limit: int, ballast: dict[str, Any] | None, seed: int, duration_s: int, cc: str = "newreno", warm_s: int | None = None
-) -> dict[str, Any]:
-    """Table II's access link (52 ms up, 42 ms down) at another uplink rate and buffer; the
-    downlink runs at 6.25x the uplink (5 Mb/s for 800 kb/s), with the same buffer."""
-    warm = min(50, duration_s // 4) if warm_s is None else warm_s
-    doc: dict[str, Any] = {
-        "run": {"duration": f"{duration_s}s", "seed": seed, "measure": [f"{warm}s", f"{duration_s}s"]},
-        "topology": {
-            "template": "access",
-            "up": {"rate": f"{up_bps}bps", "delay": "52ms", "queue": {"discipline": "fifo", "limit": f"{limit}pkt"}},
-            "down": {"rate": f"{up_bps * 25 // 4}bps", "delay": "42ms", "queue": {"discipline": "fifo", "limit": f"{limit}pkt"}},
-        },
-        "traffic": [
-            {"kind": "tcp", "from": "client", "to": "server", "cc": cc, "start": "uniform(0s,1s)"},
-            {"kind": "ping", "from": "client", "to": "server", "interval": "100ms"},
-        ],
-    }
-    if ballast is not None:
-        doc["traffic"].append({"kind": "ballast", "from": "client", "to": "server", **copy.deepcopy(ballast)})
-    return doc
 
 
 def _one(job: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:

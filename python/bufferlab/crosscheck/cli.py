@@ -125,7 +125,7 @@ def crosscheck(
     Needs ns-3: `pip install bufferlab[ns3]` (or `make validate`). What ns-3 cannot express
     (SplitBuff, a NIC ring with BQL, ATM framing, ...) is refused naming the key that blocks it.
     """
-    from ..cli import _overrides, _report_problems, err_console, out_console
+    from ..cli_common import _overrides, _report_problems, err_console, out_console
     from ..errors import ScenarioError
     from ..scenario import load_scenario
     from .compare import records, summarize, write_out

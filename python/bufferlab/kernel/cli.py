@@ -19,7 +19,7 @@ NETNS_RUN = Path("/run/netns")
 
 
 def _err(msg: str, code: int) -> typer.Exit:
-    from ..cli import err_console
+    from ..cli_common import err_console
 
     err_console.print(msg, markup=False)
     return typer.Exit(code)
@@ -49,7 +49,7 @@ def run_kernel_cli(sc: Any, progress: Callable[[float], Any] | None, spin_us: fl
 
 
 def _load(file: Path, seed: int | None, sets: list[str] | None) -> Any:
-    from ..cli import _overrides, _report_problems
+    from ..cli_common import _overrides, _report_problems
     from ..scenario import load_scenario
 
     try:
@@ -73,13 +73,13 @@ def _live_namespaces() -> dict[str, list[str]]:
 
 
 def register(app: typer.Typer) -> None:
-    from ..cli import SeedOption, SetOption
+    from ..cli_common import SeedOption, SetOption
 
     @app.command()
     def cleanup() -> None:
         """Remove what kernel-backend runs killed with SIGKILL left behind: their namespaces, the
         programs in them and their /etc/netns files (root)."""
-        from ..cli import out_console
+        from ..cli_common import out_console
         from . import cleanup as do_cleanup
         from .run import KernelUnavailable, preflight
 
@@ -117,7 +117,8 @@ def register(app: typer.Typer) -> None:
         """Run the scenario's network with real hosts and run CMD in one of them; the network
         (and the scenario's traffic, for its duration) runs until CMD exits. Scenario node names
         resolve in every host (`ping server`). Root."""
-        from ..cli import out_console, print_result
+        from ..cli_common import out_console
+        from ..cli_tables import print_result
         from . import KernelUnavailable, Network, preflight
         from . import plan as kplan
         from .run import finish_result, sigterm_as_interrupt
@@ -130,7 +131,7 @@ def register(app: typer.Typer) -> None:
         try:
             kp = kplan.build(sc)
         except ScenarioError as e:
-            from ..cli import _report_problems
+            from ..cli_common import _report_problems
 
             _report_problems(e, file)
         host = next((h for h in kp.hosts if h.name == node), None)
@@ -162,7 +163,7 @@ def register(app: typer.Typer) -> None:
         """Run a scenario on the simulator and on the kernel (real TCP through the same queue code)
         and print the two side by side with relative differences. Root; the kernel runs take the
         scenario's duration each."""
-        from ..cli import _progress, out_console
+        from ..cli_common import _progress, out_console
         from . import KernelUnavailable, preflight
         from .compare import compare_results, print_comparison
         from .. import run as run_sim
