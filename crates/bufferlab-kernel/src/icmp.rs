@@ -13,7 +13,7 @@ use std::net::Ipv4Addr;
 
 use bufferlab_core::time::{Time, NS_PER_MS};
 
-use crate::ipv4::{self, header_checksum, PROTO_ICMP};
+use crate::ipv4::{self, header_checksum, internet_checksum, PROTO_ICMP};
 
 pub const ICMP_TIME_EXCEEDED: u8 = 11;
 /// Code 0: time to live exceeded in transit (code 1 is fragment reassembly).
@@ -53,21 +53,9 @@ pub fn time_exceeded(router: Ipv4Addr, dropped: &[u8], ttl_at_router: u8) -> Opt
     p[21] = CODE_TTL_IN_TRANSIT;
     p[28..].copy_from_slice(&dropped[..quoted]);
     ipv4::set_ttl(&mut p[28..28 + ihl], ttl_at_router);
-    let c = checksum(&p[20..]);
+    let c = internet_checksum(&p[20..]);
     p[22..24].copy_from_slice(&c.to_be_bytes());
     Some(p)
-}
-
-/// The Internet checksum (RFC 1071) of `b`.
-fn checksum(b: &[u8]) -> u16 {
-    let mut sum: u32 = b
-        .chunks(2)
-        .map(|w| u16::from_be_bytes([w[0], *w.get(1).unwrap_or(&0)]) as u32)
-        .sum();
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
 }
 
 /// Per (router, destination) token buckets, time passed in: `allow(now, ..)` says whether a
@@ -100,19 +88,9 @@ mod tests {
 
     /// UDP 10.77.0.1:4000 -> 10.77.0.3:9 with 1 B of payload (29 B, the ballast's packet).
     fn udp() -> Vec<u8> {
-        let mut p = vec![0u8; 29];
-        p[0] = 0x45;
-        p[2..4].copy_from_slice(&29u16.to_be_bytes());
-        p[8] = 2;
-        p[9] = ipv4::PROTO_UDP;
-        p[12..16].copy_from_slice(&[10, 77, 0, 1]);
-        p[16..20].copy_from_slice(&[10, 77, 0, 3]);
-        p[20..22].copy_from_slice(&4000u16.to_be_bytes());
-        p[22..24].copy_from_slice(&9u16.to_be_bytes());
+        let mut p = ipv4::test_udp(29, 2, [10, 77, 0, 3], 9);
         p[24..26].copy_from_slice(&9u16.to_be_bytes());
         p[28] = 0xab;
-        let c = header_checksum(&p);
-        p[10..12].copy_from_slice(&c.to_be_bytes());
         p
     }
 
@@ -131,7 +109,7 @@ mod tests {
             (router, Ipv4Addr::new(10, 77, 0, 1), PROTO_ICMP, 64)
         );
         assert_eq!(header_checksum(&m[..20]), 0, "outer header checksum");
-        assert_eq!(checksum(&m[20..]), 0, "ICMP checksum");
+        assert_eq!(internet_checksum(&m[20..]), 0, "ICMP checksum");
         assert_eq!((m[20], m[21]), (11, 0));
         let q = &m[28..];
         assert_eq!(q[8], 1, "quoted with the TTL it arrived with");

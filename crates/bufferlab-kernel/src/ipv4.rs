@@ -82,17 +82,40 @@ pub fn set_ttl(p: &mut [u8], ttl: u8) {
     p[10..12].copy_from_slice(&c.to_be_bytes());
 }
 
-/// The full header checksum (RFC 791), 0 when the header is intact.
-pub fn header_checksum(p: &[u8]) -> u16 {
-    let ihl = (p[0] & 0x0f) as usize * 4;
-    let mut sum: u32 = p[..ihl]
+/// The Internet checksum (RFC 1071) of `b`: 0 over data that carries a correct one.
+pub fn internet_checksum(b: &[u8]) -> u16 {
+    let mut sum: u32 = b
         .chunks(2)
-        .map(|w| u16::from_be_bytes([w[0], w[1]]) as u32)
+        .map(|w| u16::from_be_bytes([w[0], *w.get(1).unwrap_or(&0)]) as u32)
         .sum();
     while sum > 0xffff {
         sum = (sum & 0xffff) + (sum >> 16);
     }
     !(sum as u16)
+}
+
+/// The full header checksum (RFC 791), 0 when the header is intact.
+pub fn header_checksum(p: &[u8]) -> u16 {
+    let ihl = (p[0] & 0x0f) as usize * 4;
+    internet_checksum(&p[..ihl])
+}
+
+/// A UDP packet 10.77.0.1:4000 -> `dst`:`dport` of `len` bytes (zero payload) with TTL `ttl` and
+/// a correct header checksum: the packet the tests of this crate send.
+#[cfg(test)]
+pub(crate) fn test_udp(len: u16, ttl: u8, dst: [u8; 4], dport: u16) -> Vec<u8> {
+    let mut p = vec![0u8; len as usize];
+    p[0] = 0x45;
+    p[2..4].copy_from_slice(&len.to_be_bytes());
+    p[8] = ttl;
+    p[9] = PROTO_UDP;
+    p[12..16].copy_from_slice(&[10, 77, 0, 1]);
+    p[16..20].copy_from_slice(&dst);
+    p[20..22].copy_from_slice(&4000u16.to_be_bytes());
+    p[22..24].copy_from_slice(&dport.to_be_bytes());
+    let c = header_checksum(&p);
+    p[10..12].copy_from_slice(&c.to_be_bytes());
+    p
 }
 
 #[cfg(test)]
@@ -101,18 +124,7 @@ mod tests {
 
     /// A UDP packet 10.77.0.1:4000 -> 10.77.0.2:5001 with a correct header checksum.
     fn udp() -> Vec<u8> {
-        let mut p = vec![0u8; 48];
-        p[0] = 0x45;
-        p[2..4].copy_from_slice(&48u16.to_be_bytes());
-        p[8] = 64;
-        p[9] = PROTO_UDP;
-        p[12..16].copy_from_slice(&[10, 77, 0, 1]);
-        p[16..20].copy_from_slice(&[10, 77, 0, 2]);
-        p[20..22].copy_from_slice(&4000u16.to_be_bytes());
-        p[22..24].copy_from_slice(&5001u16.to_be_bytes());
-        let c = header_checksum(&p);
-        p[10..12].copy_from_slice(&c.to_be_bytes());
-        p
+        test_udp(48, 64, [10, 77, 0, 2], 5001)
     }
 
     #[test]
