@@ -74,11 +74,12 @@ def run(
     if backend not in ("sim", "kernel"):
         _fail_usage(f"--backend {backend}: expected sim or kernel")
     try:
-        # The simulator checks the plan as it builds it, once; the kernel backend checks first.
-        sc = load_scenario(file, seed=seed, overrides=_overrides(sets), engine_check=backend == "kernel")
+        # The engine checks the plan as it builds it, once; the estimate comes from that build (the
+        # kernel backend then builds its own network around the real hosts).
+        sc = load_scenario(file, seed=seed, overrides=_overrides(sets), engine_check=False)
         if out is not None:
             _check_out(out)  # before the simulation: a bad --out costs nothing
-        prepared = prepare_plan(sc.plan, origins=sc.origins, source=sc.source) if backend == "sim" else None
+        prepared = prepare_plan(sc.plan, origins=sc.origins, source=sc.source)
         _confirm_cost(sc, yes, prepared)
         with _progress(sc.duration_s, quiet=as_json) as progress:
             if backend == "kernel":
@@ -136,17 +137,12 @@ def _write_result(result: Result, out: Path) -> Path:
 LONG_RUN_S = 3600.0
 
 
-def _estimate(sc: Any, prepared: Any = None) -> dict[str, Any] | None:
-    """The engine's estimate of a run's cost (from the built engine when there is one), or None
+def _estimate(prepared: Any) -> dict[str, Any] | None:
+    """The engine's estimate of a run's cost, from its built engine (``_core.Prepared``), or None
     if the engine cannot give one."""
-    from . import _engine
-
     try:
-        if prepared is not None:
-            return json.loads(prepared.estimate())
-        est = getattr(_engine(), "estimate", None)
-        return json.loads(est(json.dumps(sc.plan))) if est is not None else None
-    except (ImportError, ValueError, RuntimeError):
+        return json.loads(prepared.estimate())
+    except (ValueError, RuntimeError):
         return None
 
 
@@ -174,11 +170,11 @@ def _shorten_hint(sc: Any, e: dict[str, Any]) -> str:
     )
 
 
-def _confirm_cost(sc: Any, yes: bool, prepared: Any = None) -> None:
+def _confirm_cost(sc: Any, yes: bool, prepared: Any) -> None:
     """Refuse a run estimated at over an hour unless --yes."""
     if yes:
         return
-    e = _estimate(sc, prepared)
+    e = _estimate(prepared)
     if e is not None and e["wall_s"] > LONG_RUN_S:
         err_console.print(f"this run is {_shorten_hint(sc, e)}; or pass --yes to run it as it is", markup=False)
         raise typer.Exit(2)
@@ -195,6 +191,7 @@ def validate(
 
     Exit status 2 if any file has problems.
     """
+    from . import prepare_plan
     from .scenario import load_scenario
 
     if plan and len(files) != 1:
@@ -203,7 +200,9 @@ def validate(
     failed: list[ScenarioError] = []
     for file in files:
         try:
-            sc = load_scenario(file, seed=seed, overrides=overrides)
+            sc = load_scenario(file, seed=seed, overrides=overrides, engine_check=False)
+            # The engine checks the plan as it builds it; the estimate comes from that build.
+            prepared = prepare_plan(sc.plan, origins=sc.origins, source=sc.source)
         except ScenarioError as e:
             if len(files) == 1:
                 _report_problems(e, file)
@@ -220,7 +219,7 @@ def validate(
             f"{_count(len(p['traffic']), 'traffic block')}, {sc.duration_s:g} s, seed {sc.seed}",
             markup=False,
         )
-        e = _estimate(sc)
+        e = _estimate(prepared)
         if e is not None:
             out_console.print(f"  {_cost_line(e)}", markup=False)
             if e["wall_s"] > LONG_RUN_S:

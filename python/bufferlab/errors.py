@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-__all__ = ["Problem", "Loc", "loc_path", "BufferlabError", "ScenarioError", "EngineError"]
+__all__ = ["Problem", "Loc", "loc_path", "parse_path", "BufferlabError", "ScenarioError", "EngineError"]
 
 
 Loc = tuple[str | int, ...]
@@ -37,7 +38,10 @@ class Problem(str):
         if isinstance(path, tuple):
             loc, path = path, loc_path(path)
         else:
-            loc = _parse_path(path)
+            try:
+                loc = parse_path(path)
+            except ValueError:  # a message that names no key path
+                loc = (path,)
         self = super().__new__(cls, f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
@@ -48,16 +52,24 @@ class Problem(str):
         return (Problem, (self.loc, self.message))
 
 
-def _parse_path(path: str) -> Loc:
-    """The steps of a key path written by :func:`loc_path` (``a.b[2].c``)."""
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def parse_path(path: str) -> Loc:
+    """The steps of a key path (``"traffic[0].cc"``, also ``"traffic.0.cc"``); ``ValueError``
+    if it is not one."""
     steps: list[str | int] = []
-    for part in path.split(".") if path else []:
-        head, _, rest = part.partition("[")
-        if head:
-            steps.append(head)
-        for idx in rest.split("[") if rest else []:
-            idx = idx.rstrip("]")
-            steps.append(int(idx) if idx.isdigit() else idx)
+    pos = 0
+    for m in _STEP.finditer(path):
+        if m.start() != pos and path[pos:m.start()] != ".":
+            raise ValueError(path)
+        pos = m.end()
+        if m.group(1) is not None:
+            steps.append(int(m.group(1)) if m.group(1).isdigit() else m.group(1))
+        else:
+            steps.append(int(m.group(2)))
+    if pos != len(path):
+        raise ValueError(path)
     return tuple(steps)
 
 

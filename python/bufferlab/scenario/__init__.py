@@ -19,16 +19,16 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem, ScenarioError
+from ..errors import Problem, ScenarioError, parse_path
 from ..units import NS_PER_S, UnitError, parse_time_ns
 from ._check import Problems, Table, describe, integer, join
+from .schema import user_key
 from .templates import Topology, link_names, read_topology
 from .traffic import read_traffic
 
@@ -117,25 +117,6 @@ def _parse_toml(text: str, src: str | None) -> dict[str, Any]:
         raise ScenarioError([Problem("", f"{where}not valid TOML: {e}")], src) from None
 
 
-_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-
-
-def _split_path(key: str) -> list[str | int]:
-    steps: list[str | int] = []
-    pos = 0
-    for m in _STEP.finditer(key):
-        if m.start() != pos and key[pos:m.start()] != ".":
-            raise ValueError(key)
-        pos = m.end()
-        if m.group(1) is not None:
-            steps.append(int(m.group(1)) if m.group(1).isdigit() else m.group(1))
-        else:
-            steps.append(int(m.group(2)))
-    if not steps or pos != len(key):
-        raise ValueError(key)
-    return steps
-
-
 def apply_overrides(doc: dict[str, Any], overrides: Mapping[str, Any]) -> list[Problem]:
     """Set ``"topology.bottleneck.rate" = "20Mbps"``-style overrides in ``doc`` (in place).
 
@@ -145,7 +126,9 @@ def apply_overrides(doc: dict[str, Any], overrides: Mapping[str, Any]) -> list[P
     problems: list[Problem] = []
     for key, value in overrides.items():
         try:
-            steps = _split_path(key)
+            steps = list(parse_path(key))
+            if not steps:
+                raise ValueError(key)
         except ValueError:
             problems.append(Problem(key, 'not a key path (e.g. "topology.bottleneck.rate" or "traffic[0].cc")'))
             continue
@@ -266,13 +249,6 @@ def engine_problems(problems: list[tuple[list[str | int], str]], origins: list[t
     return list(dict.fromkeys(translate_loc(loc, msg, origins) for loc, msg in problems))
 
 
-_UNIT_SUFFIX = re.compile(r"_(ns|bps|bytes|pkts|pps)$")
-
-
-def _user_key(key: str) -> str:
-    return _UNIT_SUFFIX.sub("", key)
-
-
 def translate_loc(loc: list[str | int] | tuple[str | int, ...], message: str, origins: list[tuple[str, str]]) -> Problem:
     """A problem the engine found at plan key path ``loc``, placed at the scenario file's key.
 
@@ -288,7 +264,7 @@ def translate_loc(loc: list[str | int] | tuple[str | int, ...], message: str, or
         default=None,
     )
     if best is None:
-        return Problem(tuple(_user_key(s) if isinstance(s, str) else s for s in loc), message)
+        return Problem(tuple(user_key(s) if isinstance(s, str) else s for s in loc), message)
     (_, user), n = best
     tail: list[str | int] = []
     rest = loc[n:]
@@ -301,12 +277,12 @@ def translate_loc(loc: list[str | int] | tuple[str | int, ...], message: str, or
             if step == "scale":  # the file's scale sits beside sizing
                 tail[-1] = "scale"
             continue
-        tail.append(_user_key(step) if isinstance(step, str) else step)
+        tail.append(user_key(step) if isinstance(step, str) else step)
     return Problem(_steps(user) + tuple(tail), message)
 
 
 def _steps(path: str) -> tuple[str | int, ...]:
-    return Problem(path, "").loc
+    return parse_path(path)
 
 
 def translate(message: str, origins: list[tuple[str, str]]) -> Problem:
@@ -314,7 +290,7 @@ def translate(message: str, origins: list[tuple[str, str]]) -> Problem:
     path, sep, rest = message.partition(": ")
     if not sep or " " in path:
         return Problem("", message)
-    return translate_loc(Problem(path, "").loc, rest, origins)
+    return translate_loc(parse_path(path), rest, origins)
 
 
 def loads_scenario(

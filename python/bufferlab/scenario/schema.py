@@ -110,8 +110,7 @@ def tcp_keys() -> dict[str, tuple[str, dict[str, Any]]]:
 
 def describe_key(prop: dict[str, Any]) -> str:
     """The key's doc line (its first sentence)."""
-    doc = " ".join(deref(prop).get("description", prop.get("description", "")).split())
-    return doc
+    return " ".join((prop.get("description") or deref(prop).get("description", "")).split())
 
 
 __all__ = ["plan_schema", "definition", "deref", "user_key", "reader", "disciplines", "qdisc_keys", "tcp_keys", "describe_key"]
