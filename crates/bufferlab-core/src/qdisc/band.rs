@@ -34,9 +34,15 @@ impl Band {
         if self.refuses(&item) {
             return false;
         }
+        self.push_admitted(item);
+        true
+    }
+
+    /// Append `item` that [`Band::refuses`] already let in.
+    #[inline]
+    pub(crate) fn push_admitted(&mut self, item: QItem) {
         self.bytes += item.bytes as u64;
         self.q.push_back(item);
-        true
     }
 
     #[inline]

@@ -251,12 +251,12 @@ impl Codel {
 impl QueueDisc for Codel {
     #[inline]
     fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
-        if self.fifo.refuses(&item) {
+        if !self.fifo.push(item) {
             drops.push(item, DropReason::Overflow);
             return false;
         }
         self.mtu_bytes = self.mtu_bytes.max(item.bytes as u64);
-        self.fifo.push(item)
+        true
     }
 
     #[inline]

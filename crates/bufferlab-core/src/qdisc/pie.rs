@@ -171,7 +171,8 @@ impl QueueDisc for Pie {
             drops.push(item, DropReason::Aqm);
             return false;
         }
-        self.fifo.push(item)
+        self.fifo.push_admitted(item);
+        true
     }
 
     #[inline]
