@@ -98,7 +98,8 @@ impl SizingCtx {
 }
 
 /// Resolve a rule to a limit in packets and its canonical name.
-/// Problems name the key of the sizing spec (`rule`, `scale`).
+/// Problems name the key of the sizing spec (`rule`); `scale`'s bound (> 0) is the plan's, checked
+/// by [`crate::bounds`] before any port is sized.
 pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), Problem> {
     let Some(rule) = canonical(&spec.rule) else {
         return Err(at_key(
@@ -110,12 +111,6 @@ pub fn resolve(spec: &SizingSpec, ctx: &SizingCtx) -> Result<(Limit, String), Pr
             ),
         ));
     };
-    if !(spec.scale.is_finite() && spec.scale > 0.0) {
-        return Err(at_key(
-            "scale",
-            format!("must be a positive number, got {}", spec.scale),
-        ));
-    }
     if ctx.pkt_bytes == 0 || ctx.rate_bps == 0 {
         return Err(at_key(
             "rule",

@@ -92,10 +92,24 @@ fn errors_say_what_to_do() {
     let e = resolve(&spec("bpd", 1.0), &ctx(1)).unwrap_err().to_string();
     assert!(e.starts_with("rule: unknown sizing rule \"bpd\""), "{e}");
     assert!(e.contains("\"bdp\""));
-    let e = resolve(&spec("bdp", -1.0), &ctx(1))
-        .unwrap_err()
-        .to_string();
-    assert!(e.starts_with("scale: "), "{e}");
+    // A scale of zero or less is refused by the plan's bounds, at the queue's sizing.scale.
+    let plan = serde_json::json!({
+        "run": {"duration_ns": 1_000_000_000u64},
+        "nodes": ["a", "b"],
+        "links": [{"a": "a", "b": "b",
+            "forward": {"rate_bps": 1_000_000u64, "delay_ns": 0,
+                        "queue": {"qdisc": {"kind": "fifo"}, "sizing": {"rule": "bdp", "scale": -1.0}}},
+            "reverse": {"rate_bps": 1_000_000u64, "delay_ns": 0, "queue": {"qdisc": {"kind": "fifo"}}}}],
+    });
+    let sc: crate::scenario::Scenario = serde_json::from_value(plan).unwrap();
+    let e = crate::bounds::check(&sc);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].to_string()
+            .starts_with("links[0].forward.queue.sizing.scale: must be above 0"),
+        "{}",
+        e[0]
+    );
     // A port no flow crosses never queues: it keeps the txqueuelen default.
     assert_eq!(pk(resolve(&spec("bdp", 1.0), &ctx(0))), 1000);
     assert_eq!(
