@@ -24,7 +24,9 @@ class Prepared:
     """A plan checked and built once."""
 
     def estimate(self) -> str:
-        """What running it costs, as JSON (see :func:`estimate`)."""
+        """What running it costs, as JSON: ``flows``, ``packets`` (created), ``link_packets``
+        (transmissions over all links), ``busiest_link``, ``busiest_link_packets``, ``events``,
+        ``wall_s`` and the ``events_per_s`` it assumes."""
 
     def run(self, progress: Callable[[float, int], Any] | None = None) -> dict[str, Any]:
         """Run it (once); as :func:`run`."""
@@ -37,12 +39,6 @@ def check(plan_json: str) -> list[tuple[Loc, str]]:
 
 def plan_schema() -> str:
     """The plan's JSON Schema (as JSON): every key's type, bounds, default and doc line."""
-
-def estimate(plan_json: str) -> str:
-    """Check a plan and estimate its cost: JSON with ``flows``, ``packets`` (created),
-    ``link_packets`` (transmissions over all links), ``busiest_link``, ``busiest_link_packets``,
-    ``events``, ``wall_s`` and the ``events_per_s`` it assumes. :class:`PlanError` for plan problems.
-    """
 
 def version() -> str:
     """The engine's version."""

@@ -272,23 +272,6 @@ fn plan_schema() -> PyResult<String> {
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// Check a plan (JSON) and estimate what running it costs: the estimate as JSON (flows,
-/// packets, link_packets, busiest_link, busiest_link_packets, events, wall_s, events_per_s).
-/// Raises `PlanError` (a `ValueError`) with the plan's problems.
-#[pyfunction]
-fn estimate(py: Python<'_>, plan_json: &str) -> PyResult<String> {
-    let sc = parse(plan_json)?;
-    let r = py
-        .allow_threads(|| {
-            catch_unwind(AssertUnwindSafe(|| {
-                bufferlab_core::estimate::check_and_estimate(&sc)
-            }))
-        })
-        .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?
-        .map_err(|e| plan_error(&e))?;
-    serde_json::to_string(&r).map_err(|e| PyRuntimeError::new_err(e.to_string()))
-}
-
 /// The engine's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -320,7 +303,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_class::<Prepared>()?;
     m.add("PlanError", m.py().get_type::<PlanError>())?;
-    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(bench_names, m)?)?;
