@@ -122,11 +122,16 @@ fn idle_rtt_is_propagation_plus_serialization() {
     let want = 2.0 * (5.0 + 84.0 * 8.0 / 10e6 * 1e3);
     let (p50, p99) = (quantile(&mut rtts, 0.5), quantile(&mut rtts, 0.99));
     eprintln!("idle RTT: want {want:.3} ms, median {p50:.3} ms, p99 {p99:.3} ms; delivery lateness p50 {:?} p99 {:?} ns", s.stats().lateness.quantile(0.5), s.stats().lateness.quantile(0.99));
+    // Never early: the emulated link delays every packet by at least its propagation and
+    // serialization time. How late a shared machine's scheduler lets the driver be is measured
+    // in docs/BENCHMARKS.md (+0.19 ms median, +0.33 ms p99 on an idle machine), not asserted
+    // here: a wall-clock bound fails on a loaded machine whatever the code. What is asserted is
+    // the model: a lost or doubled delay (5 ms each way) would be off by far more than this.
     assert!(
-        p50 >= want - 0.02 && p50 - want < 0.5,
+        p50 >= want - 0.02 && p50 - want < 2.5,
         "median {p50} ms vs {want} ms"
     );
-    assert!(p99 - want < 1.0, "p99 {p99} ms vs {want} ms");
+    assert!(p99 - want < 2.5, "p99 {p99} ms vs {want} ms");
     assert_eq!(
         out.summary.links[0].pkts_sent, 60,
         "every request crossed the engine"
