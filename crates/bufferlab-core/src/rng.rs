@@ -14,6 +14,8 @@ pub enum Stream {
     Link = 2,
     Qdisc = 3,
     Traffic = 4,
+    /// Per-pair access delays drawn when a template topology is resolved.
+    Access = 5,
 }
 
 /// SplitMix64 finaliser (Steele et al., 2014): decorrelates nearby keys.

@@ -272,6 +272,16 @@ fn plan_schema() -> PyResult<String> {
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// `n` draws of a plan distribution (JSON, e.g. `{"dist": "uniform", "lo": 1e7, "hi": 5e8}`),
+/// rounded to non-negative integers, from the run's `seed`: the engine's sampler and random
+/// family (the per-pair access delays of a template topology).
+#[pyfunction]
+fn draw(dist_json: &str, seed: u64, n: usize) -> PyResult<Vec<u64>> {
+    let d: bufferlab_core::scenario::Dist =
+        serde_json::from_str(dist_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    bufferlab_core::dist::draw_n(&d, seed, n).map_err(PyValueError::new_err)
+}
+
 /// The engine's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -300,6 +310,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(plan_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(draw, m)?)?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_class::<Prepared>()?;
     m.add("PlanError", m.py().get_type::<PlanError>())?;

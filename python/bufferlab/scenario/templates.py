@@ -8,7 +8,7 @@ dumbbell (Gorinsky et al. 2005, section 3.1): ``s1..sN -> r1 -> r2 -> d1..dN``. 
 otherwise. Access links default to twice the bottleneck rate and 0.5 ms, and pair i's access delay
 applies to both of its access links, so its round-trip propagation time is
 ``2 * (2 * access_i + bottleneck)``. An access delay given as a distribution is drawn once per pair
-from the run's seed.
+from the run's seed by the engine (``_core.draw``: its sampler and random streams).
 
 access: ``client`` and ``server`` joined by one link whose forward direction is ``[topology.up]``
 and reverse ``[topology.down]``.
@@ -16,8 +16,7 @@ and reverse ``[topology.down]``.
 
 from __future__ import annotations
 
-import math
-import random
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,28 +150,15 @@ def read_layer_access(t: Table, pairs: int, seed: int) -> tuple[dict[str, Any], 
     except UnitError as e:
         t.problems.add(path, str(e))
         return layer, None
-    # Drawn once per pair, from the run's seed, so the same file and seed give the same RTTs.
-    rng = random.Random(f"bufferlab access delay {seed}")
-    return layer, [max(0, round(_draw(dist, rng))) for _ in range(pairs)]
+    # Drawn once per pair from the run's seed, by the engine's sampler and random family; the
+    # resolved plan carries the values, so every backend (and ns-3) builds the same RTTs.
+    from .. import _core  # type: ignore[attr-defined]
 
-
-def _draw(dist: dict[str, Any], rng: random.Random) -> float:
-    kind = dist["dist"]
-    if kind == "const":
-        return dist["value"]
-    if kind == "exp":
-        return rng.expovariate(1.0 / dist["mean"])
-    if kind == "uniform":
-        return rng.uniform(dist["lo"], dist["hi"])
-    if kind == "pareto":
-        a = dist["shape"]
-        xm = dist["mean"] * (a - 1) / a
-        return xm * rng.paretovariate(a)
-    if kind == "lognormal":
-        m, s = dist["mean"], dist["sd"]
-        sigma2 = math.log(1 + (s * s) / (m * m))
-        return rng.lognormvariate(math.log(m) - sigma2 / 2, math.sqrt(sigma2))
-    raise ValueError(kind)  # pragma: no cover - zipf is refused for times
+    try:
+        return layer, _core.draw(json.dumps(dist), seed, pairs)
+    except ValueError as e:
+        t.problems.add(path, str(e))
+        return layer, None
 
 
 # ---------------------------------------------------------------- access

@@ -406,6 +406,10 @@ impl SendConn {
                 if h.flags & tcp_flags::SYN != 0 {
                     if self.syn_retransmitted {
                         self.rtt.syn_lost();
+                        // RFC 5681 §3.1 (and RFC 6298 §5.7): after a lost SYN or SYN-ACK the
+                        // initial window is one segment; Linux does the same in
+                        // tcp_init_transfer.
+                        self.w.cwnd_bytes = self.mss;
                     }
                     // The SYN's round trip seeds the RTO (RFC 6298 §2.2) but not the congestion
                     // control: a 40 B SYN crosses each link faster than a full segment, and

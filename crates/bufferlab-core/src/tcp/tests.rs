@@ -260,3 +260,28 @@ fn fast_retransmit_leaves_when_recovery_starts() {
         third_dupack - s[0].at
     );
 }
+
+/// The first SYN is lost: the connection opens after the SYN's 1 s timeout with a one-segment
+/// window (RFC 5681 §3.1), so the first round trip carries one segment, not the initial window.
+#[test]
+fn a_lost_syn_leaves_an_initial_window_of_one_segment() {
+    let first_round = |lose_syn: bool| {
+        let mut p = params(true);
+        p.rwnd_bytes = 30 * MSS;
+        let mut net = Net::new(p, None, RATE, DELAY, 1000);
+        let mut lost = !lose_syn;
+        net.drop = Box::new(move |p, _| {
+            let syn = p.tcp.len == 0 && p.tcp.flags & crate::packet::tcp_flags::SYN != 0;
+            let first = syn && !lost;
+            lost |= syn;
+            first
+        });
+        net.run(10 * NS_PER_SEC);
+        let first = net.sends_of(0)[0].at;
+        (0..20u64)
+            .filter(|k| net.sends_of(k * MSS).first().is_some_and(|s| s.at < first + DELAY))
+            .count()
+    };
+    assert_eq!(first_round(false), 10, "IW 10 without a loss");
+    assert_eq!(first_round(true), 1, "one segment after the SYN's timeout");
+}
