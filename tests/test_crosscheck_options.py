@@ -23,13 +23,13 @@ runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _plan(discipline: str = "fq_codel", limit: str = "100pkt"):
+def _plan(discipline: str = "fq_codel", limit: str = "100pkt", **tcp):
     return load_scenario({
         "run": {"duration": "5s"},
         "topology": {"template": "dumbbell", "pairs": 2,
                      "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"discipline": discipline, "limit": limit}},
                      "access": {"rate": "100Mbps", "delay": "1ms"}},
-        "traffic": [{"kind": "tcp", "from": "senders", "to": "receivers", "sack": False}],
+        "traffic": [{"kind": "tcp", "from": "senders", "to": "receivers", "sack": False, **tcp}],
     })
 
 
@@ -40,6 +40,17 @@ def test_defaults_match_bufferlab():
     assert cfg["flows"][0]["tcp"]["recovery"] == "classic"
     assert cfg["defaults"] == {}
     assert Ns3Options().describe() == ""
+
+
+@pytest.mark.parametrize(("tcp", "recovery"), [
+    ({"sack": True}, "prr"),
+    ({"sack": True, "prr": False}, "classic"),
+    ({"prr": True}, "classic"),  # no SACK: NewReno recovery in both
+])
+def test_ns3_recovers_as_the_block_does(tcp, recovery):
+    assert to_ns3(_plan(**tcp))["flows"][0]["tcp"]["recovery"] == recovery
+    forced = to_ns3(_plan(**tcp), options=parse_ns3_options(["recovery=classic"]))
+    assert forced["flows"][0]["tcp"]["recovery"] == "classic"
 
 
 def test_each_switch_reaches_the_configuration():

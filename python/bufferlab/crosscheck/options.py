@@ -1,11 +1,13 @@
 """Switches on the ns-3 side of a crosscheck, to measure one difference between the simulators at
 a time (docs/ns3-differences.md has what each one accounts for).
 
-By default the translation makes ns-3 run what bufferlab runs as closely as ns-3 allows (classic
-recovery, a one-packet device queue, ...). Each option below puts back one of ns-3's own rules:
+By default the translation makes ns-3 run what bufferlab runs as closely as ns-3 allows (the
+block's recovery, a one-packet device queue, ...). Each option below puts back one of ns-3's own
+rules:
 
-* ``recovery=prr`` — ns-3's default loss recovery, PRR (RFC 6937), instead of the classic
-  RFC 6675 rule bufferlab follows.
+* ``recovery=prr`` or ``recovery=classic`` — ns-3's loss recovery for every flow, whatever the
+  blocks say. By default a block with SACK and ``prr`` (bufferlab's default) gets ns-3's
+  ``TcpPrrRecovery`` (RFC 6937), any other ``TcpClassicRecovery``, as bufferlab recovers.
 * ``device_queue=N`` — N packets in the point-to-point device's queue under the queue disc
   (ns-3's default is 100) instead of one; the disc keeps the rest of the buffer, so a fixed
   limit still holds the same number of packets, but the N below are invisible to an AQM.
@@ -34,7 +36,7 @@ RECOVERIES = ("classic", "prr")
 
 @dataclass(frozen=True)
 class Ns3Options:
-    recovery: str = "classic"
+    recovery: str | None = None  # None: each block's own (PRR with SACK and prr, else classic)
     device_queue_pkts: int = 1
     socket: dict[str, str] = field(default_factory=dict)
     cc: dict[str, str] = field(default_factory=dict)
@@ -44,7 +46,7 @@ class Ns3Options:
     def describe(self) -> str:
         """The options that differ from the defaults, as ``--ns3`` takes them."""
         parts = []
-        if self.recovery != "classic":
+        if self.recovery is not None:
             parts.append(f"recovery={self.recovery}")
         if self.device_queue_pkts != 1:
             parts.append(f"device_queue={self.device_queue_pkts}")
@@ -57,7 +59,8 @@ class Ns3Options:
 
 def parse_ns3_options(items: list[str] | None) -> Ns3Options:
     """``KEY=VALUE`` strings (``--ns3``) as options; :class:`ScenarioError` naming a bad key."""
-    recovery, device_queue = "classic", 1
+    recovery: str | None = None
+    device_queue = 1
     socket: dict[str, str] = {}
     cc: dict[str, str] = {}
     qdisc: dict[str, str] = {}

@@ -269,7 +269,10 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
     }
     socket.update(ns3.socket)
     cc_attrs.update(ns3.cc)
-    return {"cc": NS3_CC[cc], "cc_attrs": cc_attrs, "socket": socket, "recovery": ns3.recovery}
+    # RFC 6937 PRR paces SACK recovery in bufferlab unless the block turns it off; ns-3's
+    # TcpPrrRecovery is the same rule, TcpClassicRecovery RFC 6675's alone.
+    own = "prr" if opts.get("sack", True) and opts.get("prr", True) else "classic"
+    return {"cc": NS3_CC[cc], "cc_attrs": cc_attrs, "socket": socket, "recovery": ns3.recovery or own}
 
 
 def _dist(d: dict[str, Any], path: str, why: _Refusals) -> dict[str, Any]:

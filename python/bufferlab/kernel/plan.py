@@ -20,7 +20,7 @@ A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source'
 the block's options (``ballast_args``), and a UDP sink at the destination.
 
 Refused: ``delack`` other than Linux's fixed 40 ms, ``beta``, ``max_rto``, ``handshake =
-false``, the Vegas and Cubic constants (module-wide parameters of the running kernel, not
+false``, ``prr = false`` (Linux's recovery is always PRR), the Vegas and Cubic constants (module-wide parameters of the running kernel, not
 settable per namespace).
 """
 
@@ -145,6 +145,8 @@ def build(sc: Any) -> KernelPlan:
             refuse(i, "delack_ns", "Linux's delayed-ACK timer is fixed (40 ms minimum, TCP_DELACK_MIN)")
         if tcp.get("handshake", True) is False:
             refuse(i, "handshake", "a kernel TCP connection always opens with a handshake")
+        if tcp.get("prr", True) is False:
+            refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
         cc = CC_NAMES.get(tcp.get("cc", "newreno"), tcp.get("cc"))
         if kind in ("tcp", "web", "tcp_onoff") and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")

@@ -3,7 +3,8 @@
 //! - [`params`]: the options of a traffic block's `tcp` map and their defaults;
 //! - [`rtt`]: RTT estimation and the retransmission timeout (RFC 6298);
 //! - [`cc`]: congestion control behind one trait (NewReno, Cubic, Vegas);
-//! - [`scoreboard`]: the SACK scoreboard (RFC 6675);
+//! - [`scoreboard`]: the SACK scoreboard (RFC 6675); [`prr`]: Proportional Rate Reduction
+//!   (RFC 6937), the sending rate during SACK recovery;
 //! - [`sender`]: one connection's sending state machine, [`receiver`]: the receiving side;
 //! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks.
 //!
@@ -13,6 +14,7 @@
 pub mod cc;
 pub mod endpoint;
 pub mod params;
+pub mod prr;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

@@ -42,6 +42,10 @@ pub struct TcpOptions {
     /// Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery. Default on, as Linux
     /// (`net.ipv4.tcp_sack = 1`); off gives NewReno recovery on cumulative ACKs only.
     pub sack: bool,
+    /// Proportional Rate Reduction (RFC 6937) paces SACK loss recovery. Default on, as Linux
+    /// (since 3.2, always) and ns-3 (`TcpPrrRecovery`); off sends whatever RFC 6675's pipe
+    /// allows. Without SACK recovery is NewReno's either way.
+    pub prr: bool,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     pub delayed_ack: bool,
@@ -107,6 +111,7 @@ impl Default for TcpOptions {
         TcpOptions {
             cc: CcKind::Newreno,
             sack: true,
+            prr: true,
             delayed_ack: true,
             delack_ns: 40 * NS_PER_MS,
             beta: None,
@@ -139,6 +144,7 @@ pub enum CcConfig {
 pub struct TcpParams {
     pub cc: CcConfig,
     pub sack: bool,
+    pub prr: bool,
     pub delayed_ack: bool,
     pub delack_ns: Time,
     pub initial_window: u32,
@@ -224,6 +230,7 @@ impl TcpOptions {
         TcpParams {
             cc,
             sack: self.sack,
+            prr: self.prr,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,

@@ -2,12 +2,14 @@
 //! timer. A pure state machine: time comes in through [`Io::now`], packets and timers go out
 //! through [`Io`].
 //!
-//! Recovery follows RFC 6675 with SACK (scoreboard, pipe, NextSeg) and RFC 6582 NewReno without
-//! it (window inflation, partial ACKs). The congestion control algorithm only sizes the window
+//! Recovery follows RFC 6675 with SACK (scoreboard, pipe, NextSeg), paced by RFC 6937's PRR
+//! unless the block turns it off, and RFC 6582 NewReno without it (window inflation, partial
+//! ACKs). The congestion control algorithm only sizes the window
 //! (see [`super::cc`]).
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::params::{TcpParams, HEADER_BYTES};
+use super::prr::Prr;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
 use crate::hooks::Io;
@@ -75,6 +77,9 @@ pub struct SendConn {
     /// "Impatient" timer).
     first_partial: bool,
     sb: Scoreboard,
+    /// Whether SACK recovery is paced by PRR, and the current recovery's PRR state.
+    use_prr: bool,
+    prr: Option<Prr>,
     peer_rwnd: u64,
     sndbuf: u64,
     syn_retransmitted: bool,
@@ -116,6 +121,8 @@ impl SendConn {
             rto_point: None,
             first_partial: false,
             sb: Scoreboard::default(),
+            use_prr: p.prr,
+            prr: None,
             peer_rwnd: p.rwnd_bytes,
             cwnd_limited: true,
             sndbuf: p.sndbuf_bytes,
@@ -231,6 +238,9 @@ impl SendConn {
         let h = self.header(io, seq, len, tcp_flags::ACK);
         let p = self.packet(io, peer, h);
         self.count_sent(io, peer, p.size, seq < self.max);
+        if let Some(prr) = self.prr.as_mut() {
+            prr.on_sent(1);
+        }
         io.send(p);
         self.last_send = io.now;
         if seq + len as u64 > self.max {
@@ -332,6 +342,10 @@ impl SendConn {
             // after a slow-start overshoot it does for half an RTT, and holding the fast
             // retransmit back that long leaves the hole open past the timer. Linux's PRR forces
             // this first retransmission the same way (`tcp_cwnd_reduction`).
+            if self.use_prr {
+                // RFC 6937 §3: RecoverFS = SND.NXT − SND.UNA, in segments.
+                self.prr = Some(Prr::start(flight.div_ceil(self.mss)));
+            }
             let head = self.sb.head();
             self.sb.mark_lost(head);
             if self.sb.next_retx() == Some(head) {
@@ -356,6 +370,19 @@ impl SendConn {
         self.nxt = self.nxt.max(seq + len);
     }
 
+    /// During a PRR recovery, the window this ACK allows: the pipe plus PRR's `sndcnt` (RFC 6937
+    /// §3). `before` is the scoreboard's head and SACKed count before the ACK: what it delivered
+    /// is the head's advance plus the change in SACKed segments (DeliveredData).
+    fn prr_window(&mut self, before: (u64, u32)) {
+        let Some(prr) = self.prr.as_mut() else { return };
+        let advanced = self.sb.head().saturating_sub(before.0);
+        let delivered = (advanced + self.sb.sacked() as u64).saturating_sub(before.1 as u64);
+        let pipe = self.sb.pipe();
+        let ssthresh = self.w.ssthresh_bytes / self.mss;
+        let sndcnt = prr.on_ack(delivered, pipe, ssthresh);
+        self.w.cwnd_bytes = (pipe + sndcnt) * self.mss;
+    }
+
     /// May a new recovery start? Not before everything outstanding at the last one (or at the
     /// last timeout) is acknowledged: RFC 6582 §3.2 step 1, RFC 6675 §5.
     fn may_recover(&self, ack: u64) -> bool {
@@ -373,6 +400,7 @@ impl SendConn {
         }
         self.peer_rwnd = h.rwnd as u64;
         let ack = h.ack.min(self.max);
+        let before = (self.sb.head(), self.sb.sacked());
         let new_sack = self.read_sack(h, ack);
         let was_all_acked = self.una >= self.end;
         if ack > self.una {
@@ -389,6 +417,7 @@ impl SendConn {
             {
                 self.enter_recovery(io, peer);
             }
+            self.prr_window(before);
         }
         self.pump(io, peer);
         self.update_gauges(io, peer);
@@ -468,6 +497,7 @@ impl SendConn {
                     self.w.cwnd_bytes = self.w.ssthresh_bytes.min(flight.max(self.mss) + self.mss);
                 } else {
                     self.w.cwnd_bytes = self.w.ssthresh_bytes;
+                    self.prr = None;
                 }
                 self.cc.on_recovery_exit(io.now, &mut self.w);
             } else if !self.sack {
@@ -579,6 +609,7 @@ impl SendConn {
             self.w.ssthresh_bytes = held;
         }
         self.in_recovery = false;
+        self.prr = None;
         self.recover = Some(self.max);
         self.rto_point = Some(self.max);
         self.dupacks = 0;

@@ -279,9 +279,51 @@ fn a_lost_syn_leaves_an_initial_window_of_one_segment() {
         net.run(10 * NS_PER_SEC);
         let first = net.sends_of(0)[0].at;
         (0..20u64)
-            .filter(|k| net.sends_of(k * MSS).first().is_some_and(|s| s.at < first + DELAY))
+            .filter(|k| {
+                net.sends_of(k * MSS)
+                    .first()
+                    .is_some_and(|s| s.at < first + DELAY)
+            })
             .count()
     };
     assert_eq!(first_round(false), 10, "IW 10 without a loss");
     assert_eq!(first_round(true), 1, "one segment after the SYN's timeout");
+}
+
+/// One loss in slow start (segment 100; the window is not limited by the receiver). RFC 6675
+/// alone halves the window at once and sends nothing until the pipe has fallen below it: half
+/// a window of ACKs in silence after the fast retransmit. PRR (RFC 6937) sends on every second
+/// segment delivered from the start, so the recovery's round trip has no gap longer than a few
+/// ACKs.
+#[test]
+fn prr_spreads_the_recovery_over_its_round_trip() {
+    let longest_gap = |prr: bool| {
+        let mut p = params(true);
+        p.prr = prr;
+        let mut net = Net::new(p, None, RATE, DELAY, 1000);
+        drop_first(&mut net, &[100]);
+        net.run(10 * NS_PER_SEC);
+        assert_eq!(net.stats().timeouts.total, 0);
+        let r = net.sends_of(100 * MSS)[1].at;
+        // Sends in the round trip after the fast retransmit, and the round trip's end.
+        let end = r + 2 * DELAY;
+        let mut during: Vec<_> = net
+            .sent
+            .iter()
+            .map(|s| s.at)
+            .filter(|&t| t >= r && t < end)
+            .collect();
+        during.push(end);
+        during.windows(2).map(|w| w[1] - w[0]).max().unwrap()
+    };
+    let seg = tx_time(MSS + 40, RATE);
+    let (with, without) = (longest_gap(true), longest_gap(false));
+    assert!(
+        with <= 5 * seg,
+        "PRR: longest gap {with} ns, segment time {seg} ns"
+    );
+    assert!(
+        without >= 2 * DELAY - seg,
+        "RFC 6675 alone: longest gap {without} ns"
+    );
 }

@@ -57,10 +57,10 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
     }
     let mut next = 0;
     loop {
-        // Arrivals due before (or at) the next event go first, as an agent's send would.
-        let ev = sched.pop_before(Time::MAX);
-        let due = ev.map_or(Time::MAX, |(at, _)| at);
-        while next < arrivals.len() && arrivals[next].0 <= due {
+        // An arrival due before (or at) the next event goes first, as an agent's send would.
+        // One at a time: enqueueing it may schedule an event earlier than the one that was next.
+        let due = sched.next_at().unwrap_or(Time::MAX);
+        if next < arrivals.len() && arrivals[next].0 <= due {
             let (ta, s, f) = arrivals[next];
             next += 1;
             let mut cx = PortCtx {
@@ -77,16 +77,10 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
                 ..Default::default()
             });
             port.enqueue(0, id, &mut cx);
-            if ev.is_none() {
-                break;
-            }
-        }
-        let Some((at, ev)) = ev else {
-            // Nothing scheduled: the arrival just taken (if any) may have scheduled something.
-            if sched.pending() == 0 && next == arrivals.len() {
-                break;
-            }
             continue;
+        }
+        let Some((at, ev)) = sched.pop_before(Time::MAX) else {
+            break;
         };
         let mut cx = PortCtx {
             now: at,
