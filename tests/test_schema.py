@@ -87,3 +87,16 @@ def test_validate_and_run_agree(overrides, path):
         ran = [p.path for p in e.problems]
     assert checked == ran
     assert checked == ([path] if path else []), checked
+
+
+def test_one_pass_reports_the_readers_and_the_engines_problems_together():
+    """A file with a key the reader refuses and numbers only the engine's bounds refuse gets
+    every problem in one report, each at its key."""
+    overrides = {
+        "run.duration": "1s",
+        "traffic[0].colour": "red",
+        "topology.bottleneck.loss": 2.0,
+        Q: {"discipline": "fq_codel", "quantum": "32B"},
+    }
+    paths = [p.path for p in validate(DUMBBELL, overrides=overrides)]
+    assert sorted(paths) == sorted(["traffic[0].colour", "topology.bottleneck.loss", f"{Q}.quantum"]), paths

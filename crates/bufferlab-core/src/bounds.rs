@@ -21,17 +21,24 @@ fn schema() -> &'static Value {
 
 /// Every out-of-bounds number of the plan (none: an empty list).
 pub fn check(sc: &Scenario) -> Vec<Problem> {
+    match serde_json::to_value(sc) {
+        Ok(plan) => check_value(&plan),
+        Err(_) => vec![Loc::root().problem("the plan cannot be serialised")],
+    }
+}
+
+/// The same walk over a plan as JSON, which may be partial: what is missing, or of another shape
+/// than the schema's, is not checked. The scenario reader uses it to report the bounds a file
+/// breaks together with the problems it found itself, in one pass.
+pub fn check_value(plan: &Value) -> Vec<Problem> {
     let mut out = Vec::new();
-    let Ok(plan) = serde_json::to_value(sc) else {
-        return vec![Loc::root().problem("the plan cannot be serialised")];
-    };
     let root = schema();
     let empty = Map::new();
     let defs = root
         .get("$defs")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    walk(&plan, root, defs, &Loc::root(), &mut out);
+    walk(plan, root, defs, &Loc::root(), &mut out);
     out
 }
 

@@ -265,6 +265,15 @@ fn check<'py>(py: Python<'py>, plan_json: &str) -> PyResult<Bound<'py, PyList>> 
     problems_py(py, &problems)
 }
 
+/// The bounds of every number in a plan (JSON), which may be partial (what is missing is not
+/// checked): its problems as (loc, message). The scenario reader reports them beside its own.
+#[pyfunction]
+fn check_bounds<'py>(py: Python<'py>, plan_json: &str) -> PyResult<Bound<'py, PyList>> {
+    let plan: serde_json::Value =
+        serde_json::from_str(plan_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    problems_py(py, &bufferlab_core::bounds::check_value(&plan))
+}
+
 /// The plan's JSON Schema (as JSON): every key with its type, bounds, default and doc line.
 #[pyfunction]
 fn plan_schema() -> PyResult<String> {
@@ -311,6 +320,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(plan_schema, m)?)?;
     m.add_function(wrap_pyfunction!(draw, m)?)?;
+    m.add_function(wrap_pyfunction!(check_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_class::<Prepared>()?;
     m.add("PlanError", m.py().get_type::<PlanError>())?;

@@ -225,10 +225,25 @@ def build_plan(doc: dict[str, Any], *, seed: int | None = None) -> tuple[dict[st
     topo_seed = run.get("seed", DEFAULT_SEED)
     topo = read_topology(top, problems, topo_seed if isinstance(topo_seed, int) else DEFAULT_SEED)
     traffic, t_origins = read_traffic(top, topo, problems)
+    origins = [("run", "run")] + (topo.origins if topo else []) + t_origins
     if problems or topo is None:
-        return None, list(problems.items), [], {}
+        # One pass: the bounds of what could be read are reported with the reader's problems.
+        partial = {"run": run, "nodes": topo.nodes if topo else [], "links": topo.links if topo else [], "traffic": traffic}
+        return None, _with_bounds(list(problems.items), partial, origins), [], {}
     plan = {"run": run, "nodes": topo.nodes, "links": topo.links, "traffic": traffic}
-    return plan, [], [("run", "run")] + topo.origins + t_origins, topo.groups
+    return plan, [], origins, topo.groups
+
+
+def _with_bounds(found: list[Problem], partial: dict[str, Any], origins: list[tuple[str, str]]) -> list[Problem]:
+    """``found`` and the engine's bound problems of a partial plan, each key reported once."""
+    try:
+        from .. import _core  # type: ignore[attr-defined]
+
+        bounds = engine_problems(_core.check_bounds(json.dumps(partial)), origins)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return found
+    seen = {p.path for p in found}
+    return found + [p for p in bounds if p.path not in seen]
 
 
 def _engine_check(plan: dict[str, Any], origins: list[tuple[str, str]]) -> list[Problem]:
