@@ -185,6 +185,11 @@ fn number(x: f64, s: &Value, loc: &Loc, out: &mut Vec<Problem>) {
 pub fn quantity(key: &str, x: f64) -> String {
     let whole = x.fract() == 0.0 && x.abs() < 1.8e19;
     if key.ends_with("_ns") && whole && x >= 0.0 {
+        // A day or more in whole hours, the largest unit a scenario file takes (30 days: 720 h).
+        const HOUR_NS: f64 = 3.6e12;
+        if x >= 24.0 * HOUR_NS && (x / HOUR_NS).fract() == 0.0 {
+            return format!("{} h", x / HOUR_NS);
+        }
         return fmt_ns(x as u64);
     }
     if key.ends_with("_bytes") && whole {

@@ -27,6 +27,9 @@ fn check_dir(loc: &Loc, d: &DirSpec, errs: &mut Vec<Problem>) {
     }
 }
 
+/// Most samples one time series may hold (`run.sample_ns`).
+pub const MAX_SAMPLES: u64 = 10_000_000;
+
 /// The round-trip propagation time of a path out and back, in ns.
 fn path_delay(ports: &[PortParams], path: &[u32]) -> u64 {
     path.iter().map(|&p| ports[p as usize].delay_ns).sum()
@@ -56,6 +59,16 @@ fn read_network(
             end: run.duration_ns.max(1),
         },
     };
+    // Each time series keeps one sample per step: bound the count, or a tiny step over a long
+    // run would take the machine's memory (and its time: a sample is an event).
+    if let Some(step) = run.sample_ns.filter(|&s| s > 0) {
+        let n = run.duration_ns / step;
+        if n > MAX_SAMPLES {
+            errs.push(Loc::root().key("run").key("sample_ns").problem(format!(
+                "would record {n} samples per series (at most {MAX_SAMPLES}); use a longer step"
+            )));
+        }
+    }
     if sc.nodes.is_empty() {
         errs.push(
             Loc::root()
