@@ -73,6 +73,7 @@ BOUNDARIES = [
     ({Q: {"discipline": "codel", "target": "100ms"}}, f"{Q}.target"),
     ({Q: {"discipline": "fifo", "sizing": "bdp", "scale": 0}}, f"{Q}.scale"),
     ({Q: {"limit": "63B"}}, f"{Q}.limit"),
+    ({"topology.bottleneck.ring": {"size": 64, "bql": "63B"}}, "topology.bottleneck.ring.bql"),
     ({"run.sample": "0s"}, "run.sample"),
     ({"run.sample": "99ns"}, "run.sample"),  # over 10^7 samples of the 1 s run
     ({"run.duration": "721h"}, "run.duration"),  # 30 days is the longest run

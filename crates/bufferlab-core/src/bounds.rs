@@ -192,7 +192,8 @@ pub fn quantity(key: &str, x: f64) -> String {
         }
         return fmt_ns(x as u64);
     }
-    if key.ends_with("_bytes") && whole {
+    // `fixed` is BQL's fixed limit, a byte count (the plan's `{"fixed": n}`).
+    if (key.ends_with("_bytes") || key == "fixed") && whole {
         for (unit, name) in [
             (1u64 << 40, "TiB"),
             (1 << 30, "GiB"),

@@ -276,6 +276,8 @@ def translate_loc(loc: list[str | int] | tuple[str | int, ...], message: str, or
             continue
         if step == "qdisc":  # the discipline's keys sit in the file's queue table
             continue
+        if tail and tail[-1] == "bql" and step == "fixed":  # the file gives the byte limit itself
+            continue
         if tail and tail[-1] == "sizing" and step in ("rule", "scale"):
             if step == "scale":  # the file's scale sits beside sizing
                 tail[-1] = "scale"

@@ -30,6 +30,9 @@ def _fmt_default(plan_key: str, value: Any) -> Any:
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     if plan_key.endswith("_ns"):
+        # A day or more in whole hours (the engine's messages do the same: 30 days is 720h).
+        if value >= 24 * 3600 * 10**9 and value % (3600 * 10**9) == 0:
+            return f"{int(value // (3600 * 10**9))}h"
         for unit, name in ((10**9, "s"), (10**6, "ms"), (10**3, "us")):
             if value >= unit and value % unit == 0:
                 return f"{int(value // unit)}{name}"

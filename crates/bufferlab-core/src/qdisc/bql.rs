@@ -24,8 +24,9 @@ pub enum BqlSpec {
     Auto,
     /// No byte limit: the ring fills to its descriptor count.
     Off,
-    /// A fixed byte limit.
-    Fixed(u64),
+    /// A fixed byte limit: at least 64 B (below it the ring would stall), at most Linux's
+    /// `DQL_MAX_LIMIT`.
+    Fixed(#[schemars(range(min = 64, max = MAX_LIMIT_BYTES))] u64),
 }
 
 /// Linux's `slack_hold_time` default: one second (HZ jiffies).
