@@ -101,16 +101,17 @@ register(Item(
     discussion="The paper's 'qdisc size has negligible impact' is read on its testbed, where the sender's own "
                "stack (TCP small queues) may keep the router's qdisc short; here one TCP flow fills the qdisc "
                "and the ring, so both add delay in proportion to their sizes: a small ring alone does not bring the "
-               "RTT near 100 ms when a large qdisc sits above it. The throughput gap between the smallest and the "
-               "largest ring (2.7 Mb/s, the mean over qdisc sizes) is far larger than the paper's 20 kb/s, and most of "
-               "it is one configuration: ring 4096 under a 4096-packet qdisc, where up to 8192 packets (about 10 s at "
-               "10 Mb/s) queue. There the upload's single retransmission timeout comes while most of its window is "
-               "still queued, and the retransmissions that follow resend it: 14 700 retransmissions against 4 900 "
-               "drops, some 10 000 needless copies sharing the queue, and a goodput of 2.8 Mb/s where the other rings "
-               "with 4096 packets of qdisc keep 7.3–7.8 Mb/s. A lost retransmission now waits for that timer (SACK "
-               "recovery leaves lost-retransmission detection out for now), which is why the gap grew from 0.2 Mb/s "
-               "before the last TCP change. On the paper's testbed the sender's own stack keeps such a queue from "
-               "forming.",
+               "RTT near 100 ms when a large qdisc sits above it. With BQL off the ring is a second FIFO below the "
+               "qdisc, so what counts is the sum of both: ring 80 under a 1024-packet qdisc and ring 1024 under an "
+               "80-packet one give the same runs. The throughput gap between the smallest and the largest ring "
+               "(0.77 Mb/s, the mean over qdisc sizes) is far larger than the paper's 20 kb/s, and it grows with the "
+               "sum: 9.71 Mb/s with 160 packets in all, 9.45 with 4176, 7.93 with 8192 (about 10 s at 10 Mb/s). In "
+               "that last case the upload times out about once a run while most of its window is still queued, and "
+               "the retransmissions that follow resend segments that were not lost (7 580 retransmissions against "
+               "3 840 drops, the mean of ten seeds), sharing the queue with the originals. A retransmission that is "
+               "lost again waits for the timer too: SACK recovery has no lost-retransmission detection (Linux's "
+               "RACK) and no spurious-timeout detection (F-RTO, RFC 5682). On the paper's testbed the sender's own "
+               "stack keeps such a queue from forming.",
 ))
 
 
