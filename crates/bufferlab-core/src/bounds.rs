@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::problem::{Loc, Problem, Seg};
 use crate::scenario::{plan_schema, Scenario};
-use crate::time::fmt_ns;
+use crate::time::{fmt_ns, Duration};
 
 fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
@@ -178,7 +178,7 @@ fn number(x: f64, s: &Value, loc: &Loc, out: &mut Vec<Problem>) {
 pub fn quantity(key: &str, x: f64) -> String {
     let whole = x.fract() == 0.0 && x.abs() < 1.8e19;
     if key.ends_with("_ns") && whole && x >= 0.0 {
-        return fmt_ns(x as u64);
+        return fmt_ns(Duration::from_ns(x as u64));
     }
     if key.ends_with("_bytes") && whole {
         for (unit, name) in [

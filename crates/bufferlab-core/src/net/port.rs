@@ -493,7 +493,7 @@ impl Port {
         let wire = wire_bytes(self.params.framing, bytes as u64);
         self.last_tx_bytes = bytes;
         self.last_tx_wire = wire;
-        self.last_tx_ns = tx_time(wire, self.params.rate_bps);
+        self.last_tx_ns = tx_time(wire, self.params.rate_bps).as_ns();
     }
 
     /// The serializer is free: the next packet starts.

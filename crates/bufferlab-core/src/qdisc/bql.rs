@@ -191,7 +191,7 @@ mod tests {
             log.push((t, dql.limit(), dql.inflight()));
             // Send the head packet.
             let p = ring.pop_front().unwrap();
-            t += tx_time(p, rate_bps);
+            t += tx_time(p, rate_bps).as_ns();
             pending += 1;
             if pending == batch || ring.is_empty() {
                 dql.completed(t, pending as u64 * pkt);

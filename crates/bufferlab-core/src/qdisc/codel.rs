@@ -11,7 +11,7 @@ use super::band::{reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::{at_key, Problem};
-use crate::time::{fmt_ns, Time, NS_PER_MS};
+use crate::time::{fmt_ns, Duration, Time, NS_PER_MS};
 
 /// CoDel's parameters (plan keys `target_ns`, `interval_ns`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -44,8 +44,8 @@ impl CodelConfig {
                 "target_ns",
                 format!(
                     "{} must be below interval ({}); RFC 8289 §4.3 puts target at 5-10% of interval",
-                    fmt_ns(self.target_ns),
-                    fmt_ns(self.interval_ns)
+                    fmt_ns(Duration::from_ns(self.target_ns)),
+                    fmt_ns(Duration::from_ns(self.interval_ns))
                 ),
             ));
         }

@@ -58,7 +58,7 @@ pub(crate) fn run<Q: QueueDisc>(
             q.on_timer(t);
         } else {
             if let Some(it) = q.dequeue(t, &mut drops) {
-                free_at = t + tx_time(it.bytes as u64, rate_bps);
+                free_at = t + tx_time(it.bytes as u64, rate_bps).as_ns();
                 tr.sent.push((t, it));
             }
             probe(t, q);

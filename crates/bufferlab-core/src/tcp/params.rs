@@ -7,7 +7,7 @@ use super::cc::cubic::CubicConfig;
 use super::cc::newreno::NewRenoConfig;
 use super::cc::vegas::VegasConfig;
 use crate::problem::{at_key, Problem};
-use crate::time::{fmt_ns, Time, NS_PER_MS, NS_PER_SEC};
+use crate::time::{fmt_ns, Duration, Time, NS_PER_MS, NS_PER_SEC};
 
 /// IPv4 (20 B) + TCP (20 B) headers. Options (timestamps, SACK blocks) are carried as header
 /// fields of the simulated packet but not charged on the wire, so a pure ACK is 40 B and a
@@ -171,8 +171,8 @@ impl TcpOptions {
                 "min_rto_ns",
                 format!(
                     "{} is above max_rto ({})",
-                    fmt_ns(self.min_rto_ns),
-                    fmt_ns(self.max_rto_ns)
+                    fmt_ns(Duration::from_ns(self.min_rto_ns)),
+                    fmt_ns(Duration::from_ns(self.max_rto_ns))
                 ),
             ));
         }

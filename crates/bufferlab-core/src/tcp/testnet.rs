@@ -175,7 +175,7 @@ impl Net {
     fn transmit(&mut self, p: Packet) {
         let now = self.now;
         let start = self.queue.back().copied().unwrap_or(now).max(now);
-        let done = start + tx_time(p.size as u64, self.rate_bps);
+        let done = start + tx_time(p.size as u64, self.rate_bps).as_ns();
         self.queue.push_back(done);
         self.pkts.push(p);
         self.push(

@@ -188,7 +188,7 @@ fn handshake_costs_one_rtt() {
         net.transfers[0].completed.unwrap()
     };
     let extra = done(true) - done(false);
-    let rtt = 2 * DELAY + 2 * tx_time(40, RATE);
+    let rtt = 2 * DELAY + 2 * tx_time(40, RATE).as_ns();
     assert!(extra.abs_diff(rtt) < NS_PER_MS, "{extra} vs {rtt}");
 }
 
@@ -252,7 +252,7 @@ fn fast_retransmit_leaves_when_recovery_starts() {
     let s = net.sends_of(200 * MSS);
     // The third duplicate ACK answers segment 203: one RTT after segment 200 left, plus the
     // three segments' serialization.
-    let third_dupack = s[0].at + 2 * DELAY + 4 * tx_time(MSS + 40, RATE) + tx_time(40, RATE);
+    let third_dupack = s[0].at + 2 * DELAY + 4 * tx_time(MSS + 40, RATE).as_ns() + tx_time(40, RATE).as_ns();
     assert!(
         s[1].at <= third_dupack + NS_PER_MS,
         "resent {} ns after the loss, third duplicate ACK at {} ns",
@@ -316,7 +316,7 @@ fn prr_spreads_the_recovery_over_its_round_trip() {
         during.push(end);
         during.windows(2).map(|w| w[1] - w[0]).max().unwrap()
     };
-    let seg = tx_time(MSS + 40, RATE);
+    let seg = tx_time(MSS + 40, RATE).as_ns();
     let (with, without) = (longest_gap(true), longest_gap(false));
     assert!(
         with <= 5 * seg,
