@@ -9,7 +9,6 @@
 //! if it were a deadline. The raw nanoseconds stay one call away (`as_ns`, `from_ns`) for the
 //! plan's keys, the reports and the few closed-form computations done in `f64`.
 
-use std::fmt;
 use std::ops::{Add, AddAssign, Div, Mul, Sub, SubAssign};
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
@@ -21,25 +20,18 @@ pub const NS_PER_SEC: u64 = 1_000_000_000;
 /// Largest run, and longest delay: 30 days of simulated time, in ns (the plan's bound).
 pub const MAX_DURATION_NS: u64 = 30 * 86_400 * NS_PER_SEC;
 
-/// Raw nanoseconds, while the modules move to [`Instant`] and [`Duration`].
-pub type Time = u64;
-
-/// Seconds as `f64` from raw nanoseconds, while the modules move to the typed `secs`.
-#[inline]
-pub fn secs(t: u64) -> f64 {
-    secs_of(t)
-}
-
 /// A point in simulated time: nanoseconds since the run started.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[derive(Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 #[repr(transparent)]
 pub struct Instant(u64);
 
 /// A span of simulated time in nanoseconds. In the plan a plain integer (`delay_ns = 5000000`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[derive(Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 #[repr(transparent)]
 pub struct Duration(u64);
@@ -55,6 +47,16 @@ impl Instant {
     #[inline]
     pub const fn from_ns(ns: u64) -> Self {
         Instant(ns)
+    }
+    /// The instant `ms` milliseconds after the start.
+    #[inline]
+    pub const fn from_ms(ms: u64) -> Self {
+        Instant(ms * NS_PER_MS)
+    }
+    /// The instant `s` seconds after the start.
+    #[inline]
+    pub const fn from_secs(s: u64) -> Self {
+        Instant(s * NS_PER_SEC)
     }
     #[inline]
     pub const fn as_ns(self) -> u64 {
@@ -164,6 +166,10 @@ impl Duration {
     #[inline]
     pub const fn saturating_sub(self, d: Duration) -> Duration {
         Duration(self.0.saturating_sub(d.0))
+    }
+    #[inline]
+    pub const fn abs_diff(self, d: Duration) -> Duration {
+        Duration(self.0.abs_diff(d.0))
     }
     #[inline]
     pub const fn saturating_mul(self, k: u64) -> Duration {
@@ -291,15 +297,25 @@ impl std::iter::Sum for Duration {
     }
 }
 
-impl fmt::Display for Duration {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&fmt_ns(*self))
-    }
-}
-
 /// In the plan's schema a duration is the integer it is written as: the schema of `u64`, inlined
 /// so that a field's `#[schemars(range(...))]` bounds apply to it as before.
 impl JsonSchema for Duration {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        u64::schema_name()
+    }
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        u64::schema_id()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        u64::json_schema(generator)
+    }
+}
+
+/// In the plan an instant (`stop_ns`, `measure_ns`) is an integer too, as a duration is.
+impl JsonSchema for Instant {
     fn inline_schema() -> bool {
         true
     }
@@ -356,7 +372,10 @@ mod tests {
         let t = Instant::from_ns(5) + Duration::from_us(1);
         assert_eq!(t.as_ns(), 1005);
         assert_eq!(t - Instant::from_ns(5), Duration::from_us(1));
-        assert_eq!(Instant::ZERO.saturating_sub(Duration::from_ns(1)), Instant::ZERO);
+        assert_eq!(
+            Instant::ZERO.saturating_sub(Duration::from_ns(1)),
+            Instant::ZERO
+        );
         assert_eq!(Instant::ZERO.checked_since(t), None);
         assert_eq!(Duration::from_ms(3) * 2 / 3, Duration::from_ms(2));
         assert_eq!(Duration::from_secs(1) / Duration::from_ms(300), 3);
