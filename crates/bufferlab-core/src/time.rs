@@ -40,8 +40,9 @@ impl Instant {
     /// The start of the run.
     pub const ZERO: Instant = Instant(0);
     /// Never: later than any instant a run reaches (runs are capped at [`MAX_DURATION_NS`]).
-    /// Used where a hot structure keeps a deadline that may be unset and an `Option` would grow
-    /// it or add a branch to the event loop; elsewhere "none" is `Option<Instant>`.
+    /// A deadline not due where the check sits on a per-packet path (the RTT-adaptive sizer's
+    /// next update), and the neutral end for `min` (a source without `stop_ns` stops with the
+    /// run); elsewhere "none" is `Option<Instant>`.
     pub const NEVER: Instant = Instant(u64::MAX);
 
     #[inline]
