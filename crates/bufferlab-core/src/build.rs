@@ -229,7 +229,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
                     .collect();
                 let ctx = SizingCtx {
                     rate_bps: pp.rate_bps,
-                    flow_rtts_ns: crossing.iter().map(|c| c.0.as_ns()).collect(),
+                    flow_rtts_ns: crossing.iter().map(|c| c.0).collect(),
                     input_links: topo.in_degree(pp.from),
                     // Rules count full-sized data packets of the flows that cross.
                     pkt_bytes: crossing

@@ -24,7 +24,7 @@ use crate::time::{Duration, Instant, NS_PER_SEC};
 pub struct SizingCtx {
     pub rate_bps: u64,
     /// Round-trip propagation times of the flows crossing this link direction.
-    pub flow_rtts_ns: Vec<u64>,
+    pub flow_rtts_ns: Vec<Duration>,
     /// Links into the router this port leaves from (seed 003's L).
     pub input_links: u32,
     /// Packet size the byte quantities are converted with.
@@ -80,7 +80,11 @@ impl SizingCtx {
                         by (give an explicit limit such as \"100pkt\")",
             ));
         }
-        let mean_ns = self.flow_rtts_ns.iter().map(|&r| r as f64).sum::<f64>()
+        let mean_ns = self
+            .flow_rtts_ns
+            .iter()
+            .map(|r| r.as_ns() as f64)
+            .sum::<f64>()
             / self.flow_rtts_ns.len() as f64;
         Ok(self.rate_bps as f64 * mean_ns / NS_PER_SEC as f64 / 8.0 / self.pkt_bytes as f64)
     }

@@ -17,7 +17,7 @@ fn spec(rule: &str, scale: f64) -> SizingSpec {
 fn ctx(n: usize) -> SizingCtx {
     SizingCtx {
         rate_bps: 10_000_000,
-        flow_rtts_ns: vec![(102 * MS).as_ns(); n],
+        flow_rtts_ns: vec![102 * MS; n],
         input_links: 101,
         pkt_bytes: 1500,
     }
@@ -35,7 +35,7 @@ fn bdp_is_rate_times_mean_rtt() {
                                                              // Seed 004 §III-C: 10 ms and 990 ms flows, 100 Mb/s, 1 KB packets -> 6250 packets.
     let c = SizingCtx {
         rate_bps: 100_000_000,
-        flow_rtts_ns: vec![(10 * MS).as_ns(), (990 * MS).as_ns()],
+        flow_rtts_ns: vec![10 * MS, 990 * MS],
         input_links: 3,
         pkt_bytes: 1000,
     };
