@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use crate::problem::{Loc, Problem, Seg};
 use crate::scenario::{plan_schema, Scenario};
-use crate::time::fmt_ns;
+use crate::time::{fmt_ns, Duration};
 
 fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
@@ -190,7 +190,7 @@ pub fn quantity(key: &str, x: f64) -> String {
         if x >= 24.0 * HOUR_NS && (x / HOUR_NS).fract() == 0.0 {
             return format!("{} h", x / HOUR_NS);
         }
-        return fmt_ns(x as u64);
+        return fmt_ns(Duration::from_ns(x as u64));
     }
     // `fixed` is BQL's fixed limit, a byte count (the plan's `{"fixed": n}`).
     if (key.ends_with("_bytes") || key == "fixed") && whole {

@@ -14,6 +14,7 @@ use crate::rng::{stream, Stream};
 use crate::scenario::{DirSpec, Scenario};
 use crate::sched::{Ev, Sched};
 use crate::sizing::{self, AdaptiveSizer, SizingCtx};
+use crate::time::{Duration, Instant};
 
 /// What the bounds of each key cannot say about a port (those are checked by
 /// [`crate::bounds`]): a limit or a sizing rule, not both.
@@ -30,8 +31,8 @@ fn check_dir(loc: &Loc, d: &DirSpec, errs: &mut Vec<Problem>) {
 /// Most samples one time series may hold (`run.sample_ns`).
 pub const MAX_SAMPLES: u64 = 10_000_000;
 
-/// The round-trip propagation time of a path out and back, in ns.
-fn path_delay(ports: &[PortParams], path: &[u32]) -> u64 {
+/// The round-trip propagation time of a path out and back.
+fn path_delay(ports: &[PortParams], path: &[u32]) -> Duration {
     path.iter().map(|&p| ports[p as usize].delay_ns).sum()
 }
 
@@ -43,25 +44,28 @@ fn read_network(
 ) -> (Window, Vec<PortParams>, Vec<(Loc, DirSpec)>) {
     let run = &sc.run;
     let window = match run.measure_ns {
-        Some([a, b]) if a < b && b <= run.duration_ns => Window { start: a, end: b },
+        Some([a, b]) if a < b && b <= Instant::ZERO + run.duration_ns => {
+            Window { start: a, end: b }
+        }
         Some(m) => {
             errs.push(Loc::root().key("run").key("measure_ns").problem(format!(
                 "[{}, {}] must be an interval inside the run",
-                m[0], m[1]
+                m[0].as_ns(),
+                m[1].as_ns()
             )));
             Window {
-                start: 0,
-                end: run.duration_ns.max(1),
+                start: Instant::ZERO,
+                end: Instant::ZERO + run.duration_ns.max(Duration::from_ns(1)),
             }
         }
         None => Window {
-            start: 0,
-            end: run.duration_ns.max(1),
+            start: Instant::ZERO,
+            end: Instant::ZERO + run.duration_ns.max(Duration::from_ns(1)),
         },
     };
     // Each time series keeps one sample per step: bound the count, or a tiny step over a long
     // run would take the machine's memory (and its time: a sample is an event).
-    if let Some(step) = run.sample_ns.filter(|&s| s > 0) {
+    if let Some(step) = run.sample_ns.filter(|&s| s > Duration::ZERO) {
         let n = run.duration_ns / step;
         if n > MAX_SAMPLES {
             errs.push(Loc::root().key("run").key("sample_ns").problem(format!(
@@ -159,10 +163,12 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
     let mut eng = build_network(sc)?;
     // Agents start at time 0 in their order; what they emit and arm is queued like any other.
     for a in 0..eng.agents.len() {
-        eng.with_agent(0, a as u32, |ag: &mut Agent, io: &mut Io| ag.on_start(io));
+        eng.with_agent(Instant::ZERO, a as u32, |ag: &mut Agent, io: &mut Io| {
+            ag.on_start(io)
+        });
     }
     if sc.run.sample_ns.is_some() {
-        eng.sched.at(0, Ev::Sample);
+        eng.sched.at(Instant::ZERO, Ev::Sample);
     }
     Ok(eng)
 }
@@ -187,7 +193,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         sc.nodes.clone(),
         port_params.iter().map(|p| (p.from, p.to)).collect(),
     );
-    let mut b = Builder::new(run.seed, window, run.duration_ns, &topo.ids);
+    let mut b = Builder::new(run.seed, window, Instant::ZERO + run.duration_ns, &topo.ids);
     if let Err(e) = build_traffic(sc, &mut b) {
         return Err(vec![e]);
     }
@@ -223,7 +229,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
             Some(s) => {
                 // Flows whose data or ACKs cross this port, with their round-trip propagation;
                 // pings are probes, not load, and do not count.
-                let crossing: Vec<(u64, u32)> = crossing_flows[pid]
+                let crossing: Vec<(Duration, u32)> = crossing_flows[pid]
                     .iter()
                     .map(|&i| (&flow_paths[i as usize], &b.flows[i as usize]))
                     .filter(|(_, f)| f.kind != "ping")
@@ -312,10 +318,10 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         run: run.clone(),
         window,
         events: 0,
-        now: 0,
+        now: Instant::ZERO,
         prev_port: Vec::new(),
         prev_flow: Vec::new(),
-        prev_sample: 0,
+        prev_sample: Instant::ZERO,
         ttl_expired: None,
     };
     Ok(eng)

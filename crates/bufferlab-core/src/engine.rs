@@ -10,7 +10,7 @@ use crate::qdisc::{Qdisc, QueueDisc};
 use crate::results::*;
 use crate::scenario::RunSpec;
 use crate::sched::{Ev, Sched};
-use crate::time::{secs, Time};
+use crate::time::{Duration, Instant};
 
 pub struct Engine {
     pub(crate) sched: Sched,
@@ -25,17 +25,17 @@ pub struct Engine {
     /// Scratch: packets an agent emitted during one hook.
     pub(crate) out: Vec<PktId>,
     /// Scratch: timers an agent armed during one hook.
-    pub(crate) timers: Vec<(Time, u32)>,
+    pub(crate) timers: Vec<(Instant, u32)>,
     pub(crate) transfers: Vec<TransferRecord>,
     pub(crate) timeseries: TimeSeries,
     pub(crate) run: RunSpec,
     pub(crate) window: Window,
     pub(crate) events: u64,
-    pub(crate) now: Time,
+    pub(crate) now: Instant,
     /// Per port (busy ns, IP bytes sent) and per flow (bytes delivered) at the previous sample.
-    pub(crate) prev_port: Vec<(u64, u64)>,
+    pub(crate) prev_port: Vec<(Duration, u64)>,
     pub(crate) prev_flow: Vec<u64>,
-    pub(crate) prev_sample: Time,
+    pub(crate) prev_sample: Instant,
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     pub(crate) ttl_expired: Option<Vec<TtlExpired>>,
@@ -45,7 +45,7 @@ pub struct Engine {
 /// to answer with ICMP Time Exceeded (RFC 792): the router, the packet's source and its `seq`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtlExpired {
-    pub at: Time,
+    pub at: Instant,
     pub router: NodeId,
     pub src: NodeId,
     pub seq: u64,
@@ -101,7 +101,7 @@ pub(crate) fn forward(
 
 impl Engine {
     /// Run an agent hook, then inject what it emitted and arm what it asked for.
-    pub(crate) fn with_agent(&mut self, now: Time, a: u32, f: impl FnOnce(&mut Agent, &mut Io)) {
+    pub(crate) fn with_agent(&mut self, now: Instant, a: u32, f: impl FnOnce(&mut Agent, &mut Io)) {
         let (node, agent) = &mut self.agents[a as usize];
         let node = *node;
         let mut io = Io {
@@ -130,7 +130,7 @@ impl Engine {
 
     /// A packet reached `node` off a link: deliver it, or forward it as a router does.
     #[inline]
-    fn arrive(&mut self, now: Time, node: NodeId, pkt: PktId) {
+    fn arrive(&mut self, now: Instant, node: NodeId, pkt: PktId) {
         let (dst, ttl) = {
             let p = self.arena.get(pkt);
             (p.dst, p.ttl)
@@ -183,7 +183,7 @@ impl Engine {
     /// Process events until simulated time `end` (exclusive). `progress` sees the time now and
     /// then (every 2^16 events) and stops the run by returning `false`; returns whether the run
     /// reached `end`.
-    pub fn run_until(&mut self, end: Time, mut progress: impl FnMut(Time) -> bool) -> bool {
+    pub fn run_until(&mut self, end: Instant, mut progress: impl FnMut(Instant) -> bool) -> bool {
         while let Some((now, ev)) = self.sched.pop_before(end) {
             self.now = now;
             self.events += 1;
@@ -212,18 +212,18 @@ impl Engine {
                 Ev::Sample => self.sample(now),
             }
         }
-        self.now = self.now.max(end.min(self.run.duration_ns));
+        self.now = self.now.max(end.min(Instant::ZERO + self.run.duration_ns));
         true
     }
 
     /// One row of time series per queue, link and flow: queue lengths now, and the link and flow
     /// rates over the interval since the previous sample.
-    fn sample(&mut self, now: Time) {
-        let t = secs(now);
-        let dt = secs(now - self.prev_sample);
+    fn sample(&mut self, now: Instant) {
+        let t = now.secs();
+        let dt = (now - self.prev_sample).secs();
         let rate = |d: u64| if dt > 0.0 { d as f64 * 8.0 / dt } else { 0.0 };
         let ts = &mut self.timeseries;
-        self.prev_port.resize(self.ports.len(), (0, 0));
+        self.prev_port.resize(self.ports.len(), (Duration::ZERO, 0));
         self.prev_flow.resize(self.flows.len(), 0);
         for (p, prev) in self.ports.iter().zip(self.prev_port.iter_mut()) {
             let name = &p.params.name;
@@ -247,7 +247,7 @@ impl Engine {
                 }
             }
             let util = if dt > 0.0 {
-                secs(busy - prev.0) / dt
+                (busy - prev.0).secs() / dt
             } else {
                 0.0
             };
@@ -266,7 +266,7 @@ impl Engine {
             *prev = d;
             if matches!(info.kind, "tcp" | "web" | "tcp_onoff") {
                 ts.push(t, "flow", &info.id, "cwnd_bytes", f.cwnd_bytes as f64);
-                ts.push(t, "flow", &info.id, "srtt_s", secs(f.srtt_ns));
+                ts.push(t, "flow", &info.id, "srtt_s", f.srtt_ns.secs());
             }
         }
         self.prev_sample = now;

@@ -65,7 +65,7 @@ fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
         let (n, bps, tcp) = match t {
             TrafficSpec::Udp(u) => {
                 let on = u.stop_ns.map_or(1.0, |s| {
-                    (s as f64 / NS_PER_SEC as f64 / duration_s).min(1.0)
+                    (s.as_ns() as f64 / NS_PER_SEC as f64 / duration_s).min(1.0)
                 });
                 (
                     u.pairs.len(),
@@ -75,7 +75,7 @@ fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
             }
             TrafficSpec::Ping(p) => (
                 p.pairs.len(),
-                p.size_bytes as f64 * 8.0 * NS_PER_SEC as f64 / p.interval_ns.max(1) as f64,
+                p.size_bytes as f64 * 8.0 * NS_PER_SEC as f64 / p.interval_ns.as_ns().max(1) as f64,
                 false,
             ),
             TrafficSpec::Tcp(s) => (
@@ -102,7 +102,7 @@ fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
             TrafficSpec::Ballast(s) => {
                 let pps = match (s.rate_pps, &s.burst) {
                     (Some(_), Some(b)) => {
-                        b.packets as f64 * NS_PER_SEC as f64 / b.every_ns.max(1) as f64
+                        b.packets as f64 * NS_PER_SEC as f64 / b.every_ns.as_ns().max(1) as f64
                     }
                     (Some(r), None) => r,
                     (None, _) => crate::ballast::AutoConfig::default().max_pps,
@@ -117,7 +117,7 @@ fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
 
 /// Estimate the run `eng` was built for (from `sc`).
 pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
-    let duration_s = sc.run.duration_ns as f64 / NS_PER_SEC as f64;
+    let duration_s = sc.run.duration_ns.as_ns() as f64 / NS_PER_SEC as f64;
     let offers = offered(sc, duration_s);
     let flows = &eng.flow_info;
     let paths: Vec<(Vec<u32>, Vec<u32>)> = flows

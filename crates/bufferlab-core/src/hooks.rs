@@ -4,18 +4,18 @@
 
 use crate::metrics::flow::{FlowStats, TransferRecord};
 use crate::packet::{Arena, NodeId, Packet, PktId};
-use crate::time::Time;
+use crate::time::Instant;
 
 /// What an agent can do while one of its hooks runs.
 pub struct Io<'a> {
-    pub now: Time,
+    pub now: Instant,
     /// The node the agent sits on (the source address of what it sends).
     pub node: NodeId,
     /// Packets go straight into the arena (one copy of the header, not two); their ids wait
     /// here for the engine to forward them once the hook returns.
     pub(crate) arena: &'a mut Arena,
     pub(crate) out: &'a mut Vec<PktId>,
-    pub(crate) timers: &'a mut Vec<(Time, u32)>,
+    pub(crate) timers: &'a mut Vec<(Instant, u32)>,
     /// Every flow's counters, indexed by flow id.
     pub flows: &'a mut [FlowStats],
     /// Finite transfers, appended as they start and updated as they end.
@@ -44,7 +44,7 @@ impl<'a> Io<'a> {
     /// Ask for [`AgentHooks::on_timer`] with `token` at time `at` (not before now). Timers are never
     /// cancelled: an agent that re-arms keeps its own deadline and ignores stale firings.
     #[inline]
-    pub fn set_timer(&mut self, at: Time, token: u32) {
+    pub fn set_timer(&mut self, at: Instant, token: u32) {
         self.timers.push((at.max(self.now), token));
     }
 }

@@ -4,7 +4,7 @@
 //! arena and are referred to by index, so moving one through queues and links copies 4 bytes and
 //! steady-state runs allocate nothing per packet.
 
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 /// Index of a packet in the [`Arena`].
 pub type PktId = u32;
@@ -59,9 +59,9 @@ pub struct TcpHeader {
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     pub nsack: u8,
     /// Timestamp value (RFC 7323 TSval), in ns: the sender's clock when it sent the segment.
-    pub ts_val: Time,
+    pub ts_val: Instant,
     /// Timestamp echo reply (TSecr).
-    pub ts_ecr: Time,
+    pub ts_ecr: Instant,
 }
 
 /// A packet header. Sizes are IP packet sizes in bytes; link framing is added by the link.
@@ -80,12 +80,13 @@ pub struct Packet {
     /// IP time to live, decremented by each router (not by the sending host).
     pub ttl: u8,
     /// When the source emitted it.
-    pub created: Time,
+    pub created: Instant,
     /// Sequence number for UDP and ping (per flow).
     pub seq: u64,
-    /// The sender's smoothed RTT when it sent the packet, 0 when it has none (seed 004 §III-A:
-    /// "active RTT estimation" stamped in the header, read by SplitBuff).
-    pub srtt_ns: Time,
+    /// The sender's smoothed RTT when it sent the packet, `Duration::ZERO` when it has none (no
+    /// RTT is zero; an `Option` would grow every header by 8 bytes) (seed 004 §III-A: "active RTT
+    /// estimation" stamped in the header, read by SplitBuff).
+    pub srtt_ns: Duration,
     pub tcp: TcpHeader,
 }
 

@@ -25,7 +25,7 @@ use crate::packet::{AgentId, FlowId, NodeId, Packet, PktId, Proto};
 use crate::results::RunOutput;
 use crate::scenario::Scenario;
 use crate::sched::Ev;
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 /// No external agent on this node (a router, or a node no host sits on).
 const NO_AGENT: AgentId = AgentId::MAX;
@@ -72,7 +72,7 @@ impl RealtimeNet {
             }
         }
         if sc.run.sample_ns.is_some() {
-            eng.sched.at(0, Ev::Sample);
+            eng.sched.at(Instant::ZERO, Ev::Sample);
         }
         eng.ttl_expired = Some(Vec::new());
         Ok(RealtimeNet { eng, ext })
@@ -88,23 +88,24 @@ impl RealtimeNet {
     }
 
     /// Time of the last event processed.
-    pub fn now(&self) -> Time {
+    pub fn now(&self) -> Instant {
         self.eng.now
     }
 
     /// When the engine next has something to do, if anything.
-    pub fn next_event_at(&self) -> Option<Time> {
+    pub fn next_event_at(&self) -> Option<Instant> {
         self.eng.sched.next_at()
     }
 
     /// Process every event due at or before `now`.
-    pub fn advance(&mut self, now: Time) {
-        self.eng.run_until(now.saturating_add(1), |_| true);
+    pub fn advance(&mut self, now: Instant) {
+        self.eng
+            .run_until(now.saturating_add(Duration::from_ns(1)), |_| true);
     }
 
     /// A packet a real host at `node` sent at `now` (after [`Self::advance`] to `now`). Returns
     /// its handle, or `None` when its destination has no host (it is not injected).
-    pub fn inject(&mut self, now: Time, node: NodeId, o: Outbound) -> Option<PktId> {
+    pub fn inject(&mut self, now: Instant, node: NodeId, o: Outbound) -> Option<PktId> {
         if *self.ext.get(node as usize)? == NO_AGENT {
             return None;
         }
@@ -114,7 +115,12 @@ impl RealtimeNet {
     /// A packet a router of the engine originates at `now` (an ICMP error, RFC 1812 §4.3.2):
     /// it leaves `router` by the port towards its destination as a forwarded packet would.
     /// Returns its handle, or `None` when its destination has no host.
-    pub fn inject_from_router(&mut self, now: Time, router: NodeId, o: Outbound) -> Option<PktId> {
+    pub fn inject_from_router(
+        &mut self,
+        now: Instant,
+        router: NodeId,
+        o: Outbound,
+    ) -> Option<PktId> {
         if router as usize >= self.ext.len() {
             return None;
         }
@@ -129,7 +135,7 @@ impl RealtimeNet {
         }
     }
 
-    fn inject_at(&mut self, now: Time, node: NodeId, o: Outbound) -> Option<PktId> {
+    fn inject_at(&mut self, now: Instant, node: NodeId, o: Outbound) -> Option<PktId> {
         let src_agent = self.ext[node as usize];
         let dst_agent = *self.ext.get(o.dst as usize)?;
         if dst_agent == NO_AGENT {
@@ -192,18 +198,18 @@ impl RealtimeNet {
 
     /// Close the books at `end` (the run's duration, or earlier when it was stopped): the same
     /// summary and tables as a simulation.
-    pub fn finish(mut self, end: Time) -> Result<RunOutput, String> {
-        self.advance(end.saturating_sub(1));
+    pub fn finish(mut self, end: Instant) -> Result<RunOutput, String> {
+        self.advance(end.saturating_sub(Duration::from_ns(1)));
         let e = &mut self.eng;
-        if end < e.run.duration_ns {
+        if end < Instant::ZERO + e.run.duration_ns {
             // Stopped early: the books close at `end`, and every rate and mean is over the part
             // of the measurement window that ran.
-            let end = end.max(1);
-            e.run.duration_ns = end;
+            let end = end.max(Instant::from_ns(1));
+            e.run.duration_ns = end.since_start();
             let mut w = e.window;
             w.end = w.end.min(end);
             if w.start >= w.end {
-                w.start = 0;
+                w.start = Instant::ZERO;
             }
             e.window = w;
             for p in &mut e.ports {

@@ -4,7 +4,12 @@ use crate::engine::Engine;
 use crate::qdisc::{DropReason, QueueDisc};
 use crate::results::*;
 use crate::scenario::Framing;
-use crate::time::secs;
+use crate::time::{Duration, Instant};
+
+/// A histogram value (ns) in seconds.
+fn hist_secs(ns: u64) -> f64 {
+    Duration::from_ns(ns).secs()
+}
 
 impl Engine {
     /// Close the books: conservation check and the result rows.
@@ -16,15 +21,15 @@ impl Engine {
                 version: env!("CARGO_PKG_VERSION"),
                 events: self.events,
                 wall_seconds: 0.0,
-                sim_seconds: secs(end),
+                sim_seconds: end.secs(),
                 packets: self.totals.created,
                 peak_packets: self.arena.capacity_used() as u64,
             },
             run: RunRow {
-                duration_s: secs(end),
+                duration_s: end.secs(),
                 seed: self.run.seed,
-                measure_s: [secs(w.start), secs(w.end)],
-                sample_s: self.run.sample_ns.map(secs),
+                measure_s: [w.start.secs(), w.end.secs()],
+                sample_s: self.run.sample_ns.map(Duration::secs),
             },
             flows: self.flow_rows(),
             queues: self.queue_rows(),
@@ -42,7 +47,7 @@ impl Engine {
     /// Every port's books, then the run's: packets created = delivered + dropped + queued + in
     /// flight, every drop at a named port.
     fn close_books(&mut self) -> Result<ConservationRow, String> {
-        let end = self.run.duration_ns;
+        let end = Instant::ZERO + self.run.duration_ns;
         let mut queued = 0;
         let mut in_flight = 0;
         for p in &mut self.ports {
@@ -89,13 +94,13 @@ impl Engine {
     }
 
     fn flow_rows(&self) -> Vec<FlowRow> {
-        let wsecs = secs(self.window.len());
+        let wsecs = self.window.len().secs();
         let names = &self.topo.names;
         self.flows
             .iter()
             .zip(&self.flow_info)
             .map(|(f, info)| {
-                let q = |x: f64| f.rtt.quantile(x).map(secs);
+                let q = |x: f64| f.rtt.quantile(x).map(hist_secs);
                 FlowRow {
                     id: info.id.clone(),
                     kind: info.kind,
@@ -118,9 +123,9 @@ impl Engine {
                     } else {
                         0.0
                     },
-                    start_s: f.started_at.map(secs),
+                    start_s: f.started_at.map(Instant::secs),
                     completion_time_s: match (f.started_at, f.completed_at) {
-                        (Some(s), Some(c)) => Some(secs(c - s)),
+                        (Some(s), Some(c)) => Some((c - s).secs()),
                         _ => None,
                     },
                 }
@@ -142,10 +147,10 @@ impl Engine {
                     limit_bytes: lim.bytes,
                     sizing: p.sizing.clone(),
                     sojourn_mean_s: s.sojourn.mean().map(|m| m / 1e9),
-                    sojourn_p50_s: s.sojourn.quantile(0.5).map(secs),
-                    sojourn_p99_s: s.sojourn.quantile(0.99).map(secs),
+                    sojourn_p50_s: s.sojourn.quantile(0.5).map(hist_secs),
+                    sojourn_p99_s: s.sojourn.quantile(0.99).map(hist_secs),
                     ring_sojourn_mean_s: s.ring_sojourn.mean().map(|m| m / 1e9),
-                    ring_sojourn_p99_s: s.ring_sojourn.quantile(0.99).map(secs),
+                    ring_sojourn_p99_s: s.ring_sojourn.quantile(0.99).map(hist_secs),
                     bql_limit_bytes: p
                         .ring
                         .as_ref()
@@ -173,13 +178,13 @@ impl Engine {
             .map(|p| LinkRow {
                 link: p.params.name.clone(),
                 rate_bps: p.params.rate_bps,
-                delay_s: secs(p.params.delay_ns),
+                delay_s: p.params.delay_ns.secs(),
                 framing: match p.params.framing {
                     Framing::None => "none",
                     Framing::Ethernet => "ethernet",
                     Framing::Atm => "atm",
                 },
-                utilization: p.stats.busy_ns.window as f64 / w.len() as f64,
+                utilization: p.stats.busy_ns.window as f64 / w.len().as_ns() as f64,
                 bytes_sent: p.stats.bytes_sent.window,
                 wire_bytes_sent: p.stats.wire_bytes_sent.window,
                 pkts_sent: p.stats.pkts_sent.window,
@@ -205,9 +210,9 @@ impl Engine {
                         .unwrap_or_default(),
                     conn: n.unwrap_or(0),
                     size_bytes: t.size_bytes,
-                    start_s: secs(t.start),
-                    end_s: t.completed.map(secs),
-                    completion_time_s: t.completed.map(|c| secs(c.saturating_sub(t.start))),
+                    start_s: t.start.secs(),
+                    end_s: t.completed.map(Instant::secs),
+                    completion_time_s: t.completed.map(|c| c.saturating_since(t.start).secs()),
                 }
             })
             .collect()

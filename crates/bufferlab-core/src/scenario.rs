@@ -24,6 +24,7 @@ pub use crate::qdisc::QdiscSpec;
 pub use crate::tcp::params::TcpOptions;
 
 pub use crate::time::MAX_DURATION_NS;
+use crate::time::{Duration, Instant};
 
 /// A whole run.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -42,16 +43,16 @@ pub struct Scenario {
 pub struct RunSpec {
     /// Simulated time the run lasts.
     #[schemars(range(min = 1, max = MAX_DURATION_NS))]
-    pub duration_ns: u64,
+    pub duration_ns: Duration,
     #[serde(default)]
     pub seed: u64,
     /// Window `[start, end)` for the summary statistics; the whole run if absent.
     #[serde(default)]
-    pub measure_ns: Option<[u64; 2]>,
+    pub measure_ns: Option<[Instant; 2]>,
     /// Record time series at this step.
     #[serde(default)]
     #[schemars(range(min = 1))]
-    pub sample_ns: Option<u64>,
+    pub sample_ns: Option<Duration>,
 }
 
 /// A bidirectional link between nodes `a` and `b`; `forward` is the direction a -> b.
@@ -73,7 +74,7 @@ pub struct DirSpec {
     pub rate_bps: u64,
     /// One-way propagation delay.
     #[schemars(range(max = MAX_DURATION_NS))]
-    pub delay_ns: u64,
+    pub delay_ns: Duration,
     #[serde(default)]
     pub framing: Framing,
     pub queue: QueueSpec,
@@ -193,7 +194,7 @@ pub struct BurstSpec {
     pub packets: u64,
     /// Time from one burst's start to the next's.
     #[schemars(range(min = 1))]
-    pub every_ns: u64,
+    pub every_ns: Duration,
 }
 
 fn default_ttl() -> u8 {
@@ -226,7 +227,7 @@ pub struct UdpSpec {
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
     #[serde(default)]
-    pub stop_ns: Option<u64>,
+    pub stop_ns: Option<Instant>,
 }
 
 fn ballast_size() -> u32 {
@@ -269,7 +270,7 @@ pub struct BallastSpec {
     /// The controller's target queueing delay (`None`: its default).
     #[serde(default)]
     #[schemars(range(min = 1))]
-    pub target_ns: Option<u64>,
+    pub target_ns: Option<Duration>,
     /// Largest share of the uplink the ballast may take (eq. 7; 0.2).
     #[serde(default = "ballast_max_share")]
     #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))]
@@ -277,11 +278,11 @@ pub struct BallastSpec {
     /// The controller's decision period (`None`: its default).
     #[serde(default)]
     #[schemars(range(min = 1))]
-    pub period_ns: Option<u64>,
+    pub period_ns: Option<Duration>,
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
     #[serde(default)]
-    pub stop_ns: Option<u64>,
+    pub stop_ns: Option<Instant>,
 }
 
 fn default_ping_size() -> u32 {
@@ -295,7 +296,7 @@ pub struct PingSpec {
     pub pairs: Vec<(String, String)>,
     /// Time between echo requests.
     #[schemars(range(min = 1))]
-    pub interval_ns: u64,
+    pub interval_ns: Duration,
     /// IP packet size (Linux ping: 84 B).
     #[serde(default = "default_ping_size")]
     #[schemars(range(min = 28, max = 65535))]
@@ -303,7 +304,7 @@ pub struct PingSpec {
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
     #[serde(default)]
-    pub stop_ns: Option<u64>,
+    pub stop_ns: Option<Instant>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]

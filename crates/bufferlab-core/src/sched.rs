@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::time::Time;
+use crate::time::Instant;
 
 /// What happens. Small and `Copy`: it names the component; the component holds the state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +33,8 @@ struct Entry {
 
 impl Entry {
     #[inline]
-    fn at(&self) -> Time {
-        (self.key >> 64) as Time
+    fn at(&self) -> Instant {
+        Instant::from_ns((self.key >> 64) as u64)
     }
 }
 
@@ -72,17 +72,17 @@ impl Sched {
     }
 
     #[inline]
-    pub fn at(&mut self, at: Time, ev: Ev) {
+    pub fn at(&mut self, at: Instant, ev: Ev) {
         self.seq += 1;
         self.heap.push(Entry {
-            key: (at as u128) << 64 | self.seq as u128,
+            key: (at.as_ns() as u128) << 64 | self.seq as u128,
             ev,
         });
     }
 
     /// The next event if it is due before `end`.
     #[inline]
-    pub fn pop_before(&mut self, end: Time) -> Option<(Time, Ev)> {
+    pub fn pop_before(&mut self, end: Instant) -> Option<(Instant, Ev)> {
         match self.heap.peek() {
             Some(e) if e.at() < end => self.heap.pop().map(|e| (e.at(), e.ev)),
             _ => None,
@@ -91,7 +91,7 @@ impl Sched {
 
     /// When the next event is due, if any (what a wall-clock driver sleeps until).
     #[inline]
-    pub fn next_at(&self) -> Option<Time> {
+    pub fn next_at(&self) -> Option<Instant> {
         self.heap.peek().map(|e| e.at())
     }
 
@@ -106,23 +106,24 @@ mod tests {
 
     #[test]
     fn time_then_insertion_order() {
+        let t = Instant::from_ns;
         let mut s = Sched::default();
-        s.at(5, Ev::Sample);
-        s.at(3, Ev::TxDone(1));
-        s.at(5, Ev::TxDone(2));
-        s.at(3, Ev::TxDone(3));
-        let got: Vec<_> = std::iter::from_fn(|| s.pop_before(10)).collect();
+        s.at(t(5), Ev::Sample);
+        s.at(t(3), Ev::TxDone(1));
+        s.at(t(5), Ev::TxDone(2));
+        s.at(t(3), Ev::TxDone(3));
+        let got: Vec<_> = std::iter::from_fn(|| s.pop_before(t(10))).collect();
         assert_eq!(
             got,
             vec![
-                (3, Ev::TxDone(1)),
-                (3, Ev::TxDone(3)),
-                (5, Ev::Sample),
-                (5, Ev::TxDone(2))
+                (t(3), Ev::TxDone(1)),
+                (t(3), Ev::TxDone(3)),
+                (t(5), Ev::Sample),
+                (t(5), Ev::TxDone(2))
             ]
         );
-        s.at(10, Ev::Sample);
-        assert_eq!(s.pop_before(10), None);
+        s.at(t(10), Ev::Sample);
+        assert_eq!(s.pop_before(t(10)), None);
     }
 
     /// Against a sorted reference: a random mix of pushes and pops, each new event at or after
@@ -133,7 +134,7 @@ mod tests {
         use rand::{Rng as _, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
         let mut s = Sched::default();
-        let mut reference = std::collections::BTreeSet::<(Time, u64, u32)>::new();
+        let mut reference = std::collections::BTreeSet::<(u64, u64, u32)>::new();
         let (mut now, mut n) = (0u64, 0u64);
         for step in 0..200_000u32 {
             if rng.gen_bool(0.52) {
@@ -146,20 +147,20 @@ mod tests {
                     now + rng.gen_range(0..span)
                 };
                 n += 1;
-                s.at(at, Ev::TxDone(step));
+                s.at(Instant::from_ns(at), Ev::TxDone(step));
                 reference.insert((at, n, step));
             } else {
                 let end = now + rng.gen_range(0..1u64 << 20);
                 let want = match reference.first() {
                     Some(&(at, _, id)) if at < end => {
                         reference.pop_first();
-                        Some((at, Ev::TxDone(id)))
+                        Some((Instant::from_ns(at), Ev::TxDone(id)))
                     }
                     _ => None,
                 };
-                assert_eq!(s.pop_before(end), want, "step {step}");
+                assert_eq!(s.pop_before(Instant::from_ns(end)), want, "step {step}");
                 if let Some((at, _)) = want {
-                    now = at;
+                    now = at.as_ns();
                 }
             }
             assert_eq!(s.pending(), reference.len());

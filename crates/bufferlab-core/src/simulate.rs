@@ -2,13 +2,11 @@
 //! ([`crate::build`]) and the event loop ([`crate::engine`]), so neither depends on the other's
 //! caller: plan -> build -> engine -> results, one way.
 
-use std::time::Instant;
-
 use crate::engine::Engine;
 use crate::problem::{join, Problem};
 use crate::results::RunOutput;
 use crate::scenario::Scenario;
-use crate::time::Time;
+use crate::time::Instant;
 
 /// Build and run a scenario to the end.
 pub fn run(sc: &Scenario) -> Result<RunOutput, String> {
@@ -19,10 +17,10 @@ pub fn run(sc: &Scenario) -> Result<RunOutput, String> {
 /// the run by returning `false` (the result is then an error).
 pub fn run_with_progress(
     sc: &Scenario,
-    progress: impl FnMut(Time) -> bool,
+    progress: impl FnMut(Instant) -> bool,
 ) -> Result<RunOutput, String> {
     let mut eng = crate::build::build(sc).map_err(|e| join(&e))?;
-    if !eng.run_until(sc.run.duration_ns, progress) {
+    if !eng.run_until(Instant::ZERO + sc.run.duration_ns, progress) {
         return Err("interrupted".to_string());
     }
     eng.finish()
@@ -38,8 +36,11 @@ pub fn check(sc: &Scenario) -> Vec<Problem> {
 }
 
 /// Build and run a scenario, with the wall time in its summary.
-pub fn run_timed(sc: &Scenario, progress: impl FnMut(Time) -> bool) -> Result<RunOutput, String> {
-    let t0 = Instant::now();
+pub fn run_timed(
+    sc: &Scenario,
+    progress: impl FnMut(Instant) -> bool,
+) -> Result<RunOutput, String> {
+    let t0 = std::time::Instant::now();
     let eng = crate::build::build(sc).map_err(|e| join(&e))?;
     run_engine(eng, t0, progress)
 }
@@ -48,10 +49,10 @@ pub fn run_timed(sc: &Scenario, progress: impl FnMut(Time) -> bool) -> Result<Ru
 /// the build). `progress` as in [`run_with_progress`].
 pub fn run_engine(
     mut eng: Engine,
-    t0: Instant,
-    progress: impl FnMut(Time) -> bool,
+    t0: std::time::Instant,
+    progress: impl FnMut(Instant) -> bool,
 ) -> Result<RunOutput, String> {
-    if !eng.run_until(eng.run.duration_ns, progress) {
+    if !eng.run_until(Instant::ZERO + eng.run.duration_ns, progress) {
         return Err("interrupted".to_string());
     }
     let mut out = eng.finish()?;

@@ -17,14 +17,14 @@
 use crate::problem::{at_key, Problem};
 use crate::qdisc::Limit;
 use crate::scenario::SizingSpec;
-use crate::time::{Time, NS_PER_SEC};
+use crate::time::{Duration, Instant, NS_PER_SEC};
 
 /// What a rule may use: the link, the flows crossing it, the router it leaves from.
 #[derive(Clone, Debug)]
 pub struct SizingCtx {
     pub rate_bps: u64,
     /// Round-trip propagation times of the flows crossing this link direction.
-    pub flow_rtts_ns: Vec<u64>,
+    pub flow_rtts_ns: Vec<Duration>,
     /// Links into the router this port leaves from (seed 003's L).
     pub input_links: u32,
     /// Packet size the byte quantities are converted with.
@@ -80,7 +80,11 @@ impl SizingCtx {
                         by (give an explicit limit such as \"100pkt\")",
             ));
         }
-        let mean_ns = self.flow_rtts_ns.iter().map(|&r| r as f64).sum::<f64>()
+        let mean_ns = self
+            .flow_rtts_ns
+            .iter()
+            .map(|r| r.as_ns() as f64)
+            .sum::<f64>()
             / self.flow_rtts_ns.len() as f64;
         Ok(self.rate_bps as f64 * mean_ns / NS_PER_SEC as f64 / 8.0 / self.pkt_bytes as f64)
     }
@@ -160,10 +164,10 @@ pub struct AdaptiveSizer {
     rate_bps: u64,
     pkt_bytes: u32,
     scale: f64,
-    period_ns: Time,
-    last_ns: Time,
+    period_ns: Duration,
+    last_ns: Instant,
     /// When a re-size became due (a drop after the period), if one is.
-    due_ns: Option<Time>,
+    due_ns: Option<Instant>,
     sum_ns: f64,
     n: u64,
     limit: Limit,
@@ -172,11 +176,11 @@ pub struct AdaptiveSizer {
 impl AdaptiveSizer {
     /// Seed 003 gives no period. Ours: 10 s, so that a single burst of drops re-sizes once and a
     /// cycle of many short-RTT flows is averaged over several of its sawteeth.
-    pub const DEFAULT_PERIOD_NS: Time = 10 * NS_PER_SEC;
+    pub const DEFAULT_PERIOD_NS: Duration = Duration::from_secs(10);
 
     /// Starts at the BDP over the flows' round-trip propagation times ("the initial buffer size
     /// is set optimally to BD", seed 003 §4.2).
-    pub fn new(spec: &SizingSpec, ctx: &SizingCtx, period_ns: Time) -> Result<Self, Problem> {
+    pub fn new(spec: &SizingSpec, ctx: &SizingCtx, period_ns: Duration) -> Result<Self, Problem> {
         let (limit, _) = resolve(
             &SizingSpec {
                 rule: "bdp".into(),
@@ -184,7 +188,7 @@ impl AdaptiveSizer {
             },
             ctx,
         )?;
-        if period_ns == 0 {
+        if period_ns.is_zero() {
             return Err(at_key(
                 "rule",
                 "the update period of \"rtt-adaptive\" must be positive",
@@ -195,7 +199,7 @@ impl AdaptiveSizer {
             pkt_bytes: ctx.pkt_bytes,
             scale: spec.scale,
             period_ns,
-            last_ns: 0,
+            last_ns: Instant::ZERO,
             due_ns: None,
             sum_ns: 0.0,
             n: 0,
@@ -205,9 +209,9 @@ impl AdaptiveSizer {
 
     /// A packet reached the buffer carrying the sender's smoothed RTT (0: none).
     #[inline]
-    pub fn on_packet(&mut self, _now: Time, srtt_ns: Time) {
-        if srtt_ns > 0 {
-            self.sum_ns += srtt_ns as f64;
+    pub fn on_packet(&mut self, _now: Instant, srtt_ns: Duration) {
+        if !srtt_ns.is_zero() {
+            self.sum_ns += srtt_ns.as_ns() as f64;
             self.n += 1;
         }
     }
@@ -215,20 +219,20 @@ impl AdaptiveSizer {
     /// The port dropped a packet: a sawtooth cycle ended. Makes a re-size due if the period has
     /// passed.
     #[inline]
-    pub fn on_drop(&mut self, now: Time) {
+    pub fn on_drop(&mut self, now: Instant) {
         if self.due_ns.is_none() && now >= self.last_ns + self.period_ns {
             self.due_ns = Some(now);
         }
     }
 
-    /// When the next [`AdaptiveSizer::update`] is due (`Time::MAX`: not yet).
-    pub fn next_update(&self) -> Time {
-        self.due_ns.unwrap_or(Time::MAX)
+    /// When the next [`AdaptiveSizer::update`] is due (`Instant::NEVER`: not yet).
+    pub fn next_update(&self) -> Instant {
+        self.due_ns.unwrap_or(Instant::NEVER)
     }
 
     /// Re-size: rate × the mean RTT since the last re-size (unchanged if no packet carried an
     /// RTT). Returns the limit now in force.
-    pub fn update(&mut self, now: Time) -> Limit {
+    pub fn update(&mut self, now: Instant) -> Limit {
         if self.n > 0 {
             let mean_ns = self.sum_ns / self.n as f64;
             self.limit = pkts(

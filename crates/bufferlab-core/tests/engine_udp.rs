@@ -129,12 +129,12 @@ fn idle_ping_rtt_is_propagation_plus_serialization() {
     let delay = 7 * NS_PER_MS + 123;
     // 84 B: 84 + 16 B of AAL5/LLC = 100 B -> 3 cells.
     for (framing, wire) in [("none", 84u64), ("ethernet", 84 + 18 + 20), ("atm", 3 * 53)] {
-        let expect = 2 * (delay + tx_time(wire, 1_000_000));
+        let expect = 2 * (delay + tx_time(wire, 1_000_000).as_ns());
         let (_, mean_ns) = ping_rtt(framing, 84, 1_000_000, delay);
         assert_eq!(mean_ns, expect, "framing {framing}");
     }
     // A 1500 B echo over ATM is 32 cells = 1696 B each way (the format's example).
-    let expect = 2 * (delay + tx_time(1696, 800_000));
+    let expect = 2 * (delay + tx_time(1696, 800_000).as_ns());
     let (_, mean_ns) = ping_rtt("atm", 1500, 800_000, delay);
     assert_eq!(mean_ns, expect);
 }

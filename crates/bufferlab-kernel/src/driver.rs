@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use bufferlab_core::metrics::hist::Hist;
 use bufferlab_core::packet::{FlowId, NodeId, Proto};
 use bufferlab_core::realtime::{Outbound, RealtimeNet, TtlExpired};
-use bufferlab_core::time::{Time, NS_PER_MS};
+use bufferlab_core::time::{Duration, Instant};
 
 use crate::icmp::{self, RateLimit};
 use crate::ipv4::{self, Header};
@@ -25,7 +25,7 @@ use crate::sys;
 pub const FLOW_PORT_BASE: u16 = 20_000;
 
 /// Longest sleep without looking at the stop flag and updating the elapsed time.
-const MAX_SLEEP_NS: Time = 20 * NS_PER_MS;
+const MAX_SLEEP_NS: Duration = Duration::from_ms(20);
 /// Packets read from one TUN before the others get a turn.
 const READ_BATCH: usize = 64;
 
@@ -99,11 +99,11 @@ pub fn run(
     net: &mut RealtimeNet,
     hosts: &[(NodeId, i32)],
     t0_ns: u64,
-    duration_ns: Time,
-    spin_ns: Time,
+    duration_ns: Duration,
+    spin_ns: Duration,
     ctl: &Control,
     st: &mut DriverStats,
-) -> io::Result<Time> {
+) -> io::Result<Instant> {
     sys::precise_timers();
     st.realtime_priority = sys::realtime_priority();
     let n_flows = net.flows().len() as u32;
@@ -116,10 +116,11 @@ pub fn run(
     let mut ready = Vec::with_capacity(fds.len());
     let mut slab = Slab::default();
     let mut buf = vec![0u8; 65_536];
-    let clock = || sys::monotonic_ns().saturating_sub(t0_ns);
+    let clock = || Instant::from_ns(sys::monotonic_ns().saturating_sub(t0_ns));
+    let end = Instant::ZERO + duration_ns;
     // Wait for the start: programs are launched ahead of it.
     while sys::monotonic_ns() < t0_ns && !ctl.stop.load(Ordering::Relaxed) {
-        let wait = (t0_ns - sys::monotonic_ns()).min(MAX_SLEEP_NS);
+        let wait = (t0_ns - sys::monotonic_ns()).min(MAX_SLEEP_NS.as_ns());
         std::thread::sleep(std::time::Duration::from_nanos(wait));
     }
     // Anything a host sent before the start is waiting in its TUN and enters at time 0.
@@ -129,7 +130,7 @@ pub fn run(
                    slab: &mut Slab,
                    st: &mut DriverStats,
                    routers: &mut Routers,
-                   t: Time| {
+                   t: Instant| {
         net.take_deliveries(|node, d| {
             let pkt = slab.get_mut(d.handle);
             if pkt.is_empty() {
@@ -140,27 +141,27 @@ pub fn run(
                 Ok(()) => st.pkts_out += 1,
                 Err(_) => st.write_errors += 1,
             }
-            st.lateness.record(clock().saturating_sub(d.at));
+            st.lateness.record(clock().saturating_since(d.at).as_ns());
         });
         routers.answer(net, slab, st, n_flows, t);
     };
     loop {
-        now = clock().min(duration_ns);
-        ctl.elapsed_ns.store(now, Ordering::Relaxed);
-        if now >= duration_ns || ctl.stop.load(Ordering::Relaxed) {
+        now = clock().min(end);
+        ctl.elapsed_ns.store(now.as_ns(), Ordering::Relaxed);
+        if now >= end || ctl.stop.load(Ordering::Relaxed) {
             break;
         }
         net.advance(now);
         deliver(net, &mut slab, st, &mut routers, now);
         let next = net
             .next_event_at()
-            .unwrap_or(Time::MAX)
-            .min(duration_ns)
+            .unwrap_or(Instant::NEVER)
+            .min(end)
             .min(now + MAX_SLEEP_NS);
         // With a spin margin, the last stretch before an event is spent polling without
         // sleeping: a wake-up from sleep costs tens of microseconds on a busy or virtual machine.
-        let wait = next.saturating_sub(clock()).saturating_sub(spin_ns);
-        sys::poll_readable(&fds, &mut ready, wait)?;
+        let wait = next.saturating_since(clock()).saturating_sub(spin_ns);
+        sys::poll_readable(&fds, &mut ready, wait.as_ns())?;
         st.wakeups += 1;
         for (i, &fd) in fds.iter().enumerate() {
             if !ready[i] {
@@ -184,7 +185,7 @@ pub fn run(
                     st.no_host += 1;
                     continue;
                 };
-                let t = clock().min(duration_ns);
+                let t = clock().min(end);
                 net.advance(t);
                 deliver(net, &mut slab, st, &mut routers, t);
                 let o = Outbound {
@@ -223,7 +224,7 @@ impl Routers {
         slab: &mut Slab,
         st: &mut DriverStats,
         n_flows: u32,
-        now: Time,
+        now: Instant,
     ) {
         net.take_ttl_expired(&mut self.expired);
         if self.expired.is_empty() {

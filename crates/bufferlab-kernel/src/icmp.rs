@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 
-use bufferlab_core::time::{Time, NS_PER_MS};
+use bufferlab_core::time::{Duration, Instant};
 
 use crate::ipv4::{self, header_checksum, internet_checksum, PROTO_ICMP};
 
@@ -19,7 +19,7 @@ pub const ICMP_TIME_EXCEEDED: u8 = 11;
 /// Code 0: time to live exceeded in transit (code 1 is fragment reassembly).
 pub const CODE_TTL_IN_TRANSIT: u8 = 0;
 /// Linux's default `net.ipv4.icmp_ratelimit`.
-pub const RATELIMIT_NS: Time = 1000 * NS_PER_MS;
+pub const RATELIMIT_NS: Duration = Duration::from_ms(1000);
 /// Linux's `XRLIM_BURST_FACTOR`: a bucket holds this many messages.
 pub const BURST: u64 = 6;
 /// Linux sends ICMP errors with TTL `net.ipv4.ip_default_ttl` (64) and TOS 0xc0
@@ -63,15 +63,15 @@ pub fn time_exceeded(router: Ipv4Addr, dropped: &[u8], ttl_at_router: u8) -> Opt
 #[derive(Default)]
 pub struct RateLimit {
     /// Tokens in ns of credit and when they were last topped up.
-    peers: HashMap<(u32, Ipv4Addr), (Time, Time)>,
+    peers: HashMap<(u32, Ipv4Addr), (Duration, Instant)>,
 }
 
 impl RateLimit {
-    pub fn allow(&mut self, now: Time, router: u32, dst: Ipv4Addr) -> bool {
+    pub fn allow(&mut self, now: Instant, router: u32, dst: Ipv4Addr) -> bool {
         let cap = BURST * RATELIMIT_NS;
         // A new peer starts with a full bucket (Linux's rate_last = 0 ages it to the cap).
         let (tokens, last) = self.peers.entry((router, dst)).or_insert((cap, now));
-        *tokens = (*tokens + now.saturating_sub(*last)).min(cap);
+        *tokens = (*tokens + now.saturating_since(*last)).min(cap);
         *last = now;
         if *tokens >= RATELIMIT_NS {
             *tokens -= RATELIMIT_NS;
@@ -140,15 +140,20 @@ mod tests {
         let mut r = RateLimit::default();
         let a = Ipv4Addr::new(10, 77, 0, 1);
         let b = Ipv4Addr::new(10, 77, 0, 5);
-        let sent = (0..100).filter(|&i| r.allow(i * NS_PER_MS, 1, a)).count();
+        let sent = (0..100)
+            .filter(|&i| r.allow(Instant::from_ms(i), 1, a))
+            .count();
         assert_eq!(sent, 6, "a burst of 6 within 100 ms");
-        assert!(r.allow(0, 1, b), "each destination has its own bucket");
-        assert!(!r.allow(900 * NS_PER_MS, 1, a));
-        assert!(r.allow(1_100 * NS_PER_MS, 1, a), "a token per second");
+        assert!(
+            r.allow(Instant::ZERO, 1, b),
+            "each destination has its own bucket"
+        );
+        assert!(!r.allow(Instant::from_ms(900), 1, a));
+        assert!(r.allow(Instant::from_ms(1_100), 1, a), "a token per second");
         // Over 10 s at 1000 packets/s: the burst plus one per second.
         let mut r = RateLimit::default();
         let sent = (0..10_000)
-            .filter(|&i| r.allow(i * NS_PER_MS, 1, a))
+            .filter(|&i| r.allow(Instant::from_ms(i), 1, a))
             .count();
         assert_eq!(sent, 6 + 9);
     }

@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 use bufferlab_core::packet::NodeId;
 use bufferlab_core::realtime::RealtimeNet;
 use bufferlab_core::results::RunOutput;
-use bufferlab_core::time::Time;
+use bufferlab_core::time::{Duration, Instant};
 use bufferlab_core::Scenario;
 
 use crate::driver::{self, Control, DriverStats};
@@ -53,7 +53,7 @@ pub fn cleanup() -> Vec<String> {
     netns::cleanup_stale()
 }
 
-type Finished = std::io::Result<(RealtimeNet, Time, DriverStats)>;
+type Finished = std::io::Result<(RealtimeNet, Instant, DriverStats)>;
 
 pub struct Session {
     lab: Lab,
@@ -87,7 +87,12 @@ impl Session {
 
     /// Start the network at CLOCK_MONOTONIC time `t0_ns` (the driver waits for it).
     /// `spin_ns`: spin this long before each event instead of sleeping (0: always sleep).
-    pub fn start(&mut self, t0_ns: u64, duration_ns: Time, spin_ns: Time) -> Result<(), String> {
+    pub fn start(
+        &mut self,
+        t0_ns: u64,
+        duration_ns: Duration,
+        spin_ns: Duration,
+    ) -> Result<(), String> {
         let mut net = self.net.take().ok_or("the network has already run")?;
         let hosts: Vec<(NodeId, i32)> = self
             .lab
@@ -110,8 +115,8 @@ impl Session {
         Ok(())
     }
 
-    pub fn elapsed_ns(&self) -> Time {
-        self.ctl.elapsed_ns.load(Ordering::Relaxed)
+    pub fn elapsed_ns(&self) -> Instant {
+        Instant::from_ns(self.ctl.elapsed_ns.load(Ordering::Relaxed))
     }
 
     pub fn running(&self) -> bool {

@@ -48,8 +48,12 @@ fn session(tag: &str, rate_bps: u64, delay_ms: u64, limit: u64, seconds: u64) ->
     let mut s = Session::create(&sc, hosts).expect("hosts");
     // BL_SPIN_US: the driver's spin margin, to compare its effect by hand.
     let spin = std::env::var("BL_SPIN_US").map_or(0, |v| v.parse::<u64>().unwrap_or(0) * 1000);
-    s.start(monotonic_ns() + 50_000_000, seconds * 1_000_000_000, spin)
-        .unwrap();
+    s.start(
+        monotonic_ns() + 50_000_000,
+        bufferlab_core::time::Duration::from_secs(seconds),
+        bufferlab_core::time::Duration::from_ns(spin),
+    )
+    .unwrap();
     std::thread::sleep(Duration::from_millis(60));
     s
 }

@@ -2,6 +2,7 @@
 //! [`AutoController`], driven from Python with the wall clock.
 
 use bufferlab_core::ballast::{AutoConfig, AutoController, Observation};
+use bufferlab_core::time::{Duration, Instant};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -31,11 +32,11 @@ impl PyBallastController {
             ));
         }
         let cfg = AutoConfig {
-            target_queue_ns: target_ns,
+            target_queue_ns: target_ns.map(Duration::from_ns),
             max_share,
             udp_bytes,
             max_pps,
-            period_ns,
+            period_ns: Duration::from_ns(period_ns),
             ..AutoConfig::default()
         };
         Ok(PyBallastController {
@@ -55,25 +56,25 @@ impl PyBallastController {
         min_rtt_ns: Option<u64>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let d = self.inner.on_observation(Observation {
-            now: now_ns,
+            now: Instant::from_ns(now_ns),
             data_segs_out,
             data_bytes_out,
-            srtt_ns,
-            min_rtt_ns,
+            srtt_ns: srtt_ns.map(Duration::from_ns),
+            min_rtt_ns: min_rtt_ns.map(Duration::from_ns),
         });
         let out = PyDict::new(py);
-        out.set_item("now_ns", d.now)?;
+        out.set_item("now_ns", d.now.as_ns())?;
         out.set_item("rate_pps", d.rate_pps)?;
         out.set_item("alpha", d.alpha)?;
         out.set_item("tcp_pps", d.tcp_pps)?;
-        out.set_item("queue_ns", d.queue_ns)?;
-        out.set_item("target_ns", d.target_ns)?;
+        out.set_item("queue_ns", d.queue_ns.map(Duration::as_ns))?;
+        out.set_item("target_ns", d.target_ns.as_ns())?;
         out.set_item("action", d.action.name())?;
         Ok(out)
     }
 
     #[getter]
     fn period_ns(&self) -> u64 {
-        self.inner.config().period_ns
+        self.inner.config().period_ns.as_ns()
     }
 }

@@ -3,6 +3,7 @@
 //! the programs in the namespaces and watches the clock.
 
 use bufferlab_core::metrics::hist::Hist;
+use bufferlab_core::time::Duration;
 use std::net::Ipv4Addr;
 
 use bufferlab_kernel::netns::{node_addr, HostSpec};
@@ -60,13 +61,17 @@ impl KernelNet {
     #[pyo3(signature = (t0_ns, duration_ns, spin_ns=0))]
     fn start(&mut self, t0_ns: u64, duration_ns: u64, spin_ns: u64) -> PyResult<()> {
         self.s
-            .start(t0_ns, duration_ns, spin_ns)
+            .start(
+                t0_ns,
+                Duration::from_ns(duration_ns),
+                Duration::from_ns(spin_ns),
+            )
             .map_err(PyRuntimeError::new_err)
     }
 
     /// Run time reached, in seconds.
     fn elapsed(&self) -> f64 {
-        self.s.elapsed_ns() as f64 / 1e9
+        self.s.elapsed_ns().secs()
     }
 
     fn running(&self) -> bool {

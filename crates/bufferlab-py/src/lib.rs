@@ -223,7 +223,7 @@ fn run_built<'py>(
                         return false;
                     }
                     if let Some(cb) = &progress {
-                        if cb.call1(py, (now as f64 / 1e9, offers << 16)).is_err() {
+                        if cb.call1(py, (now.secs(), offers << 16)).is_err() {
                             interrupted = true;
                             return false;
                         }

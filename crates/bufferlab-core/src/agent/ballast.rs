@@ -14,28 +14,28 @@ use crate::packet::{FlowId, NodeId, Packet};
 use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::{BallastSpec, UdpSpec};
-use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
+use crate::time::{Duration, Instant, NS_PER_SEC};
 
 const EMIT: u32 = 0;
 const DECIDE: u32 = 1;
 const RTT_PROBE: u32 = 2;
 /// How often the agent reads its connections' smoothed RTT to keep their minimum (the
 /// simulated counterpart of `tcpi_min_rtt`).
-const RTT_PROBE_NS: Time = 10 * NS_PER_MS;
+const RTT_PROBE_NS: Duration = Duration::from_ms(10);
 
 pub struct BallastAuto {
     out: Datagrams,
     ctl: AutoController,
     /// The TCP flows this node sends, with their packet counts at the last decision.
     watch: Vec<(FlowId, u64)>,
-    min_rtt: Option<Time>,
+    min_rtt: Option<Duration>,
     start: Sampler,
-    stop: Time,
+    stop: Instant,
     rng: Rng,
     /// Spacing at the current rate; `None` while the controller says 0.
     period_ns: Option<f64>,
     /// The emission the agent is waiting for (stale timer firings are ignored).
-    next_emit: Option<Time>,
+    next_emit: Option<Instant>,
     seq: u64,
 }
 
@@ -60,7 +60,7 @@ impl BallastAuto {
         }
         let srtt = busiest
             .map(|(_, f)| io.flows[f as usize].srtt_ns)
-            .filter(|&s| s > 0);
+            .filter(|s| !s.is_zero());
         Observation {
             now: io.now,
             data_segs_out: segs,
@@ -73,7 +73,7 @@ impl BallastAuto {
     fn probe_rtt(&mut self, io: &Io) {
         for (f, _) in &self.watch {
             let s = io.flows[*f as usize].srtt_ns;
-            if s > 0 {
+            if !s.is_zero() {
                 self.min_rtt = Some(self.min_rtt.map_or(s, |m| m.min(s)));
             }
         }
@@ -84,7 +84,7 @@ impl BallastAuto {
         self.seq += 1;
     }
 
-    fn arm(&mut self, io: &mut Io, at: Time, token: u32) {
+    fn arm(&mut self, io: &mut Io, at: Instant, token: u32) {
         if at < self.stop {
             io.set_timer(at, token);
         }
@@ -93,7 +93,7 @@ impl BallastAuto {
 
 impl AgentHooks for BallastAuto {
     fn on_start(&mut self, io: &mut Io) {
-        let t0 = self.start.sample_u64(&mut self.rng);
+        let t0 = Instant::from_ns(self.start.sample_u64(&mut self.rng));
         if t0 < self.stop {
             io.flows[self.out.flow as usize].started_at = Some(t0);
             self.arm(io, t0, DECIDE);
@@ -110,7 +110,7 @@ impl AgentHooks for BallastAuto {
                     return; // superseded by a later decision
                 }
                 self.emit(io);
-                let next = io.now + self.period_ns.unwrap_or(0.0).round() as Time;
+                let next = io.now + Duration::from_ns(self.period_ns.unwrap_or(0.0).round() as u64);
                 self.next_emit = Some(next);
                 self.arm(io, next, EMIT);
             }
@@ -192,7 +192,7 @@ pub fn build(loc: &Loc, s: &BallastSpec, b: &mut Builder) -> Result<(), Problem>
             watch: Vec::new(),
             min_rtt: None,
             start: start.clone(),
-            stop: s.stop_ns.unwrap_or(u64::MAX).min(b.duration_ns),
+            stop: s.stop_ns.unwrap_or(Instant::NEVER).min(b.end),
             rng: stream(b.seed, Stream::Agent, idx),
             period_ns: None,
             next_emit: None,

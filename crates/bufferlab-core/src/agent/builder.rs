@@ -7,6 +7,7 @@ use super::Agent;
 use crate::metrics::flow::Window;
 use crate::packet::{AgentId, FlowId, NodeId};
 use crate::problem::{Loc, Problem};
+use crate::time::Instant;
 
 /// One row of the flows table, before any measurement.
 #[derive(Clone, Debug)]
@@ -30,7 +31,8 @@ pub const DEFAULT_PKT_BYTES: u32 = 1500;
 pub struct Builder<'a> {
     pub seed: u64,
     pub window: Window,
-    pub duration_ns: u64,
+    /// The end of the run.
+    pub end: Instant,
     pub node_ids: &'a HashMap<String, NodeId>,
     pub agents: Vec<(NodeId, Agent)>,
     pub flows: Vec<FlowInfo>,
@@ -41,13 +43,13 @@ impl<'a> Builder<'a> {
     pub fn new(
         seed: u64,
         window: Window,
-        duration_ns: u64,
+        end: Instant,
         node_ids: &'a HashMap<String, NodeId>,
     ) -> Self {
         Builder {
             seed,
             window,
-            duration_ns,
+            end,
             node_ids,
             agents: Vec::new(),
             flows: Vec::new(),

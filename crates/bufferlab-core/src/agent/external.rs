@@ -7,7 +7,7 @@
 
 use super::{AgentHooks, Io};
 use crate::packet::{FlowId, NodeId, Packet, PktId};
-use crate::time::Time;
+use crate::time::Instant;
 
 /// The key of an external packet's bytes outside the engine: its arena slot.
 #[inline]
@@ -22,7 +22,7 @@ pub struct Delivered {
     pub handle: PktId,
     pub ttl: u8,
     /// When the engine delivered it (a driver's lateness is measured from here).
-    pub at: Time,
+    pub at: Instant,
     pub flow: FlowId,
     pub src: NodeId,
     /// IP bytes.

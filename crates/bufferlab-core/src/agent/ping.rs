@@ -10,7 +10,7 @@ use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
 use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::PingSpec;
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 pub struct PingClient {
     flow: FlowId,
@@ -18,16 +18,16 @@ pub struct PingClient {
     server: AgentId,
     me: AgentId,
     size: u32,
-    interval: Time,
+    interval: Duration,
     start: Sampler,
-    stop: Time,
+    stop: Instant,
     rng: Rng,
     seq: u64,
 }
 
 impl AgentHooks for PingClient {
     fn on_start(&mut self, io: &mut Io) {
-        let t0 = self.start.sample_u64(&mut self.rng);
+        let t0 = Instant::from_ns(self.start.sample_u64(&mut self.rng));
         if t0 < self.stop {
             io.flows[self.flow as usize].started_at = Some(t0);
             io.set_timer(t0, 0);
@@ -109,7 +109,7 @@ pub fn build(loc: &Loc, p: &PingSpec, b: &mut Builder) -> Result<(), Problem> {
                 size: p.size_bytes,
                 interval: p.interval_ns,
                 start: start.clone(),
-                stop: p.stop_ns.unwrap_or(u64::MAX).min(b.duration_ns),
+                stop: p.stop_ns.unwrap_or(Instant::NEVER).min(b.end),
                 rng: stream(b.seed, Stream::Agent, me as u64),
                 seq: 0,
             }),

@@ -96,7 +96,7 @@ fn add_pair(
         agent: receiver,
     };
     let rng = stream(b.seed, Stream::Agent, me as u64);
-    let sender = TcpSender::new(peer, p.clone(), work, start.clone(), rng, b.duration_ns);
+    let sender = TcpSender::new(peer, p.clone(), work, start.clone(), rng, b.end);
     b.add_agent(s, Agent::TcpSender(Box::new(sender)));
     Ok(())
 }

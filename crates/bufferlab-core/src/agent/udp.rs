@@ -7,7 +7,7 @@ use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
 use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::scenario::{Arrivals, UdpSpec};
-use crate::time::{Time, NS_PER_SEC};
+use crate::time::{Duration, Instant, NS_PER_SEC};
 
 /// IPv4 (20 B) + UDP (8 B) headers: what a UDP packet carries besides the application's bytes.
 pub const UDP_HEADERS: u32 = 28;
@@ -24,11 +24,11 @@ pub struct UdpSource {
     period: f64,
     arrivals: Arrivals,
     /// `(packets, every_ns)` for paced bursts.
-    burst: Option<(u64, Time)>,
+    burst: Option<(u64, Duration)>,
     start: Sampler,
-    stop: Time,
+    stop: Instant,
     rng: Rng,
-    t0: Time,
+    t0: Instant,
     /// Packets emitted so far.
     seq: u64,
 }
@@ -75,17 +75,19 @@ impl UdpSource {
     }
 
     /// When packet number `self.seq` (the next one) goes out, given the previous went at `now`.
-    fn next_time(&mut self, now: Time) -> Time {
+    fn next_time(&mut self, now: Instant) -> Instant {
         match (self.arrivals, self.burst) {
             (Arrivals::Poisson, _) => {
                 let e: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.rng);
                 let gap = e * self.period;
-                now + gap.round() as Time
+                now + Duration::from_ns(gap.round() as u64)
             }
-            (Arrivals::Cbr, None) => self.t0 + (self.seq as f64 * self.period).round() as Time,
+            (Arrivals::Cbr, None) => {
+                self.t0 + Duration::from_ns((self.seq as f64 * self.period).round() as u64)
+            }
             (Arrivals::Cbr, Some((n, every))) => {
                 let (b, i) = (self.seq / n, self.seq % n);
-                self.t0 + b * every + (i as f64 * self.period).round() as Time
+                self.t0 + b * every + Duration::from_ns((i as f64 * self.period).round() as u64)
             }
         }
     }
@@ -93,7 +95,7 @@ impl UdpSource {
 
 impl AgentHooks for UdpSource {
     fn on_start(&mut self, io: &mut Io) {
-        self.t0 = self.start.sample_u64(&mut self.rng);
+        self.t0 = Instant::from_ns(self.start.sample_u64(&mut self.rng));
         if self.t0 < self.stop {
             io.flows[self.flow as usize].started_at = Some(self.t0);
             io.set_timer(self.t0, 0);
@@ -132,7 +134,7 @@ impl AgentHooks for UdpSink {
         st.bytes_received.add(&w, io.now, pkt.size as u64);
         st.on_delivered(io.now, pkt.size.saturating_sub(UDP_HEADERS) as u64);
         if w.contains(io.now) {
-            st.owd.record(io.now - pkt.created);
+            st.owd.record((io.now - pkt.created).as_ns());
         }
     }
 
@@ -173,9 +175,9 @@ pub fn build_kind(
             arrivals: u.arrivals,
             burst: u.burst.as_ref().map(|bs| (bs.packets, bs.every_ns)),
             start: start.clone(),
-            stop: u.stop_ns.unwrap_or(u64::MAX).min(b.duration_ns),
+            stop: u.stop_ns.unwrap_or(Instant::NEVER).min(b.end),
             rng: stream(b.seed, Stream::Agent, idx),
-            t0: 0,
+            t0: Instant::ZERO,
             seq: 0,
         };
         b.add_agent(s, Agent::UdpSource(src_agent));

@@ -24,7 +24,7 @@
 //!   [`BACKOFF_PERIODS`] periods, then tries again from `α = 2`.
 
 use super::model::{max_rate_for_share, rate_for_reduction, reduction_for_rate};
-use crate::time::{Time, NS_PER_MS, NS_PER_SEC};
+use crate::time::{Duration, Instant, NS_PER_SEC};
 
 /// Fewer data segments than this in a period: the uplink carries no upload.
 pub const IDLE_SEGMENTS: u64 = 2;
@@ -38,19 +38,19 @@ pub const FUTILE_ALPHA: f64 = 8.0;
 /// How long `α` must stay that high before the verdict, in smoothed RTTs ...
 pub const FUTILE_HOLD_RTTS: u64 = 8;
 /// ... and at least this long.
-pub const FUTILE_HOLD_NS: Time = 10 * NS_PER_SEC;
+pub const FUTILE_HOLD_NS: Duration = Duration::from_secs(10);
 /// "Not shortened": still above this share of the largest queueing delay of the episode.
 pub const FUTILE_SHARE: f64 = 0.8;
 /// How long a futile ballast stays off before it tries again: 60 s at the default period.
 pub const BACKOFF_PERIODS: u32 = 120;
 /// The default target never goes below this (fast uplinks).
-pub const MIN_TARGET_NS: Time = 5 * NS_PER_MS;
+pub const MIN_TARGET_NS: Duration = Duration::from_ms(5);
 
 /// The controller's parameters.
 #[derive(Clone, Debug)]
 pub struct AutoConfig {
     /// Target queueing delay; `None`: [`DEFAULT_TARGET_SEGMENTS`] segments' time.
-    pub target_queue_ns: Option<Time>,
+    pub target_queue_ns: Option<Duration>,
     /// Largest share of the bytes sent the ballast may take (eq. 7). Default 0.2.
     pub max_share: f64,
     /// Size of one ballast packet in IP bytes. Default 29 B (1 B of payload).
@@ -59,7 +59,7 @@ pub struct AutoConfig {
     pub max_pps: f64,
     /// How often the controller decides. Default 500 ms: a stopped upload silences the
     /// ballast within two periods.
-    pub period_ns: Time,
+    pub period_ns: Duration,
     /// Multiplicative step of `α`. Default 1.5.
     pub step: f64,
 }
@@ -71,7 +71,7 @@ impl Default for AutoConfig {
             max_share: 0.2,
             udp_bytes: 29,
             max_pps: 5_000.0,
-            period_ns: 500 * NS_PER_MS,
+            period_ns: Duration::from_ms(500),
             step: 1.5,
         }
     }
@@ -80,15 +80,15 @@ impl Default for AutoConfig {
 /// What the host sees of its TCP connections at one instant.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Observation {
-    pub now: Time,
+    pub now: Instant,
     /// Data segments sent so far, retransmissions included (cumulative).
     pub data_segs_out: u64,
     /// IP bytes of those segments (cumulative).
     pub data_bytes_out: u64,
     /// Smoothed RTT of the busiest connection.
-    pub srtt_ns: Option<Time>,
+    pub srtt_ns: Option<Duration>,
     /// Its smallest RTT sample, if the host knows it.
-    pub min_rtt_ns: Option<Time>,
+    pub min_rtt_ns: Option<Duration>,
 }
 
 /// Why the rate is what it is.
@@ -126,13 +126,13 @@ impl Action {
 /// One decision, with what it was based on (for the log).
 #[derive(Clone, Copy, Debug)]
 pub struct Decision {
-    pub now: Time,
+    pub now: Instant,
     pub rate_pps: f64,
     pub alpha: f64,
     /// The upload's measured segment rate.
     pub tcp_pps: f64,
-    pub queue_ns: Option<Time>,
-    pub target_ns: Time,
+    pub queue_ns: Option<Duration>,
+    pub target_ns: Duration,
     pub action: Action,
 }
 
@@ -140,14 +140,14 @@ pub struct AutoController {
     cfg: AutoConfig,
     alpha: f64,
     last: Option<Observation>,
-    base_rtt: Option<Time>,
+    base_rtt: Option<Duration>,
     active: bool,
     /// Largest queueing delay since the upload (re)started.
-    peak_queue: Time,
+    peak_queue: Duration,
     /// Periods left before a futile ballast tries again.
     backoff: u32,
     /// Since when `α` has been at or above [`FUTILE_ALPHA`].
-    high_since: Option<Time>,
+    high_since: Option<Instant>,
 }
 
 impl AutoController {
@@ -158,7 +158,7 @@ impl AutoController {
             last: None,
             base_rtt: None,
             active: false,
-            peak_queue: 0,
+            peak_queue: Duration::ZERO,
             backoff: 0,
             high_since: None,
         }
@@ -171,12 +171,12 @@ impl AutoController {
     /// Take the host's counters at `obs.now` and decide the rate until the next period.
     pub fn on_observation(&mut self, obs: Observation) -> Decision {
         let rtt_floor = obs.min_rtt_ns.or(obs.srtt_ns);
-        if let Some(r) = rtt_floor.filter(|&r| r > 0) {
+        if let Some(r) = rtt_floor.filter(|r| !r.is_zero()) {
             self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
         }
         let prev = self.last.replace(obs);
         let queue_ns = match (obs.srtt_ns, self.base_rtt) {
-            (Some(s), Some(b)) if s > 0 => Some(s.saturating_sub(b)),
+            (Some(s), Some(b)) if !s.is_zero() => Some(s.saturating_sub(b)),
             _ => None,
         };
         let mut d = Decision {
@@ -189,11 +189,11 @@ impl AutoController {
             action: Action::Idle,
         };
         let Some(prev) = prev else { return d };
-        let dt = obs.now.saturating_sub(prev.now);
+        let dt = obs.now.saturating_since(prev.now);
         let segs = obs.data_segs_out.saturating_sub(prev.data_segs_out);
-        if dt == 0 || segs < IDLE_SEGMENTS {
+        if dt.is_zero() || segs < IDLE_SEGMENTS {
             self.active = false;
-            self.peak_queue = 0;
+            self.peak_queue = Duration::ZERO;
             self.high_since = None;
             return d;
         }
@@ -206,19 +206,19 @@ impl AutoController {
             }
             return d;
         }
-        self.peak_queue = self.peak_queue.max(queue_ns.unwrap_or(0));
+        self.peak_queue = self.peak_queue.max(queue_ns.unwrap_or(Duration::ZERO));
         self.high_since = match self.high_since {
             _ if self.alpha < FUTILE_ALPHA => None,
             None => Some(obs.now),
             since => since,
         };
-        let hold = (FUTILE_HOLD_RTTS * obs.srtt_ns.unwrap_or(0)).max(FUTILE_HOLD_NS);
+        let hold = (FUTILE_HOLD_RTTS * obs.srtt_ns.unwrap_or(Duration::ZERO)).max(FUTILE_HOLD_NS);
         let held = self.high_since.is_some_and(|t| obs.now - t >= hold);
-        let tcp_pps = segs as f64 * NS_PER_SEC as f64 / dt as f64;
+        let tcp_pps = segs as f64 * NS_PER_SEC as f64 / dt.as_ns() as f64;
         let seg_bytes = obs.data_bytes_out.saturating_sub(prev.data_bytes_out) as f64 / segs as f64;
         let target = self.cfg.target_queue_ns.unwrap_or_else(|| {
             let t = DEFAULT_TARGET_SEGMENTS / tcp_pps * NS_PER_SEC as f64;
-            (t as Time).max(MIN_TARGET_NS)
+            Duration::from_ns(t as u64).max(MIN_TARGET_NS)
         });
         d.tcp_pps = tcp_pps;
         d.target_ns = target;
@@ -227,20 +227,22 @@ impl AutoController {
             Action::Start
         } else {
             match queue_ns {
-                Some(q) if held && q as f64 > FUTILE_SHARE * self.peak_queue as f64 => {
+                Some(q)
+                    if held && q.as_ns() as f64 > FUTILE_SHARE * self.peak_queue.as_ns() as f64 =>
+                {
                     self.alpha = 1.0;
                     self.backoff = BACKOFF_PERIODS;
-                    self.peak_queue = 0;
+                    self.peak_queue = Duration::ZERO;
                     self.high_since = None;
                     d.alpha = 1.0;
                     d.action = Action::Futile;
                     return d;
                 }
-                Some(q) if q as f64 > 1.25 * target as f64 => {
+                Some(q) if q.as_ns() as f64 > 1.25 * target.as_ns() as f64 => {
                     self.alpha *= self.cfg.step;
                     Action::Raise
                 }
-                Some(q) if (q as f64) < 0.5 * target as f64 && self.alpha > 1.0 => {
+                Some(q) if (q.as_ns() as f64) < 0.5 * target.as_ns() as f64 && self.alpha > 1.0 => {
                     self.alpha = (self.alpha / self.cfg.step).max(1.0);
                     Action::Lower
                 }
@@ -266,17 +268,20 @@ impl AutoController {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::NS_PER_MS;
+
+    const MS: Duration = Duration::from_ms(1);
 
     /// A synthetic upload: `pps` segments of 1500 B a second, RTT = base + queue.
     struct Upload {
         segs: u64,
-        now: Time,
-        base: Time,
+        now: Instant,
+        base: Duration,
     }
 
     impl Upload {
-        fn tick(&mut self, c: &mut AutoController, pps: u64, queue: Time) -> Decision {
-            self.now += 500 * NS_PER_MS;
+        fn tick(&mut self, c: &mut AutoController, pps: u64, queue: Duration) -> Decision {
+            self.now += 500 * MS;
             self.segs += pps / 2;
             c.on_observation(Observation {
                 now: self.now,
@@ -291,8 +296,8 @@ mod tests {
     fn upload() -> Upload {
         Upload {
             segs: 0,
-            now: 0,
-            base: 100 * NS_PER_MS,
+            now: Instant::ZERO,
+            base: 100 * MS,
         }
     }
 
@@ -300,32 +305,32 @@ mod tests {
     fn starts_at_the_papers_alpha_2() {
         let mut c = AutoController::new(AutoConfig::default());
         let mut u = upload();
-        assert_eq!(u.tick(&mut c, 66, 0).action, Action::Idle); // first look: no rate yet
-        let d = u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        assert_eq!(u.tick(&mut c, 66, Duration::ZERO).action, Action::Idle); // first look: no rate yet
+        let d = u.tick(&mut c, 66, 1_800 * MS);
         assert_eq!(d.action, Action::Start);
         assert_eq!(d.tcp_pps, 66.0);
         assert_eq!(d.rate_pps, 66.0); // eq. 6 with α = 2
                                       // 25 segments at 66/s: 378.8 ms.
-        assert_eq!(d.target_ns / NS_PER_MS, 378);
+        assert_eq!(d.target_ns / MS, 378);
     }
 
     #[test]
     fn raises_while_above_target_lowers_when_well_below() {
         let mut c = AutoController::new(AutoConfig::default());
         let mut u = upload();
-        u.tick(&mut c, 66, 0);
-        u.tick(&mut c, 66, 1_800 * NS_PER_MS);
-        let d = u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        u.tick(&mut c, 66, Duration::ZERO);
+        u.tick(&mut c, 66, 1_800 * MS);
+        let d = u.tick(&mut c, 66, 1_800 * MS);
         assert_eq!((d.action, d.alpha), (Action::Raise, 3.0));
         assert!((d.rate_pps - 132.0).abs() < 1e-9);
-        let d = u.tick(&mut c, 66, 300 * NS_PER_MS); // within [0.5, 1.25] x target
+        let d = u.tick(&mut c, 66, 300 * MS); // within [0.5, 1.25] x target
         assert_eq!((d.action, d.alpha), (Action::Hold, 3.0));
-        let d = u.tick(&mut c, 66, 100 * NS_PER_MS);
+        let d = u.tick(&mut c, 66, 100 * MS);
         assert_eq!((d.action, d.alpha), (Action::Lower, 2.0));
         for _ in 0..5 {
-            u.tick(&mut c, 66, 0);
+            u.tick(&mut c, 66, Duration::ZERO);
         }
-        let d = u.tick(&mut c, 66, 0);
+        let d = u.tick(&mut c, 66, Duration::ZERO);
         assert_eq!(d.alpha, 1.0); // never below 1: no ballast, not negative
         assert_eq!(d.rate_pps, 0.0);
     }
@@ -338,10 +343,10 @@ mod tests {
         };
         let mut c = AutoController::new(cfg);
         let mut u = upload();
-        u.tick(&mut c, 66, 0);
+        u.tick(&mut c, 66, Duration::ZERO);
         let mut last = None;
         for _ in 0..40 {
-            let d = u.tick(&mut c, 66, 5_000 * NS_PER_MS);
+            let d = u.tick(&mut c, 66, 5_000 * MS);
             let share = d.rate_pps * 29.0 / (d.rate_pps * 29.0 + 66.0 * 1500.0);
             assert!(share <= 0.1 + 1e-12, "{share}");
             last = Some(d);
@@ -351,7 +356,7 @@ mod tests {
         // 0.1 / 0.9 x 66 x 1500 / 29 = 379.3 pps
         assert!((d.rate_pps - 379.31).abs() < 0.01, "{}", d.rate_pps);
         // Capped α does not wind up: one step down below target lowers the rate at once.
-        let d = u.tick(&mut c, 66, 0);
+        let d = u.tick(&mut c, 66, Duration::ZERO);
         assert_eq!(d.action, Action::Lower);
         assert!(d.rate_pps < 379.0 / 1.4);
     }
@@ -360,12 +365,12 @@ mod tests {
     fn goes_idle_when_the_upload_stops_and_resumes_where_it_was() {
         let mut c = AutoController::new(AutoConfig::default());
         let mut u = upload();
-        u.tick(&mut c, 66, 0);
-        u.tick(&mut c, 66, 1_800 * NS_PER_MS);
-        u.tick(&mut c, 66, 1_800 * NS_PER_MS);
-        let d = u.tick(&mut c, 2, 1_800 * NS_PER_MS); // one segment in 500 ms
+        u.tick(&mut c, 66, Duration::ZERO);
+        u.tick(&mut c, 66, 1_800 * MS);
+        u.tick(&mut c, 66, 1_800 * MS);
+        let d = u.tick(&mut c, 2, 1_800 * MS); // one segment in 500 ms
         assert_eq!((d.action, d.rate_pps), (Action::Idle, 0.0));
-        let d = u.tick(&mut c, 66, 1_800 * NS_PER_MS);
+        let d = u.tick(&mut c, 66, 1_800 * MS);
         assert_eq!((d.action, d.alpha), (Action::Start, 3.0));
     }
 
@@ -374,10 +379,10 @@ mod tests {
         // A byte-limited buffer: the queueing delay does not move whatever the rate.
         let mut c = AutoController::new(AutoConfig::default());
         let mut u = upload();
-        u.tick(&mut c, 66, 0);
+        u.tick(&mut c, 66, Duration::ZERO);
         let mut actions = Vec::new();
         for _ in 0..60 {
-            let d = u.tick(&mut c, 66, 1_500 * NS_PER_MS);
+            let d = u.tick(&mut c, 66, 1_500 * MS);
             actions.push(d.action);
             if d.action == Action::Futile {
                 assert_eq!(d.rate_pps, 0.0);
@@ -392,18 +397,18 @@ mod tests {
         assert_eq!(actions.last(), Some(&Futile));
         assert_eq!(actions.len(), 32);
         for _ in 0..BACKOFF_PERIODS {
-            let d = u.tick(&mut c, 66, 1_500 * NS_PER_MS);
+            let d = u.tick(&mut c, 66, 1_500 * MS);
             assert_eq!((d.action, d.rate_pps), (Futile, 0.0));
         }
-        let d = u.tick(&mut c, 66, 1_500 * NS_PER_MS);
+        let d = u.tick(&mut c, 66, 1_500 * MS);
         assert_eq!((d.action, d.alpha), (Start, 2.0));
         // A packet-count buffer: each raise shortens the queue, so it never gives up.
         let mut c = AutoController::new(AutoConfig::default());
         let mut u = upload();
-        u.tick(&mut c, 66, 0);
+        u.tick(&mut c, 66, Duration::ZERO);
         let mut q = 3_000.0;
         for _ in 0..30 {
-            let d = u.tick(&mut c, 66, (q * NS_PER_MS as f64) as Time);
+            let d = u.tick(&mut c, 66, Duration::from_ns((q * NS_PER_MS as f64) as u64));
             assert_ne!(d.action, Futile);
             q = (3_000.0 / d.alpha).max(200.0);
         }
@@ -412,17 +417,17 @@ mod tests {
     #[test]
     fn absolute_cap_and_explicit_target() {
         let cfg = AutoConfig {
-            target_queue_ns: Some(20 * NS_PER_MS),
+            target_queue_ns: Some(20 * MS),
             max_pps: 100.0,
             max_share: 0.9,
             ..AutoConfig::default()
         };
         let mut c = AutoController::new(cfg);
         let mut u = upload();
-        u.tick(&mut c, 66, 0);
-        u.tick(&mut c, 66, 500 * NS_PER_MS);
-        let d = u.tick(&mut c, 66, 500 * NS_PER_MS);
-        assert_eq!(d.target_ns, 20 * NS_PER_MS);
+        u.tick(&mut c, 66, Duration::ZERO);
+        u.tick(&mut c, 66, 500 * MS);
+        let d = u.tick(&mut c, 66, 500 * MS);
+        assert_eq!(d.target_ns, 20 * MS);
         assert_eq!((d.action, d.rate_pps), (Action::Capped, 100.0));
     }
 
@@ -436,8 +441,8 @@ mod tests {
             srtt_ns: Some(srtt),
             min_rtt_ns: None,
         };
-        c.on_observation(obs(0, 0, 120 * NS_PER_MS));
-        let d = c.on_observation(obs(NS_PER_SEC / 2, 33, 900 * NS_PER_MS));
-        assert_eq!(d.queue_ns, Some(780 * NS_PER_MS));
+        c.on_observation(obs(Instant::ZERO, 0, 120 * MS));
+        let d = c.on_observation(obs(Instant::from_ms(500), 33, 900 * MS));
+        assert_eq!(d.queue_ns, Some(780 * MS));
     }
 }

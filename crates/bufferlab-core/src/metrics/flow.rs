@@ -9,7 +9,7 @@
 //! every byte counted crossed every link of the path inside the window.
 
 use super::hist::Hist;
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 /// A counter kept over the whole run and over the measurement window.
 #[derive(Clone, Copy, Debug, Default)]
@@ -21,16 +21,16 @@ pub struct Counter {
 /// The measurement window `[start, end)`.
 #[derive(Clone, Copy, Debug)]
 pub struct Window {
-    pub start: Time,
-    pub end: Time,
+    pub start: Instant,
+    pub end: Instant,
 }
 
 impl Window {
     #[inline]
-    pub fn contains(&self, t: Time) -> bool {
+    pub fn contains(&self, t: Instant) -> bool {
         t >= self.start && t < self.end
     }
-    pub fn len(&self) -> Time {
+    pub fn len(&self) -> Duration {
         self.end - self.start
     }
     pub fn is_empty(&self) -> bool {
@@ -40,7 +40,7 @@ impl Window {
 
 impl Counter {
     #[inline]
-    pub fn add(&mut self, w: &Window, now: Time, v: u64) {
+    pub fn add(&mut self, w: &Window, now: Instant, v: u64) {
         self.total += v;
         if w.contains(now) {
             self.window += v;
@@ -74,11 +74,11 @@ pub struct FlowStats {
     /// Latest congestion window in bytes (TCP), for time series.
     pub cwnd_bytes: u64,
     /// Latest smoothed RTT in ns (TCP), for time series.
-    pub srtt_ns: Time,
+    pub srtt_ns: Duration,
     /// When a finite flow finished (all bytes acknowledged), if it did.
-    pub completed_at: Option<Time>,
+    pub completed_at: Option<Instant>,
     /// When the flow started sending.
-    pub started_at: Option<Time>,
+    pub started_at: Option<Instant>,
     /// The packet being handed to this flow's receiving agent now (set by the engine before the
     /// agent sees it), which `on_delivered` attributes the bytes it releases to.
     pub rx: Arrival,
@@ -93,7 +93,7 @@ pub struct FlowStats {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Arrival {
     /// When the source sent this copy.
-    pub sent_at: Time,
+    pub sent_at: Instant,
     /// Its TCP connection, or `None` for a datagram (delivered as it arrives).
     pub conn: Option<u32>,
 }
@@ -112,7 +112,7 @@ impl FlowStats {
             rtt: Hist::default(),
             owd: Hist::default(),
             cwnd_bytes: 0,
-            srtt_ns: 0,
+            srtt_ns: Duration::ZERO,
             completed_at: None,
             started_at: None,
             rx: Arrival::default(),
@@ -134,9 +134,9 @@ impl FlowStats {
     }
 
     #[inline]
-    pub fn on_rtt_sample(&mut self, now: Time, rtt: Time) {
+    pub fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
         if self.window.contains(now) {
-            self.rtt.record(rtt);
+            self.rtt.record(rtt.as_ns());
         }
     }
 
@@ -147,13 +147,13 @@ impl FlowStats {
     /// the ones whose first transmission was in the window). Bytes sent before the window and
     /// released inside it by a recovery are not the window's: they crossed the links before it.
     #[inline]
-    pub fn on_delivered(&mut self, now: Time, app_bytes: u64) {
+    pub fn on_delivered(&mut self, now: Instant, app_bytes: u64) {
         let w = self.window;
         self.bytes_delivered.total += app_bytes;
         if now >= w.end {
             return;
         }
-        if w.start == 0 {
+        if w.start == Instant::ZERO {
             // Everything was sent inside a window that opens with the run.
             self.bytes_delivered.window += app_bytes;
             return;
@@ -191,7 +191,7 @@ impl FlowStats {
 pub struct TransferRecord {
     pub flow: u32,
     pub size_bytes: u64,
-    pub start: Time,
+    pub start: Instant,
     /// `None` if the run ended first.
-    pub completed: Option<Time>,
+    pub completed: Option<Instant>,
 }

@@ -21,14 +21,14 @@ use crate::rng::Rng;
 use crate::scenario::{Framing, RingSpec};
 use crate::sched::{Ev, Sched};
 use crate::sizing::AdaptiveSizer;
-use crate::time::{tx_time, Time};
+use crate::time::{tx_time, Duration, Instant};
 
 /// A port's fixed parameters (what every transmission reads first; the name last).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct PortParams {
     pub rate_bps: u64,
-    pub delay_ns: Time,
+    pub delay_ns: Duration,
     /// Random loss probability on the wire.
     pub loss: f64,
     pub framing: Framing,
@@ -48,7 +48,7 @@ pub struct Totals {
 
 /// What a port hook needs from the rest of the engine.
 pub struct PortCtx<'a> {
-    pub now: Time,
+    pub now: Instant,
     pub arena: &'a mut Arena,
     pub sched: &'a mut Sched,
     pub flows: &'a mut [FlowStats],
@@ -77,7 +77,7 @@ pub struct PortStats {
     /// by [`Port::finish`].
     sojourn_zeros: u64,
     pub window: Window,
-    last_change: Time,
+    last_change: Instant,
     occ_pkts_area: u128,
     occ_bytes_area: u128,
     /// Time from enqueue to leaving the discipline (for the wire, or for the ring if there is
@@ -104,17 +104,17 @@ impl PortStats {
             ring_sojourn: Hist::default(),
             occ_pkts_area: 0,
             occ_bytes_area: 0,
-            last_change: 0,
+            last_change: Instant::ZERO,
         }
     }
 
     /// Integrate the occupancy `(pkts, bytes)` that held since the last change up to `now`.
     #[inline]
-    fn integrate(&mut self, now: Time, pkts: u64, bytes: u64) {
+    fn integrate(&mut self, now: Instant, pkts: u64, bytes: u64) {
         let lo = self.last_change.max(self.window.start);
         let hi = now.min(self.window.end);
         if hi > lo {
-            let dt = (hi - lo) as u128;
+            let dt = (hi - lo).as_ns() as u128;
             self.occ_pkts_area += pkts as u128 * dt;
             self.occ_bytes_area += bytes as u128 * dt;
         }
@@ -123,19 +123,19 @@ impl PortStats {
 
     /// A packet's time in the discipline, if it left inside the window.
     #[inline]
-    fn record_sojourn(&mut self, now: Time, sojourn: Time) {
+    fn record_sojourn(&mut self, now: Instant, sojourn: Duration) {
         if self.window.contains(now) {
-            if sojourn == 0 {
+            if sojourn.is_zero() {
                 self.sojourn_zeros += 1;
             } else {
-                self.sojourn.record(sojourn);
+                self.sojourn.record(sojourn.as_ns());
             }
         }
     }
 
     /// Time-averaged occupancy over the window, in packets and bytes.
     pub fn occupancy_mean(&self) -> (f64, f64) {
-        let w = self.window.len().max(1) as f64;
+        let w = self.window.len().as_ns().max(1) as f64;
         (
             self.occ_pkts_area as f64 / w,
             self.occ_bytes_area as f64 / w,
@@ -154,7 +154,7 @@ impl PortStats {
 pub struct Port {
     // First cache line: what every hop reads.
     /// When the serializer is free again (the end of the current packet's serialization).
-    tx_end: Time,
+    tx_end: Instant,
     /// Packets and bytes in the discipline, kept here from what goes in, comes out and is
     /// dropped (every discipline reports its drops), so the occupancy integral and the "anything
     /// waiting?" tests at each hop need no call through the discipline enum, whose jump
@@ -169,9 +169,9 @@ pub struct Port {
     /// carries one size (full segments one way, ACKs the other), and this saves a division.
     last_tx_bytes: u32,
     last_tx_wire: u64,
-    last_tx_ns: Time,
+    last_tx_ns: Duration,
     /// The link's propagation delay (a copy of `params.delay_ns`, on this line).
-    delay_ns: Time,
+    delay_ns: Duration,
     /// Whether a `TxDone` is scheduled at `tx_end`. The event exists only when something must
     /// happen then: a packet is waiting to follow, or BQL must learn of the completion. A packet
     /// leaving an empty queue goes straight into the pipe when it starts, with no event for the
@@ -186,11 +186,11 @@ pub struct Port {
     wire_bytes: u32,
     // Second line: the pipe, then the counters.
     /// Packets propagating, with their arrival times, in order.
-    pipe: VecDeque<(Time, PktId)>,
+    pipe: VecDeque<(Instant, PktId)>,
     pub stats: PortStats,
     // The rest: read on congested hops, with a ring or timers, or at the end.
     /// A pending discipline timer, if one is scheduled.
-    qdisc_timer: Option<Time>,
+    qdisc_timer: Option<Instant>,
     /// The NIC ring and its byte queue limits, if the port has one.
     pub ring: Option<Box<Ring>>,
     /// The RTT-adaptive sizing rule re-sizing the discipline, if the port uses it.
@@ -222,13 +222,13 @@ impl Port {
             sizing,
             ring: None,
             adaptive: None,
-            tx_end: 0,
+            tx_end: Instant::ZERO,
             tx_pending: false,
             bypass_qdisc,
             wire_bytes: 0,
             last_tx_bytes: u32::MAX,
             last_tx_wire: 0,
-            last_tx_ns: 0,
+            last_tx_ns: Duration::ZERO,
             delay_ns,
             lossy,
             backlog: (0, 0),
@@ -270,7 +270,7 @@ impl Port {
 
     /// Whether the serializer is free at `now` with no completion still to handle.
     #[inline]
-    fn wire_idle(&self, now: Time) -> bool {
+    fn wire_idle(&self, now: Instant) -> bool {
         !self.tx_pending && now >= self.tx_end
     }
 
@@ -284,7 +284,7 @@ impl Port {
     }
 
     #[inline]
-    fn touch(&mut self, now: Time) {
+    fn touch(&mut self, now: Instant) {
         let (p, b) = self.backlog;
         self.stats.integrate(now, p, b);
     }
@@ -349,7 +349,7 @@ impl Port {
             };
             if let Some(it) = through {
                 self.stats.enqueued.add(&w, now, 1);
-                self.stats.record_sojourn(now, 0);
+                self.stats.record_sojourn(now, Duration::ZERO);
                 self.transmit(id, it.id, it.bytes, cx);
                 return;
             }
@@ -427,7 +427,7 @@ impl Port {
                 return;
             };
             if self.stats.window.contains(now) {
-                self.stats.ring_sojourn.record(now - at);
+                self.stats.ring_sojourn.record((now - at).as_ns());
             }
             (pkt, bytes)
         } else {
@@ -451,10 +451,10 @@ impl Port {
         let (wire, tx) = (self.last_tx_wire, self.last_tx_ns);
         let end = now + tx;
         // Busy time inside the window: the overlap of [now, end) with it.
-        let busy_in = end.min(w.end).saturating_sub(now.max(w.start));
+        let busy_in = end.min(w.end).saturating_since(now.max(w.start));
         let st = &mut self.stats;
-        st.busy_ns.total += tx;
-        st.busy_ns.window += busy_in;
+        st.busy_ns.total += tx.as_ns();
+        st.busy_ns.window += busy_in.as_ns();
         st.pkts_sent.total += 1;
         st.bytes_sent.total += bytes as u64;
         st.wire_bytes_sent.total += wire;
@@ -537,13 +537,13 @@ impl Port {
         self.arm_qdisc_timer(id, cx.sched);
     }
 
-    /// Nanoseconds the serializer has been busy from the start of the run up to `now`.
-    pub fn busy_ns_until(&self, now: Time) -> u64 {
-        self.stats.busy_ns.total - self.tx_end.saturating_sub(now)
+    /// How long the serializer has been busy from the start of the run up to `now`.
+    pub fn busy_ns_until(&self, now: Instant) -> Duration {
+        Duration::from_ns(self.stats.busy_ns.total) - self.tx_end.saturating_since(now)
     }
 
     /// Close the occupancy integral at the end of the run.
-    pub fn finish(&mut self, now: Time) {
+    pub fn finish(&mut self, now: Instant) {
         self.touch(now);
         let z = std::mem::take(&mut self.stats.sojourn_zeros);
         self.stats.sojourn.record_n(0, z);
@@ -579,7 +579,7 @@ impl Port {
 
     /// A packet that reached this port with its TTL spent (RFC 1812 §5.3.1): an arrival here,
     /// dropped before the discipline.
-    pub fn count_ttl_drop(&mut self, now: Time) {
+    pub fn count_ttl_drop(&mut self, now: Instant) {
         let w = self.stats.window;
         self.stats.arrivals.add(&w, now, 1);
         self.stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);

@@ -7,12 +7,12 @@ use std::collections::VecDeque;
 use crate::packet::PktId;
 use crate::qdisc::bql::Dql;
 use crate::scenario::RingSpec;
-use crate::time::Time;
+use crate::time::Instant;
 
 pub struct Ring {
     size: usize,
     /// Packets on the ring with their IP bytes and when they were put there.
-    q: VecDeque<(PktId, u32, Time)>,
+    q: VecDeque<(PktId, u32, Instant)>,
     pub dql: Dql,
     bytes: u64,
 }
@@ -35,7 +35,7 @@ impl Ring {
     }
 
     #[inline]
-    pub fn push(&mut self, pkt: PktId, bytes: u32, now: Time) {
+    pub fn push(&mut self, pkt: PktId, bytes: u32, now: Instant) {
         self.dql.queued(bytes as u64);
         self.bytes += bytes as u64;
         self.q.push_back((pkt, bytes, now));
@@ -43,7 +43,7 @@ impl Ring {
 
     /// The next packet for the wire, with when it reached the ring.
     #[inline]
-    pub fn pop(&mut self) -> Option<(PktId, u32, Time)> {
+    pub fn pop(&mut self) -> Option<(PktId, u32, Instant)> {
         let e = self.q.pop_front()?;
         self.bytes -= e.1 as u64;
         Some(e)

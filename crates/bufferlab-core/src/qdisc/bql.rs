@@ -12,7 +12,7 @@
 //!
 //! Byte counters are cumulative 64-bit totals, so no wrap-around arithmetic is needed.
 
-use crate::time::{Time, NS_PER_SEC};
+use crate::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +30,7 @@ pub enum BqlSpec {
 }
 
 /// Linux's `slack_hold_time` default: one second (HZ jiffies).
-pub const SLACK_HOLD_NS: Time = NS_PER_SEC;
+pub const SLACK_HOLD_NS: Duration = Duration::from_secs(1);
 /// Linux's `DQL_MAX_LIMIT` ((UINT_MAX / 16) bytes).
 pub const MAX_LIMIT_BYTES: u64 = u32::MAX as u64 / 16;
 
@@ -57,7 +57,7 @@ pub struct Dql {
     /// How far over the limit the ring was at the last completion.
     prev_ovlimit: u64,
     lowest_slack: u64,
-    slack_start: Time,
+    slack_start: Instant,
     min_limit: u64,
     max_limit: u64,
 }
@@ -80,7 +80,7 @@ impl Dql {
             prev_num_queued: 0,
             prev_ovlimit: 0,
             lowest_slack: u64::MAX,
-            slack_start: 0,
+            slack_start: Instant::ZERO,
             min_limit: 0,
             max_limit: MAX_LIMIT_BYTES,
         }
@@ -106,7 +106,7 @@ impl Dql {
     }
 
     /// The NIC reports `bytes` transmitted (a TX completion) at `now`.
-    pub fn completed(&mut self, now: Time, bytes: u64) {
+    pub fn completed(&mut self, now: Instant, bytes: u64) {
         debug_assert!(bytes <= self.num_queued - self.num_completed);
         let bytes = bytes.min(self.num_queued - self.num_completed);
         if self.mode != Mode::Auto {
@@ -167,7 +167,7 @@ impl Dql {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{tx_time, NS_PER_MS};
+    use crate::time::{tx_time, Duration};
 
     /// A ring in front of a link, fed from an always-backlogged qdisc: the stack queues while
     /// BQL allows it (and the ring has descriptors), the NIC completes each packet when sent.
@@ -177,12 +177,12 @@ mod tests {
         rate_bps: u64,
         pkt: u64,
         batch: usize,
-        until: Time,
-    ) -> Vec<(Time, u64, u64)> {
+        until: Instant,
+    ) -> Vec<(Instant, u64, u64)> {
         let ring_size = 512;
         let mut ring: std::collections::VecDeque<u64> = Default::default();
         let mut pending = 0usize; // sent, awaiting completion
-        let mut t = 0;
+        let mut t = Instant::ZERO;
         let mut log = Vec::new();
         while t < until {
             while dql.avail() >= 0 && ring.len() < ring_size {
@@ -210,9 +210,9 @@ mod tests {
     #[test]
     fn converges_small_with_per_packet_completions() {
         let mut d = Dql::new(BqlSpec::Auto);
-        let log = steady_link(&mut d, 100_000_000, 1500, 1, 5 * NS_PER_SEC);
+        let log = steady_link(&mut d, 100_000_000, 1500, 1, Instant::from_secs(5));
         assert_eq!(log[1].1, 1500);
-        let late: Vec<_> = log.iter().filter(|l| l.0 > NS_PER_MS).collect();
+        let late: Vec<_> = log.iter().filter(|l| l.0 > Instant::from_ms(1)).collect();
         let bad: Vec<_> = late
             .iter()
             .filter(|l| l.1 != 3000 && l.1 != 1500)
@@ -229,10 +229,10 @@ mod tests {
     #[test]
     fn converges_to_a_batch_with_coalesced_completions() {
         let mut d = Dql::new(BqlSpec::Auto);
-        let log = steady_link(&mut d, 100_000_000, 1500, 8, 10 * NS_PER_SEC);
+        let log = steady_link(&mut d, 100_000_000, 1500, 8, Instant::from_secs(10));
         let late: Vec<u64> = log
             .iter()
-            .filter(|l| l.0 > 5 * NS_PER_SEC)
+            .filter(|l| l.0 > Instant::from_secs(5))
             .map(|l| l.1)
             .collect();
         let (lo, hi) = (*late.iter().min().unwrap(), *late.iter().max().unwrap());
@@ -245,10 +245,14 @@ mod tests {
     fn excess_limit_shrinks_after_hold_time() {
         let mut d = Dql::new(BqlSpec::Auto);
         d.limit = 300_000;
-        let log = steady_link(&mut d, 100_000_000, 1500, 1, 3 * NS_PER_SEC);
-        let at = |s: Time| log.iter().find(|l| l.0 >= s).unwrap().1;
-        assert_eq!(at(500 * NS_PER_MS), 300_000, "held for one second");
-        assert!(at(2_500 * NS_PER_MS) <= 3000, "{}", at(2_500 * NS_PER_MS));
+        let log = steady_link(&mut d, 100_000_000, 1500, 1, Instant::from_secs(3));
+        let at = |s: Instant| log.iter().find(|l| l.0 >= s).unwrap().1;
+        assert_eq!(at(Instant::from_ms(500)), 300_000, "held for one second");
+        assert!(
+            at(Instant::from_ms(2_500)) <= 3000,
+            "{}",
+            at(Instant::from_ms(2_500))
+        );
     }
 
     #[test]
@@ -262,7 +266,7 @@ mod tests {
         fixed.queued(1500);
         fixed.queued(1500);
         assert_eq!(fixed.avail(), -1500);
-        fixed.completed(10, 3000);
+        fixed.completed(Instant::ZERO + Duration::from_ns(10), 3000);
         assert_eq!(fixed.avail(), 1500);
         assert_eq!(fixed.limit(), 3000);
     }

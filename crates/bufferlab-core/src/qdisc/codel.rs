@@ -11,7 +11,7 @@ use super::band::{reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::{at_key, Problem};
-use crate::time::{fmt_ns, Time, NS_PER_MS};
+use crate::time::{fmt_ns, Duration, Instant};
 
 /// CoDel's parameters (plan keys `target_ns`, `interval_ns`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -19,19 +19,19 @@ use crate::time::{fmt_ns, Time, NS_PER_MS};
 pub struct CodelConfig {
     /// Acceptable standing sojourn time (RFC 8289 §4.3: 5 ms).
     #[schemars(range(min = 1))]
-    pub target_ns: Time,
+    pub target_ns: Duration,
     /// Sliding window over which the minimum sojourn must stay above target before dropping;
     /// also the base of the control law (RFC 8289 §4.2: 100 ms).
     #[schemars(range(min = 1))]
-    pub interval_ns: Time,
+    pub interval_ns: Duration,
 }
 
 impl Default for CodelConfig {
     /// RFC 8289 §4.3 (TARGET = 5 ms) and §4.2 (INTERVAL = 100 ms), also Linux's defaults.
     fn default() -> Self {
         CodelConfig {
-            target_ns: 5 * NS_PER_MS,
-            interval_ns: 100 * NS_PER_MS,
+            target_ns: Duration::from_ms(5),
+            interval_ns: Duration::from_ms(100),
         }
     }
 }
@@ -69,10 +69,11 @@ pub struct CodelVars {
     /// `count` when the last dropping state began (for the re-entry rule).
     lastcount: u32,
     dropping: bool,
-    /// When the sojourn time first went (and stayed) above target, plus interval; 0 if below.
-    first_above_time: Time,
+    /// When the sojourn time first went (and stayed) above target, plus interval; `Instant::ZERO`
+    /// if below (as Linux's `codel_vars`: no `Option`, the vars stay 32 bytes per FQ-CoDel flow).
+    first_above_time: Instant,
     /// When the next drop is due while dropping.
-    drop_next: Time,
+    drop_next: Instant,
 }
 
 impl CodelVars {
@@ -88,8 +89,8 @@ impl CodelVars {
     /// The control law (RFC 8289 §3.3, §5): the next drop comes `interval / sqrt(count)` after `t`, so the
     /// drop rate grows as sqrt(count) and TCP throughput (∝ 1/sqrt(p)) falls linearly.
     #[inline]
-    fn control_law(t: Time, interval_ns: Time, count: u32) -> Time {
-        t + (interval_ns as f64 / (count.max(1) as f64).sqrt()) as Time
+    fn control_law(t: Instant, interval_ns: Duration, count: u32) -> Instant {
+        t + Duration::from_ns((interval_ns.as_ns() as f64 / (count.max(1) as f64).sqrt()) as u64)
     }
 
     /// The common case of [`CodelVars::dequeue`], decided before the pop from the head packet's
@@ -101,17 +102,17 @@ impl CodelVars {
     pub(crate) fn passes(
         &mut self,
         p: &CodelConfig,
-        now: Time,
-        sojourn: Time,
+        now: Instant,
+        sojourn: Duration,
         backlog_after: u64,
         mtu_bytes: u64,
     ) -> bool {
         if self.dropping {
             false
         } else if sojourn < p.target_ns || backlog_after <= mtu_bytes {
-            self.first_above_time = 0;
+            self.first_above_time = Instant::ZERO;
             true
-        } else if self.first_above_time == 0 {
+        } else if self.first_above_time == Instant::ZERO {
             self.first_above_time = now + p.interval_ns;
             true
         } else {
@@ -123,7 +124,7 @@ impl CodelVars {
     /// the dropping state.
     #[inline]
     pub(crate) fn on_empty(&mut self) {
-        self.first_above_time = 0;
+        self.first_above_time = Instant::ZERO;
         self.dropping = false;
     }
 
@@ -132,21 +133,21 @@ impl CodelVars {
     fn do_dequeue<Q: CodelQueue>(
         &mut self,
         p: &CodelConfig,
-        now: Time,
+        now: Instant,
         q: &mut Q,
         mtu_bytes: u64,
     ) -> (Option<QItem>, bool) {
         let Some(item) = q.pop() else {
             // An empty queue leaves the above-target episode.
-            self.first_above_time = 0;
+            self.first_above_time = Instant::ZERO;
             return (None, false);
         };
-        let sojourn = now.saturating_sub(item.enq);
+        let sojourn = now.saturating_since(item.enq);
         let mut ok_to_drop = false;
         if sojourn < p.target_ns || q.backlog_bytes() <= mtu_bytes {
             // Below target, or too little queued to be a standing queue.
-            self.first_above_time = 0;
-        } else if self.first_above_time == 0 {
+            self.first_above_time = Instant::ZERO;
+        } else if self.first_above_time == Instant::ZERO {
             // Just went above target: give it one interval to come back down.
             self.first_above_time = now + p.interval_ns;
         } else if now >= self.first_above_time {
@@ -161,7 +162,7 @@ impl CodelVars {
     pub(crate) fn dequeue<Q: CodelQueue>(
         &mut self,
         p: &CodelConfig,
-        now: Time,
+        now: Instant,
         q: &mut Q,
         mtu_bytes: u64,
         drops: &mut Drops,
@@ -201,7 +202,7 @@ impl CodelVars {
             // queue instead of starting over at one drop per interval.
             let delta = self.count.saturating_sub(self.lastcount);
             self.count = 1;
-            if delta > 1 && now.saturating_sub(self.drop_next) < 16 * p.interval_ns {
+            if delta > 1 && now.saturating_since(self.drop_next) < 16 * p.interval_ns {
                 self.count = delta;
             }
             self.drop_next = Self::control_law(now, p.interval_ns, self.count);
@@ -250,7 +251,7 @@ impl Codel {
 
 impl QueueDisc for Codel {
     #[inline]
-    fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue(&mut self, _now: Instant, item: QItem, drops: &mut Drops) -> bool {
         if !self.fifo.push(item) {
             drops.push(item, DropReason::Overflow);
             return false;
@@ -260,7 +261,7 @@ impl QueueDisc for Codel {
     }
 
     #[inline]
-    fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
+    fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
         self.vars
             .dequeue(&self.cfg, now, &mut self.fifo, self.mtu_bytes, drops)
     }

@@ -2,7 +2,7 @@
 
 use super::band::{reserve_for, Band};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
-use crate::time::Time;
+use crate::time::Instant;
 
 /// One [`Band`] with tail drop.
 pub struct Fifo {
@@ -19,7 +19,7 @@ impl Fifo {
 
 impl QueueDisc for Fifo {
     #[inline]
-    fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue(&mut self, _now: Instant, item: QItem, drops: &mut Drops) -> bool {
         let ok = self.band.push(item);
         if !ok {
             drops.push(item, DropReason::Overflow);
@@ -28,7 +28,7 @@ impl QueueDisc for Fifo {
     }
 
     #[inline]
-    fn dequeue(&mut self, _now: Time, _drops: &mut Drops) -> Option<QItem> {
+    fn dequeue(&mut self, _now: Instant, _drops: &mut Drops) -> Option<QItem> {
         self.band.pop()
     }
 
@@ -68,11 +68,11 @@ mod tests {
             bytes: None,
         });
         let mut d = Drops::default();
-        assert!(f.enqueue(0, item(1, 100), &mut d));
-        assert!(f.enqueue(0, item(2, 100), &mut d));
-        assert!(!f.enqueue(0, item(3, 100), &mut d));
+        assert!(f.enqueue(Instant::ZERO, item(1, 100), &mut d));
+        assert!(f.enqueue(Instant::ZERO, item(2, 100), &mut d));
+        assert!(!f.enqueue(Instant::ZERO, item(3, 100), &mut d));
         assert_eq!(d.items, vec![(item(3, 100), DropReason::Overflow)]);
-        assert_eq!(f.dequeue(0, &mut d).unwrap().id, 1);
+        assert_eq!(f.dequeue(Instant::ZERO, &mut d).unwrap().id, 1);
         assert_eq!(f.len_pkts(), 1);
         assert_eq!(f.len_bytes(), 100);
     }
@@ -84,9 +84,9 @@ mod tests {
             bytes: Some(1000),
         });
         let mut d = Drops::default();
-        assert!(f.enqueue(0, item(1, 600), &mut d));
-        assert!(!f.enqueue(0, item(2, 600), &mut d));
-        assert!(f.enqueue(0, item(3, 400), &mut d));
+        assert!(f.enqueue(Instant::ZERO, item(1, 600), &mut d));
+        assert!(!f.enqueue(Instant::ZERO, item(2, 600), &mut d));
+        assert!(f.enqueue(Instant::ZERO, item(3, 400), &mut d));
         assert_eq!(f.len_bytes(), 1000);
     }
 }

@@ -12,7 +12,7 @@ use super::codel::{CodelConfig, CodelQueue, CodelVars};
 use super::params::flow_hash;
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::Problem;
-use crate::time::{Time, NS_PER_MS};
+use crate::time::{Duration, Instant};
 
 const NIL: u32 = u32::MAX;
 
@@ -22,10 +22,10 @@ const NIL: u32 = u32::MAX;
 pub struct FqCodelConfig {
     /// CoDel target per flow queue (RFC 8290 §5.1: 5 ms).
     #[schemars(range(min = 1))]
-    pub target_ns: Time,
+    pub target_ns: Duration,
     /// CoDel interval per flow queue (RFC 8290 §5.1: 100 ms).
     #[schemars(range(min = 1))]
-    pub interval_ns: Time,
+    pub interval_ns: Duration,
     /// Number of flow queues packets are hashed into (RFC 8290 §5.1: 1024; Linux allows 65536).
     #[schemars(range(min = 1, max = 65536))]
     pub flows: u32,
@@ -40,8 +40,8 @@ impl Default for FqCodelConfig {
     /// Ethernet MTU with its header); the same as Linux `sch_fq_codel`.
     fn default() -> Self {
         FqCodelConfig {
-            target_ns: 5 * NS_PER_MS,
-            interval_ns: 100 * NS_PER_MS,
+            target_ns: Duration::from_ms(5),
+            interval_ns: Duration::from_ms(100),
             flows: 1024,
             quantum_bytes: 1514,
         }
@@ -338,7 +338,7 @@ impl FqCodel {
     #[inline(always)]
     fn serve_inline(
         &mut self,
-        now: Time,
+        now: Instant,
         passing: Option<(u32, QItem)>,
     ) -> Result<Option<QItem>, Option<(u32, QItem)>> {
         loop {
@@ -367,7 +367,7 @@ impl FqCodel {
             }
             let item = self.slots[s as usize].item;
             let after = self.bytes - item.bytes as u64;
-            let sojourn = now.saturating_sub(item.enq);
+            let sojourn = now.saturating_since(item.enq);
             if !fl
                 .vars
                 .passes(&self.codel, now, sojourn, after, self.mtu_bytes)
@@ -391,7 +391,7 @@ impl FqCodel {
     #[inline(never)]
     fn serve(
         &mut self,
-        now: Time,
+        now: Instant,
         drops: &mut Drops,
         mut passing: Option<(u32, QItem)>,
     ) -> Option<QItem> {
@@ -470,7 +470,7 @@ impl FqCodel {
 
 impl QueueDisc for FqCodel {
     #[inline]
-    fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue(&mut self, _now: Instant, item: QItem, drops: &mut Drops) -> bool {
         let fi = self.classify(item.flow);
         if self.free == NIL {
             self.grow_slab(self.slots.len().max(64));
@@ -510,7 +510,7 @@ impl QueueDisc for FqCodel {
     }
 
     #[inline]
-    fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
+    fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
         match self.serve_inline(now, None) {
             Ok(got) => got,
             Err(passing) => self.serve(now, drops, passing),
@@ -522,7 +522,7 @@ impl QueueDisc for FqCodel {
     /// [`QueueDisc::dequeue`] (the empty flows ahead of it still move between the lists), without
     /// storing the packet. `None` if the limit would refuse it (the port then takes the long way,
     /// which drops it).
-    fn pass_through(&mut self, now: Time, item: QItem, drops: &mut Drops) -> Option<QItem> {
+    fn pass_through(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> Option<QItem> {
         debug_assert_eq!(self.pkts, 0);
         if self.limit.pkts.is_some_and(|l| l == 0)
             || self.limit.bytes.is_some_and(|l| item.bytes as u64 > l)

@@ -21,7 +21,7 @@ pub(crate) mod testkit;
 
 use crate::packet::{FlowId, PktId};
 use crate::problem::Problem;
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -108,11 +108,12 @@ pub struct QItem {
     /// IP bytes (what byte limits and DRR quanta count).
     pub bytes: u32,
     /// When the packet reached the port.
-    pub enq: Time,
+    pub enq: Instant,
     /// Flow, for flow queueing (FQ-CoDel hashes on it).
     pub flow: FlowId,
-    /// The sender's smoothed RTT stamped in the packet, 0 if none (SplitBuff reads it).
-    pub srtt_ns: Time,
+    /// The sender's smoothed RTT stamped in the packet, `Duration::ZERO` if none (SplitBuff
+    /// reads it).
+    pub srtt_ns: Duration,
 }
 
 /// A buffer limit in packets and/or bytes; `None` means unlimited on that axis.
@@ -147,18 +148,18 @@ impl Drops {
 pub trait QueueDisc {
     /// Fires when a packet reaches the port. Returns `false` if `item` itself was refused (it must
     /// then also be in `drops`). Packets dropped to make room (FQ-CoDel) go into `drops` too.
-    fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool;
+    fn enqueue(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> bool;
 
     /// Fires when the port can take a packet for the wire (or the NIC ring). Disciplines that drop
     /// at dequeue (CoDel, RFC 8289 §5.3) put those packets in `drops` before returning the next.
-    fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem>;
+    fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem>;
 
     /// A packet reaching the discipline while it is empty, with the wire idle: enqueue and
     /// dequeue in one step, leaving the discipline exactly as the two calls would, and return the
     /// packet to send; `None` to have the port make the two calls instead (the default; also
     /// when the packet would be refused). Only a discipline whose state after the pair is cheap
     /// to compute without storing the packet implements it.
-    fn pass_through(&mut self, _now: Time, _item: QItem, _drops: &mut Drops) -> Option<QItem> {
+    fn pass_through(&mut self, _now: Instant, _item: QItem, _drops: &mut Drops) -> Option<QItem> {
         None
     }
 
@@ -182,12 +183,12 @@ pub trait QueueDisc {
 
     /// When the discipline next wants [`QueueDisc::on_timer`], if ever (PIE's periodic update;
     /// [`Qdisc`] forwards timers to PIE only: a new discipline with a timer is added there).
-    fn next_timer(&self) -> Option<Time> {
+    fn next_timer(&self) -> Option<Instant> {
         None
     }
 
     /// Fires at the time [`QueueDisc::next_timer`] asked for.
-    fn on_timer(&mut self, _now: Time) {}
+    fn on_timer(&mut self, _now: Instant) {}
 
     /// Fires once when the port is built: the rate of the link the discipline feeds. Disciplines
     /// that reason in transmission times (RED's idle-time decay) keep it; the rest ignore it.
@@ -254,18 +255,18 @@ impl Qdisc {
     // of a jump table alternating between FIFO host ports and an AQM bottleneck did not show
     // in wall time.
     #[inline(never)]
-    fn enqueue_other(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue_other(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> bool {
         dispatch!(self, q => q.enqueue(now, item, drops))
     }
     #[inline(never)]
-    fn dequeue_other(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
+    fn dequeue_other(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
         dispatch!(self, q => q.dequeue(now, drops))
     }
 }
 
 impl QueueDisc for Qdisc {
     #[inline]
-    fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> bool {
         match self {
             Qdisc::Fifo(q) => q.enqueue(now, item, drops),
             Qdisc::FqCodel(q) => q.enqueue(now, item, drops),
@@ -273,7 +274,7 @@ impl QueueDisc for Qdisc {
         }
     }
     #[inline]
-    fn dequeue(&mut self, now: Time, drops: &mut Drops) -> Option<QItem> {
+    fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
         match self {
             Qdisc::Fifo(q) => q.dequeue(now, drops),
             Qdisc::FqCodel(q) => q.dequeue(now, drops),
@@ -281,7 +282,7 @@ impl QueueDisc for Qdisc {
         }
     }
     #[inline]
-    fn pass_through(&mut self, now: Time, item: QItem, drops: &mut Drops) -> Option<QItem> {
+    fn pass_through(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> Option<QItem> {
         match self {
             Qdisc::FqCodel(q) => q.pass_through(now, item, drops),
             _ => None,
@@ -308,13 +309,13 @@ impl QueueDisc for Qdisc {
     // Only PIE has a timer: one comparison here, not a jump through every discipline, on a
     // call the port makes at every hop.
     #[inline]
-    fn next_timer(&self) -> Option<Time> {
+    fn next_timer(&self) -> Option<Instant> {
         match self {
             Qdisc::Pie(q) => q.next_timer(),
             _ => None,
         }
     }
-    fn on_timer(&mut self, now: Time) {
+    fn on_timer(&mut self, now: Instant) {
         if let Qdisc::Pie(q) = self {
             q.on_timer(now);
         }

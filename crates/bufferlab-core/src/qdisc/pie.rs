@@ -10,7 +10,7 @@ use super::band::{reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
-use crate::time::{secs, Time, NS_PER_MS};
+use crate::time::{Duration, Instant};
 
 /// PIE's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `max_burst_ns`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
@@ -18,10 +18,10 @@ use crate::time::{secs, Time, NS_PER_MS};
 pub struct PieConfig {
     /// QDELAY_REF, the latency target (RFC 8033 §4.2: 15 ms).
     #[schemars(range(min = 1))]
-    pub target_ns: Time,
+    pub target_ns: Duration,
     /// T_UPDATE, the period of the drop-probability update (RFC 8033 §4.2: 15 ms).
     #[schemars(range(min = 1))]
-    pub tupdate_ns: Time,
+    pub tupdate_ns: Duration,
     /// Weight of the deviation from target, per second (RFC 8033 §4.2: 0.125).
     #[schemars(range(min = 0.0, max = 100.0))]
     pub alpha: f64,
@@ -31,7 +31,7 @@ pub struct PieConfig {
     /// MAX_BURST, how long a burst into an uncongested queue passes without drops
     /// (RFC 8033 §4.4: 150 ms).
     #[schemars(range(max = crate::time::MAX_DURATION_NS))]
-    pub max_burst_ns: Time,
+    pub max_burst_ns: Duration,
 }
 
 impl Default for PieConfig {
@@ -39,11 +39,11 @@ impl Default for PieConfig {
     /// 0.125 Hz, beta 1.25 Hz, MAX_BURST 150 ms; also Linux `sch_pie`'s defaults.
     fn default() -> Self {
         PieConfig {
-            target_ns: 15 * NS_PER_MS,
-            tupdate_ns: 15 * NS_PER_MS,
+            target_ns: Duration::from_ms(15),
+            tupdate_ns: Duration::from_ms(15),
             alpha: 0.125,
             beta: 1.25,
-            max_burst_ns: 150 * NS_PER_MS,
+            max_burst_ns: Duration::from_ms(150),
         }
     }
 }
@@ -61,13 +61,13 @@ pub struct Pie {
     fifo: Band,
     rng: Rng,
     drop_prob: f64,
-    burst_allowance_ns: Time,
-    qdelay_old_ns: Time,
-    qdelay_ns: Time,
-    next_update: Time,
+    burst_allowance_ns: Duration,
+    qdelay_old_ns: Duration,
+    qdelay_ns: Duration,
+    next_update: Instant,
     // Departure-rate estimation (RFC 8033 §5.2).
     in_measurement: bool,
-    measurement_start: Time,
+    measurement_start: Instant,
     dq_count_bytes: u64,
     /// Average time to send DQ_THRESHOLD bytes; 0 until the first measurement.
     avg_dq_time_ns: f64,
@@ -82,11 +82,11 @@ impl Pie {
             rng: stream(seed, Stream::Qdisc, 0),
             drop_prob: 0.0,
             burst_allowance_ns: cfg.max_burst_ns,
-            qdelay_old_ns: 0,
-            qdelay_ns: 0,
-            next_update: cfg.tupdate_ns,
+            qdelay_old_ns: Duration::ZERO,
+            qdelay_ns: Duration::ZERO,
+            next_update: Instant::ZERO + cfg.tupdate_ns,
             in_measurement: false,
-            measurement_start: 0,
+            measurement_start: Instant::ZERO,
             dq_count_bytes: 0,
             avg_dq_time_ns: 0.0,
         }
@@ -98,14 +98,14 @@ impl Pie {
     }
 
     /// The latest queueing-delay estimate (bytes over the measured departure rate).
-    pub fn qdelay_ns(&self) -> Time {
+    pub fn qdelay_ns(&self) -> Duration {
         self.qdelay_ns
     }
 
     /// RFC 8033 §4.1 `drop_early`: the safeguards, then a random draw.
     #[inline]
     fn drop_early(&mut self) -> bool {
-        if self.burst_allowance_ns > 0 {
+        if !self.burst_allowance_ns.is_zero() {
             return false;
         }
         if (self.qdelay_old_ns < self.cfg.target_ns / 2 && self.drop_prob < 0.2)
@@ -120,12 +120,14 @@ impl Pie {
     /// §5.5 and the burst allowance of §4.4.
     fn update(&mut self) {
         let qdelay = if self.avg_dq_time_ns > 0.0 {
-            (self.fifo.bytes() as f64 * self.avg_dq_time_ns / DQ_THRESHOLD_BYTES as f64) as Time
+            Duration::from_ns(
+                (self.fifo.bytes() as f64 * self.avg_dq_time_ns / DQ_THRESHOLD_BYTES as f64) as u64,
+            )
         } else {
-            0
+            Duration::ZERO
         };
-        let mut p = self.cfg.alpha * (secs(qdelay) - secs(self.cfg.target_ns))
-            + self.cfg.beta * (secs(qdelay) - secs(self.qdelay_old_ns));
+        let mut p = self.cfg.alpha * (qdelay.secs() - self.cfg.target_ns.secs())
+            + self.cfg.beta * (qdelay.secs() - self.qdelay_old_ns.secs());
         // Small probabilities move in small steps, so a light load is not over-controlled.
         let scale = match self.drop_prob {
             x if x < 0.000_001 => 1.0 / 2048.0,
@@ -143,7 +145,7 @@ impl Pie {
         }
         self.drop_prob += p;
         // Decay when the queue has been empty for two updates.
-        if qdelay == 0 && self.qdelay_old_ns == 0 {
+        if qdelay.is_zero() && self.qdelay_old_ns.is_zero() {
             self.drop_prob *= 0.98;
         }
         self.drop_prob = self.drop_prob.clamp(0.0, 1.0);
@@ -162,7 +164,7 @@ impl Pie {
 
 impl QueueDisc for Pie {
     #[inline]
-    fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue(&mut self, _now: Instant, item: QItem, drops: &mut Drops) -> bool {
         if self.fifo.refuses(&item) {
             drops.push(item, DropReason::Overflow);
             return false;
@@ -176,14 +178,14 @@ impl QueueDisc for Pie {
     }
 
     #[inline]
-    fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
+    fn dequeue(&mut self, now: Instant, _drops: &mut Drops) -> Option<QItem> {
         let it = self.fifo.pop()?;
         // Departure rate (RFC 8033 §5.2): time how long DQ_THRESHOLD bytes take to leave,
         // measuring only while the queue holds that much (a short burst says nothing of the link).
         if self.in_measurement {
             self.dq_count_bytes += it.bytes as u64;
             if self.dq_count_bytes >= DQ_THRESHOLD_BYTES {
-                let dq_time = (now - self.measurement_start) as f64;
+                let dq_time = (now - self.measurement_start).as_ns() as f64;
                 self.avg_dq_time_ns = if self.avg_dq_time_ns == 0.0 {
                     dq_time
                 } else {
@@ -216,11 +218,11 @@ impl QueueDisc for Pie {
         self.fifo.limit = limit;
     }
 
-    fn next_timer(&self) -> Option<Time> {
+    fn next_timer(&self) -> Option<Instant> {
         Some(self.next_update)
     }
 
-    fn on_timer(&mut self, now: Time) {
+    fn on_timer(&mut self, now: Instant) {
         if now >= self.next_update {
             self.update();
             self.next_update = now + self.cfg.tupdate_ns;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::band::{reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
-use crate::time::Time;
+use crate::time::Instant;
 
 /// Plan key `threshold_bytes`.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -56,7 +56,7 @@ impl PrioSmall {
 
 impl QueueDisc for PrioSmall {
     #[inline]
-    fn enqueue(&mut self, _now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue(&mut self, _now: Instant, item: QItem, drops: &mut Drops) -> bool {
         if self
             .limit
             .exceeded_by(self.len_pkts(), self.len_bytes(), item.bytes as u64)
@@ -72,7 +72,7 @@ impl QueueDisc for PrioSmall {
     }
 
     #[inline]
-    fn dequeue(&mut self, _now: Time, _drops: &mut Drops) -> Option<QItem> {
+    fn dequeue(&mut self, _now: Instant, _drops: &mut Drops) -> Option<QItem> {
         self.small.pop().or_else(|| self.large.pop())
     }
 
@@ -97,7 +97,11 @@ impl QueueDisc for PrioSmall {
 mod tests {
     use super::*;
     use crate::qdisc::testkit::{cbr, merge, run};
-    use crate::time::{NS_PER_MS, NS_PER_SEC};
+    use crate::time::Duration;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_ms(x)
+    }
 
     /// Small packets overtake a standing queue of large ones; the large keep FIFO order; the
     /// shared limit tail-drops whatever arrives when full.
@@ -106,20 +110,20 @@ mod tests {
         let mut q = PrioSmall::new(PrioSmallConfig::default(), Limit::default());
         // Bulk at 120% of 1 Mb/s (1500 B every 10 ms vs 12 ms to send) plus 40 B ACK-like packets.
         let arr = merge(vec![
-            cbr(1, 1500, 0, 10 * NS_PER_MS, 5 * NS_PER_SEC),
-            cbr(2, 40, 1, 50 * NS_PER_MS, 5 * NS_PER_SEC),
+            cbr(1, 1500, Duration::ZERO, ms(10), ms(5000)),
+            cbr(2, 40, Duration::from_ns(1), ms(50), ms(5000)),
         ]);
-        let tr = run(&mut q, 1_000_000, &arr, 5 * NS_PER_SEC, |_, _| {});
+        let tr = run(&mut q, 1_000_000, &arr, ms(5000), |_, _| {});
         let wait = |f: u32| {
             tr.sent
                 .iter()
                 .filter(|s| s.1.flow == f)
-                .map(|(t, i)| t - i.enq)
+                .map(|(t, i)| *t - i.enq)
                 .max()
                 .unwrap()
         };
-        assert!(wait(1) > 500 * NS_PER_MS);
-        assert!(wait(2) <= 12 * NS_PER_MS, "small waited {}", wait(2));
+        assert!(wait(1) > ms(500));
+        assert!(wait(2) <= ms(12), "small waited {:?}", wait(2));
         let big: Vec<u32> = tr
             .sent
             .iter()
@@ -141,12 +145,12 @@ mod tests {
             bytes,
             ..Default::default()
         };
-        assert!(q.enqueue(0, item(1, 1500), &mut d));
-        assert!(q.enqueue(0, item(2, 1500), &mut d));
-        assert!(!q.enqueue(0, item(3, 40), &mut d));
+        assert!(q.enqueue(Instant::ZERO, item(1, 1500), &mut d));
+        assert!(q.enqueue(Instant::ZERO, item(2, 1500), &mut d));
+        assert!(!q.enqueue(Instant::ZERO, item(3, 40), &mut d));
         assert_eq!(d.items[0].1, DropReason::Overflow);
-        assert_eq!(q.dequeue(0, &mut d).unwrap().id, 1);
-        assert!(q.enqueue(0, item(4, 40), &mut d));
-        assert_eq!(q.dequeue(0, &mut d).unwrap().id, 4);
+        assert_eq!(q.dequeue(Instant::ZERO, &mut d).unwrap().id, 1);
+        assert!(q.enqueue(Instant::ZERO, item(4, 40), &mut d));
+        assert_eq!(q.dequeue(Instant::ZERO, &mut d).unwrap().id, 4);
     }
 }

@@ -16,7 +16,7 @@ use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::{at_key, Problem};
 use crate::rng::{stream, Rng, Stream};
-use crate::time::{Time, NS_PER_SEC};
+use crate::time::{Instant, NS_PER_SEC};
 
 /// RED's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -191,7 +191,7 @@ pub struct Red {
     /// Whether the previous arrival already found `avg` above `min_th` (ns-2 `old`).
     above: bool,
     /// Since when the queue has been empty with the link idle, if it is.
-    idle_since: Option<Time>,
+    idle_since: Option<Instant>,
     /// Small packets the link sends per second, for the idle decay; 0 if the rate is unknown.
     pkts_per_sec: f64,
 }
@@ -206,7 +206,7 @@ impl Red {
             avg: 0.0,
             count: 0,
             above: false,
-            idle_since: Some(0),
+            idle_since: Some(Instant::ZERO),
             pkts_per_sec: 0.0,
         }
     }
@@ -251,7 +251,7 @@ impl Red {
 }
 
 impl QueueDisc for Red {
-    fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> bool {
         let w = self.cfg.weight;
         let qlen = if self.cfg.bytes {
             self.fifo.bytes() as f64
@@ -261,7 +261,7 @@ impl QueueDisc for Red {
         // Idle: decay as if m small packets had been sent meanwhile (§4 of the paper).
         let m = match self.idle_since.take() {
             Some(t0) if self.pkts_per_sec > 0.0 => {
-                ((now - t0) as f64 / NS_PER_SEC as f64 * self.pkts_per_sec).floor()
+                ((now - t0).as_ns() as f64 / NS_PER_SEC as f64 * self.pkts_per_sec).floor()
             }
             _ => 0.0,
         };
@@ -295,7 +295,7 @@ impl QueueDisc for Red {
         true
     }
 
-    fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
+    fn dequeue(&mut self, now: Instant, _drops: &mut Drops) -> Option<QItem> {
         match self.fifo.pop() {
             Some(it) => Some(it),
             None => {

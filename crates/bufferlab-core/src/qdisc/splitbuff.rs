@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::band::{reserve_for, Band};
 use super::params::{flow_hash, or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
-use crate::time::{Time, NS_PER_SEC};
+use crate::time::{Duration, Instant, NS_PER_SEC};
 
 /// SplitBuff's parameters (plan keys `buffers`, `update_ns`, `smoothing`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
@@ -30,7 +30,7 @@ pub struct SplitBuffConfig {
     pub buffers: u32,
     /// T_u, the period of the threshold and size update.
     #[schemars(range(min = 1))]
-    pub update_ns: Time,
+    pub update_ns: Duration,
     /// α, the weight of the newest period in the smoothed queueing delays:
     /// `T_q <- (1 - α) T_q + α x` (1: no smoothing).
     #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1.0))]
@@ -48,7 +48,7 @@ impl Default for SplitBuffConfig {
     fn default() -> Self {
         SplitBuffConfig {
             buffers: 2,
-            update_ns: NS_PER_SEC,
+            update_ns: Duration::from_secs(1),
             smoothing: 1.0,
         }
     }
@@ -99,7 +99,7 @@ pub struct SplitBuff {
     bands: [Band; MAX_BANDS],
     /// Next band round robin looks at.
     rr: usize,
-    next_update: Time,
+    next_update: Instant,
     period: Period,
     /// Whether a first estimate exists; before it, one shared buffer (band 0 with the total).
     estimated: bool,
@@ -151,7 +151,7 @@ impl SplitBuff {
                 Band::new(total, cap / 4),
             ],
             rr: 0,
-            next_update: cfg.update_ns,
+            next_update: Instant::ZERO + cfg.update_ns,
             period: Period::default(),
             estimated: false,
             thresh_ns: [f64::INFINITY; MAX_BANDS - 1],
@@ -288,11 +288,11 @@ impl SplitBuff {
         if let Some(seed) = self.blind {
             return ((flow_hash(item.flow, seed) as u128 * self.n as u128) >> 64) as usize;
         }
-        if item.srtt_ns == 0 || !self.estimated {
+        if item.srtt_ns.is_zero() || !self.estimated {
             // No RTT stamp (not TCP, or no sample yet): the low-delay sub-buffer.
             return 0;
         }
-        let rttp = item.srtt_ns as f64 - self.tq_ns;
+        let rttp = item.srtt_ns.as_ns() as f64 - self.tq_ns;
         self.thresh_ns[..self.n - 1]
             .iter()
             .position(|&t| rttp < t)
@@ -300,7 +300,7 @@ impl SplitBuff {
     }
 
     /// Fig. 2, "after every time period T_u".
-    fn update(&mut self, now: Time) {
+    fn update(&mut self, now: Instant) {
         for &f in &self.flows_seen {
             let (_, r, k) = self.flow_last[f as usize];
             let p = &mut self.period;
@@ -368,12 +368,12 @@ impl SplitBuff {
 
 impl QueueDisc for SplitBuff {
     #[inline]
-    fn enqueue(&mut self, now: Time, item: QItem, drops: &mut Drops) -> bool {
+    fn enqueue(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> bool {
         if self.blind.is_none() && now >= self.next_update {
             self.update(now);
         }
         let k = self.classify(&item);
-        if item.srtt_ns > 0 && self.blind.is_none() {
+        if !item.srtt_ns.is_zero() && self.blind.is_none() {
             let f = item.flow as usize;
             if f >= self.flow_last.len() {
                 self.flow_last.resize(f + 1, (0, 0.0, 0));
@@ -383,7 +383,7 @@ impl QueueDisc for SplitBuff {
                 e.0 = self.period_no + 1;
                 self.flows_seen.push(item.flow);
             }
-            e.1 = item.srtt_ns as f64;
+            e.1 = item.srtt_ns.as_ns() as f64;
             e.2 = k as u8;
         }
         // The configured limit bounds the total at every instant (seed 004 §III-B: "the
@@ -404,7 +404,7 @@ impl QueueDisc for SplitBuff {
     }
 
     #[inline]
-    fn dequeue(&mut self, now: Time, _drops: &mut Drops) -> Option<QItem> {
+    fn dequeue(&mut self, now: Instant, _drops: &mut Drops) -> Option<QItem> {
         // Round robin over the non-empty sub-buffers (seed 004 §III-C).
         for i in 0..self.n {
             let k = (self.rr + i) % self.n;
@@ -412,7 +412,7 @@ impl QueueDisc for SplitBuff {
                 self.rr = (k + 1) % self.n;
                 self.pkts -= 1;
                 self.bytes -= it.bytes as u64;
-                let soj = now.saturating_sub(it.enq) as f64;
+                let soj = now.saturating_since(it.enq).as_ns() as f64;
                 let p = &mut self.period;
                 p.soj_sum += soj;
                 p.soj_n += 1;

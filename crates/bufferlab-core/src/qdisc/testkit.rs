@@ -2,18 +2,18 @@
 //! a fixed rate, the discipline's timer honoured. Mirrors what a port does, without the engine.
 
 use super::{DropReason, Drops, QItem, QueueDisc};
-use crate::time::{tx_time, Time};
+use crate::time::{tx_time, Duration, Instant};
 
 #[derive(Default)]
 pub(crate) struct Trace {
     /// (dequeue time, item) of every packet sent.
-    pub sent: Vec<(Time, QItem)>,
+    pub sent: Vec<(Instant, QItem)>,
     /// (time, item, reason) of every drop.
-    pub drops: Vec<(Time, QItem, DropReason)>,
+    pub drops: Vec<(Instant, QItem, DropReason)>,
 }
 
 impl Trace {
-    pub fn aqm_drop_times(&self) -> Vec<Time> {
+    pub fn aqm_drop_times(&self) -> Vec<Instant> {
         self.drops
             .iter()
             .filter(|d| d.2 == DropReason::Aqm)
@@ -22,27 +22,28 @@ impl Trace {
     }
 }
 
-/// Run `q` on a link of `rate_bps` fed with `arrivals` (sorted by time) until `until`.
-/// `probe` is called after every dequeue with the time and the discipline.
+/// Run `q` on a link of `rate_bps` fed with `arrivals` (sorted by time) until `until` after
+/// time zero. `probe` is called after every dequeue with the time and the discipline.
 pub(crate) fn run<Q: QueueDisc>(
     q: &mut Q,
     rate_bps: u64,
-    arrivals: &[(Time, QItem)],
-    until: Time,
-    mut probe: impl FnMut(Time, &Q),
+    arrivals: &[(Instant, QItem)],
+    until: Duration,
+    mut probe: impl FnMut(Instant, &Q),
 ) -> Trace {
+    let until = Instant::ZERO + until;
     let mut tr = Trace::default();
     let mut drops = Drops::default();
     let mut i = 0;
-    let mut free_at: Time = 0;
-    let mut now: Time = 0;
+    let mut free_at = Instant::ZERO;
+    let mut now = Instant::ZERO;
     loop {
-        let ta = arrivals.get(i).map_or(Time::MAX, |a| a.0);
-        let tt = q.next_timer().unwrap_or(Time::MAX);
+        let ta = arrivals.get(i).map_or(Instant::NEVER, |a| a.0);
+        let tt = q.next_timer().unwrap_or(Instant::NEVER);
         let td = if q.len_pkts() > 0 {
             free_at.max(now)
         } else {
-            Time::MAX
+            Instant::NEVER
         };
         let t = ta.min(tt).min(td);
         if t >= until {
@@ -70,10 +71,17 @@ pub(crate) fn run<Q: QueueDisc>(
     tr
 }
 
-/// Constant-bit-rate arrivals of `bytes`-byte packets of `flow`, every `gap` from `start` to `end`.
-pub(crate) fn cbr(flow: u32, bytes: u32, start: Time, gap: Time, end: Time) -> Vec<(Time, QItem)> {
+/// Constant-bit-rate arrivals of `bytes`-byte packets of `flow`, every `gap` from `start` to `end`
+/// (both after time zero).
+pub(crate) fn cbr(
+    flow: u32,
+    bytes: u32,
+    start: Duration,
+    gap: Duration,
+    end: Duration,
+) -> Vec<(Instant, QItem)> {
     let mut v = Vec::new();
-    let mut t = start;
+    let (mut t, end) = (Instant::ZERO + start, Instant::ZERO + end);
     let mut id = flow << 20;
     while t < end {
         v.push((
@@ -83,7 +91,7 @@ pub(crate) fn cbr(flow: u32, bytes: u32, start: Time, gap: Time, end: Time) -> V
                 bytes,
                 enq: t,
                 flow,
-                srtt_ns: 0,
+                srtt_ns: Duration::ZERO,
             },
         ));
         id += 1;
@@ -93,8 +101,8 @@ pub(crate) fn cbr(flow: u32, bytes: u32, start: Time, gap: Time, end: Time) -> V
 }
 
 /// Merge schedules by time (stable: ties keep the order of the inputs).
-pub(crate) fn merge(mut all: Vec<Vec<(Time, QItem)>>) -> Vec<(Time, QItem)> {
-    let mut v: Vec<(Time, QItem)> = all.drain(..).flatten().collect();
+pub(crate) fn merge(mut all: Vec<Vec<(Instant, QItem)>>) -> Vec<(Instant, QItem)> {
+    let mut v: Vec<(Instant, QItem)> = all.drain(..).flatten().collect();
     v.sort_by_key(|a| a.0);
     v
 }

@@ -1,10 +1,13 @@
 use serde_json::json;
 
 use super::*;
-use crate::time::{NS_PER_MS, NS_PER_US};
+use crate::time::{Duration, Instant, NS_PER_US};
+
+const MS: Duration = Duration::from_ms(1);
+const T0: Instant = Instant::ZERO;
 
 fn dir(qdisc: serde_json::Value, limit_pkts: u64) -> serde_json::Value {
-    json!({ "rate_bps": 10_000_000u64, "delay_ns": 5 * NS_PER_MS,
+    json!({ "rate_bps": 10_000_000u64, "delay_ns": 5 * MS,
             "queue": { "qdisc": qdisc, "limit_pkts": limit_pkts } })
 }
 
@@ -12,7 +15,7 @@ fn dir(qdisc: serde_json::Value, limit_pkts: u64) -> serde_json::Value {
 fn net(qdisc: serde_json::Value, limit_pkts: u64) -> RealtimeNet {
     let fifo = json!({ "kind": "fifo" });
     let sc: Scenario = serde_json::from_value(json!({
-        "run": { "duration_ns": 1_000 * NS_PER_MS },
+        "run": { "duration_ns": 1_000 * MS },
         "nodes": ["a", "r", "b"],
         "links": [
             { "a": "a", "b": "r", "forward": dir(qdisc, limit_pkts), "reverse": dir(fifo.clone(), 100) },
@@ -34,7 +37,7 @@ fn pkt(flow: FlowId) -> Outbound {
 }
 
 /// Run the engine event by event as a driver would, noting when each handle reached which node.
-fn drain(n: &mut RealtimeNet, until: Time) -> Vec<(Time, NodeId, Delivered)> {
+fn drain(n: &mut RealtimeNet, until: Instant) -> Vec<(Instant, NodeId, Delivered)> {
     let mut got = Vec::new();
     while let Some(t) = n.next_event_at().filter(|&t| t < until) {
         n.advance(t);
@@ -46,10 +49,10 @@ fn drain(n: &mut RealtimeNet, until: Time) -> Vec<(Time, NodeId, Delivered)> {
 #[test]
 fn store_and_forward_timing_and_ttl() {
     let mut n = net(json!({ "kind": "fifo" }), 100);
-    let ids: Vec<_> = (0..3).map(|_| n.inject(0, 0, pkt(7)).unwrap()).collect();
-    let got = drain(&mut n, u64::MAX);
+    let ids: Vec<_> = (0..3).map(|_| n.inject(T0, 0, pkt(7)).unwrap()).collect();
+    let got = drain(&mut n, Instant::NEVER);
     // 1500 B at 10 Mb/s is 1.2 ms per hop; the router forwards each packet once it has all of it.
-    let want = [12_400, 13_600, 14_800].map(|us| us * NS_PER_US);
+    let want = [12_400, 13_600, 14_800].map(|us| Instant::from_ns(us * NS_PER_US));
     assert_eq!(got.len(), 3);
     for ((t, node, d), (w, id)) in got.iter().zip(want.iter().zip(&ids)) {
         assert_eq!((*t, *node, d.handle), (*w, 2, *id));
@@ -62,12 +65,12 @@ fn store_and_forward_timing_and_ttl() {
 fn queue_limit_drops_and_conservation() {
     let mut n = net(json!({ "kind": "fifo" }), 2);
     for _ in 0..10 {
-        n.inject(0, 0, pkt(0)).unwrap();
+        n.inject(T0, 0, pkt(0)).unwrap();
     }
-    let got = drain(&mut n, u64::MAX);
+    let got = drain(&mut n, Instant::NEVER);
     // One on the wire at once, two waiting: the rest overflow.
     assert_eq!(got.len(), 3);
-    let out = n.finish(1_000 * NS_PER_MS).unwrap();
+    let out = n.finish(T0 + 1_000 * MS).unwrap();
     // Flow 0 has no row (the scenario has no traffic): its packets count nowhere else.
     assert!(out.summary.flows.is_empty());
     let q = &out.summary.queues[0];
@@ -80,9 +83,9 @@ fn queue_limit_drops_and_conservation() {
 fn no_host_no_injection() {
     let mut n = net(json!({ "kind": "fifo" }), 10);
     let to_router = Outbound { dst: 1, ..pkt(0) };
-    assert!(n.inject(0, 0, to_router).is_none());
+    assert!(n.inject(T0, 0, to_router).is_none());
     assert!(
-        n.inject(0, 1, pkt(0)).is_none(),
+        n.inject(T0, 1, pkt(0)).is_none(),
         "no host sits on the router"
     );
     assert!(n.next_event_at().is_none());
@@ -97,9 +100,9 @@ fn flow_queueing_reads_the_given_flow() {
         let mut flows = std::collections::HashMap::new();
         for i in 0..21 {
             let f = if i < 20 { 1 } else { 2 };
-            flows.insert(n.inject(0, 0, pkt(f)).unwrap(), f);
+            flows.insert(n.inject(T0, 0, pkt(f)).unwrap(), f);
         }
-        let got = drain(&mut n, u64::MAX);
+        let got = drain(&mut n, Instant::NEVER);
         got.iter()
             .position(|(_, _, d)| flows[&d.handle] == 2)
             .unwrap()
@@ -112,7 +115,7 @@ fn flow_queueing_reads_the_given_flow() {
 fn scenario_flows_keep_their_rows_and_count_real_packets() {
     let fifo = json!({ "kind": "fifo" });
     let sc: Scenario = serde_json::from_value(json!({
-        "run": { "duration_ns": 1_000 * NS_PER_MS },
+        "run": { "duration_ns": 1_000 * MS },
         "nodes": ["a", "b"],
         "links": [ { "a": "a", "b": "b", "forward": dir(fifo.clone(), 3), "reverse": dir(fifo, 3) } ],
         "traffic": [ { "kind": "udp", "pairs": [["a", "b"]], "rate_pps": 1000.0, "size_bytes": 1500 } ],
@@ -126,12 +129,12 @@ fn scenario_flows_keep_their_rows_and_count_real_packets() {
     );
     let o = Outbound { dst: 1, ..pkt(0) };
     for _ in 0..6 {
-        n.inject(0, 0, o).unwrap();
+        n.inject(T0, 0, o).unwrap();
     }
     // A packet of the flow going back (an acknowledgement) is not the flow's data.
-    n.inject(0, 1, Outbound { dst: 0, ..o }).unwrap();
-    drain(&mut n, u64::MAX);
-    let out = n.finish(1_000 * NS_PER_MS).unwrap();
+    n.inject(T0, 1, Outbound { dst: 0, ..o }).unwrap();
+    drain(&mut n, Instant::NEVER);
+    let out = n.finish(T0 + 1_000 * MS).unwrap();
     let f = &out.summary.flows[0];
     assert_eq!((f.pkts_sent, f.pkts_dropped), (6, 2));
     assert_eq!(f.throughput_bps, 4.0 * 1500.0 * 8.0);
@@ -141,11 +144,11 @@ fn scenario_flows_keep_their_rows_and_count_real_packets() {
 fn stopping_early_closes_the_books_at_the_stop() {
     let mut n = net(json!({ "kind": "fifo" }), 100);
     for _ in 0..10 {
-        n.inject(0, 0, pkt(0)).unwrap();
+        n.inject(T0, 0, pkt(0)).unwrap();
     }
-    drain(&mut n, u64::MAX);
+    drain(&mut n, Instant::NEVER);
     // Ten packets of 1.2 ms on a 1 s run stopped at 24 ms: the link was busy half of it.
-    let out = n.finish(24 * NS_PER_MS).unwrap();
+    let out = n.finish(T0 + 24 * MS).unwrap();
     assert_eq!(out.summary.run.duration_s, 0.024);
     let u = out.summary.links[0].utilization;
     assert!((u - 0.5).abs() < 1e-9, "utilization {u}");
@@ -156,8 +159,8 @@ fn ttl_expiry_is_reported_and_a_router_can_answer() {
     let mut n = net(json!({ "kind": "fifo" }), 100);
     let mut p = pkt(7);
     p.ttl = 1;
-    let id = n.inject(0, 0, p).unwrap();
-    let got = drain(&mut n, u64::MAX);
+    let id = n.inject(T0, 0, p).unwrap();
+    let got = drain(&mut n, Instant::NEVER);
     assert!(got.is_empty(), "a TTL of 1 dies at the router");
     let mut exp = Vec::new();
     n.take_ttl_expired(&mut exp);
@@ -166,7 +169,7 @@ fn ttl_expiry_is_reported_and_a_router_can_answer() {
     assert_eq!((e.router, e.src, e.seq as PktId, e.ttl), (1, 0, id, 1));
     assert_eq!(
         e.at,
-        6_200 * NS_PER_US,
+        Instant::from_ns(6_200 * NS_PER_US),
         "1.2 ms serialization + 5 ms on the wire"
     );
     // The router's answer goes back to a over r->a: 56 B at 10 Mb/s plus 5 ms.
@@ -178,14 +181,14 @@ fn ttl_expiry_is_reported_and_a_router_can_answer() {
         proto: Proto::Udp,
     };
     let back = n.inject_from_router(e.at, 1, answer).unwrap();
-    let got = drain(&mut n, u64::MAX);
+    let got = drain(&mut n, Instant::NEVER);
     assert_eq!(got.len(), 1);
     let (t, node, d) = got[0];
     assert_eq!((node, d.handle, d.ttl), (0, back, 64));
-    assert_eq!(t, e.at + 5 * NS_PER_MS + 56 * 8 * 100);
+    assert_eq!(t, e.at + 5 * MS + Duration::from_ns(56 * 8 * 100));
     n.take_ttl_expired(&mut exp);
     assert_eq!(exp.len(), 1, "nothing new");
-    let out = n.finish(1_000 * NS_PER_MS).unwrap();
+    let out = n.finish(T0 + 1_000 * MS).unwrap();
     assert_eq!(out.summary.conservation.created, 2);
     assert_eq!(out.summary.conservation.delivered, 1);
 }

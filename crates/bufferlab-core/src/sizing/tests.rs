@@ -1,5 +1,9 @@
 use super::*;
-use crate::time::NS_PER_MS;
+use crate::time::{Duration, Instant};
+
+const MS: Duration = Duration::from_ms(1);
+const SEC: Duration = Duration::from_secs(1);
+const T0: Instant = Instant::ZERO;
 
 fn spec(rule: &str, scale: f64) -> SizingSpec {
     SizingSpec {
@@ -13,7 +17,7 @@ fn spec(rule: &str, scale: f64) -> SizingSpec {
 fn ctx(n: usize) -> SizingCtx {
     SizingCtx {
         rate_bps: 10_000_000,
-        flow_rtts_ns: vec![102 * NS_PER_MS; n],
+        flow_rtts_ns: vec![102 * MS; n],
         input_links: 101,
         pkt_bytes: 1500,
     }
@@ -31,7 +35,7 @@ fn bdp_is_rate_times_mean_rtt() {
                                                              // Seed 004 §III-C: 10 ms and 990 ms flows, 100 Mb/s, 1 KB packets -> 6250 packets.
     let c = SizingCtx {
         rate_bps: 100_000_000,
-        flow_rtts_ns: vec![10 * NS_PER_MS, 990 * NS_PER_MS],
+        flow_rtts_ns: vec![10 * MS, 990 * MS],
         input_links: 3,
         pkt_bytes: 1000,
     };
@@ -127,12 +131,12 @@ fn errors_say_what_to_do() {
 #[test]
 fn rtt_adaptive_drifts_to_three_bdp_on_the_papers_model() {
     let c = ctx(1);
-    let d_ns = 102.0 * NS_PER_MS as f64;
+    let d_ns = (102 * MS).as_ns() as f64;
     let bdp = 10_000_000.0 * 0.102 / 8.0 / 1500.0; // 85 packets
-    let mut s = AdaptiveSizer::new(&spec("rtt-adaptive", 1.0), &c, 10 * NS_PER_SEC).unwrap();
+    let mut s = AdaptiveSizer::new(&spec("rtt-adaptive", 1.0), &c, 10 * SEC).unwrap();
     assert_eq!(s.limit().pkts, Some(85));
     let mut b: f64 = 1.0; // the exact iteration, for comparison
-    let mut now = 0;
+    let mut now = Instant::ZERO;
     let mut seen = Vec::new();
     for _ in 0..30 {
         let got = s.limit().pkts.unwrap() as f64 / bdp;
@@ -141,10 +145,17 @@ fn rtt_adaptive_drifts_to_three_bdp_on_the_papers_model() {
         let lo = (got - 1.0) / 2.0;
         for i in 0..10_000u64 {
             let q = lo + (got - lo) * (i as f64 + 0.5) / 10_000.0;
-            s.on_packet(now + i * 2 * NS_PER_MS, (d_ns * (1.0 + q)) as Time);
+            s.on_packet(
+                now + i * 2 * MS,
+                Duration::from_ns((d_ns * (1.0 + q)) as u64),
+            );
         }
-        now += 20 * NS_PER_SEC;
-        assert_eq!(s.next_update(), Time::MAX, "nothing due without a drop");
+        now += 20 * SEC;
+        assert_eq!(
+            s.next_update(),
+            Instant::NEVER,
+            "nothing due without a drop"
+        );
         s.on_drop(now);
         assert_eq!(s.next_update(), now);
         s.update(now);
@@ -162,16 +173,16 @@ fn rtt_adaptive_drifts_to_three_bdp_on_the_papers_model() {
 /// Drops closer than the period re-size once.
 #[test]
 fn rtt_adaptive_resizes_once_per_period() {
-    let mut s = AdaptiveSizer::new(&spec("rtt-adaptive", 1.0), &ctx(1), 10 * NS_PER_SEC).unwrap();
-    s.on_packet(0, 204 * NS_PER_MS);
-    s.on_drop(5 * NS_PER_SEC);
-    assert_eq!(s.next_update(), Time::MAX);
-    s.on_drop(11 * NS_PER_SEC);
-    s.on_drop(12 * NS_PER_SEC);
-    assert_eq!(s.next_update(), 11 * NS_PER_SEC);
-    assert_eq!(s.update(11 * NS_PER_SEC).pkts, Some(170));
-    s.on_drop(15 * NS_PER_SEC);
-    assert_eq!(s.next_update(), Time::MAX);
+    let mut s = AdaptiveSizer::new(&spec("rtt-adaptive", 1.0), &ctx(1), 10 * SEC).unwrap();
+    s.on_packet(T0, 204 * MS);
+    s.on_drop(T0 + 5 * SEC);
+    assert_eq!(s.next_update(), Instant::NEVER);
+    s.on_drop(T0 + 11 * SEC);
+    s.on_drop(T0 + 12 * SEC);
+    assert_eq!(s.next_update(), T0 + 11 * SEC);
+    assert_eq!(s.update(T0 + 11 * SEC).pkts, Some(170));
+    s.on_drop(T0 + 15 * SEC);
+    assert_eq!(s.next_update(), Instant::NEVER);
 }
 
 /// The same loop with a window that grows one packet per RTT (so the queue grows slower as the
@@ -182,17 +193,17 @@ fn rtt_adaptive_resizes_once_per_period() {
 fn rtt_adaptive_inflates_under_an_aimd_window() {
     let c = ctx(1);
     let bdp = 85.0;
-    let mut s = AdaptiveSizer::new(&spec("rtt-adaptive", 1.0), &c, 10 * NS_PER_SEC).unwrap();
+    let mut s = AdaptiveSizer::new(&spec("rtt-adaptive", 1.0), &c, 10 * SEC).unwrap();
     let cap_pps = 10_000_000.0 / 8.0 / 1500.0;
     let d = 0.102;
     let mut w: f64 = bdp;
-    let mut now: Time = 0;
+    let mut now = Instant::ZERO;
     let mut limits = Vec::new();
-    while now < 6000 * NS_PER_SEC {
+    while now < T0 + 6000 * SEC {
         let q = (w - bdp).max(0.0);
         let rtt = d + q / cap_pps;
         for _ in 0..w as u64 {
-            s.on_packet(now, (rtt * 1e9) as Time);
+            s.on_packet(now, Duration::from_ns((rtt * 1e9) as u64));
         }
         if q > s.limit().pkts.unwrap() as f64 {
             w /= 2.0;
@@ -200,7 +211,7 @@ fn rtt_adaptive_inflates_under_an_aimd_window() {
         } else {
             w += 1.0;
         }
-        now += (rtt * 1e9) as Time;
+        now += Duration::from_ns((rtt * 1e9) as u64);
         if now >= s.next_update() {
             limits.push(s.update(now).pkts.unwrap() as f64 / bdp);
         }

@@ -10,7 +10,7 @@ use crate::hooks::{AgentHooks, Io};
 use crate::metrics::flow::TransferRecord;
 use crate::packet::{Packet, Proto};
 use crate::rng::Rng;
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 /// The timer token of the workload (connections use their number).
 const APP: u32 = u32::MAX;
@@ -33,7 +33,7 @@ pub struct TcpSender {
     work: Workload,
     start: Sampler,
     rng: Rng,
-    stop: Time,
+    stop: Instant,
     conns: Vec<SendConn>,
     /// Index in `io.transfers` of each connection's current transfer.
     transfer: Vec<Option<usize>>,
@@ -55,7 +55,7 @@ impl TcpSender {
         work: Workload,
         start: Sampler,
         rng: Rng,
-        stop: Time,
+        stop: Instant,
     ) -> Self {
         TcpSender {
             peer,
@@ -112,9 +112,9 @@ impl TcpSender {
             Workload::Web { mean_gap_ns, sizes } => {
                 let size = sizes.sample_u64(&mut self.rng).max(1);
                 let gap: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.rng);
-                let next = io
-                    .now
-                    .saturating_add((gap * mean_gap_ns).round().max(1.0) as Time);
+                let next = io.now.saturating_add(Duration::from_ns(
+                    (gap * mean_gap_ns).round().max(1.0) as u64,
+                ));
                 let c = self.new_conn();
                 self.start_transfer(io, c, size);
                 self.conns[c].write(io, &peer, size);
@@ -154,7 +154,9 @@ impl TcpSender {
             Workload::Transfer { size: None } => {}
             Workload::Web { .. } => self.conns[c].close(io, &peer),
             Workload::OnOff { idle, .. } => {
-                let next = io.now.saturating_add(idle.sample_u64(&mut self.rng));
+                let next = io
+                    .now
+                    .saturating_add(Duration::from_ns(idle.sample_u64(&mut self.rng)));
                 if next < self.stop {
                     io.set_timer(next, APP);
                 }
@@ -165,7 +167,7 @@ impl TcpSender {
 
 impl AgentHooks for TcpSender {
     fn on_start(&mut self, io: &mut Io) {
-        let t0 = self.start.sample_u64(&mut self.rng);
+        let t0 = Instant::from_ns(self.start.sample_u64(&mut self.rng));
         if t0 < self.stop {
             io.set_timer(t0, APP);
         }

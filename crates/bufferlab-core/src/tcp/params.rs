@@ -7,7 +7,7 @@ use super::cc::cubic::CubicConfig;
 use super::cc::newreno::NewRenoConfig;
 use super::cc::vegas::VegasConfig;
 use crate::problem::{at_key, Problem};
-use crate::time::{fmt_ns, Time, NS_PER_MS, NS_PER_SEC};
+use crate::time::{fmt_ns, Duration, NS_PER_SEC};
 
 /// IPv4 (20 B) + TCP (20 B) headers. Options (timestamps, SACK blocks) are carried as header
 /// fields of the simulated packet but not charged on the wire, so a pure ACK is 40 B and a
@@ -28,7 +28,7 @@ pub enum CcKind {
 }
 
 /// Largest retransmission timeout accepted: one hour.
-const MAX_RTO_NS: Time = 3600 * NS_PER_SEC;
+const MAX_RTO_NS: u64 = 3600 * NS_PER_SEC;
 
 /// The plan's `tcp` table: every TCP option of a traffic block, its bounds and its default.
 /// Plan keys carry their unit (`min_rto_ns`, `mss_bytes`). The algorithm-specific keys
@@ -51,7 +51,7 @@ pub struct TcpOptions {
     pub delayed_ack: bool,
     /// Delayed-ACK timer. Default 40 ms, Linux's `TCP_DELACK_MIN`; RFC 1122 requires < 500 ms.
     #[schemars(range(min = 1), extend("exclusiveMaximum" = 500_000_000))]
-    pub delack_ns: Time,
+    pub delack_ns: Duration,
     /// Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     /// eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -63,10 +63,10 @@ pub struct TcpOptions {
     /// Lower bound of the retransmission timeout. Default 200 ms as Linux (`TCP_RTO_MIN`);
     /// RFC 6298 §2.4 says 1 s.
     #[schemars(range(min = 1, max = MAX_RTO_NS))]
-    pub min_rto_ns: Time,
+    pub min_rto_ns: Duration,
     /// Upper bound of the retransmission timeout. Default 60 s (RFC 6298 §2.5).
     #[schemars(range(min = 1, max = MAX_RTO_NS))]
-    pub max_rto_ns: Time,
+    pub max_rto_ns: Duration,
     /// Maximum segment size (payload). Default 1460 B: a 1500 B Ethernet MTU less 40 B of IPv4
     /// and TCP headers (RFC 879, RFC 6691).
     #[schemars(range(min = 64, max = 65_495))]
@@ -113,11 +113,11 @@ impl Default for TcpOptions {
             sack: true,
             prr: true,
             delayed_ack: true,
-            delack_ns: 40 * NS_PER_MS,
+            delack_ns: Duration::from_ms(40),
             beta: None,
             initial_window: 10,
-            min_rto_ns: 200 * NS_PER_MS,
-            max_rto_ns: 60 * NS_PER_SEC,
+            min_rto_ns: Duration::from_ms(200),
+            max_rto_ns: Duration::from_secs(60),
             mss_bytes: 1460,
             rwnd_bytes: 1 << 30,
             sndbuf_bytes: 1 << 30,
@@ -146,10 +146,10 @@ pub struct TcpParams {
     pub sack: bool,
     pub prr: bool,
     pub delayed_ack: bool,
-    pub delack_ns: Time,
+    pub delack_ns: Duration,
     pub initial_window: u32,
-    pub min_rto_ns: Time,
-    pub max_rto_ns: Time,
+    pub min_rto_ns: Duration,
+    pub max_rto_ns: Duration,
     pub mss_bytes: u32,
     pub rwnd_bytes: u64,
     pub sndbuf_bytes: u64,
@@ -258,7 +258,7 @@ mod tests {
         let p = opts(json!({})).resolve();
         assert_eq!(p.mss_bytes, 1460);
         assert_eq!(p.initial_window, 10);
-        assert_eq!(p.min_rto_ns, 200 * NS_PER_MS);
+        assert_eq!(p.min_rto_ns, Duration::from_ms(200));
         assert_eq!(p.cc, CcConfig::NewReno(NewRenoConfig { beta: 0.5 }));
         let c = opts(json!({"cc": "cubic"})).resolve();
         assert_eq!(c.cc, CcConfig::Cubic(CubicConfig::default()));

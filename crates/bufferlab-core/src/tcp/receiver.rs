@@ -7,7 +7,7 @@ use crate::hooks::{AgentHooks, Io};
 use crate::packet::{
     tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader, MAX_SACK_BLOCKS,
 };
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 /// No entry in [`RecvConn::recent`].
 const NONE: u64 = u64::MAX;
@@ -22,14 +22,14 @@ pub struct RecvConn {
     /// wants the block holding the newest first, then the most recently reported others.
     recent: [u64; MAX_SACK_BLOCKS],
     /// RFC 7323 §4.3: TS.Recent and Last.ACK.sent.
-    ts_recent: Time,
+    ts_recent: Instant,
     last_ack_sent: u64,
     /// In-order segments not yet acknowledged.
     pending: u32,
-    delack_at: Option<Time>,
-    delack_armed: Option<Time>,
+    delack_at: Option<Instant>,
+    delack_armed: Option<Instant>,
     /// The sender's RTT estimate from its latest segment, stamped on ACKs (seed 004 §III-A).
-    srtt_ns: Time,
+    srtt_ns: Duration,
     fin: bool,
 }
 
@@ -39,12 +39,12 @@ impl Default for RecvConn {
             rcv_nxt: 0,
             ooo: Vec::new(),
             recent: [NONE; MAX_SACK_BLOCKS],
-            ts_recent: 0,
+            ts_recent: Instant::ZERO,
             last_ack_sent: 0,
             pending: 0,
             delack_at: None,
             delack_armed: None,
-            srtt_ns: 0,
+            srtt_ns: Duration::ZERO,
             fin: false,
         }
     }
@@ -127,7 +127,7 @@ pub struct TcpReceiver {
     me: AgentId,
     sack: bool,
     delayed_ack: bool,
-    delack_ns: Time,
+    delack_ns: Duration,
     rwnd: u32,
     /// The sender (learnt from its packets).
     peer_node: NodeId,
@@ -192,7 +192,7 @@ impl TcpReceiver {
         let w = st.window;
         st.bytes_received.add(&w, io.now, pkt.size as u64);
         if w.contains(io.now) {
-            st.owd.record(io.now - pkt.created);
+            st.owd.record((io.now - pkt.created).as_ns());
         }
         let c = &mut self.conns[h.conn as usize];
         c.srtt_ns = pkt.srtt_ns;

@@ -5,32 +5,32 @@
 //! timeout until an ACK for new data brings a fresh sample — is [`RttEstimator::on_timeout`] and
 //! [`RttEstimator::sample`].
 
-use crate::time::{Time, NS_PER_SEC};
+use crate::time::Duration;
 
 /// RFC 6298 §2.1: the RTO before any sample.
-pub const INITIAL_RTO_NS: Time = NS_PER_SEC;
+pub const INITIAL_RTO_NS: Duration = Duration::from_secs(1);
 /// RFC 6298 §5.7: the RTO once data flows, when the SYN had to be retransmitted.
-pub const SYN_LOST_RTO_NS: Time = 3 * NS_PER_SEC;
+pub const SYN_LOST_RTO_NS: Duration = Duration::from_secs(3);
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
-    srtt: Option<Time>,
-    rttvar: Time,
+    srtt: Option<Duration>,
+    rttvar: Duration,
     /// RTO before back-off.
-    rto: Time,
+    rto: Duration,
     /// Number of consecutive timeouts (the back-off exponent).
     backoff: u32,
-    min_rto: Time,
-    max_rto: Time,
+    min_rto: Duration,
+    max_rto: Duration,
     /// Smallest sample seen.
-    min_rtt: Option<Time>,
+    min_rtt: Option<Duration>,
 }
 
 impl RttEstimator {
-    pub fn new(min_rto: Time, max_rto: Time) -> Self {
+    pub fn new(min_rto: Duration, max_rto: Duration) -> Self {
         RttEstimator {
             srtt: None,
-            rttvar: 0,
+            rttvar: Duration::ZERO,
             rto: INITIAL_RTO_NS.clamp(min_rto, max_rto),
             backoff: 0,
             min_rto,
@@ -46,7 +46,7 @@ impl RttEstimator {
     /// RTO above the RTT when queueing makes the RTT large and steady. With the RFC's own
     /// reading (floor on the total) a 200 ms floor fires spuriously whenever the RTT is close to
     /// 200 ms and varies little. The RFC 6298 §2.4 floor on the total still holds.
-    pub fn sample(&mut self, r: Time) {
+    pub fn sample(&mut self, r: Duration) {
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -78,21 +78,21 @@ impl RttEstimator {
     }
 
     /// The timeout in force, back-off included.
-    pub fn rto(&self) -> Time {
+    pub fn rto(&self) -> Duration {
         self.rto
             .saturating_mul(1u64 << self.backoff.min(40))
             .min(self.max_rto)
     }
 
-    pub fn srtt(&self) -> Option<Time> {
+    pub fn srtt(&self) -> Option<Duration> {
         self.srtt
     }
 
-    pub fn rttvar(&self) -> Time {
+    pub fn rttvar(&self) -> Duration {
         self.rttvar
     }
 
-    pub fn min_rtt(&self) -> Option<Time> {
+    pub fn min_rtt(&self) -> Option<Duration> {
         self.min_rtt
     }
 
@@ -104,54 +104,61 @@ impl RttEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::NS_PER_MS;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_ms(x)
+    }
 
     #[test]
     fn first_and_second_sample_per_rfc6298() {
         // No lower bound, so the formula shows through.
-        let mut e = RttEstimator::new(1, 60 * NS_PER_SEC);
-        assert_eq!(e.rto(), NS_PER_SEC, "RFC 6298 §2.1: 1 s before any sample");
-        e.sample(100 * NS_PER_MS);
+        let mut e = RttEstimator::new(Duration::from_ns(1), Duration::from_secs(60));
+        assert_eq!(
+            e.rto(),
+            Duration::from_secs(1),
+            "RFC 6298 §2.1: 1 s before any sample"
+        );
+        e.sample(ms(100));
         // §2.2: SRTT = R, RTTVAR = R/2, RTO = SRTT + 4 RTTVAR = 300 ms.
-        assert_eq!(e.srtt(), Some(100 * NS_PER_MS));
-        assert_eq!(e.rttvar(), 50 * NS_PER_MS);
-        assert_eq!(e.rto(), 300 * NS_PER_MS);
-        e.sample(200 * NS_PER_MS);
+        assert_eq!(e.srtt(), Some(ms(100)));
+        assert_eq!(e.rttvar(), ms(50));
+        assert_eq!(e.rto(), ms(300));
+        e.sample(ms(200));
         // §2.3: RTTVAR = 3/4·50 + 1/4·|100 − 200| = 62.5 ms; SRTT = 7/8·100 + 1/8·200 = 112.5 ms.
-        assert_eq!(e.rttvar(), 62_500_000);
-        assert_eq!(e.srtt(), Some(112_500_000));
-        assert_eq!(e.rto(), 112_500_000 + 250_000_000);
+        assert_eq!(e.rttvar(), Duration::from_ns(62_500_000));
+        assert_eq!(e.srtt(), Some(Duration::from_ns(112_500_000)));
+        assert_eq!(e.rto(), Duration::from_ns(112_500_000 + 250_000_000));
     }
 
     #[test]
     fn min_rto_and_backoff() {
-        let mut e = RttEstimator::new(200 * NS_PER_MS, 60 * NS_PER_SEC);
-        e.sample(10 * NS_PER_MS);
-        assert_eq!(e.rto(), 210 * NS_PER_MS, "SRTT + max(min_rto, 4 RTTVAR)");
+        let mut e = RttEstimator::new(ms(200), Duration::from_secs(60));
+        e.sample(ms(10));
+        assert_eq!(e.rto(), ms(210), "SRTT + max(min_rto, 4 RTTVAR)");
         e.on_timeout();
-        assert_eq!(e.rto(), 420 * NS_PER_MS);
+        assert_eq!(e.rto(), ms(420));
         e.on_timeout();
-        assert_eq!(e.rto(), 840 * NS_PER_MS);
+        assert_eq!(e.rto(), ms(840));
         for _ in 0..20 {
             e.on_timeout();
         }
-        assert_eq!(e.rto(), 60 * NS_PER_SEC, "capped at max_rto (§2.5)");
+        assert_eq!(e.rto(), Duration::from_secs(60), "capped at max_rto (§2.5)");
         // Karn: the back-off holds until a new sample.
-        e.sample(10 * NS_PER_MS);
+        e.sample(ms(10));
         assert_eq!(e.backoff(), 0);
-        assert_eq!(e.rto(), 210 * NS_PER_MS);
+        assert_eq!(e.rto(), ms(210));
         // A steady 300 ms RTT (RTTVAR → 0) keeps the timer min_rto above it.
         for _ in 0..100 {
-            e.sample(300 * NS_PER_MS);
+            e.sample(ms(300));
         }
-        assert!(e.rto() >= 499 * NS_PER_MS, "{}", e.rto());
+        assert!(e.rto() >= ms(499), "{:?}", e.rto());
     }
 
     #[test]
     fn syn_loss_gives_three_seconds() {
-        let mut e = RttEstimator::new(200 * NS_PER_MS, 60 * NS_PER_SEC);
+        let mut e = RttEstimator::new(ms(200), Duration::from_secs(60));
         e.on_timeout();
         e.syn_lost();
-        assert_eq!(e.rto(), 3 * NS_PER_SEC);
+        assert_eq!(e.rto(), Duration::from_secs(3));
     }
 }

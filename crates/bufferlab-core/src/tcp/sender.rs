@@ -14,7 +14,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
 use crate::hooks::Io;
 use crate::packet::{tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader};
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 /// Where a connection's packets go.
 #[derive(Clone, Copy, Debug)]
@@ -62,8 +62,8 @@ pub struct SendConn {
     cc: Cc,
     rtt: RttEstimator,
     /// Retransmission timer: when it expires, and the earliest engine timer already pending.
-    rto_at: Option<Time>,
-    rto_armed: Option<Time>,
+    rto_at: Option<Instant>,
+    rto_armed: Option<Instant>,
     dupacks: u32,
     in_recovery: bool,
     /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: one past the highest byte sent when the
@@ -83,7 +83,7 @@ pub struct SendConn {
     peer_rwnd: u64,
     sndbuf: u64,
     syn_retransmitted: bool,
-    last_send: Time,
+    last_send: Instant,
     /// Whether the last send attempt stopped because the congestion window was full (rather
     /// than the peer's window, the send buffer or the application): the window grows only then
     /// (RFC 7661 §4.1; Linux `tcp_is_cwnd_limited`), or a window- or application-limited flow
@@ -127,7 +127,7 @@ impl SendConn {
             cwnd_limited: true,
             sndbuf: p.sndbuf_bytes,
             syn_retransmitted: false,
-            last_send: 0,
+            last_send: Instant::ZERO,
         }
     }
 
@@ -139,7 +139,7 @@ impl SendConn {
         self.w.ssthresh_bytes
     }
 
-    pub fn srtt_ns(&self) -> Option<Time> {
+    pub fn srtt_ns(&self) -> Option<Duration> {
         self.rtt.srtt()
     }
 
@@ -166,7 +166,7 @@ impl SendConn {
         if self.state == State::Open
             && self.una == self.max
             && self.max > 0
-            && io.now.saturating_sub(self.last_send) > self.rtt.rto()
+            && io.now.saturating_since(self.last_send) > self.rtt.rto()
         {
             self.w.cwnd_bytes = self.w.cwnd_bytes.min(self.iw_bytes);
             self.cc.on_idle_restart(io.now);
@@ -209,7 +209,7 @@ impl SendConn {
             proto: Proto::Tcp,
             ttl: 64,
             created: io.now,
-            srtt_ns: self.rtt.srtt().unwrap_or(0),
+            srtt_ns: self.rtt.srtt().unwrap_or(Duration::ZERO),
             tcp,
             ..Default::default()
         }
@@ -320,11 +320,11 @@ impl SendConn {
     fn update_gauges(&self, io: &mut Io, peer: &Peer) {
         let st = &mut io.flows[peer.flow as usize];
         st.cwnd_bytes = self.w.cwnd_bytes;
-        st.srtt_ns = self.rtt.srtt().unwrap_or(0);
+        st.srtt_ns = self.rtt.srtt().unwrap_or(Duration::ZERO);
     }
 
-    fn take_rtt_sample(&mut self, io: &mut Io, peer: &Peer, ts_ecr: Time) {
-        let r = io.now.saturating_sub(ts_ecr);
+    fn take_rtt_sample(&mut self, io: &mut Io, peer: &Peer, ts_ecr: Instant) {
+        let r = io.now.saturating_since(ts_ecr);
         self.rtt.sample(r);
         self.cc.on_rtt_sample(io.now, r);
         io.flows[peer.flow as usize].on_rtt_sample(io.now, r);
@@ -443,7 +443,7 @@ impl SendConn {
                     // The SYN's round trip seeds the RTO (RFC 6298 §2.2) but not the congestion
                     // control: a 40 B SYN crosses each link faster than a full segment, and
                     // Vegas would take it for a base RTT no data segment can reach.
-                    self.rtt.sample(io.now.saturating_sub(h.ts_ecr));
+                    self.rtt.sample(io.now.saturating_since(h.ts_ecr));
                     self.state = State::Open;
                     self.rto_at = None;
                     self.pump(io, peer);
@@ -477,7 +477,7 @@ impl SendConn {
     }
 
     /// An ACK of new data: RTT sample, window growth or recovery progress, the timer.
-    fn on_new_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Time) {
+    fn on_new_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Instant) {
         let acked = ack - self.una;
         self.take_rtt_sample(io, peer, ts_ecr);
         self.una = ack;
@@ -515,7 +515,7 @@ impl SendConn {
             let info = AckInfo {
                 now: io.now,
                 acked_bytes: acked,
-                srtt_ns: self.rtt.srtt().unwrap_or(0),
+                srtt_ns: self.rtt.srtt().unwrap_or(Duration::ZERO),
                 snd_nxt: self.max,
                 snd_una: self.una,
             };

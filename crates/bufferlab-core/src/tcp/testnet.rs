@@ -13,7 +13,7 @@ use crate::hooks::{AgentHooks, Io};
 use crate::metrics::flow::{FlowStats, TransferRecord, Window};
 use crate::packet::{Arena, Packet};
 use crate::rng::{stream, Stream};
-use crate::time::{tx_time, Time};
+use crate::time::{tx_time, Duration, Instant};
 
 const SENDER: u32 = 1;
 const RECEIVER: u32 = 0;
@@ -28,17 +28,17 @@ enum Ev {
 /// A data packet the sender emitted, and when.
 #[derive(Clone, Copy, Debug)]
 pub struct Sent {
-    pub at: Time,
+    pub at: Instant,
     pub seq: u64,
     pub dropped: bool,
 }
 
 /// A drop rule: `(packet, now) -> drop?`
-pub type DropRule = Box<dyn FnMut(&Packet, Time) -> bool>;
+pub type DropRule = Box<dyn FnMut(&Packet, Instant) -> bool>;
 
 pub struct Net {
-    pub now: Time,
-    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
+    pub now: Instant,
+    heap: BinaryHeap<Reverse<(Instant, u64, Ev)>>,
     n: u64,
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
@@ -46,16 +46,16 @@ pub struct Net {
     pub transfers: Vec<TransferRecord>,
     pkts: Vec<Packet>,
     rate_bps: u64,
-    delay_ns: Time,
+    delay_ns: Duration,
     limit_pkts: usize,
     /// Departure times of the packets in the bottleneck queue.
-    queue: VecDeque<Time>,
+    queue: VecDeque<Instant>,
     /// Drop rule for data-direction packets.
     pub drop: DropRule,
     /// Drop rule for ACKs.
     pub drop_ack: DropRule,
     /// Duplication rule for data-direction packets: how many extra copies the network delivers.
-    pub dup: Box<dyn FnMut(&Packet, Time) -> u32>,
+    pub dup: Box<dyn FnMut(&Packet, Instant) -> u32>,
     pub sent: Vec<Sent>,
     pub acks: u64,
 }
@@ -65,12 +65,12 @@ impl Net {
         p: TcpParams,
         size: Option<u64>,
         rate_bps: u64,
-        delay_ns: Time,
+        delay_ns: Duration,
         limit: usize,
     ) -> Net {
         let window = Window {
-            start: 0,
-            end: u64::MAX,
+            start: Instant::ZERO,
+            end: Instant::NEVER,
         };
         let peer = Peer {
             flow: 0,
@@ -84,10 +84,10 @@ impl Net {
             Workload::Transfer { size },
             Sampler::Const(0.0),
             stream(1, Stream::Agent, 1),
-            u64::MAX,
+            Instant::NEVER,
         );
         let mut net = Net {
-            now: 0,
+            now: Instant::ZERO,
             heap: BinaryHeap::new(),
             n: 0,
             sender,
@@ -109,7 +109,7 @@ impl Net {
         net
     }
 
-    fn push(&mut self, at: Time, ev: Ev) {
+    fn push(&mut self, at: Instant, ev: Ev) {
         self.n += 1;
         self.heap.push(Reverse((at, self.n, ev)));
     }
@@ -185,7 +185,7 @@ impl Net {
     }
 
     /// Run until `end`.
-    pub fn run(&mut self, end: Time) {
+    pub fn run(&mut self, end: Instant) {
         while let Some(&Reverse((at, _, ev))) = self.heap.peek() {
             if at >= end {
                 break;

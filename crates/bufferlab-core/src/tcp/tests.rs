@@ -4,12 +4,16 @@ use std::collections::HashSet;
 
 use super::params::TcpParams;
 use super::testnet::Net;
-use crate::time::{tx_time, NS_PER_MS, NS_PER_SEC};
+use crate::time::{tx_time, Duration, Instant};
+
+const MS: Duration = Duration::from_ms(1);
+const SEC: Duration = Duration::from_secs(1);
+const T0: Instant = Instant::ZERO;
 
 const MSS: u64 = 1460;
 const RATE: u64 = 10_000_000;
 /// One-way delay: RTT = 2 × 20 ms plus serialization.
-const DELAY: u64 = 20 * NS_PER_MS;
+const DELAY: Duration = Duration::from_ms(20);
 
 fn params(sack: bool) -> TcpParams {
     TcpParams {
@@ -33,7 +37,7 @@ fn three_losses(sack: bool) -> Net {
     p.rwnd_bytes = 30 * MSS;
     let mut net = Net::new(p, None, RATE, DELAY, 1000);
     drop_first(&mut net, &[200, 205, 210]);
-    net.run(10 * NS_PER_SEC);
+    net.run(T0 + 10 * SEC);
     net
 }
 
@@ -60,7 +64,7 @@ fn newreno_partial_acks_repair_one_hole_per_rtt() {
         let gap = w[1] - w[0];
         assert!(
             gap > rtt * 9 / 10 && gap < rtt * 3 / 2,
-            "gap {gap} ns for RTT {rtt}"
+            "gap {gap:?} for RTT {rtt:?}"
         );
     }
 }
@@ -77,7 +81,7 @@ fn sack_recovery_repairs_all_holes_in_one_rtt() {
     let last = net.sends_of(210 * MSS)[1].at;
     assert!(
         last - first < 2 * DELAY,
-        "RFC 6675: every hole resent within the same RTT ({} ns)",
+        "RFC 6675: every hole resent within the same RTT ({:?})",
         last - first
     );
 }
@@ -99,10 +103,10 @@ fn one_window_reduction_per_loss_event() {
 #[test]
 fn blackhole_backs_off_exponentially_and_recovers() {
     let mut net = Net::new(params(true), None, RATE, DELAY, 100);
-    let (t1, t2) = (5 * NS_PER_SEC, 8 * NS_PER_SEC);
+    let (t1, t2) = (T0 + 5 * SEC, T0 + 8 * SEC);
     net.drop = Box::new(move |_, now| now >= t1 && now < t2);
     net.drop_ack = Box::new(move |_, now| now >= t1 && now < t2);
-    net.run(20 * NS_PER_SEC);
+    net.run(T0 + 20 * SEC);
     // During the blackhole, only timeouts send: the first unacknowledged segment, again and
     // again, spaced by doubling RTOs.
     let head = net.sent.iter().rev().find(|s| s.at < t2).unwrap().seq;
@@ -111,14 +115,17 @@ fn blackhole_backs_off_exponentially_and_recovers() {
         .iter()
         .filter(|s| s.at >= t1 && s.at < t2)
         .all(|s| s.dropped));
-    let times: Vec<u64> = net
+    let times: Vec<Instant> = net
         .sends_of(head)
         .iter()
         .map(|s| s.at)
-        .filter(|&t| t >= t1 && t < t2 + 2 * NS_PER_SEC)
+        .filter(|&t| t >= t1 && t < t2 + 2 * SEC)
         .collect();
     assert!(times.len() >= 4, "{times:?}");
-    let gaps: Vec<f64> = times.windows(2).map(|w| (w[1] - w[0]) as f64).collect();
+    let gaps: Vec<f64> = times
+        .windows(2)
+        .map(|w| (w[1] - w[0]).as_ns() as f64)
+        .collect();
     for g in gaps.windows(2).skip(1) {
         let r = g[1] / g[0];
         assert!(
@@ -134,7 +141,7 @@ fn blackhole_backs_off_exponentially_and_recovers() {
         let mut n2 = net;
         let _ = before;
         let b0 = n2.receiver.conn(0).unwrap().rcv_nxt();
-        n2.run(30 * NS_PER_SEC);
+        n2.run(T0 + 30 * SEC);
         n2.receiver.conn(0).unwrap().rcv_nxt() - b0
     };
     let rate = delivered_after as f64 * 8.0 / 10.0;
@@ -151,7 +158,7 @@ fn clean_path_has_no_retransmissions() {
         let mut p = params(sack);
         p.rwnd_bytes = 80 * MSS; // below BDP + buffer: never overflows
         let mut net = Net::new(p, Some(20_000_000), RATE, DELAY, 100);
-        net.run(60 * NS_PER_SEC);
+        net.run(T0 + 60 * SEC);
         let st = net.stats();
         assert_eq!(st.retransmits.total, 0);
         assert_eq!(st.timeouts.total, 0);
@@ -168,7 +175,7 @@ fn delayed_acks_halve_the_ack_count() {
         // Count data ACKs only: no SYN-ACK or FIN exchange.
         p.handshake = false;
         let mut net = Net::new(p, Some(2_000 * MSS), RATE, DELAY, 1000);
-        net.run(30 * NS_PER_SEC);
+        net.run(T0 + 30 * SEC);
         assert_eq!(net.stats().bytes_delivered.total, 2_000 * MSS);
         net.acks
     };
@@ -184,12 +191,12 @@ fn handshake_costs_one_rtt() {
         let mut p = params(true);
         p.handshake = handshake;
         let mut net = Net::new(p, Some(100 * MSS), RATE, DELAY, 1000);
-        net.run(10 * NS_PER_SEC);
+        net.run(T0 + 10 * SEC);
         net.transfers[0].completed.unwrap()
     };
     let extra = done(true) - done(false);
     let rtt = 2 * DELAY + 2 * tx_time(40, RATE);
-    assert!(extra.abs_diff(rtt) < NS_PER_MS, "{extra} vs {rtt}");
+    assert!(extra.abs_diff(rtt) < MS, "{extra:?} vs {rtt:?}");
 }
 
 /// The network delivers one segment five times. Each late copy makes the receiver send an ACK
@@ -209,7 +216,7 @@ fn network_duplicates_start_no_recovery_with_sack() {
                 0
             }
         });
-        net.run(5 * NS_PER_SEC);
+        net.run(T0 + 5 * SEC);
         (
             net.stats().retransmits.total,
             net.sender.conns()[0].ssthresh_bytes(),
@@ -230,10 +237,10 @@ fn repeated_timeout_holds_ssthresh() {
     let mut p = params(true);
     p.rwnd_bytes = 30 * MSS;
     let mut net = Net::new(p, None, RATE, DELAY, 1000);
-    let (t1, t2) = (5 * NS_PER_SEC, 6_500 * NS_PER_MS);
+    let (t1, t2) = (T0 + 5 * SEC, T0 + 6_500 * MS);
     net.drop_ack = Box::new(move |_, now| now >= t1 && now < t2);
     while net.stats().timeouts.total == 0 {
-        let t = net.now + NS_PER_MS;
+        let t = net.now + MS;
         net.run(t);
     }
     let first = net.sender.conns()[0].ssthresh_bytes();
@@ -254,8 +261,8 @@ fn fast_retransmit_leaves_when_recovery_starts() {
     // three segments' serialization.
     let third_dupack = s[0].at + 2 * DELAY + 4 * tx_time(MSS + 40, RATE) + tx_time(40, RATE);
     assert!(
-        s[1].at <= third_dupack + NS_PER_MS,
-        "resent {} ns after the loss, third duplicate ACK at {} ns",
+        s[1].at <= third_dupack + MS,
+        "resent {:?} after the loss, third duplicate ACK at {:?}",
         s[1].at - s[0].at,
         third_dupack - s[0].at
     );
@@ -276,7 +283,7 @@ fn a_lost_syn_leaves_an_initial_window_of_one_segment() {
             lost |= syn;
             first
         });
-        net.run(10 * NS_PER_SEC);
+        net.run(T0 + 10 * SEC);
         let first = net.sends_of(0)[0].at;
         (0..20u64)
             .filter(|k| {
@@ -302,7 +309,7 @@ fn prr_spreads_the_recovery_over_its_round_trip() {
         p.prr = prr;
         let mut net = Net::new(p, None, RATE, DELAY, 1000);
         drop_first(&mut net, &[100]);
-        net.run(10 * NS_PER_SEC);
+        net.run(T0 + 10 * SEC);
         assert_eq!(net.stats().timeouts.total, 0);
         let r = net.sends_of(100 * MSS)[1].at;
         // Sends in the round trip after the fast retransmit, and the round trip's end.
@@ -320,10 +327,10 @@ fn prr_spreads_the_recovery_over_its_round_trip() {
     let (with, without) = (longest_gap(true), longest_gap(false));
     assert!(
         with <= 5 * seg,
-        "PRR: longest gap {with} ns, segment time {seg} ns"
+        "PRR: longest gap {with:?}, segment time {seg:?}"
     );
     assert!(
         without >= 2 * DELAY - seg,
-        "RFC 6675 alone: longest gap {without} ns"
+        "RFC 6675 alone: longest gap {without:?}"
     );
 }

@@ -14,14 +14,14 @@ type Observed = (
     Vec<u64>,
     (f64, f64),
     Vec<(u64, f64)>,
-    Vec<(Time, PktId, u32)>,
+    Vec<(Instant, PktId, u32)>,
 );
 
 /// Drive one port with packets (arrival gap, size, flow); returns everything observable.
 fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
     let params = PortParams {
         rate_bps: 10_000_000,
-        delay_ns: 1_000_000,
+        delay_ns: Duration::from_ms(1),
         loss: 0.0,
         framing: Framing::None,
         from: 0,
@@ -29,8 +29,8 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
         name: "a->b".into(),
     };
     let window = Window {
-        start: 2_000_000,
-        end: 40_000_000,
+        start: Instant::from_ns(2_000_000),
+        end: Instant::from_ns(40_000_000),
     };
     let mut port = Port::new(
         params,
@@ -49,17 +49,17 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
     let flow_src = vec![0; 8];
     let mut totals = Totals::default();
     let mut out = Vec::new();
-    let mut t = 0;
+    let mut t = Instant::ZERO;
     let mut arrivals = Vec::new();
     for &(g, s, f) in pkts {
-        t += g;
+        t += Duration::from_ns(g);
         arrivals.push((t, s, f));
     }
     let mut next = 0;
     loop {
         // An arrival due before (or at) the next event goes first, as an agent's send would.
         // One at a time: enqueueing it may schedule an event earlier than the one that was next.
-        let due = sched.next_at().unwrap_or(Time::MAX);
+        let due = sched.next_at().unwrap_or(Instant::NEVER);
         if next < arrivals.len() && arrivals[next].0 <= due {
             let (ta, s, f) = arrivals[next];
             next += 1;
@@ -79,7 +79,7 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
             port.enqueue(0, id, &mut cx);
             continue;
         }
-        let Some((at, ev)) = sched.pop_before(Time::MAX) else {
+        let Some((at, ev)) = sched.pop_before(Instant::NEVER) else {
             break;
         };
         let mut cx = PortCtx {
@@ -101,7 +101,7 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
             _ => unreachable!(),
         }
     }
-    port.finish(50_000_000);
+    port.finish(Instant::from_ns(50_000_000));
     let st = &port.stats;
     let counters = vec![
         st.arrivals.window,
@@ -125,8 +125,8 @@ fn fifo(limit_pkts: u64) -> Qdisc {
 fn fq_codel(limit_pkts: u64) -> Qdisc {
     // A short target so that CoDel drops too; four flow queues for 8 flows, so some share.
     let cfg = FqCodelConfig {
-        target_ns: 500_000,
-        interval_ns: 5_000_000,
+        target_ns: Duration::from_us(500),
+        interval_ns: Duration::from_ms(5),
         flows: 4,
         quantum_bytes: 1514,
     };

@@ -1,14 +1,18 @@
 use super::*;
 use crate::qdisc::testkit::{cbr, merge, run};
-use crate::time::{NS_PER_MS, NS_PER_SEC};
+use crate::time::{Duration, Instant};
+
+const MS: Duration = Duration::from_ms(1);
+const SEC: Duration = Duration::from_secs(1);
+const NS: Duration = Duration::from_ns(1);
 
 const RATE: u64 = 10_000_000;
 
 fn patient() -> FqCodelConfig {
     // CoDel out of the way: these tests look at the scheduler.
     FqCodelConfig {
-        target_ns: 10 * NS_PER_SEC,
-        interval_ns: 20 * NS_PER_SEC,
+        target_ns: 10 * SEC,
+        interval_ns: 20 * SEC,
         ..Default::default()
     }
 }
@@ -32,10 +36,10 @@ fn drr_shares_bytes_between_backlogged_flows() {
     let mut q = FqCodel::new(patient(), Limit::default(), 7);
     distinct(&q, &[1, 2]);
     let arr = merge(vec![
-        cbr(1, 1500, 0, 1000, 1000 * 1000),
-        cbr(2, 300, 0, 200, 5000 * 200),
+        cbr(1, 1500, Duration::ZERO, NS * 1000, NS * 1000 * 1000),
+        cbr(2, 300, Duration::ZERO, NS * 200, NS * 5000 * 200),
     ]);
-    let tr = run(&mut q, RATE, &arr, NS_PER_SEC, |_, _| {});
+    let tr = run(&mut q, RATE, &arr, SEC, |_, _| {});
     let (mut a, mut b) = (0i64, 0i64);
     let mut worst = 0;
     for (_, it) in &tr.sent {
@@ -58,29 +62,29 @@ fn sparse_flow_is_served_first() {
     let mut q = FqCodel::new(patient(), Limit::default(), 7);
     distinct(&q, &[1, 2, 3]);
     let arr = merge(vec![
-        cbr(1, 1500, 0, 600_000, NS_PER_SEC),
-        cbr(2, 1500, 0, 600_000, NS_PER_SEC),
-        cbr(3, 84, 50 * NS_PER_MS + 1, 100 * NS_PER_MS, NS_PER_SEC),
+        cbr(1, 1500, Duration::ZERO, NS * 600_000, SEC),
+        cbr(2, 1500, Duration::ZERO, NS * 600_000, SEC),
+        cbr(3, 84, 50 * MS + NS, 100 * MS, SEC),
     ]);
-    let tr = run(&mut q, RATE, &arr, NS_PER_SEC, |_, _| {});
-    let sparse: Vec<Time> = tr
+    let tr = run(&mut q, RATE, &arr, SEC, |_, _| {});
+    let sparse: Vec<Duration> = tr
         .sent
         .iter()
         .filter(|s| s.1.flow == 3)
-        .map(|(t, it)| t - it.enq)
+        .map(|(t, it)| *t - it.enq)
         .collect();
     let bulk_max = tr
         .sent
         .iter()
         .filter(|s| s.1.flow != 3)
-        .map(|(t, it)| t - it.enq)
+        .map(|(t, it)| *t - it.enq)
         .max()
         .unwrap();
     assert_eq!(sparse.len(), 10);
     for s in &sparse {
-        assert!(*s <= 1_200_000, "sparse packet waited {s} ns");
+        assert!(*s <= NS * 1_200_000, "sparse packet waited {s:?}");
     }
-    assert!(bulk_max > 100 * NS_PER_MS, "bulk queue {bulk_max}");
+    assert!(bulk_max > 100 * MS, "bulk queue {bulk_max:?}");
 }
 
 /// Over the limit, the head of the fattest queue goes, with reason FqOverflow; the arriving
@@ -104,13 +108,13 @@ fn overflow_drops_from_fattest_flow() {
         ..Default::default()
     };
     for i in 0..8 {
-        assert!(q.enqueue(0, it(1, i), &mut d));
+        assert!(q.enqueue(Instant::ZERO, it(1, i), &mut d));
     }
     for i in 0..2 {
-        assert!(q.enqueue(0, it(2, 100 + i), &mut d));
+        assert!(q.enqueue(Instant::ZERO, it(2, 100 + i), &mut d));
     }
     assert!(d.items.is_empty());
-    assert!(q.enqueue(0, it(2, 102), &mut d));
+    assert!(q.enqueue(Instant::ZERO, it(2, 102), &mut d));
     assert_eq!(d.items.len(), 1);
     assert_eq!(d.items[0].0.id, 0, "head of the fat flow");
     assert_eq!(d.items[0].1, DropReason::FqOverflow);
@@ -125,10 +129,10 @@ fn codel_acts_per_flow_queue() {
     let mut q = FqCodel::new(FqCodelConfig::default(), Limit::default(), 7);
     distinct(&q, &[1, 3]);
     let arr = merge(vec![
-        cbr(1, 1500, 0, NS_PER_MS, 2 * NS_PER_SEC), // 120% of the link
-        cbr(3, 84, 1, 20 * NS_PER_MS, 2 * NS_PER_SEC),
+        cbr(1, 1500, Duration::ZERO, MS, 2 * SEC), // 120% of the link
+        cbr(3, 84, NS, 20 * MS, 2 * SEC),
     ]);
-    let tr = run(&mut q, RATE, &arr, 2 * NS_PER_SEC, |_, _| {});
+    let tr = run(&mut q, RATE, &arr, 2 * SEC, |_, _| {});
     let by = |f: u32| {
         tr.drops
             .iter()
@@ -167,8 +171,8 @@ mod pass_through {
     /// with its drop list.
     fn twin(limit: u64) -> (FqCodel, Drops) {
         let cfg = FqCodelConfig {
-            target_ns: 300_000,
-            interval_ns: 3_000_000,
+            target_ns: NS * 300_000,
+            interval_ns: NS * 3_000_000,
             flows: 4,
             quantum_bytes: 1514,
         };
@@ -185,16 +189,16 @@ mod pass_through {
         #[test]
         fn inline_dequeue_matches_the_full_loop(ops in ops(), limit in 1u64..10) {
             let ((mut a, mut da), (mut b, mut db)) = (twin(limit), twin(limit));
-            let mut now = 0;
+            let mut now = Instant::ZERO;
             for (id, op) in ops.into_iter().enumerate() {
                 match op {
                     Op::Arrive { flow, bytes, gap } => {
-                        now += gap;
-                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: 0 };
+                        now += NS * gap;
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO };
                         prop_assert_eq!(a.enqueue(now, it, &mut da), b.enqueue(now, it, &mut db));
                     }
                     Op::Serve { gap } => {
-                        now += gap;
+                        now += NS * gap;
                         prop_assert_eq!(a.dequeue(now, &mut da), b.serve(now, &mut db, None));
                     }
                 }
@@ -206,14 +210,14 @@ mod pass_through {
         #[test]
         fn same_state_as_enqueue_then_dequeue(ops in ops(), limit in 1u64..10) {
             let ((mut a, mut da), (mut b, mut db)) = (twin(limit), twin(limit));
-            let mut now = 0;
+            let mut now = Instant::ZERO;
             let mut passed = 0;
             let first = Op::Arrive { flow: 0, bytes: 1000, gap: 0 };
             for (id, op) in std::iter::once(first).chain(ops).enumerate() {
                 match op {
                     Op::Arrive { flow, bytes, gap } => {
-                        now += gap;
-                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: 0 };
+                        now += NS * gap;
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO };
                         if a.len_pkts() == 0 {
                             let got = a.pass_through(now, it, &mut da);
                             prop_assert!(got.is_some());
@@ -225,7 +229,7 @@ mod pass_through {
                         }
                     }
                     Op::Serve { gap } => {
-                        now += gap;
+                        now += NS * gap;
                         prop_assert_eq!(a.dequeue(now, &mut da), b.dequeue(now, &mut db));
                     }
                 }

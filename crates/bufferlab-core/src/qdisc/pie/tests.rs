@@ -1,6 +1,10 @@
 use super::*;
 use crate::qdisc::testkit::{cbr, run};
-use crate::time::{NS_PER_MS, NS_PER_SEC};
+use crate::time::{Duration, Instant};
+
+const MS: Duration = Duration::from_ms(1);
+const SEC: Duration = Duration::from_secs(1);
+const T0: Instant = Instant::ZERO;
 
 const RATE: u64 = 10_000_000;
 
@@ -10,20 +14,11 @@ const RATE: u64 = 10_000_000;
 #[test]
 fn overload_converges_to_target_then_decays() {
     let mut q = Pie::new(PieConfig::default(), Limit::default(), 3);
-    let mut arr = cbr(1, 1500, 0, NS_PER_MS, 30 * NS_PER_SEC);
-    arr.extend(cbr(
-        1,
-        1500,
-        30 * NS_PER_SEC,
-        2 * NS_PER_MS,
-        40 * NS_PER_SEC,
-    ));
+    let mut arr = cbr(1, 1500, Duration::ZERO, MS, 30 * SEC);
+    arr.extend(cbr(1, 1500, 30 * SEC, 2 * MS, 40 * SEC));
     let mut p_at = Vec::new();
-    let tr = run(&mut q, RATE, &arr, 40 * NS_PER_SEC, |t, q| {
-        if p_at
-            .last()
-            .is_none_or(|l: &(Time, f64)| t >= l.0 + NS_PER_SEC)
-        {
+    let tr = run(&mut q, RATE, &arr, 40 * SEC, |t, q| {
+        if p_at.last().is_none_or(|l: &(Instant, f64)| t >= l.0 + SEC) {
             p_at.push((t, q.drop_prob()));
         }
     });
@@ -31,8 +26,8 @@ fn overload_converges_to_target_then_decays() {
     let late: Vec<f64> = tr
         .sent
         .iter()
-        .filter(|(t, _)| (15 * NS_PER_SEC..30 * NS_PER_SEC).contains(t))
-        .map(|(t, it)| secs(t - it.enq))
+        .filter(|(t, _)| (T0 + 15 * SEC..T0 + 30 * SEC).contains(t))
+        .map(|(t, it)| (*t - it.enq).secs())
         .collect();
     let mean = late.iter().sum::<f64>() / late.len() as f64;
     assert!((mean - 0.015).abs() < 0.004, "mean delay {mean} s");
@@ -40,13 +35,13 @@ fn overload_converges_to_target_then_decays() {
     let drops = tr
         .drops
         .iter()
-        .filter(|d| (15 * NS_PER_SEC..30 * NS_PER_SEC).contains(&d.0))
+        .filter(|d| (T0 + 15 * SEC..T0 + 30 * SEC).contains(&d.0))
         .count() as f64;
     let frac = drops / 15_000.0;
     assert!((frac - 1.0 / 6.0).abs() < 0.02, "drop fraction {frac}");
     assert!(tr.drops.iter().all(|d| d.2 == DropReason::Aqm));
     // The probability rose during overload and decayed after it.
-    let p = |s: u64| p_at.iter().find(|x| x.0 >= s * NS_PER_SEC).unwrap().1;
+    let p = |s: u64| p_at.iter().find(|x| x.0 >= T0 + s * SEC).unwrap().1;
     assert!(
         p_at[0].1 == 0.0 && p(2) > 0.1,
         "p(0)={} p(2)={}",
@@ -70,9 +65,9 @@ fn departure_rate_estimate_matches_link_rate() {
         Limit::default(),
         3,
     );
-    let arr = cbr(1, 1500, 0, NS_PER_MS, 3 * NS_PER_SEC);
+    let arr = cbr(1, 1500, Duration::ZERO, MS, 3 * SEC);
     let mut est = Vec::new();
-    let _ = run(&mut q, RATE, &arr, 3 * NS_PER_SEC, |_, q| {
+    let _ = run(&mut q, RATE, &arr, 3 * SEC, |_, q| {
         est.push((q.qdelay_ns(), q.len_bytes()))
     });
     let (qd, bytes) = *est.last().unwrap();
@@ -80,9 +75,9 @@ fn departure_rate_estimate_matches_link_rate() {
     assert!(bytes > 500_000);
     // The estimate lags the growing queue by up to one update (15 ms of growth, ~3 ms).
     assert!(
-        (secs(qd) - expect).abs() < 0.01 * expect + 0.004,
+        ((qd).secs() - expect).abs() < 0.01 * expect + 0.004,
         "{} vs {expect}",
-        secs(qd)
+        (qd).secs()
     );
 }
 
@@ -90,8 +85,8 @@ fn departure_rate_estimate_matches_link_rate() {
 #[test]
 fn burst_allowance_protects_a_new_burst() {
     let mut q = Pie::new(PieConfig::default(), Limit::default(), 3);
-    let arr = cbr(1, 1500, 0, NS_PER_MS / 2, 140 * NS_PER_MS); // 240% load for 140 ms
-    let tr = run(&mut q, RATE, &arr, NS_PER_SEC, |_, _| {});
+    let arr = cbr(1, 1500, Duration::ZERO, MS / 2, 140 * MS); // 240% load for 140 ms
+    let tr = run(&mut q, RATE, &arr, SEC, |_, _| {});
     assert!(tr.drops.is_empty());
 }
 
@@ -105,7 +100,7 @@ fn update_follows_the_rfc_arithmetic() {
     // 25 x 1500 B at a measured 10 Mb/s: the delay estimate is 30 ms.
     for i in 0..25 {
         assert!(q.enqueue(
-            0,
+            Instant::ZERO,
             QItem {
                 id: i,
                 bytes: 1500,
@@ -117,7 +112,7 @@ fn update_follows_the_rfc_arithmetic() {
     q.avg_dq_time_ns = DQ_THRESHOLD_BYTES as f64 * 8.0 / RATE as f64 * 1e9;
     let raw = 0.125 * (0.030 - 0.015) + 1.25 * (0.030 - 0.0);
     q.update();
-    assert_eq!(q.qdelay_ns(), 30 * NS_PER_MS);
+    assert_eq!(q.qdelay_ns(), 30 * MS);
     assert!(
         (q.drop_prob() - raw / 2048.0).abs() < 1e-12,
         "{}",
@@ -129,12 +124,12 @@ fn update_follows_the_rfc_arithmetic() {
     assert!((q.drop_prob() - (0.05 + 0.125 * 0.015 / 2.0)).abs() < 1e-12);
     // From 0.15 a jump of the delay is capped at +0.02.
     q.drop_prob = 0.15;
-    q.qdelay_old_ns = 0;
+    q.qdelay_old_ns = Duration::ZERO;
     q.update();
     assert!((q.drop_prob() - 0.17).abs() < 1e-12);
     // Emptied: first the fall of the delay pulls p down, then, empty for two updates, the
     // alpha term and a 2% decay.
-    while q.dequeue(0, &mut d).is_some() {}
+    while q.dequeue(Instant::ZERO, &mut d).is_some() {}
     q.update();
     let p = q.drop_prob();
     assert!((p - (0.17 - 0.125 * 0.015 - 1.25 * 0.030)).abs() < 1e-12);

@@ -16,14 +16,14 @@ fn average_follows_ewma_closed_form() {
     // Fill to 8 packets (each arrival updates avg with the length it finds: 0..7).
     let mut avg = 0.0;
     for i in 0..8u32 {
-        assert!(r.enqueue(0, item(i), &mut d));
+        assert!(r.enqueue(Instant::ZERO, item(i), &mut d));
         avg = avg * (1.0 - 0.002) + 0.002 * i as f64;
     }
     assert!((r.avg() - avg).abs() < 1e-12);
     // Hold at 8: arrive, leave.
     for n in 1..=400u32 {
-        assert!(r.enqueue(0, item(100 + n), &mut d));
-        r.dequeue(0, &mut d).unwrap();
+        assert!(r.enqueue(Instant::ZERO, item(100 + n), &mut d));
+        r.dequeue(Instant::ZERO, &mut d).unwrap();
         let expect = 8.0 + (avg - 8.0) * (1.0 - 0.002f64).powi(n as i32);
         assert!(
             (r.avg() - expect).abs() < 1e-9,
@@ -42,12 +42,12 @@ fn idle_time_decays_average() {
     r.set_link_rate(10_000_000); // 500 B take 0.4 ms: 2500 per second
     let mut d = Drops::default();
     for i in 0..10 {
-        r.enqueue(0, item(i), &mut d);
+        r.enqueue(Instant::ZERO, item(i), &mut d);
     }
-    while r.dequeue(1_000_000, &mut d).is_some() {}
-    assert!(r.dequeue(1_000_000, &mut d).is_none()); // idle from 1 ms
+    while r.dequeue(Instant::from_ms(1), &mut d).is_some() {}
+    assert!(r.dequeue(Instant::from_ms(1), &mut d).is_none()); // idle from 1 ms
     let before = r.avg();
-    r.enqueue(41_000_000, item(99), &mut d); // 40 ms later: m = 100
+    r.enqueue(Instant::from_ms(41), item(99), &mut d); // 40 ms later: m = 100
     let expect = before * (1.0 - 0.002f64).powi(101);
     assert!((r.avg() - expect).abs() < 1e-12, "{} vs {expect}", r.avg());
 }
@@ -80,7 +80,7 @@ fn drop_fraction_matches_closed_form() {
         let mut d = Drops::default();
         let mut i = 0;
         while r.len_pkts() < 10 {
-            r.enqueue(0, item(i), &mut d);
+            r.enqueue(Instant::ZERO, item(i), &mut d);
             i += 1;
         }
         d.items.clear();
@@ -88,8 +88,8 @@ fn drop_fraction_matches_closed_form() {
         let n = 400_000u32;
         let mut dropped = 0u32;
         for i in 0..n {
-            if r.enqueue(0, item(1000 + i), &mut d) {
-                r.dequeue(0, &mut d);
+            if r.enqueue(Instant::ZERO, item(1000 + i), &mut d) {
+                r.dequeue(Instant::ZERO, &mut d);
             } else {
                 dropped += 1;
             }
@@ -150,9 +150,9 @@ fn thresholds_in_packets_or_bytes() {
     assert!(r.cfg.bytes);
     let mut d = Drops::default();
     for i in 0..3 {
-        r.enqueue(0, item(i), &mut d);
+        r.enqueue(Instant::ZERO, item(i), &mut d);
     }
-    r.enqueue(0, item(9), &mut d);
+    r.enqueue(Instant::ZERO, item(9), &mut d);
     assert_eq!(r.avg(), 3000.0, "the average counts bytes");
     let e = spec(serde_json::json!({"min_th_bytes": 3000, "max_th": 9}))
         .config()

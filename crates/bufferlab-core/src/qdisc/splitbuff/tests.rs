@@ -1,7 +1,11 @@
 use super::*;
-use crate::time::NS_PER_MS;
+use crate::time::{Duration, Instant, NS_PER_MS};
 
-fn it(id: u32, flow: u32, srtt_ns: Time, enq: Time) -> QItem {
+const MS: Duration = Duration::from_ms(1);
+const SEC: Duration = Duration::from_secs(1);
+const T0: Instant = Instant::ZERO;
+
+fn it(id: u32, flow: u32, srtt_ns: Duration, enq: Instant) -> QItem {
     QItem {
         id,
         bytes: 1000,
@@ -22,10 +26,10 @@ fn pkts(n: u64) -> Limit {
 /// stamped with RTT = RTTP + `d`, and from `from_ms + d` on the packets that arrived `d`
 /// earlier leave (one per sub-buffer, so round robin takes each sub-buffer's head). The queue
 /// must be empty at `from_ms`.
-fn drive(q: &mut SplitBuff, flows: &[(u32, Time)], d: Time, from_ms: u64, to_ms: u64) {
+fn drive(q: &mut SplitBuff, flows: &[(u32, Duration)], d: Duration, from_ms: u64, to_ms: u64) {
     let mut drops = Drops::default();
     for s in from_ms..to_ms {
-        let now = s * NS_PER_MS;
+        let now = T0 + s * MS;
         for (i, &(f, rttp)) in flows.iter().enumerate() {
             q.enqueue(
                 now,
@@ -33,7 +37,7 @@ fn drive(q: &mut SplitBuff, flows: &[(u32, Time)], d: Time, from_ms: u64, to_ms:
                 &mut drops,
             );
         }
-        if now >= from_ms * NS_PER_MS + d {
+        if now >= T0 + from_ms * MS + d {
             for _ in flows {
                 let got = q.dequeue(now, &mut drops).expect("backlog");
                 assert_eq!(got.enq, now - d, "every packet waits exactly d");
@@ -51,8 +55,8 @@ fn paper_example_sizes() {
     let mut q = SplitBuff::new(SplitBuffConfig::default(), pkts(6250));
     drive(
         &mut q,
-        &[(1, 10 * NS_PER_MS), (2, 990 * NS_PER_MS)],
-        0,
+        &[(1, 10 * MS), (2, 990 * MS)],
+        Duration::ZERO,
         0,
         3000,
     );
@@ -60,14 +64,10 @@ fn paper_example_sizes() {
     assert_eq!(q.band_limit(0).pkts, Some(63)); // 6250 x 10 / 1000 = 62.5 -> 63
     assert_eq!(q.band_limit(1).pkts, Some(6188));
     let mut d = Drops::default();
+    q.enqueue(T0 + 3_000 * MS, it(9, 1, 10 * MS, T0 + 3_000 * MS), &mut d);
     q.enqueue(
-        3_000 * NS_PER_MS,
-        it(9, 1, 10 * NS_PER_MS, 3_000 * NS_PER_MS),
-        &mut d,
-    );
-    q.enqueue(
-        3_000 * NS_PER_MS,
-        it(10, 2, 990 * NS_PER_MS, 3_000 * NS_PER_MS),
+        T0 + 3_000 * MS,
+        it(10, 2, 990 * MS, T0 + 3_000 * MS),
         &mut d,
     );
     assert_eq!((q.band_len(0), q.band_len(1)), (1, 1));
@@ -78,15 +78,15 @@ fn paper_example_sizes() {
 #[test]
 fn subtracts_queueing_delay() {
     let cfg = SplitBuffConfig {
-        update_ns: 100 * NS_PER_MS,
+        update_ns: 100 * MS,
         smoothing: 0.5,
         ..Default::default()
     };
     let mut q = SplitBuff::new(cfg, pkts(1000));
-    let flows = [(1, 20 * NS_PER_MS), (2, 100 * NS_PER_MS)];
+    let flows = [(1, 20 * MS), (2, 100 * MS)];
     // First without queueing (so each flow settles in its sub-buffer), then with 30 ms.
-    drive(&mut q, &flows, 0, 0, 1000);
-    drive(&mut q, &flows, 30 * NS_PER_MS, 1000, 5000);
+    drive(&mut q, &flows, Duration::ZERO, 0, 1000);
+    drive(&mut q, &flows, 30 * MS, 1000, 5000);
     let tq = q.queueing_delay_ns() / NS_PER_MS as f64;
     assert!((tq - 30.0).abs() < 0.01, "T_q {tq} ms");
     let th = q.thresholds_ns()[0] / NS_PER_MS as f64;
@@ -104,12 +104,8 @@ fn three_buffers_thresholds_and_sizes() {
         ..Default::default()
     };
     let mut q = SplitBuff::new(cfg, pkts(900));
-    let flows = [
-        (1, 20 * NS_PER_MS),
-        (2, 60 * NS_PER_MS),
-        (3, 100 * NS_PER_MS),
-    ];
-    drive(&mut q, &flows, 0, 0, 3000);
+    let flows = [(1, 20 * MS), (2, 60 * MS), (3, 100 * MS)];
+    drive(&mut q, &flows, Duration::ZERO, 0, 3000);
     let sigma = (3200.0f64 / 3.0).sqrt();
     let th: Vec<f64> = q
         .thresholds_ns()
@@ -131,17 +127,17 @@ fn round_robin_and_per_buffer_overflow() {
     // Two updates: the first splits, the second sizes from each sub-buffer's own packets.
     drive(
         &mut q,
-        &[(1, 10 * NS_PER_MS), (2, 90 * NS_PER_MS)],
-        0,
+        &[(1, 10 * MS), (2, 90 * MS)],
+        Duration::ZERO,
         0,
         2500,
     );
     assert_eq!(q.band_limit(0).pkts, Some(10));
     let mut d = Drops::default();
-    let t = 2_500 * NS_PER_MS;
+    let t = T0 + 2_500 * MS;
     for i in 0..20 {
-        q.enqueue(t, it(100 + i, 1, 10 * NS_PER_MS, t), &mut d);
-        q.enqueue(t, it(200 + i, 2, 90 * NS_PER_MS, t), &mut d);
+        q.enqueue(t, it(100 + i, 1, 10 * MS, t), &mut d);
+        q.enqueue(t, it(200 + i, 2, 90 * MS, t), &mut d);
     }
     assert_eq!(d.items.len(), 10, "the short-RTT buffer holds 10");
     assert!(d
@@ -162,8 +158,8 @@ fn blind_maps_flows_at_random() {
     for f in 0..200u32 {
         for r in 0..2 {
             q.enqueue(
-                0,
-                it(f * 2 + r, f, 10 * NS_PER_MS * (1 + f as u64 % 2), 0),
+                Instant::ZERO,
+                it(f * 2 + r, f, 10 * MS * (1 + f as u64 % 2), T0),
                 &mut d,
             );
         }
@@ -182,31 +178,31 @@ fn blind_maps_flows_at_random() {
 #[test]
 fn burst_keeps_sub_buffer_size() {
     let mut q = SplitBuff::new(SplitBuffConfig::default(), pkts(6250));
-    let flows = [(1, 10 * NS_PER_MS), (2, 990 * NS_PER_MS)];
-    drive(&mut q, &flows, 0, 0, 3000);
+    let flows = [(1, 10 * MS), (2, 990 * MS)];
+    drive(&mut q, &flows, Duration::ZERO, 0, 3000);
     assert_eq!(q.band_limit(0).pkts, Some(63));
     // 3-4 s: packets wait 30 ms, but the flows keep stamping their propagation RTTs.
     let mut drops = Drops::default();
-    let wait = 30 * NS_PER_MS;
+    let wait = 30 * MS;
     for s in 3000..4000u64 {
-        let now = s * NS_PER_MS;
+        let now = T0 + s * MS;
         for &(f, rttp) in &flows {
             q.enqueue(now, it(s as u32, f, rttp, now), &mut drops);
         }
-        if now >= 3000 * NS_PER_MS + wait {
+        if now >= T0 + 3000 * MS + wait {
             for _ in &flows {
                 assert_eq!(q.dequeue(now, &mut drops).expect("backlog").enq, now - wait);
             }
         }
     }
     let mut d = Drops::default();
-    while q.dequeue(4000 * NS_PER_MS, &mut d).is_some() {}
+    while q.dequeue(T0 + 4000 * MS, &mut d).is_some() {}
     assert!(drops.items.is_empty());
-    drive(&mut q, &flows, 0, 4000, 5000); // the update at 4 s sees the 30 ms period
+    drive(&mut q, &flows, Duration::ZERO, 4000, 5000); // the update at 4 s sees the 30 ms period
     assert!(q.band_tq_ns[0] > 10.0 * NS_PER_MS as f64);
     // 6250 x 10 / (10 + 960): flow 2's sub-buffer also queued 30 ms.
     assert_eq!(q.band_limit(0).pkts, Some(64), "kept through the burst");
-    drive(&mut q, &flows, 0, 5000, 6000); // the update at 5 s sees the drained queue
+    drive(&mut q, &flows, Duration::ZERO, 5000, 6000); // the update at 5 s sees the drained queue
     assert!(q.band_tq_ns[0] < NS_PER_MS as f64);
     assert_eq!(q.band_limit(0).pkts, Some(63), "and after it");
 }
@@ -226,8 +222,8 @@ fn total_never_exceeds_limit_across_an_update() {
         for _ in 0..limit {
             id += 1;
             q.enqueue(
-                0,
-                it(id, f, (10 + 980 * (f as u64 - 1)) * NS_PER_MS, 0),
+                Instant::ZERO,
+                it(id, f, (10 + 980 * (f as u64 - 1)) * MS, T0),
                 &mut d,
             );
         }
@@ -237,10 +233,10 @@ fn total_never_exceeds_limit_across_an_update() {
     d.items.clear();
     // 1 s: the update moves flow 2 to band 1, sized ~99 packets; band 0 shrinks to ~1 but keeps
     // its 100. The total is full: flow 2's packets are refused although band 1 is empty.
-    let t = NS_PER_SEC;
+    let t = T0 + SEC;
     for _ in 0..50 {
         id += 1;
-        q.enqueue(t, it(id, 2, 990 * NS_PER_MS, t), &mut d);
+        q.enqueue(t, it(id, 2, 990 * MS, t), &mut d);
         assert!(q.len_pkts() <= limit);
     }
     assert_eq!(
@@ -252,11 +248,11 @@ fn total_never_exceeds_limit_across_an_update() {
     assert_eq!(d.items.len(), 50);
     // As band 0 drains, band 1 takes exactly the room freed, never more.
     for s in 1..=30u64 {
-        let now = t + s * NS_PER_MS;
+        let now = t + s * MS;
         q.dequeue(now, &mut d).expect("backlog");
         for _ in 0..3 {
             id += 1;
-            q.enqueue(now, it(id, 2, 990 * NS_PER_MS, now), &mut d);
+            q.enqueue(now, it(id, 2, 990 * MS, now), &mut d);
             assert!(q.len_pkts() <= limit, "{} > {limit}", q.len_pkts());
         }
     }
@@ -272,7 +268,7 @@ fn blind_one_packet_limit_holds_one() {
         let mut q = SplitBuff::blind(buffers, pkts(1), 5);
         let mut d = Drops::default();
         for f in 0..4u32 {
-            q.enqueue(0, it(f, f, 0, 0), &mut d);
+            q.enqueue(Instant::ZERO, it(f, f, Duration::ZERO, T0), &mut d);
         }
         assert_eq!(q.len_pkts(), 1);
         assert_eq!(d.items.len(), 3);
@@ -285,7 +281,7 @@ fn blind_one_packet_limit_holds_one() {
 #[test]
 fn estimates_report_rttp_per_sub_buffer() {
     let cfg = SplitBuffConfig {
-        update_ns: 100 * NS_PER_MS,
+        update_ns: 100 * MS,
         ..Default::default()
     };
     let mut q = SplitBuff::new(cfg, pkts(1200));
@@ -293,9 +289,9 @@ fn estimates_report_rttp_per_sub_buffer() {
         q.estimates().is_empty(),
         "no estimate before the first update"
     );
-    let flows = [(1, 20 * NS_PER_MS), (2, 100 * NS_PER_MS)];
-    drive(&mut q, &flows, 0, 0, 1000);
-    drive(&mut q, &flows, 30 * NS_PER_MS, 1000, 3000);
+    let flows = [(1, 20 * MS), (2, 100 * MS)];
+    drive(&mut q, &flows, Duration::ZERO, 0, 1000);
+    drive(&mut q, &flows, 30 * MS, 1000, 3000);
     let e: std::collections::HashMap<&str, f64> = q.estimates().into_iter().collect();
     let ms = |k: &str| e[k] * 1e3;
     assert!((ms("rttp_est_s") - 60.0).abs() < 0.05, "{e:?}");
@@ -309,6 +305,6 @@ fn estimates_report_rttp_per_sub_buffer() {
     assert!(!e.contains_key("thresh2_s"));
     // Blind-SplitBuff estimates nothing.
     let mut b = SplitBuff::blind(2, pkts(100), 7);
-    drive(&mut b, &flows, 0, 0, 2000);
+    drive(&mut b, &flows, Duration::ZERO, 0, 2000);
     assert!(b.estimates().is_empty());
 }

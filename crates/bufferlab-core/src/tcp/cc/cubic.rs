@@ -4,7 +4,7 @@
 //! outside.
 
 use super::{reduced, slow_start, AckInfo, CongestionControl, CwndState};
-use crate::time::{secs, Time};
+use crate::time::Instant;
 
 /// CUBIC's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,7 +39,7 @@ pub struct Cubic {
     /// cwnd just before the last reduction (`cwnd_prior`, §4.3), segments.
     cwnd_prior: f64,
     /// Start of the current congestion-avoidance epoch.
-    epoch_start: Option<Time>,
+    epoch_start: Option<Instant>,
     /// K (s) and the plateau the epoch's curve is centred on, segments.
     k: f64,
     origin: f64,
@@ -110,7 +110,7 @@ impl Cubic {
             self.w_est = cwnd;
             ack.now
         });
-        let t = secs(ack.now - start);
+        let t = (ack.now - start).secs();
         let acked = acked_bytes as f64 / mss;
         // §4.3: W_est grows like Reno with α_cubic = 3(1 − β)/(1 + β), and with α = 1 once it
         // has passed the window the last reduction started from.
@@ -125,7 +125,7 @@ impl Cubic {
             self.w_est.max(cwnd)
         } else {
             // §4.4/4.5: aim at W_cubic one RTT ahead, bounded to [cwnd, 1.5 cwnd].
-            let target = self.w_cubic(t + secs(ack.srtt_ns)).clamp(cwnd, 1.5 * cwnd);
+            let target = self.w_cubic(t + ack.srtt_ns.secs()).clamp(cwnd, 1.5 * cwnd);
             cwnd + (target - cwnd) / cwnd * acked
         };
         self.frac_bytes += (new_cwnd - cwnd) * mss;
@@ -149,18 +149,18 @@ impl CongestionControl for Cubic {
         self.avoidance(w, ack, acked);
     }
 
-    fn on_congestion(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+    fn on_congestion(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
         self.reduce(w, flight_bytes);
         w.cwnd_bytes = w.ssthresh_bytes;
     }
 
-    fn on_rto(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+    fn on_rto(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
         // §4.8: ssthresh as after a fast retransmit, cwnd back to one segment.
         self.reduce(w, flight_bytes);
         w.cwnd_bytes = w.mss_bytes;
     }
 
-    fn on_idle_restart(&mut self, _now: Time) {
+    fn on_idle_restart(&mut self, _now: Instant) {
         // An idle period is not congestion avoidance: start a fresh epoch on the next ACK.
         self.epoch_start = None;
     }
@@ -169,7 +169,7 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{NS_PER_MS, NS_PER_SEC};
+    use crate::time::Duration;
 
     const MSS: u64 = 1000;
 
@@ -178,11 +178,11 @@ mod tests {
     fn drive(
         c: &mut Cubic,
         w: &mut CwndState,
-        rtt_ns: Time,
-        dur_ns: Time,
-        mut f: impl FnMut(Time, f64),
+        rtt_ns: Duration,
+        dur_ns: Duration,
+        mut f: impl FnMut(Duration, f64),
     ) {
-        let mut now = NS_PER_SEC;
+        let mut now = Instant::ZERO + Duration::from_secs(1);
         let t0 = now;
         while now < t0 + dur_ns {
             let n = (w.cwnd_bytes / MSS).max(1);
@@ -211,18 +211,24 @@ mod tests {
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
         };
-        c.on_congestion(0, &mut w, 1000 * MSS);
+        c.on_congestion(Instant::ZERO, &mut w, 1000 * MSS);
         assert_eq!(w.cwnd_bytes, 700 * MSS, "β = 0.7");
         // K = cbrt(W_max (1 − β) / C) = cbrt(750) = 9.086 s.
         let k_expect = (1000.0f64 * 0.3 / 0.4).cbrt();
         let mut worst: f64 = 0.0;
         let mut c_view = None;
-        drive(&mut c, &mut w, 100 * NS_PER_MS, 15 * NS_PER_SEC, |t, cw| {
-            let t = t as f64 / 1e9;
-            let model = 0.4 * (t - k_expect).powi(3) + 1000.0;
-            worst = worst.max((cw - model).abs());
-            c_view = Some(cw);
-        });
+        drive(
+            &mut c,
+            &mut w,
+            Duration::from_ms(100),
+            Duration::from_secs(15),
+            |t, cw| {
+                let t = t.as_ns() as f64 / 1e9;
+                let model = 0.4 * (t - k_expect).powi(3) + 1000.0;
+                worst = worst.max((cw - model).abs());
+                c_view = Some(cw);
+            },
+        );
         assert!((c.k() - k_expect).abs() < 1e-9);
         assert!(worst <= 1.0, "max |cwnd − W_cubic(t)| = {worst} segments");
         // Past K the curve is convex and the window leaves W_max behind.
@@ -240,9 +246,15 @@ mod tests {
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
         };
-        c.on_congestion(0, &mut w, 100 * MSS);
+        c.on_congestion(Instant::ZERO, &mut w, 100 * MSS);
         let rtts = 200.0;
-        drive(&mut c, &mut w, NS_PER_MS, 200 * NS_PER_MS, |_, _| {});
+        drive(
+            &mut c,
+            &mut w,
+            Duration::from_ms(1),
+            Duration::from_ms(200),
+            |_, _| {},
+        );
         // α_cubic up to cwnd_prior = 100 segments, then α = 1 (RFC 9438 §4.3).
         let alpha = 3.0 * 0.3 / 1.7;
         let rtts_to_prior = 30.0 / alpha;
@@ -263,16 +275,16 @@ mod tests {
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
         };
-        c.on_congestion(0, &mut w, 100 * MSS);
+        c.on_congestion(Instant::ZERO, &mut w, 100 * MSS);
         assert_eq!(c.w_max(), 100.0);
         w.cwnd_bytes = 80 * MSS;
-        c.on_congestion(0, &mut w, 80 * MSS);
+        c.on_congestion(Instant::ZERO, &mut w, 80 * MSS);
         assert!((c.w_max() - 80.0 * 1.7 / 2.0).abs() < 1e-9);
         let mut c2 = Cubic::new(0.4, 0.7, false);
         w.cwnd_bytes = 100 * MSS;
-        c2.on_congestion(0, &mut w, 100 * MSS);
+        c2.on_congestion(Instant::ZERO, &mut w, 100 * MSS);
         w.cwnd_bytes = 80 * MSS;
-        c2.on_congestion(0, &mut w, 80 * MSS);
+        c2.on_congestion(Instant::ZERO, &mut w, 80 * MSS);
         assert_eq!(c2.w_max(), 80.0);
     }
 }

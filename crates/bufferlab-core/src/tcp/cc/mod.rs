@@ -8,7 +8,7 @@ pub mod cubic;
 pub mod newreno;
 pub mod vegas;
 
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 /// The window state an algorithm acts on, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,11 +27,11 @@ impl CwndState {
 /// An acknowledgement of new data that arrived outside loss recovery.
 #[derive(Clone, Copy, Debug)]
 pub struct AckInfo {
-    pub now: Time,
+    pub now: Instant,
     /// Bytes newly acknowledged by this ACK.
     pub acked_bytes: u64,
     /// The connection's smoothed RTT (0 before the first sample).
-    pub srtt_ns: Time,
+    pub srtt_ns: Duration,
     /// Next byte to be sent and highest byte acknowledged after this ACK (Vegas times its
     /// once-per-RTT decisions with them).
     pub snd_nxt: u64,
@@ -44,16 +44,16 @@ pub trait CongestionControl {
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckInfo);
     /// A loss was detected by duplicate ACKs or SACK (entering fast recovery): set `ssthresh`
     /// and `cwnd` to the window recovery works with.
-    fn on_congestion(&mut self, now: Time, w: &mut CwndState, flight_bytes: u64);
+    fn on_congestion(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64);
     /// The retransmission timer expired: set `ssthresh`; `cwnd` becomes one segment
     /// (RFC 5681 §3.1, loss window).
-    fn on_rto(&mut self, now: Time, w: &mut CwndState, flight_bytes: u64);
+    fn on_rto(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64);
     /// An RTT sample was taken (every ACK of new data).
-    fn on_rtt_sample(&mut self, _now: Time, _rtt_ns: Time) {}
+    fn on_rtt_sample(&mut self, _now: Instant, _rtt_ns: Duration) {}
     /// Loss recovery ended with a full acknowledgement.
-    fn on_recovery_exit(&mut self, _now: Time, _w: &mut CwndState) {}
+    fn on_recovery_exit(&mut self, _now: Instant, _w: &mut CwndState) {}
     /// The connection sends again after being idle for more than an RTO (RFC 5681 §4.1).
-    fn on_idle_restart(&mut self, _now: Time) {}
+    fn on_idle_restart(&mut self, _now: Instant) {}
 }
 
 /// The built-in algorithms.
@@ -79,20 +79,20 @@ impl CongestionControl for Cc {
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckInfo) {
         cc_dispatch!(self, c => c.on_ack(w, ack))
     }
-    fn on_congestion(&mut self, now: Time, w: &mut CwndState, flight_bytes: u64) {
+    fn on_congestion(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64) {
         cc_dispatch!(self, c => c.on_congestion(now, w, flight_bytes))
     }
-    fn on_rto(&mut self, now: Time, w: &mut CwndState, flight_bytes: u64) {
+    fn on_rto(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64) {
         cc_dispatch!(self, c => c.on_rto(now, w, flight_bytes))
     }
     #[inline]
-    fn on_rtt_sample(&mut self, now: Time, rtt_ns: Time) {
+    fn on_rtt_sample(&mut self, now: Instant, rtt_ns: Duration) {
         cc_dispatch!(self, c => c.on_rtt_sample(now, rtt_ns))
     }
-    fn on_recovery_exit(&mut self, now: Time, w: &mut CwndState) {
+    fn on_recovery_exit(&mut self, now: Instant, w: &mut CwndState) {
         cc_dispatch!(self, c => c.on_recovery_exit(now, w))
     }
-    fn on_idle_restart(&mut self, now: Time) {
+    fn on_idle_restart(&mut self, now: Instant) {
         cc_dispatch!(self, c => c.on_idle_restart(now))
     }
 }

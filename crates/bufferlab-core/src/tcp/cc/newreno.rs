@@ -3,7 +3,7 @@
 //! 0.875 in seed 003 §5 for smoother load.
 
 use super::{reduced, reno_avoidance, slow_start, AckInfo, CongestionControl, CwndState};
-use crate::time::Time;
+use crate::time::Instant;
 
 /// NewReno's parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,13 +44,13 @@ impl CongestionControl for NewReno {
         reno_avoidance(w, &mut self.acc_bytes, acked);
     }
 
-    fn on_congestion(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+    fn on_congestion(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
         w.ssthresh_bytes = reduced(flight_bytes, self.beta, w.mss_bytes);
         w.cwnd_bytes = w.ssthresh_bytes;
         self.acc_bytes = 0;
     }
 
-    fn on_rto(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+    fn on_rto(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
         w.ssthresh_bytes = reduced(flight_bytes, self.beta, w.mss_bytes);
         w.cwnd_bytes = w.mss_bytes;
         self.acc_bytes = 0;
@@ -70,10 +70,10 @@ mod tests {
                 ssthresh_bytes: 1,
                 mss_bytes: 1000,
             };
-            c.on_congestion(0, &mut w, 80_000);
+            c.on_congestion(Instant::ZERO, &mut w, 80_000);
             assert_eq!(w.cwnd_bytes, (80_000.0 * beta) as u64);
             assert_eq!(w.ssthresh_bytes, w.cwnd_bytes);
-            c.on_rto(0, &mut w, 2000);
+            c.on_rto(Instant::ZERO, &mut w, 2000);
             assert_eq!(w.cwnd_bytes, 1000);
             assert_eq!(w.ssthresh_bytes, 2000, "never below two segments");
         }

@@ -11,7 +11,7 @@
 //! empty queue, and slow start overshoots far past the path's capacity.)
 
 use super::{reduced, slow_start, AckInfo, CongestionControl, CwndState};
-use crate::time::Time;
+use crate::time::{Duration, Instant};
 
 /// Vegas' parameters: thresholds in packets this flow keeps queued at the bottleneck.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,9 +45,9 @@ pub struct Vegas {
     gamma: f64,
     /// Decrease factor on loss.
     loss_beta: f64,
-    base_rtt: Option<Time>,
+    base_rtt: Option<Duration>,
     /// Smallest sample of the current round, and how many samples it has.
-    round_min: Option<Time>,
+    round_min: Option<Duration>,
     round_samples: u32,
     /// The round ends when this byte is acknowledged (`snd_nxt` when it began).
     round_end: u64,
@@ -71,11 +71,11 @@ impl Vegas {
     }
 
     /// Packets this flow keeps queued, by Vegas' estimate: `cwnd (RTT − BaseRTT) / RTT`.
-    pub fn diff(cwnd_segs: f64, rtt: Time, base: Time) -> f64 {
-        cwnd_segs * (rtt.saturating_sub(base)) as f64 / rtt.max(1) as f64
+    pub fn diff(cwnd_segs: f64, rtt: Duration, base: Duration) -> f64 {
+        cwnd_segs * rtt.saturating_sub(base).as_ns() as f64 / rtt.as_ns().max(1) as f64
     }
 
-    pub fn base_rtt(&self) -> Option<Time> {
+    pub fn base_rtt(&self) -> Option<Duration> {
         self.base_rtt
     }
 
@@ -86,7 +86,7 @@ impl Vegas {
 }
 
 impl CongestionControl for Vegas {
-    fn on_rtt_sample(&mut self, _now: Time, rtt: Time) {
+    fn on_rtt_sample(&mut self, _now: Instant, rtt: Duration) {
         self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
         self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
         self.round_samples += 1;
@@ -102,7 +102,7 @@ impl CongestionControl for Vegas {
                 if w.in_slow_start() {
                     if diff > self.gamma {
                         // Leave slow start with the window that matches the expected rate.
-                        let target = (cwnd * base as f64 / rtt as f64) as u64 + 1;
+                        let target = (cwnd * base.as_ns() as f64 / rtt.as_ns() as f64) as u64 + 1;
                         w.cwnd_bytes = w.cwnd_bytes.min(target * mss).max(2 * mss);
                         w.ssthresh_bytes = w.cwnd_bytes.saturating_sub(mss);
                     }
@@ -129,13 +129,13 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn on_congestion(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+    fn on_congestion(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
         w.ssthresh_bytes = reduced(flight_bytes, self.loss_beta, w.mss_bytes);
         w.cwnd_bytes = w.ssthresh_bytes;
         self.reset_round();
     }
 
-    fn on_rto(&mut self, _now: Time, w: &mut CwndState, flight_bytes: u64) {
+    fn on_rto(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
         w.ssthresh_bytes = reduced(flight_bytes, self.loss_beta, w.mss_bytes);
         w.cwnd_bytes = w.mss_bytes;
         self.reset_round();
@@ -145,15 +145,18 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::NS_PER_MS;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_ms(x)
+    }
 
     const MSS: u64 = 1000;
 
     /// One round: samples at `rtt`, then the ACK that ends the round.
-    fn round(v: &mut Vegas, w: &mut CwndState, rtt: Time, k: u64) {
-        v.on_rtt_sample(0, rtt);
+    fn round(v: &mut Vegas, w: &mut CwndState, rtt: Duration, k: u64) {
+        v.on_rtt_sample(Instant::ZERO, rtt);
         let ack = AckInfo {
-            now: k,
+            now: Instant::from_ns(k),
             acked_bytes: MSS,
             srtt_ns: rtt,
             snd_nxt: (k + 1) * 1_000_000,
@@ -170,11 +173,11 @@ mod tests {
             ssthresh_bytes: 10 * MSS,
             mss_bytes: MSS,
         };
-        v.on_rtt_sample(0, 100 * NS_PER_MS); // BaseRTT
-                                             // A bottleneck of 10 packets per 100 ms: RTT = cwnd / 10 · 100 ms once cwnd > 10.
+        v.on_rtt_sample(Instant::ZERO, ms(100)); // BaseRTT
+                                                 // A bottleneck of 10 packets per 100 ms: RTT = cwnd / 10 · 100 ms once cwnd > 10.
         for k in 1..=200 {
             let cwnd = w.cwnd_bytes / MSS;
-            let rtt = (cwnd.max(10) * 10) * NS_PER_MS;
+            let rtt = ms(cwnd.max(10) * 10);
             round(&mut v, &mut w, rtt, k);
         }
         let cwnd = (w.cwnd_bytes / MSS) as f64;
@@ -183,7 +186,7 @@ mod tests {
             (1.0..=3.0 + 1.0).contains(&queued),
             "cwnd {cwnd}: queue {queued}"
         );
-        let diff = Vegas::diff(cwnd, (cwnd as u64 * 10) * NS_PER_MS, 100 * NS_PER_MS);
+        let diff = Vegas::diff(cwnd, ms(cwnd as u64 * 10), ms(100));
         assert!((1.0..=3.0).contains(&diff), "diff {diff}");
     }
 
@@ -197,12 +200,12 @@ mod tests {
         };
         // A round at the base RTT: nothing queued, slow start goes on (this round holds the
         // window, the next one grows it).
-        round(&mut v, &mut w, 100 * NS_PER_MS, 1);
+        round(&mut v, &mut w, ms(100), 1);
         assert_eq!(w.cwnd_bytes, 40 * MSS);
         assert!(w.in_slow_start());
         // RTT 200 ms at base 100 ms with 40 segments out: 20 queued > γ; back to the window
         // of the expected rate, 40 · 100/200 + 1.
-        round(&mut v, &mut w, 200 * NS_PER_MS, 2);
+        round(&mut v, &mut w, ms(200), 2);
         assert_eq!(w.cwnd_bytes, 21 * MSS);
         assert!(!w.in_slow_start());
     }
