@@ -23,9 +23,9 @@ import json
 import os
 import shutil
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -176,23 +176,25 @@ def manifest(root: str | Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-@dataclass
 class Tables:
-    """A sweep's tables as DataFrames; ``swept`` names the points columns that were varied."""
+    """A sweep's tables as DataFrames; ``swept`` names the points columns that were varied.
 
-    points: pd.DataFrame
-    flows: pd.DataFrame
-    queues: pd.DataFrame
-    links: pd.DataFrame
-    transfers: pd.DataFrame
-    timeseries: pd.DataFrame
-    distributions: pd.DataFrame
-    swept: list[str] = field(default_factory=list)
+    Each table is read when first asked for (``tables.flows``, ``tables["links"]``) and kept: an
+    analysis that needs the flows of 800 runs of 500 flows does not also hold their
+    distributions (millions of rows) in memory.
+    """
+
+    def __init__(self, read: Callable[[str], pd.DataFrame], swept: list[str] | None = None):
+        self._read = read
+        self._frames: dict[str, pd.DataFrame] = {}
+        self.swept = list(swept or [])
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         if name not in TABLE_NAMES:
             raise KeyError(f"no table {name!r}; the tables are {', '.join(TABLE_NAMES)}")
-        return getattr(self, name)
+        if name not in self._frames:
+            self._frames[name] = self._read(name)
+        return self._frames[name]
 
     def with_params(self, name: str) -> pd.DataFrame:
         """Table ``name`` with the swept columns of its point joined on (point_id, seed), and
@@ -201,7 +203,20 @@ class Tables:
         cols += [k + s for k in self.swept for s in (VALUE_SUFFIX, UNIT_SUFFIX) if k + s in self.points.columns]
         if name == "points":
             return self.points
-        return self[name].merge(self.points[cols], on=["point_id", "seed"], how="left")
+        params = self.points[cols]
+        # Text parameters joined as references to one Python string per point, not copied into
+        # every row: a per-pair delay list is kilobytes, and a links table has a row per link.
+        text = [c for c in cols[2:] if pd.api.types.is_string_dtype(params[c])]
+        params = params.astype({c: object for c in text})
+        return self[name].merge(params, on=["point_id", "seed"], how="left")
+
+    points = property(lambda self: self["points"])
+    flows = property(lambda self: self["flows"])
+    queues = property(lambda self: self["queues"])
+    links = property(lambda self: self["links"])
+    transfers = property(lambda self: self["transfers"])
+    timeseries = property(lambda self: self["timeseries"])
+    distributions = property(lambda self: self["distributions"])
 
 
 def _read(root: Path, table: str) -> pd.DataFrame:
@@ -213,12 +228,12 @@ def _read(root: Path, table: str) -> pd.DataFrame:
 
 
 def load(root: str | Path) -> Tables:
-    """Every table of the results folder ``root`` as pandas DataFrames."""
+    """Every table of the results folder ``root`` as pandas DataFrames (each read on first use)."""
     root = Path(root)
     _check_root(root)
-    frames = {name: _read(root, name) for name in TABLE_NAMES}
-    swept = [k for k in manifest(root).get("swept", []) if k in frames["points"].columns]
-    return Tables(**frames, swept=swept)
+    tables = Tables(lambda name: _read(root, name))
+    tables.swept = [k for k in manifest(root).get("swept", []) if k in tables.points.columns]
+    return tables
 
 
 def connect(root: str | Path, con: Any = None) -> Any:

@@ -59,15 +59,20 @@ class ItemResult:
 
 
 def _only(tables: Tables, keep: set[tuple[str, int]]) -> Tables:
-    """The tables restricted to the points × seeds of this run (a folder may hold others)."""
-    frames = {}
-    for name in ("points", "flows", "queues", "links", "transfers", "timeseries", "distributions"):
+    """The tables restricted to the points × seeds of this run (a folder may hold others), each
+    filtered when first read."""
+    wanted = pd.MultiIndex.from_tuples(sorted(keep), names=["point_id", "seed"]) if keep else None
+
+    def read(name: str) -> pd.DataFrame:
         df = tables[name]
         if len(df) and "point_id" in df.columns:
-            mask = [(p, int(s)) in keep for p, s in zip(df["point_id"], df["seed"])]
-            df = df[mask].reset_index(drop=True)
-        frames[name] = df
-    return Tables(**frames, swept=tables.swept)
+            if wanted is None:
+                return df.iloc[:0]
+            at = pd.MultiIndex.from_arrays([df["point_id"].astype(str), df["seed"].astype("int64")])
+            df = df[at.isin(wanted)].reset_index(drop=True)
+        return df
+
+    return Tables(read, swept=tables.swept)
 
 
 def _is_repro_dir(root: Path) -> bool:
