@@ -173,6 +173,109 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
     Ok(eng)
 }
 
+/// Routes both ways per flow, as [`route_flows`] gives them.
+type FlowPaths = [(Vec<u32>, Vec<u32>)];
+
+/// The flows whose data or ACKs cross each port, in flow order: what sizing rules count. Empty
+/// when no port sizes its buffer by a rule.
+fn crossing_flows(specs: &[(Loc, DirSpec)], flow_paths: &FlowPaths) -> Vec<Vec<u32>> {
+    let mut crossing: Vec<Vec<u32>> = Vec::new();
+    if specs.iter().any(|(_, d)| d.queue.sizing.is_some()) {
+        crossing.resize(specs.len(), Vec::new());
+        for (i, (fw, bw)) in flow_paths.iter().enumerate() {
+            for &p in fw.iter().chain(bw) {
+                let v = &mut crossing[p as usize];
+                if v.last() != Some(&(i as u32)) {
+                    v.push(i as u32);
+                }
+            }
+        }
+    }
+    crossing
+}
+
+/// What building one port needs to know about the rest of the network.
+struct PortCx<'a> {
+    seed: u64,
+    window: Window,
+    topo: &'a Topology,
+    ports: &'a [PortParams],
+    flows: &'a [FlowInfo],
+    flow_paths: &'a FlowPaths,
+    crossing: &'a [Vec<u32>],
+}
+
+/// Port `pid`: its buffer limit (given, or from its sizing rule over the flows that cross it),
+/// its discipline and its ring. A problem names the port's key.
+fn build_port(pid: usize, path: &Loc, d: &DirSpec, cx: &PortCx) -> Result<Port, Problem> {
+    let pp = &cx.ports[pid];
+    let mut adaptive = None;
+    let (limit, sizing) = match &d.queue.sizing {
+        None => (
+            Limit {
+                pkts: d.queue.limit_pkts,
+                bytes: d.queue.limit_bytes,
+            },
+            None,
+        ),
+        Some(s) => {
+            // Flows whose data or ACKs cross this port, with their round-trip propagation;
+            // pings are probes, not load, and do not count.
+            let crossing: Vec<(Duration, u32)> = cx.crossing[pid]
+                .iter()
+                .map(|&i| (&cx.flow_paths[i as usize], &cx.flows[i as usize]))
+                .filter(|(_, f)| f.kind != "ping")
+                .map(|((fw, bw), f)| {
+                    (
+                        path_delay(cx.ports, fw) + path_delay(cx.ports, bw),
+                        f.pkt_bytes,
+                    )
+                })
+                .collect();
+            let ctx = SizingCtx {
+                rate_bps: pp.rate_bps,
+                flow_rtts_ns: crossing.iter().map(|c| c.0).collect(),
+                input_links: cx.topo.in_degree(pp.from),
+                // Rules count full-sized data packets of the flows that cross.
+                pkt_bytes: crossing
+                    .iter()
+                    .map(|c| c.1)
+                    .max()
+                    .unwrap_or(DEFAULT_PKT_BYTES),
+            };
+            let at = path.key("queue").key("sizing");
+            let (l, name) = sizing::resolve(s, &ctx).map_err(|e| e.under(&at))?;
+            if name == "rtt-adaptive" {
+                adaptive = Some(
+                    AdaptiveSizer::new(s, &ctx, AdaptiveSizer::DEFAULT_PERIOD_NS)
+                        .map_err(|e| e.under(&at))?,
+                );
+            }
+            (l, Some(name))
+        }
+    };
+    let qdisc = Qdisc::build(
+        &d.queue.qdisc,
+        limit,
+        crate::rng::mix_key(cx.seed, pid as u64),
+    )
+    .map_err(|e| e.under(&path.key("queue").key("qdisc")))?;
+    let mut port = Port::new(
+        pp.clone(),
+        qdisc,
+        sizing,
+        cx.window,
+        stream(cx.seed, Stream::Link, pid as u64),
+    );
+    if let Some(r) = &d.ring {
+        port = port.with_ring(r);
+    }
+    if let Some(a) = adaptive {
+        port = port.with_adaptive(a);
+    }
+    Ok(port)
+}
+
 /// The engine with its network, flows and agents, before any agent has started: what the
 /// kernel backend builds on (it replaces the agents by the real hosts).
 ///
@@ -201,113 +304,49 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
     if !errs.is_empty() {
         return Err(errs);
     }
-    // The flows whose data or ACKs cross each port (for sizing rules), in flow order.
-    let mut crossing_flows: Vec<Vec<u32>> = Vec::new();
-    if port_specs.iter().any(|(_, d)| d.queue.sizing.is_some()) {
-        crossing_flows.resize(port_params.len(), Vec::new());
-        for (i, (fw, bw)) in flow_paths.iter().enumerate() {
-            for &p in fw.iter().chain(bw) {
-                let v = &mut crossing_flows[p as usize];
-                if v.last() != Some(&(i as u32)) {
-                    v.push(i as u32);
-                }
-            }
-        }
-    }
-
+    let crossing = crossing_flows(&port_specs, &flow_paths);
+    let cx = PortCx {
+        seed: run.seed,
+        window,
+        topo: &topo,
+        ports: &port_params,
+        flows: &b.flows,
+        flow_paths: &flow_paths,
+        crossing: &crossing,
+    };
     let mut ports = Vec::with_capacity(port_params.len());
-    for (pid, (pp, (path, d))) in port_params.iter().zip(port_specs.iter()).enumerate() {
-        let mut adaptive = None;
-        let (limit, sizing) = match &d.queue.sizing {
-            None => (
-                Limit {
-                    pkts: d.queue.limit_pkts,
-                    bytes: d.queue.limit_bytes,
-                },
-                None,
-            ),
-            Some(s) => {
-                // Flows whose data or ACKs cross this port, with their round-trip propagation;
-                // pings are probes, not load, and do not count.
-                let crossing: Vec<(Duration, u32)> = crossing_flows[pid]
-                    .iter()
-                    .map(|&i| (&flow_paths[i as usize], &b.flows[i as usize]))
-                    .filter(|(_, f)| f.kind != "ping")
-                    .map(|((fw, bw), f)| {
-                        (
-                            path_delay(&port_params, fw) + path_delay(&port_params, bw),
-                            f.pkt_bytes,
-                        )
-                    })
-                    .collect();
-                let ctx = SizingCtx {
-                    rate_bps: pp.rate_bps,
-                    flow_rtts_ns: crossing.iter().map(|c| c.0).collect(),
-                    input_links: topo.in_degree(pp.from),
-                    // Rules count full-sized data packets of the flows that cross.
-                    pkt_bytes: crossing
-                        .iter()
-                        .map(|c| c.1)
-                        .max()
-                        .unwrap_or(DEFAULT_PKT_BYTES),
-                };
-                match sizing::resolve(s, &ctx) {
-                    Ok((l, name)) => {
-                        if name == "rtt-adaptive" {
-                            match AdaptiveSizer::new(s, &ctx, AdaptiveSizer::DEFAULT_PERIOD_NS) {
-                                Ok(a) => adaptive = Some(a),
-                                Err(e) => errs.push(e.under(&path.key("queue").key("sizing"))),
-                            }
-                        }
-                        (l, Some(name))
-                    }
-                    Err(e) => {
-                        errs.push(e.under(&path.key("queue").key("sizing")));
-                        continue;
-                    }
-                }
-            }
-        };
-        let qdisc = match Qdisc::build(
-            &d.queue.qdisc,
-            limit,
-            crate::rng::mix_key(run.seed, pid as u64),
-        ) {
-            Ok(q) => q,
-            Err(e) => {
-                errs.push(e.under(&path.key("queue").key("qdisc")));
-                continue;
-            }
-        };
-        let mut port = Port::new(
-            pp.clone(),
-            qdisc,
-            sizing,
-            window,
-            stream(run.seed, Stream::Link, pid as u64),
-        );
-        if let Some(r) = &d.ring {
-            port = port.with_ring(r);
+    for (pid, (path, d)) in port_specs.iter().enumerate() {
+        match build_port(pid, path, d, &cx) {
+            Ok(p) => ports.push(p),
+            Err(e) => errs.push(e),
         }
-        if let Some(a) = adaptive {
-            port = port.with_adaptive(a);
-        }
-        ports.push(port);
     }
     if !errs.is_empty() {
         return Err(errs);
     }
+    let (agents, flow_info) = (b.agents, b.flows);
+    Ok(assemble(sc, agents, flow_info, topo, ports, window))
+}
 
-    let flow_src = b.flows.iter().map(|f| f.src).collect();
-    let flows = b.flows.iter().map(|_| FlowStats::new(window)).collect();
-    let n_agents = b.agents.len();
-    let eng = Engine {
+/// The engine from its built parts.
+fn assemble(
+    sc: &Scenario,
+    agents: Vec<(NodeId, Agent)>,
+    flow_info: Vec<FlowInfo>,
+    topo: Topology,
+    ports: Vec<Port>,
+    window: Window,
+) -> Engine {
+    let flow_src = flow_info.iter().map(|f| f.src).collect();
+    let flows = flow_info.iter().map(|_| FlowStats::new(window)).collect();
+    let n_agents = agents.len();
+    Engine {
         sched: Sched::with_capacity(1024 + 4 * n_agents + 2 * ports.len()),
         arena: Arena::with_capacity(4096),
         ports,
-        agents: b.agents,
+        agents,
         flows,
-        flow_info: b.flows,
+        flow_info,
         flow_src,
         topo,
         totals: Default::default(),
@@ -315,7 +354,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         timers: Vec::with_capacity(16),
         transfers: Vec::new(),
         timeseries: Default::default(),
-        run: run.clone(),
+        run: sc.run.clone(),
         window,
         events: 0,
         now: Instant::ZERO,
@@ -323,6 +362,5 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         prev_flow: Vec::new(),
         prev_sample: Instant::ZERO,
         ttl_expired: None,
-    };
-    Ok(eng)
+    }
 }
