@@ -129,7 +129,12 @@ def test_tcp_defaults_are_set_explicitly():
     tcp = to_ns3(dumbbell())["flows"][0]["tcp"]
     # ns-3's TcpNewReno grows per ACK (half as fast with delayed ACKs): the program's own
     # TcpNewReno subclass grows by bytes acknowledged, as bufferlab's NewReno (RFC 3465, L = 2).
-    assert tcp["cc"] == "bl::Rfc3465Reno" and tcp["cc_attrs"] == {"FlightSizeFromSequence": "true"}
+    # ssthresh as bufferlab's sender: FlightSize from the sequence numbers, but the pipe at a
+    # timeout when the connection has SACK.
+    assert tcp["cc"] == "bl::Rfc3465Reno"
+    assert tcp["cc_attrs"] == {"FlightSizeFromSequence": "true", "TimeoutFlightFromPipe": "true"}
+    no_sack = to_ns3(dumbbell(tcp="sack = false"))["flows"][0]["tcp"]
+    assert no_sack["cc_attrs"] == {"FlightSizeFromSequence": "true"}
     s = tcp["socket"]
     # ns-3's own defaults differ from bufferlab's in each of these.
     assert s["SegmentSize"] == "1460" and s["InitialCwnd"] == "10"

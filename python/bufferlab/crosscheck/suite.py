@@ -35,7 +35,7 @@ __all__ = ["CASES", "TOLERANCES", "Case", "run_case", "rows_for", "render", "mai
 SUITE_DIR = Path(__file__).parent / "suite"
 DIFFERENCES = "ns3-differences.md"
 # Cases whose differences have their own section there (an HTML anchor named after the case).
-EXPLAINED_AT = {"jabeen-two-flows", "codel", "fq-codel", "pie", "fifo-quarter-bdp", "mixed-rtts", "asymmetric-access"}
+EXPLAINED_AT = {"jabeen-two-flows", "codel", "fq-codel", "fq-codel-udp", "pie", "fifo-quarter-bdp", "mixed-rtts", "asymmetric-access"}
 
 # Fixed before the suite was first run (issue 15). ("abs", x): |bufferlab - ns-3| <= x;
 # ("rel", x): |bufferlab - ns-3| <= x * |ns-3|. All on the means over seeds.
@@ -79,6 +79,8 @@ CASES: tuple[Case, ...] = (
     Case("no-delayed-ack", DUMBBELL),
     Case("codel", DUMBBELL),
     Case("fq-codel", DUMBBELL),
+    # The queue model alone: constant-rate sources leave TCP out of the comparison.
+    Case("fq-codel-udp", DUMBBELL),
     Case("pie", DUMBBELL),
     # Each flow its own class: one flow's goodput varies more from seed to seed than a pool's.
     Case("mixed-rtts", DUMBBELL, seeds=32),

@@ -236,6 +236,10 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
         # bufferlab; ns-3's own rule halves its pipe, which leaves out SACKed and lost bytes (and,
         # without SACK, a segment per duplicate ACK). docs/ns3-differences.md measures the change.
         cc_attrs["FlightSizeFromSequence"] = "true"
+        if opts.get("sack", True):
+            # At a timeout bufferlab's SACK sender halves the pipe instead (docs/tcp.md): with
+            # FlightSize there, behind FQ-CoDel, ns-3 queued twice as much (ns3-differences.md).
+            cc_attrs["TimeoutFlightFromPipe"] = "true"
     if cc == "cubic":
         cc_attrs["Beta"] = repr(float(beta if beta is not None else 0.7))
         cc_attrs["C"] = repr(float(opts.get("cubic_c", 0.4)))

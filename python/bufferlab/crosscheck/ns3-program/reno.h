@@ -9,6 +9,9 @@
 //     without SACK each duplicate ACK counts as one segment SACKed). The attribute
 //     FlightSizeFromSequence takes SND.NXT - SND.UNA instead (RFC 5681 eq. 4, bufferlab's); the
 //     crosscheck sets it, and `--ns3 cc.FlightSizeFromSequence=false` puts ns-3's rule back.
+//     At a retransmission timeout bufferlab halves the pipe when the connection has SACK (the
+//     data still in the network, not what SACK has shown delivered; docs/tcp.md): the attribute
+//     TimeoutFlightFromPipe does the same here, and the crosscheck sets it for SACK blocks.
 // ns-3's TcpNewReno grows per ACK instead (MSS²/cwnd in avoidance, one MSS in slow start), half
 // as fast with delayed ACKs; its TcpLinuxReno counts segments but has no L limit and halves cwnd
 // rather than FlightSize.
@@ -36,6 +39,12 @@ class Rfc3465Reno : public ns3::TcpNewReno
                               "ssthresh from SND.NXT - SND.UNA rather than ns-3's bytes in flight",
                               ns3::BooleanValue(false),
                               ns3::MakeBooleanAccessor(&Rfc3465Reno::m_fromSequence),
+                              ns3::MakeBooleanChecker())
+                .AddAttribute("TimeoutFlightFromPipe",
+                              "at a retransmission timeout, ssthresh from ns-3's bytes in flight "
+                              "even when FlightSizeFromSequence is set",
+                              ns3::BooleanValue(false),
+                              ns3::MakeBooleanAccessor(&Rfc3465Reno::m_timeoutFromPipe),
                               ns3::MakeBooleanChecker());
         return tid;
     }
@@ -45,7 +54,8 @@ class Rfc3465Reno : public ns3::TcpNewReno
     Rfc3465Reno(const Rfc3465Reno& o)
         : ns3::TcpNewReno(o),
           m_ackedBytes(o.m_ackedBytes),
-          m_fromSequence(o.m_fromSequence)
+          m_fromSequence(o.m_fromSequence),
+          m_timeoutFromPipe(o.m_timeoutFromPipe)
     {
     }
 
@@ -56,11 +66,34 @@ class Rfc3465Reno : public ns3::TcpNewReno
     uint32_t GetSsThresh(ns3::Ptr<const ns3::TcpSocketState> tcb, uint32_t bytesInFlight) override
     {
         m_ackedBytes = 0;
+        m_pipe = bytesInFlight;
+        m_ssThreshJustSet = true;
         if (m_fromSequence)
         {
             bytesInFlight = tcb->m_highTxMark.Get() - tcb->m_lastAckedSeq;
         }
         return ns3::TcpNewReno::GetSsThresh(tcb, bytesInFlight);
+    }
+
+    // ns-3's timeout (TcpSocketBase::ReTxTimeout) calls GetSsThresh (unless the head was already
+    // resent by the timer), then CwndEvent(CA_EVENT_LOSS), which nothing else raises, then
+    // CongestionStateSet(CA_LOSS): the first is where the timeout's ssthresh is replaced.
+    void CwndEvent(ns3::Ptr<ns3::TcpSocketState> tcb,
+                   const ns3::TcpSocketState::TcpCAEvent_t event) override
+    {
+        if (event == ns3::TcpSocketState::CA_EVENT_LOSS && m_timeoutFromPipe && m_ssThreshJustSet)
+        {
+            tcb->m_ssThresh = ns3::TcpNewReno::GetSsThresh(tcb, m_pipe);
+        }
+        m_ssThreshJustSet = false;
+        ns3::TcpNewReno::CwndEvent(tcb, event);
+    }
+
+    void CongestionStateSet(ns3::Ptr<ns3::TcpSocketState> tcb,
+                            const ns3::TcpSocketState::TcpCongState_t newState) override
+    {
+        m_ssThreshJustSet = false; // a fast retransmit's ssthresh stays as computed
+        ns3::TcpNewReno::CongestionStateSet(tcb, newState);
     }
 
   protected:
@@ -93,6 +126,9 @@ class Rfc3465Reno : public ns3::TcpNewReno
   private:
     uint64_t m_ackedBytes = 0; // bytes acknowledged toward the next MSS of growth
     bool m_fromSequence = false;
+    bool m_timeoutFromPipe = false;
+    uint32_t m_pipe = 0;            // ns-3's bytes in flight at the last GetSsThresh
+    bool m_ssThreshJustSet = false; // GetSsThresh ran and no event or state change followed
 };
 
 } // namespace bl
