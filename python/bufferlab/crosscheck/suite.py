@@ -261,8 +261,9 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
         "Each scenario (files in `python/bufferlab/crosscheck/suite/`) runs in bufferlab with seed s and in "
         "ns-3 with RngRun s, s = 1..N, start times drawn from the file's `start` distribution in each. "
         "How the scenario is built in ns-3 and where the models differ: [crosscheck.md](crosscheck.md) "
-        f"(NewReno runs as {NS3_CC['newreno']}, with ssthresh from SND.NXT − SND.UNA, Cubic as {NS3_CC['cubic']}, "
-        "both with ns-3's classic recovery). "
+        f"(NewReno runs as {NS3_CC['newreno']}, with ssthresh from SND.NXT − SND.UNA, or from the pipe at a "
+        f"timeout with SACK, Cubic as {NS3_CC['cubic']}; SACK blocks with PRR get ns-3's PRR recovery, the "
+        "others its classic recovery). "
         "Values are means over the seeds; the per-seed values follow the table.",
         "",
         "Tolerances, fixed before the suite was first run: utilization ±2 percentage points, aggregate "
