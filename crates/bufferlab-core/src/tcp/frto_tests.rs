@@ -174,3 +174,37 @@ fn real_timeout_falls_back_to_the_conventional_recovery() {
         assert_eq!(o.retransmits, if sack { RWND } else { RWND + 1 });
     }
 }
+
+/// A timeout during fast recovery (segment 3000 and its fast retransmit both lost, so the
+/// timer has to resend it) runs no F-RTO: RFC 5682 step 1 leaves a timeout alone when a loss
+/// recovery is under way (§3.2: the ACKs of the recovery's own retransmissions would pass for
+/// originals), and so does Linux (`tcp_enter_loss`: only from the Open or Disorder state, or a
+/// repeated timeout). Every send is the same as without F-RTO.
+#[test]
+fn timeout_during_fast_recovery_runs_no_frto() {
+    for sack in [false, true] {
+        let run = |frto: bool| {
+            let mut net = Net::new(params(sack, frto), None, RATE, DELAY, 1000);
+            let mut copies = 0;
+            net.drop = Box::new(move |p, _| {
+                let hit = p.tcp.len > 0 && p.tcp.seq == 3000 * MSS && copies < 2;
+                copies += hit as u32;
+                hit
+            });
+            net.run(Instant::ZERO + 10 * SEC);
+            net
+        };
+        let (with, without) = (run(true), run(false));
+        assert_eq!(with.stats().timeouts.total, 1, "sack={sack}");
+        assert_eq!(with.sender.conns()[0].spurious_timeouts(), 0);
+        let seqs = |n: &Net| n.sent.iter().map(|s| s.seq).collect::<Vec<_>>();
+        let (a, b) = (seqs(&with), seqs(&without));
+        let differ = a.iter().zip(&b).position(|(x, y)| x != y);
+        assert!(
+            a.len() == b.len() && differ.is_none(),
+            "sack={sack}: sends differ from the {differ:?}th on ({} and {} sends)",
+            a.len(),
+            b.len()
+        );
+    }
+}
