@@ -524,6 +524,7 @@ impl SendConn {
                 // Step 2b: up to two segments never sent, in place of retransmissions.
                 if self.send_new(io, peer, 2) == 0 {
                     self.frto.abandon();
+                    self.undo = None;
                 }
             }
             Verdict::Conventional { cwnd_cap } => {
@@ -562,11 +563,12 @@ impl SendConn {
     /// The response to a spurious timeout: Linux's (`tcp_try_undo_loss` with
     /// `tcp_undo_cwnd_reduction`), not RFC 4015's Eifel response. The window returns to
     /// max(cwnd, cwnd before the timeout) and ssthresh to max(ssthresh, its value before), and
-    /// the congestion control's own state is restored (RFC 9438 §4.9 lets Cubic do so); the
-    /// segments the timeout marked lost are not (RFC 6675) and the go-back-N pointer returns to
-    /// the highest byte sent (no SACK), so nothing more is resent. Eifel would instead keep
-    /// the reduced ssthresh and adapt the RTO; Linux's is what the kernel backend runs, and it
-    /// lets the delayed window's ACKs clock the flow on as before the delay.
+    /// the congestion control's own state is restored (RFC 9438 §4.9 lets Cubic do so). The
+    /// segments the timeout marked lost (RFC 6675 §5.1) are no longer presumed lost, and the
+    /// go-back-N pointer returns to the highest byte sent (no SACK), so nothing more is resent.
+    /// Eifel would instead keep the reduced ssthresh and adapt the RTO; Linux's is what the
+    /// kernel backend runs, and it lets the delayed window's ACKs clock the flow on as before
+    /// the delay.
     fn undo_timeout(&mut self) {
         if let Some((w, cc)) = self.undo.take() {
             self.cc = cc;
