@@ -200,12 +200,12 @@ def test_path_delay_follows_the_fewest_hops():
 
 
 def test_refusals_name_every_blocking_key():
-    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "splitbuff" }').replace("TCP", "handshake = false\nmax_rto = \"10s\""))
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "splitbuff" }').replace("TCP", "handshake = false\nmax_rto = \"10s\"\nfrto = true"))
     doc["topology"]["access"]["framing"] = "atm"
     with pytest.raises(Unsupported) as e:
         to_ns3(load_scenario(doc))
     paths = {p.path for p in e.value.problems}
-    assert paths >= {"topology.bottleneck.queue.discipline", "topology.access.framing", "traffic[0].handshake", "traffic[0].max_rto"}
+    assert paths >= {"topology.bottleneck.queue.discipline", "topology.access.framing", "traffic[0].handshake", "traffic[0].max_rto", "traffic[0].frto"}
     assert all(p.message for p in e.value.problems)
 
 
@@ -218,6 +218,11 @@ def test_examples_ns3_cannot_express(example, key):
     with pytest.raises(Unsupported) as e:
         to_ns3(sc, limits={n: {"limit_pkts": 10} for n in sc.link_names})
     assert key in {p.path for p in e.value.problems}
+
+
+def test_frto_off_is_what_ns3_runs():
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", "frto = false"))
+    assert to_ns3(load_scenario(doc))["flows"]
 
 
 def test_rtt_adaptive_and_prio_small_are_refused():

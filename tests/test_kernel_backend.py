@@ -111,7 +111,9 @@ size = "100KB"
     )
     kp = kplan.build(sc)
     client, server = kp.host(0), kp.host(1)
-    assert client.sysctls == {"ipv4/tcp_sack": "0"} == server.sysctls
+    # F-RTO is the sender's: off there, as bufferlab's default, whatever the machine runs.
+    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "0"}
+    assert server.sysctls == {"ipv4/tcp_sack": "0"}
     assert client.routes == {1: {"initcwnd": "4", "rto_min": "50ms"}}
     assert server.routes == {0: {"quickack": "1"}}
     (src,) = client.roles
@@ -155,6 +157,21 @@ def test_conflicting_settings_on_one_host_are_refused(tmp_path):
         f'\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\nsack = {v}\n' for v in ("true", "false")
     )
     with pytest.raises(ScenarioError, match=r"traffic\[1\]\.sack: .*different value"):
+        kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
+
+
+def test_frto_maps_to_the_senders_namespace(tmp_path):
+    one = '\n[[traffic]]\nkind = "tcp"\nfrom = "{}"\nto = "{}"\nfrto = {}\n'
+    kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true"))))
+    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2"}
+    assert kp.host(1).sysctls == {}
+    # Opposite directions: each namespace has its own sender.
+    body = one.format("client", "server", "true") + one.format("server", "client", "false")
+    kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
+    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2"}, {"ipv4/tcp_frto": "0"})
+    # Two senders in one namespace cannot differ.
+    body = one.format("client", "server", "true") + one.format("client", "server", "false")
+    with pytest.raises(ScenarioError, match=r"traffic\[1\]\.frto: .*different value \(2\)"):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
 
 

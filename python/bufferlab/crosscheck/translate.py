@@ -229,6 +229,8 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
         why.add(f"{path}.tcp.handshake", "ns-3's TCP always opens with a handshake; remove handshake = false")
     if "max_rto_ns" in opts:
         why.add(f"{path}.tcp.max_rto_ns", "ns-3's TCP has no maximum RTO setting; leave max_rto out")
+    if opts.get("frto", False) is True:
+        why.add(f"{path}.tcp.frto", "ns-3 (3.44) has no F-RTO (RFC 5682): it never finds a timeout spurious; set frto = false")
     cc_attrs: dict[str, str] = {}
     beta = opts.get("beta")
     if cc == "newreno":

@@ -8,6 +8,8 @@ How TCP options map (every one per namespace or per route, never on the machine 
 ``cc``             ``TCP_CONGESTION`` on the sending socket (``newreno`` is Linux ``reno``:
                    NewReno recovery, with SACK when negotiated); refused if the kernel lacks it
 ``sack``           ``net.ipv4.tcp_sack`` inside both ends' namespaces
+``frto``           ``net.ipv4.tcp_frto`` inside the sender's namespace, always set: ``0`` for
+                   ``false`` (the default here), ``2`` for ``true`` (Linux's own default)
 ``delayed_ack``    ``false``: route ``quickack 1`` at the receiver towards the sender
 ``initial_window`` route ``initcwnd`` at the sender towards the receiver
 ``min_rto``        route ``rto_min`` at the sender (whole milliseconds)
@@ -170,6 +172,10 @@ def build(sc: Any) -> KernelPlan:
                         v = "1" if tcp["sack"] else "0"
                         for h in (src, dst):
                             set_once(h, h.sysctls, "ipv4/tcp_sack", v, i, "sack")
+                    # F-RTO is the sender's alone (RFC 5682). Set either way: Linux's default is
+                    # on (2), bufferlab's off, and the machine's own value must not leak in.
+                    frto = "2" if tcp.get("frto", False) else "0"
+                    set_once(src, src.sysctls, "ipv4/tcp_frto", frto, i, "frto")
                     if tcp.get("delayed_ack") is False:
                         set_once(dst, dst.routes.setdefault(s, {}), "quickack", "1", i, "delayed_ack")
                     if "initial_window" in tcp:

@@ -4,7 +4,7 @@
 //! - [`rtt`]: RTT estimation and the retransmission timeout (RFC 6298);
 //! - [`cc`]: congestion control behind one trait (NewReno, Cubic, Vegas);
 //! - [`scoreboard`]: the SACK scoreboard (RFC 6675); [`prr`]: Proportional Rate Reduction
-//!   (RFC 6937), the sending rate during SACK recovery;
+//!   (RFC 6937), the sending rate during SACK recovery; [`frto`]: spurious timeouts (RFC 5682);
 //! - [`sender`]: one connection's sending state machine, [`receiver`]: the receiving side;
 //! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks.
 //!
@@ -13,6 +13,7 @@
 
 pub mod cc;
 pub mod endpoint;
+pub mod frto;
 pub mod params;
 pub mod prr;
 pub mod receiver;
@@ -28,3 +29,5 @@ pub use receiver::TcpReceiver;
 mod testnet;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod frto_tests;

@@ -46,6 +46,13 @@ pub struct TcpOptions {
     /// (since 3.2, always) and ns-3 (`TcpPrrRecovery`); off sends whatever RFC 6675's pipe
     /// allows. Without SACK recovery is NewReno's either way.
     pub prr: bool,
+    /// F-RTO (RFC 5682, Standards Track): after a timeout, the first ACKs tell whether the
+    /// timeout was spurious (the segments were delayed, not lost); if so the window reduction
+    /// is undone and the window is not retransmitted. SACK connections use §3's SACK-enhanced
+    /// algorithm, others §2's basic one. Default off for now, so that results stay comparable
+    /// with earlier runs; Linux has it on (`net.ipv4.tcp_frto = 2` since 2.6.24) and ns-3 3.44
+    /// has no F-RTO.
+    pub frto: bool,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     pub delayed_ack: bool,
@@ -112,6 +119,7 @@ impl Default for TcpOptions {
             cc: CcKind::Newreno,
             sack: true,
             prr: true,
+            frto: false,
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
             beta: None,
@@ -145,6 +153,7 @@ pub struct TcpParams {
     pub cc: CcConfig,
     pub sack: bool,
     pub prr: bool,
+    pub frto: bool,
     pub delayed_ack: bool,
     pub delack_ns: Duration,
     pub initial_window: u32,
@@ -231,6 +240,7 @@ impl TcpOptions {
             cc,
             sack: self.sack,
             prr: self.prr,
+            frto: self.frto,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,

@@ -245,6 +245,19 @@ impl Scoreboard {
         self.retx_scan = self.head;
     }
 
+    /// A timeout was found spurious (RFC 5682): no segment is presumed lost any more, and
+    /// IsLost starts over from the head. Resent segments stay counted in the pipe (both copies
+    /// may still be in the network).
+    pub fn unmark_lost(&mut self) {
+        for s in self.flags.iter_mut() {
+            s.flags &= !LOST;
+        }
+        self.lost = 0;
+        self.lost_scan = self.head;
+        self.sacked_below_scan = 0;
+        self.retx_scan = self.head;
+    }
+
     /// RFC 6675 §4 NextSeg rule 1: the first lost segment not yet retransmitted.
     pub fn next_retx(&mut self) -> Option<u64> {
         let end = self.end();

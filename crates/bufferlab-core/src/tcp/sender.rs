@@ -5,9 +5,11 @@
 //! Recovery follows RFC 6675 with SACK (scoreboard, pipe, NextSeg), paced by RFC 6937's PRR
 //! unless the block turns it off, and RFC 6582 NewReno without it (window inflation, partial
 //! ACKs). The congestion control algorithm only sizes the window
-//! (see [`super::cc`]).
+//! (see [`super::cc`]). After a timeout, F-RTO (RFC 5682, [`super::frto`]) may find it
+//! spurious and undo it, if the block turns it on.
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
+use super::frto::{AckSeen, Frto, Phase, Verdict};
 use super::params::{TcpParams, HEADER_BYTES};
 use super::prr::Prr;
 use super::rtt::RttEstimator;
@@ -80,6 +82,12 @@ pub struct SendConn {
     /// Whether SACK recovery is paced by PRR, and the current recovery's PRR state.
     use_prr: bool,
     prr: Option<Prr>,
+    /// Whether F-RTO runs after a timeout, its detection, and what to restore if it finds the
+    /// timeout spurious: the window and the algorithm's state before the timeout.
+    use_frto: bool,
+    frto: Frto,
+    undo: Option<(CwndState, Cc)>,
+    spurious_timeouts: u64,
     peer_rwnd: u64,
     sndbuf: u64,
     syn_retransmitted: bool,
@@ -123,6 +131,10 @@ impl SendConn {
             sb: Scoreboard::default(),
             use_prr: p.prr,
             prr: None,
+            use_frto: p.frto,
+            frto: Frto::new(p.sack),
+            undo: None,
+            spurious_timeouts: 0,
             peer_rwnd: p.rwnd_bytes,
             cwnd_limited: true,
             sndbuf: p.sndbuf_bytes,
@@ -145,6 +157,11 @@ impl SendConn {
 
     pub fn acked_bytes(&self) -> u64 {
         self.una
+    }
+
+    /// Timeouts F-RTO found spurious and undid.
+    pub fn spurious_timeouts(&self) -> u64 {
+        self.spurious_timeouts
     }
 
     /// Open the connection (with a SYN if the handshake is on) and send what is written.
@@ -403,10 +420,22 @@ impl SendConn {
         let before = (self.sb.head(), self.sb.sacked());
         let new_sack = self.read_sack(h, ack);
         let was_all_acked = self.una >= self.end;
-        if ack > self.una {
+        let advanced = ack > self.una;
+        let duplicate = ack == self.una && h.len == 0 && self.max > self.una;
+        if advanced {
             self.on_new_ack(io, peer, ack, h.ts_ecr);
-        } else if ack == self.una && h.len == 0 && self.max > self.una && (!self.sack || new_sack) {
+        } else if duplicate && (!self.sack || new_sack) {
             self.on_dup_ack(io, peer, ack);
+        }
+        if self.frto.phase() != Phase::Off {
+            let seen = AckSeen {
+                ack,
+                advanced,
+                duplicate,
+                new_sack,
+                sack_above_recover: self.sack_above(h, self.frto.recover()),
+            };
+            self.frto_verdict(io, peer, &seen);
         }
         if self.sack {
             self.sb.detect_losses();
@@ -419,7 +448,10 @@ impl SendConn {
             }
             self.prr_window(before);
         }
-        self.pump(io, peer);
+        // F-RTO step 3: nothing more leaves until the next ACK decides.
+        if self.frto.phase() != Phase::Second {
+            self.pump(io, peer);
+        }
         self.update_gauges(io, peer);
         if !was_all_acked && self.una >= self.end {
             Event::AllAcked
@@ -474,6 +506,86 @@ impl SendConn {
             }
         }
         self.sb.sacked() > sacked_before
+    }
+
+    /// Whether one of the ACK's SACK blocks reaches above byte `seq`.
+    fn sack_above(&self, h: &TcpHeader, seq: u64) -> bool {
+        self.sack
+            && h.sack[..(h.nsack as usize).min(h.sack.len())]
+                .iter()
+                .any(|&(_, e)| e > seq)
+    }
+
+    /// Act on F-RTO's reading of an ACK (RFC 5682 §2, §3).
+    fn frto_verdict(&mut self, io: &mut Io, peer: &Peer, seen: &AckSeen) {
+        match self.frto.on_ack(seen) {
+            Verdict::Wait => {}
+            Verdict::SendNew => {
+                // Step 2b: up to two segments never sent, in place of retransmissions.
+                if self.send_new(io, peer, 2) == 0 {
+                    self.frto.abandon();
+                    self.undo = None;
+                }
+            }
+            Verdict::Conventional { cwnd_cap } => {
+                if let Some(c) = cwnd_cap {
+                    self.w.cwnd_bytes = self.w.cwnd_bytes.min(c * self.mss);
+                }
+                self.undo = None;
+            }
+            Verdict::Spurious => self.undo_timeout(),
+        }
+    }
+
+    /// Send up to `n` segments of data never sent, whatever the congestion window (the peer's
+    /// window and the send buffer still bound them); how many went.
+    fn send_new(&mut self, io: &mut Io, peer: &Peer, n: u32) -> u32 {
+        let limit = self.una + self.peer_rwnd.min(self.sndbuf);
+        let mut sent = 0;
+        while sent < n && self.max < self.end {
+            let len = self.mss.min(self.end - self.max);
+            if self.max + len > limit {
+                break;
+            }
+            let seq = self.max;
+            if self.sack {
+                self.sb.push(seq, len as u32);
+            }
+            self.send_data(io, peer, seq, len as u32);
+            if self.sack {
+                self.nxt = self.max;
+            }
+            sent += 1;
+        }
+        sent
+    }
+
+    /// The response to a spurious timeout: Linux's (`tcp_try_undo_loss` with
+    /// `tcp_undo_cwnd_reduction`), not RFC 4015's Eifel response. The window returns to
+    /// max(cwnd, cwnd before the timeout) and ssthresh to max(ssthresh, its value before), and
+    /// the congestion control's own state is restored (RFC 9438 §4.9 lets Cubic do so). The
+    /// segments the timeout marked lost (RFC 6675 §5.1) are no longer presumed lost, and the
+    /// go-back-N pointer returns to the highest byte sent (no SACK), so nothing more is resent.
+    /// Eifel would instead keep the reduced ssthresh and adapt the RTO; Linux's is what the
+    /// kernel backend runs, and it lets the delayed window's ACKs clock the flow on as before
+    /// the delay.
+    fn undo_timeout(&mut self) {
+        if let Some((w, cc)) = self.undo.take() {
+            self.cc = cc;
+            self.w.cwnd_bytes = self.w.cwnd_bytes.max(w.cwnd_bytes);
+            self.w.ssthresh_bytes = self.w.ssthresh_bytes.max(w.ssthresh_bytes);
+        }
+        if self.sack {
+            self.sb.unmark_lost();
+        } else {
+            self.nxt = self.max;
+        }
+        // RFC 5682 §2 step 3b: "recover" = SND.UNA, so that a fast retransmit may follow; the
+        // next timeout is a first one again.
+        self.recover = None;
+        self.rto_point = None;
+        self.dupacks = 0;
+        self.spurious_timeouts += 1;
     }
 
     /// An ACK of new data: RTT sample, window growth or recovery progress, the timer.
@@ -604,6 +716,15 @@ impl SendConn {
         // halving at each backed-off timeout leaves a long-RTT flow with a tiny ssthresh).
         let repeat = self.rto_point.is_some_and(|p| self.una < p);
         let held = self.w.ssthresh_bytes;
+        // F-RTO (RFC 5682 §2-3 step 1) only when no recovery is under way, or when its own
+        // detection timed out again; the state to undo is the one before the first timeout.
+        let frto =
+            self.use_frto && (self.frto.phase() != Phase::Off || (!self.in_recovery && !repeat));
+        if frto && self.frto.phase() == Phase::Off {
+            self.undo = Some((self.w, self.cc.clone()));
+        } else if !frto {
+            self.undo = None;
+        }
         self.cc.on_rto(io.now, &mut self.w, flight.max(self.mss));
         if repeat {
             self.w.ssthresh_bytes = held;
@@ -620,7 +741,12 @@ impl SendConn {
             self.nxt = self.una;
         }
         // The timer restarts with the backed-off RTO when the retransmission leaves.
+        self.frto.abandon();
         self.pump(io, peer);
+        if frto {
+            self.frto
+                .start(self.una + self.mss.min(self.max - self.una), self.max);
+        }
         if self.rto_at.is_none() {
             self.restart_timer(io, peer);
         }

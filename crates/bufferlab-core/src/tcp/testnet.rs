@@ -54,6 +54,8 @@ pub struct Net {
     pub drop: DropRule,
     /// Drop rule for ACKs.
     pub drop_ack: DropRule,
+    /// Delay added to an ACK sent at the given time (a delay spike on the return path).
+    pub ack_extra: Box<dyn FnMut(Instant) -> Duration>,
     /// Duplication rule for data-direction packets: how many extra copies the network delivers.
     pub dup: Box<dyn FnMut(&Packet, Instant) -> u32>,
     pub sent: Vec<Sent>,
@@ -101,6 +103,7 @@ impl Net {
             queue: VecDeque::new(),
             drop: Box::new(|_, _| false),
             drop_ack: Box::new(|_, _| false),
+            ack_extra: Box::new(|_| Duration::ZERO),
             dup: Box::new(|_, _| 0),
             sent: Vec::new(),
             acks: 0,
@@ -142,7 +145,7 @@ impl Net {
                 self.acks += 1;
                 if !(self.drop_ack)(&p, self.now) {
                     self.pkts.push(p);
-                    let at = self.now + self.delay_ns;
+                    let at = self.now + self.delay_ns + (self.ack_extra)(self.now);
                     self.push(at, Ev::Deliver(SENDER, self.pkts.len() - 1));
                 }
             }
