@@ -4,7 +4,8 @@
 //! - [`rtt`]: RTT estimation and the retransmission timeout (RFC 6298);
 //! - [`cc`]: congestion control behind one trait (NewReno, Cubic, Vegas);
 //! - [`scoreboard`]: the SACK scoreboard (RFC 6675); [`prr`]: Proportional Rate Reduction
-//!   (RFC 6937), the sending rate during SACK recovery;
+//!   (RFC 6937), the sending rate during SACK recovery; [`rack`]: RACK's time-based loss
+//!   detection (RFC 8985);
 //! - [`sender`]: one connection's sending state machine, [`receiver`]: the receiving side;
 //! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks.
 //!
@@ -15,6 +16,7 @@ pub mod cc;
 pub mod endpoint;
 pub mod params;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
