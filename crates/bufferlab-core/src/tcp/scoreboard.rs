@@ -52,6 +52,9 @@ pub struct Scoreboard {
     /// One past the highest segment RACK marked lost: [`Self::next_retx`] may stop at the loss
     /// scan only beyond it.
     rack_hi: u64,
+    /// Every segment below this one is SACKed or lost and waiting for its retransmission:
+    /// nothing RACK must judge (lowered when one is resent).
+    rack_from: u64,
 }
 
 impl Scoreboard {
@@ -165,21 +168,24 @@ impl Scoreboard {
         let r = self.rack?;
         let (xmit, end, rtt) = r.reference()?;
         let mut timer: Option<Instant> = None;
-        for i in 0..self.flags.len() {
+        let from = self.rack_from.max(self.head);
+        let mut leading = true;
+        for i in (from - self.head) as usize..self.flags.len() {
             let s = self.flags[i];
             let f = s.flags;
-            if f & SACKED != 0 {
+            if f & SACKED != 0 || (f & LOST != 0 && f & RETX == 0) {
+                if leading {
+                    self.rack_from = self.head + i as u64 + 1;
+                }
                 continue;
             }
+            leading = false;
             let s_end = s.start + s.len as u64;
             if (s.sent, s_end) > (xmit, end) {
                 if f & EVER_RETX == 0 {
                     break;
                 }
                 continue;
-            }
-            if f & LOST != 0 && f & RETX == 0 {
-                continue; // already waiting for its retransmission
             }
             let deadline = s.sent + rtt + reo_wnd;
             if deadline <= now {
@@ -363,6 +369,7 @@ impl Scoreboard {
             self.retx += 1;
         }
         self.flags[(seg - self.head) as usize].sent = now;
+        self.rack_from = self.rack_from.min(seg);
     }
 
     /// Drop every entry and return the memory (a finished connection).
