@@ -4,7 +4,8 @@
 //! - [`rtt`]: RTT estimation and the retransmission timeout (RFC 6298);
 //! - [`cc`]: congestion control behind one trait (NewReno, Cubic, Vegas);
 //! - [`scoreboard`]: the SACK scoreboard (RFC 6675); [`prr`]: Proportional Rate Reduction
-//!   (RFC 6937), the sending rate during SACK recovery; [`frto`]: spurious timeouts (RFC 5682);
+//!   (RFC 6937), the sending rate during SACK recovery; [`rack`]: RACK's time-based loss
+//!   detection (RFC 8985); [`frto`]: spurious timeouts (RFC 5682);
 //! - [`sender`]: one connection's sending state machine, [`receiver`]: the receiving side;
 //! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks.
 //!
@@ -16,6 +17,7 @@ pub mod endpoint;
 pub mod frto;
 pub mod params;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

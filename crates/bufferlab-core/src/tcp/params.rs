@@ -53,6 +53,13 @@ pub struct TcpOptions {
     /// with earlier runs; Linux has it on (`net.ipv4.tcp_frto = 2` since 2.6.24) and ns-3 3.44
     /// has no F-RTO.
     pub frto: bool,
+    /// RACK (RFC 8985 §6, without tail loss probes): a segment is lost once a segment sent
+    /// after it has been delivered and one RTT plus a reordering window has passed, which also
+    /// finds lost retransmissions and losses in small windows before the timer does. Needs
+    /// `sack`; without it the key has no effect. Default off for now, so that results stay
+    /// comparable with earlier runs and with ns-3 (which has no RACK); Linux has it on
+    /// (`net.ipv4.tcp_recovery = 1`, since 4.10).
+    pub rack: bool,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     pub delayed_ack: bool,
@@ -120,6 +127,7 @@ impl Default for TcpOptions {
             sack: true,
             prr: true,
             frto: false,
+            rack: false,
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
             beta: None,
@@ -154,6 +162,7 @@ pub struct TcpParams {
     pub sack: bool,
     pub prr: bool,
     pub frto: bool,
+    pub rack: bool,
     pub delayed_ack: bool,
     pub delack_ns: Duration,
     pub initial_window: u32,
@@ -241,6 +250,7 @@ impl TcpOptions {
             sack: self.sack,
             prr: self.prr,
             frto: self.frto,
+            rack: self.rack,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,

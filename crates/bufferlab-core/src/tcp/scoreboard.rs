@@ -11,9 +11,15 @@
 
 use std::collections::VecDeque;
 
+use super::rack::Rack;
+use crate::time::{Duration, Instant};
+
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
 const RETX: u8 = 4;
+/// Sent more than once (kept when a lost retransmission clears `RETX`): RACK's RTT samples from
+/// such a segment are ambiguous.
+const EVER_RETX: u8 = 8;
 
 /// RFC 6675 §2: DupThresh.
 pub const DUP_THRESH: u32 = 3;
@@ -23,6 +29,8 @@ struct Seg {
     start: u64,
     len: u32,
     flags: u8,
+    /// When it was last sent (RACK orders segments by it).
+    sent: Instant,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -39,6 +47,14 @@ pub struct Scoreboard {
     sacked_below_scan: u32,
     /// No lost segment waiting for a retransmission lies below this one.
     retx_scan: u64,
+    /// RACK (RFC 8985), when the connection runs it.
+    rack: Option<Rack>,
+    /// One past the highest segment RACK marked lost: [`Self::next_retx`] may stop at the loss
+    /// scan only beyond it.
+    rack_hi: u64,
+    /// Every segment below this one is SACKed or lost and waiting for its retransmission:
+    /// nothing RACK must judge (lowered when one is resent).
+    rack_from: u64,
 }
 
 impl Scoreboard {
@@ -105,14 +121,91 @@ impl Scoreboard {
         seg >= self.head && seg < self.end() && self.at(seg) & LOST != 0
     }
 
-    /// A new segment `[start, start + len)` (the next number) was sent.
+    /// A new segment `[start, start + len)` (the next number) was sent at `now`.
     #[inline]
-    pub fn push(&mut self, start: u64, len: u32) {
+    pub fn push(&mut self, start: u64, len: u32, now: Instant) {
         self.flags.push_back(Seg {
             start,
             len,
             flags: 0,
+            sent: now,
         });
+    }
+
+    /// Run RACK's loss detection (RFC 8985) besides RFC 6675's IsLost.
+    pub fn enable_rack(&mut self) {
+        self.rack = Some(Rack::default());
+    }
+
+    pub fn rack(&self) -> Option<&Rack> {
+        self.rack.as_ref()
+    }
+
+    /// An ACK arrives at `now`: the segments it delivers update RACK's most recently sent
+    /// delivered segment (RFC 8985 §6.2 step 2), judged against `min_rtt`.
+    pub fn rack_begin(&mut self, now: Instant, min_rtt: Duration) {
+        if let Some(r) = self.rack.as_mut() {
+            r.begin(now, min_rtt);
+        }
+    }
+
+    #[inline]
+    fn delivered(&mut self, s: Seg) {
+        if let Some(r) = self.rack.as_mut() {
+            r.on_delivered(s.sent, s.start + s.len as u64, s.flags & (RETX | EVER_RETX) != 0);
+        }
+    }
+
+    /// RFC 8985 §6.2 step 5 (RACK_detect_loss): every segment sent before the most recently
+    /// sent delivered one and not delivered within RACK.rtt + `reo_wnd` of its own sending is
+    /// lost, a retransmission too (the loss RFC 6675 finds only by the timer). Returns when the
+    /// earliest segment still inside its window would become lost (the reordering timer).
+    ///
+    /// Segments never resent are in sending order, so the walk stops at the first of them sent
+    /// after RACK's reference; segments resent are sent later than their first copy and are
+    /// checked where they lie.
+    pub fn rack_detect(&mut self, now: Instant, reo_wnd: Duration) -> Option<Instant> {
+        let r = self.rack?;
+        let (xmit, end, rtt) = r.reference()?;
+        let mut timer: Option<Instant> = None;
+        let from = self.rack_from.max(self.head);
+        let mut leading = true;
+        for i in (from - self.head) as usize..self.flags.len() {
+            let s = self.flags[i];
+            let f = s.flags;
+            if f & SACKED != 0 || (f & LOST != 0 && f & RETX == 0) {
+                if leading {
+                    self.rack_from = self.head + i as u64 + 1;
+                }
+                continue;
+            }
+            leading = false;
+            let s_end = s.start + s.len as u64;
+            if (s.sent, s_end) > (xmit, end) {
+                if f & EVER_RETX == 0 {
+                    break;
+                }
+                continue;
+            }
+            let deadline = s.sent + rtt + reo_wnd;
+            if deadline <= now {
+                let seg = self.head + i as u64;
+                let mut nf = f | LOST;
+                if f & LOST == 0 {
+                    self.lost += 1;
+                }
+                if f & RETX != 0 {
+                    nf &= !RETX;
+                    self.retx -= 1;
+                }
+                self.set(seg, nf);
+                self.retx_scan = self.retx_scan.min(seg);
+                self.rack_hi = self.rack_hi.max(seg + 1);
+            } else {
+                timer = Some(timer.map_or(deadline, |t| t.min(deadline)));
+            }
+        }
+        timer
     }
 
     /// Bytes below `ack` are cumulatively acknowledged.
@@ -130,10 +223,14 @@ impl Scoreboard {
     /// Segments below `seg` are cumulatively acknowledged.
     pub fn ack_to(&mut self, seg: u64) {
         while self.head < seg {
-            let Some(Seg { flags: f, .. }) = self.flags.pop_front() else {
+            let Some(s) = self.flags.pop_front() else {
                 self.head = seg;
                 break;
             };
+            let f = s.flags;
+            if f & SACKED == 0 {
+                self.delivered(s);
+            }
             if f & SACKED != 0 {
                 self.sacked -= 1;
                 if self.head < self.lost_scan {
@@ -156,10 +253,12 @@ impl Scoreboard {
     }
 
     fn set_sacked(&mut self, seg: u64) -> bool {
-        let f = self.at(seg);
+        let s = self.flags[(seg - self.head) as usize];
+        let f = s.flags;
         if f & SACKED != 0 {
             return false;
         }
+        self.delivered(s);
         self.set(seg, SACKED);
         self.sacked += 1;
         if f & LOST != 0 {
@@ -256,6 +355,8 @@ impl Scoreboard {
         self.lost_scan = self.head;
         self.sacked_below_scan = 0;
         self.retx_scan = self.head;
+        self.rack_hi = self.head;
+        self.rack_from = self.head;
     }
 
     /// RFC 6675 §4 NextSeg rule 1: the first lost segment not yet retransmitted.
@@ -266,8 +367,8 @@ impl Scoreboard {
             if f & LOST != 0 && f & (RETX | SACKED) == 0 {
                 return Some(self.retx_scan);
             }
-            // Nothing lost beyond the loss scan yet.
-            if self.retx_scan >= self.lost_scan && f & LOST == 0 {
+            // Nothing lost beyond the loss scans yet.
+            if self.retx_scan >= self.lost_scan.max(self.rack_hi) && f & LOST == 0 {
                 return None;
             }
             self.retx_scan += 1;
@@ -275,13 +376,15 @@ impl Scoreboard {
         None
     }
 
-    /// The segment returned by [`Self::next_retx`] was resent.
-    pub fn on_retx(&mut self, seg: u64) {
+    /// The segment returned by [`Self::next_retx`] was resent at `now`.
+    pub fn on_retx(&mut self, seg: u64, now: Instant) {
         let f = self.at(seg);
         if f & RETX == 0 {
-            self.set(seg, f | RETX);
+            self.set(seg, f | RETX | EVER_RETX);
             self.retx += 1;
         }
+        self.flags[(seg - self.head) as usize].sent = now;
+        self.rack_from = self.rack_from.min(seg);
     }
 
     /// Drop every entry and return the memory (a finished connection).
@@ -290,6 +393,8 @@ impl Scoreboard {
             head: self.end(),
             lost_scan: self.end(),
             retx_scan: self.end(),
+            rack_hi: self.end(),
+            rack: self.rack.map(|_| Rack::default()),
             ..Default::default()
         };
     }
@@ -302,7 +407,7 @@ mod tests {
     fn board(n: u64) -> Scoreboard {
         let mut s = Scoreboard::default();
         for k in 0..n {
-            s.push(k * 1000, 1000);
+            s.push(k * 1000, 1000, Instant::ZERO);
         }
         s
     }
@@ -312,7 +417,7 @@ mod tests {
         // Segments of 1000, 300 (end of a burst), 1000, 1000 B.
         let mut s = Scoreboard::default();
         for (a, l) in [(0, 1000), (1000, 300), (1300, 1000), (2300, 1000)] {
-            s.push(a, l);
+            s.push(a, l, Instant::ZERO);
         }
         s.sack_bytes(1300, 3300);
         assert!(!s.is_sacked(1) && s.is_sacked(2) && s.is_sacked(3));
@@ -337,11 +442,11 @@ mod tests {
         assert!(s.is_lost(0) && s.is_lost(2) && !s.is_lost(7));
         assert_eq!(s.pipe(), 10 - 4 - 3);
         assert_eq!(s.next_retx(), Some(0));
-        s.on_retx(0);
+        s.on_retx(0, Instant::ZERO);
         assert_eq!(s.pipe(), 10 - 4 - 3 + 1);
         assert_eq!(s.next_retx(), Some(1));
-        s.on_retx(1);
-        s.on_retx(2);
+        s.on_retx(1, Instant::ZERO);
+        s.on_retx(2, Instant::ZERO);
         assert_eq!(s.next_retx(), None);
         // The cumulative ACK passes the holes and the SACKed block.
         s.ack_to(7);
@@ -349,6 +454,61 @@ mod tests {
             (s.sacked(), s.lost(), s.outstanding(), s.pipe()),
             (0, 0, 3, 3)
         );
+    }
+
+    /// Ten segments sent 1 ms apart (segment k at k ms), with RACK.
+    fn rack_board() -> Scoreboard {
+        let mut s = Scoreboard::default();
+        s.enable_rack();
+        for k in 0..10u64 {
+            s.push(k * 1000, 1000, Instant::ZERO + Duration::from_ms(k));
+        }
+        s
+    }
+
+    #[test]
+    fn rack_marks_what_was_sent_before_a_delivery_and_a_round_trip_ago() {
+        let ms = Duration::from_ms;
+        let mut s = rack_board();
+        // Segment 5 SACKed at 45 ms: RACK.rtt = 40 ms. Segments 0..4 were sent before it; at
+        // 45 ms only those sent at least 40 ms ago (all of them, sent 0..4 ms) are lost with no
+        // reordering window; one SACK is enough (IsLost would need three).
+        s.rack_begin(Instant::ZERO + ms(45), ms(40));
+        s.sack(5, 6);
+        assert_eq!(s.rack_detect(Instant::ZERO + ms(45), Duration::ZERO), None);
+        assert_eq!(s.lost(), 5);
+        // With a 10 ms window none is lost yet; the timer is for the oldest (0 + 40 + 10 ms).
+        let mut s = rack_board();
+        s.rack_begin(Instant::ZERO + ms(45), ms(40));
+        s.sack(5, 6);
+        assert_eq!(
+            s.rack_detect(Instant::ZERO + ms(45), ms(10)),
+            Some(Instant::ZERO + ms(50))
+        );
+        assert_eq!(s.lost(), 0);
+        // Segments 6..9, sent after the reference, are never judged by it.
+        assert!(!(6..10).any(|k| s.is_lost(k)));
+    }
+
+    #[test]
+    fn rack_finds_a_lost_retransmission_and_resends_it() {
+        let ms = Duration::from_ms;
+        let mut s = rack_board();
+        // Segment 0 lost and resent at 50 ms; segments 1..10 SACKed meanwhile.
+        s.rack_begin(Instant::ZERO + ms(50), ms(40));
+        s.sack(1, 10);
+        s.detect_losses();
+        assert_eq!(s.next_retx(), Some(0));
+        s.on_retx(0, Instant::ZERO + ms(50));
+        assert_eq!((s.lost(), s.pipe()), (1, 1));
+        // New segment 10 sent at 51 ms is SACKed at 92 ms: the retransmission, sent before it
+        // and undelivered 41 ms later, is lost again; it leaves the pipe and is resent.
+        s.push(10_000, 1000, Instant::ZERO + ms(51));
+        s.rack_begin(Instant::ZERO + ms(92), ms(40));
+        s.sack(10, 11);
+        assert_eq!(s.rack_detect(Instant::ZERO + ms(92), Duration::ZERO), None);
+        assert_eq!((s.lost(), s.pipe()), (1, 0));
+        assert_eq!(s.next_retx(), Some(0));
     }
 
     #[test]
@@ -386,7 +546,7 @@ mod tests {
         let mut s = board(6);
         s.sack(2, 3);
         s.mark_lost(0);
-        s.on_retx(0);
+        s.on_retx(0, Instant::ZERO);
         s.mark_all_lost();
         assert_eq!(s.lost(), 5);
         assert_eq!(s.pipe(), 0);
@@ -395,9 +555,9 @@ mod tests {
             Some(0),
             "the earlier retransmission is lost too"
         );
-        s.on_retx(0);
+        s.on_retx(0, Instant::ZERO);
         assert_eq!(s.next_retx(), Some(1));
-        s.on_retx(1);
+        s.on_retx(1, Instant::ZERO);
         assert_eq!(s.next_retx(), Some(3), "segment 2 was SACKed");
     }
 }

@@ -12,6 +12,7 @@ use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
 use super::params::{TcpParams, HEADER_BYTES};
 use super::prr::Prr;
+use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Scoreboard, DUP_THRESH};
 use crate::hooks::Io;
@@ -88,6 +89,10 @@ pub struct SendConn {
     frto: Frto,
     undo: Option<(CwndState, Cc)>,
     spurious_timeouts: u64,
+    /// RACK's reordering timer (RFC 8985 §6.2 step 5), when a segment waits inside its window.
+    reo_at: Option<Instant>,
+    /// The smallest RTT measured (RACK's min_RTT).
+    min_rtt: Option<Duration>,
     peer_rwnd: u64,
     sndbuf: u64,
     syn_retransmitted: bool,
@@ -128,13 +133,21 @@ impl SendConn {
             recover: None,
             rto_point: None,
             first_partial: false,
-            sb: Scoreboard::default(),
+            sb: {
+                let mut sb = Scoreboard::default();
+                if p.sack && p.rack {
+                    sb.enable_rack();
+                }
+                sb
+            },
             use_prr: p.prr,
             prr: None,
             use_frto: p.frto,
             frto: Frto::new(p.sack),
             undo: None,
             spurious_timeouts: 0,
+            reo_at: None,
+            min_rtt: None,
             peer_rwnd: p.rwnd_bytes,
             cwnd_limited: true,
             sndbuf: p.sndbuf_bytes,
@@ -294,7 +307,7 @@ impl SendConn {
                 }
                 // RFC 6675 §4 NextSeg: lost segments first, then new data.
                 if let Some(k) = self.sb.next_retx() {
-                    self.sb.on_retx(k);
+                    self.sb.on_retx(k, io.now);
                     let (seq, len) = self.sb.bounds(k);
                     self.send_data(io, peer, seq, len);
                     continue;
@@ -309,7 +322,7 @@ impl SendConn {
                     break;
                 }
                 let seq = self.max;
-                self.sb.push(seq, len as u32);
+                self.sb.push(seq, len as u32, io.now);
                 self.send_data(io, peer, seq, len as u32);
                 self.nxt = self.max;
             } else {
@@ -342,6 +355,7 @@ impl SendConn {
 
     fn take_rtt_sample(&mut self, io: &mut Io, peer: &Peer, ts_ecr: Instant) {
         let r = io.now.saturating_since(ts_ecr);
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
         self.rtt.sample(r);
         self.cc.on_rtt_sample(io.now, r);
         io.flows[peer.flow as usize].on_rtt_sample(io.now, r);
@@ -366,7 +380,7 @@ impl SendConn {
             let head = self.sb.head();
             self.sb.mark_lost(head);
             if self.sb.next_retx() == Some(head) {
-                self.sb.on_retx(head);
+                self.sb.on_retx(head, io.now);
                 let (seq, len) = self.sb.bounds(head);
                 self.send_data(io, peer, seq, len);
             }
@@ -418,6 +432,8 @@ impl SendConn {
         self.peer_rwnd = h.rwnd as u64;
         let ack = h.ack.min(self.max);
         let before = (self.sb.head(), self.sb.sacked());
+        self.sb
+            .rack_begin(io.now, self.min_rtt.unwrap_or(Duration::ZERO));
         let new_sack = self.read_sack(h, ack);
         let was_all_acked = self.una >= self.end;
         let advanced = ack > self.una;
@@ -439,14 +455,7 @@ impl SendConn {
         }
         if self.sack {
             self.sb.detect_losses();
-            if !self.in_recovery
-                && self.una < self.max
-                && (self.dupacks >= DUP_THRESH || self.sb.is_lost(self.sb.head()))
-                && self.may_recover(self.una)
-            {
-                self.enter_recovery(io, peer);
-            }
-            self.prr_window(before);
+            self.find_losses(io, peer, before);
         }
         // F-RTO step 3: nothing more leaves until the next ACK decides.
         if self.frto.phase() != Phase::Second {
@@ -458,6 +467,29 @@ impl SendConn {
         } else {
             Event::None
         }
+    }
+
+    /// After the scoreboard has taken an ACK (or RACK's timer fired): RACK's losses, recovery if
+    /// the head is lost, and PRR's window. `before`: the scoreboard's head and SACKed count
+    /// before the ACK.
+    fn find_losses(&mut self, io: &mut Io, peer: &Peer, before: (u64, u32)) {
+        if self.sb.rack().is_some() {
+            let min_rtt = self.min_rtt.unwrap_or(Duration::ZERO);
+            let srtt = self.rtt.srtt().unwrap_or(Duration::ZERO);
+            let reo_wnd = Rack::reo_wnd(self.in_recovery, self.sb.sacked(), min_rtt, srtt);
+            self.reo_at = self.sb.rack_detect(io.now, reo_wnd);
+            if let Some(at) = self.reo_at {
+                io.set_timer(at, self.conn);
+            }
+        }
+        if !self.in_recovery
+            && self.una < self.max
+            && (self.dupacks >= DUP_THRESH || self.sb.is_lost(self.sb.head()))
+            && self.may_recover(self.una)
+        {
+            self.enter_recovery(io, peer);
+        }
+        self.prr_window(before);
     }
 
     /// A packet before the connection is open or after it is closing: the SYN-ACK, the FIN.
@@ -549,7 +581,7 @@ impl SendConn {
             }
             let seq = self.max;
             if self.sack {
-                self.sb.push(seq, len as u32);
+                self.sb.push(seq, len as u32, io.now);
             }
             self.send_data(io, peer, seq, len as u32);
             if self.sack {
@@ -659,6 +691,19 @@ impl SendConn {
     /// The engine timer armed for this connection fired.
     pub fn on_timer(&mut self, io: &mut Io, peer: &Peer) {
         let now = io.now;
+        if self.reo_at.is_some_and(|t| t <= now) {
+            // RACK's reordering window ran out for a segment still undelivered.
+            self.reo_at = None;
+            // (Not while F-RTO waits for the ACK that decides, RFC 5682 step 3.)
+            if self.state == State::Open
+                && self.una < self.max
+                && self.frto.phase() != Phase::Second
+            {
+                self.find_losses(io, peer, (self.sb.head(), self.sb.sacked()));
+                self.pump(io, peer);
+                self.update_gauges(io, peer);
+            }
+        }
         if self.rto_armed.is_some_and(|a| a <= now) {
             self.rto_armed = None;
         }
@@ -731,6 +776,7 @@ impl SendConn {
         }
         self.in_recovery = false;
         self.prr = None;
+        self.reo_at = None;
         self.recover = Some(self.max);
         self.rto_point = Some(self.max);
         self.dupacks = 0;

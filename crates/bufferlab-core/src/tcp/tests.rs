@@ -334,3 +334,94 @@ fn prr_spreads_the_recovery_over_its_round_trip() {
         "RFC 6675 alone: longest gap {without:?}"
     );
 }
+
+/// Drop the first `n` transmissions of each segment number listed.
+fn drop_copies(net: &mut Net, segs: &[u64], n: u32) {
+    let want: HashSet<u64> = segs.iter().map(|k| k * MSS).collect();
+    let mut seen = std::collections::HashMap::new();
+    net.drop = Box::new(move |p, _| {
+        if p.tcp.len == 0 || !want.contains(&p.tcp.seq) {
+            return false;
+        }
+        let c = seen.entry(p.tcp.seq).or_insert(0u32);
+        *c += 1;
+        *c <= n
+    });
+}
+
+/// A flow in slow start whose segment 100 is lost, then lost again when fast retransmit
+/// resends it. RFC 6675 cannot see the second loss (the segments above it were SACKed before
+/// it was resent) and waits for the timer; RACK (RFC 8985 §6.2) sees the new segments PRR sent
+/// after the retransmission delivered, and resends it about one RTT after the retransmission
+/// left.
+#[test]
+fn rack_finds_a_lost_retransmission_within_a_round_trip() {
+    let run = |rack: bool| {
+        let mut p = params(true);
+        p.rack = rack;
+        let mut net = Net::new(p, None, RATE, DELAY, 1000);
+        drop_copies(&mut net, &[100], 2);
+        net.run(T0 + 10 * SEC);
+        net
+    };
+    let (with, without) = (run(true), run(false));
+    assert_eq!(without.stats().timeouts.total, 1, "RFC 6675 alone: the timer");
+    assert_eq!(with.stats().timeouts.total, 0, "RACK: no timeout");
+    assert_eq!(with.stats().retransmits.total, 2, "segment 100 sent three times, nothing else");
+    let sends = with.sends_of(100 * MSS);
+    assert_eq!(sends.len(), 3);
+    // One round trip of the retransmission's time (40 ms of propagation and the slow-start
+    // queue, ~90 ms), before the 200 ms floor of the timer.
+    let gap = sends[2].at - sends[1].at;
+    assert!(
+        gap > 2 * DELAY && gap < 150 * MS,
+        "the second retransmission {gap:?} after the first"
+    );
+    // Both recover everything; RACK is a full minimum RTO (200 ms) sooner.
+    let done = |n: &Net| n.sends_of(100 * MSS).last().unwrap().at;
+    assert!(done(&without) - done(&with) > 100 * MS);
+}
+
+/// A window of three segments whose first segment is lost: only two duplicate ACKs can come,
+/// so RFC 6675's DupThresh is never reached and only the timer repairs it. RACK calls it lost a
+/// quarter of the minimum RTT (its reordering window outside recovery) after the next
+/// segment's delivery, via its own timer.
+#[test]
+fn rack_repairs_a_small_window_loss_without_the_timer() {
+    let run = |rack: bool| {
+        let mut p = params(true);
+        p.rack = rack;
+        p.rwnd_bytes = 3 * MSS;
+        p.delayed_ack = false;
+        let mut net = Net::new(p, None, RATE, DELAY, 1000);
+        drop_first(&mut net, &[60]);
+        net.run(T0 + 5 * SEC);
+        net
+    };
+    let (with, without) = (run(true), run(false));
+    assert_eq!(without.stats().timeouts.total, 1);
+    assert_eq!(with.stats().timeouts.total, 0);
+    assert_eq!(with.stats().retransmits.total, 1);
+    let s = with.sends_of(60 * MSS);
+    // Sent, then resent one RTT and a quarter of it later (plus serialization).
+    let gap = s[1].at - s[0].at;
+    let rtt = 2 * DELAY;
+    assert!(
+        gap >= rtt + rtt / 4 && gap < rtt + rtt / 4 + 5 * MS,
+        "resent {gap:?} after the first copy"
+    );
+}
+
+/// Without losses RACK changes nothing: the same packets at the same times.
+#[test]
+fn rack_leaves_a_clean_path_alone() {
+    let sends = |rack: bool| {
+        let mut p = params(true);
+        p.rack = rack;
+        let mut net = Net::new(p, Some(2_000_000), RATE, DELAY, 1000);
+        net.run(T0 + 10 * SEC);
+        assert_eq!(net.stats().retransmits.total, 0);
+        net.sent.iter().map(|s| (s.at, s.seq)).collect::<Vec<_>>()
+    };
+    assert_eq!(sends(true), sends(false));
+}
