@@ -225,6 +225,26 @@ def test_frto_off_is_what_ns3_runs():
     assert to_ns3(load_scenario(doc))["flows"]
 
 
+def test_bufferlab_runs_without_what_ns3_lacks():
+    from bufferlab.crosscheck.translate import matched_for_ns3
+
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", ""))
+    doc["traffic"].append({"kind": "udp", "from": "s1", "to": "d1", "rate": "10pps", "size": "100B"})
+    m = matched_for_ns3(doc)
+    # RACK and F-RTO (on by default, as Linux) off for the TCP block, the UDP block untouched,
+    # the caller's document unchanged.
+    assert (m["traffic"][0]["rack"], m["traffic"][0]["frto"]) == (False, False)
+    assert "rack" not in m["traffic"][1] and "rack" not in doc["traffic"][0]
+    assert load_scenario(m).plan["traffic"][0]["tcp"]["rack"] is False
+    # A block that asks for RACK keeps it, and the translation refuses it by name.
+    doc["traffic"][0]["rack"] = True
+    m = matched_for_ns3(doc)
+    assert m["traffic"][0]["rack"] is True
+    with pytest.raises(Unsupported) as e:
+        to_ns3(load_scenario(m))
+    assert "traffic[0].rack" in {p.path for p in e.value.problems}
+
+
 def test_rtt_adaptive_and_prio_small_are_refused():
     with pytest.raises(Unsupported) as e:
         to_ns3(dumbbell('{ discipline = "fifo", sizing = "rtt-adaptive" }'), limits={"r1->r2": {"limit_pkts": 10}, "r2->r1": {"limit_pkts": 10}})

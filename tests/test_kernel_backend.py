@@ -111,8 +111,9 @@ size = "100KB"
     )
     kp = kplan.build(sc)
     client, server = kp.host(0), kp.host(1)
-    # F-RTO is the sender's: off there, as bufferlab's default, whatever the machine runs.
-    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "0"}
+    # F-RTO and RACK are the sender's: on there, as bufferlab's defaults (Linux's), whatever
+    # the machine runs.
+    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1"}
     assert server.sysctls == {"ipv4/tcp_sack": "0"}
     assert client.routes == {1: {"initcwnd": "4", "rto_min": "50ms"}}
     assert server.routes == {0: {"quickack": "1"}}
@@ -160,15 +161,16 @@ def test_conflicting_settings_on_one_host_are_refused(tmp_path):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
 
 
-def test_frto_maps_to_the_senders_namespace(tmp_path):
+def test_frto_and_rack_map_to_the_senders_namespace(tmp_path):
     one = '\n[[traffic]]\nkind = "tcp"\nfrom = "{}"\nto = "{}"\nfrto = {}\n'
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true"))))
-    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2"}
+    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1"}
     assert kp.host(1).sysctls == {}
     # Opposite directions: each namespace has its own sender.
-    body = one.format("client", "server", "true") + one.format("server", "client", "false")
+    body = one.format("client", "server", "true") + one.format("server", "client", "false") + "rack = false\n"
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
-    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2"}, {"ipv4/tcp_frto": "0"})
+    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1"},
+                                                       {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0"})
     # Two senders in one namespace cannot differ.
     body = one.format("client", "server", "true") + one.format("client", "server", "false")
     with pytest.raises(ScenarioError, match=r"traffic\[1\]\.frto: .*different value \(2\)"):

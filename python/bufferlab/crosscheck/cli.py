@@ -151,6 +151,9 @@ def crosscheck(
         raise typer.Exit(2) from None
     first = sc.seed if seed is None else seed
     seed_list = list(range(first, first + seeds))
+    if not as_json and any(b.get("kind") in ("tcp", "web", "tcp_onoff") for b in sc.plan["traffic"]):
+        err_console.print("bufferlab runs with rack = false and frto = false where the file leaves them out: "
+                          "ns-3 has neither RACK nor F-RTO", markup=False)
     pairs = []
     for s in seed_list:
         if not as_json:

@@ -13,7 +13,7 @@ from typing import Any
 from ..scenario import Scenario
 from .ns3env import program
 from .options import Ns3Options
-from .translate import to_ns3
+from .translate import matched_for_ns3, to_ns3
 
 __all__ = ["Pair", "run_bufferlab", "run_ns3", "run_pair"]
 
@@ -61,7 +61,8 @@ def run_pair(sc: Scenario, seed: int, exe: Path | None = None, options: Ns3Optio
     (``options``: ns-3 rules put back, options.py)."""
     from ..scenario import load_scenario
 
-    seeded = load_scenario(sc.document, seed=seed) if sc.seed != seed else sc
+    # ns-3 has neither RACK nor F-RTO: bufferlab runs without them where the file leaves them out.
+    seeded = load_scenario(matched_for_ns3(sc.document), seed=seed)
     seeded.source, seeded.origins = sc.source, sc.origins
     bl, bl_wall = run_bufferlab(seeded)
     config = to_ns3(seeded, limits=resolved_limits(bl), seed=seed, options=options)

@@ -24,6 +24,8 @@ What ns-3 cannot express is refused, each problem naming the key in the scenario
 
 from __future__ import annotations
 
+import copy
+
 import math
 from collections import deque
 from typing import Any
@@ -32,7 +34,7 @@ from ..errors import Problem, ScenarioError
 from ..scenario import Scenario, translate as map_key
 from .options import Ns3Options
 
-__all__ = ["to_ns3", "Unsupported", "DEVICE_QUEUE_PKTS", "PPP_HEADER_BYTES", "BASE_PORT", "flow_ids"]
+__all__ = ["to_ns3", "matched_for_ns3", "NS3_LACKS", "Unsupported", "DEVICE_QUEUE_PKTS", "PPP_HEADER_BYTES", "BASE_PORT", "flow_ids"]
 
 DEVICE_QUEUE_PKTS = 1
 PPP_HEADER_BYTES = 2
@@ -230,7 +232,11 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
     if "max_rto_ns" in opts:
         why.add(f"{path}.tcp.max_rto_ns", "ns-3's TCP has no maximum RTO setting; leave max_rto out")
     if opts.get("frto", False) is True:
-        why.add(f"{path}.tcp.frto", "ns-3 (3.44) has no F-RTO (RFC 5682): it never finds a timeout spurious; set frto = false")
+        why.add(f"{path}.tcp.frto", "ns-3 (3.44) has no F-RTO (RFC 5682): it never finds a timeout spurious; "
+                "leave frto out (the crosscheck then runs bufferlab without it too)")
+    if opts.get("rack", False) is True and opts.get("sack", True):
+        why.add(f"{path}.tcp.rack", "ns-3 (3.44) has no RACK (RFC 8985): it finds losses by duplicate ACKs only; "
+                "leave rack out (the crosscheck then runs bufferlab without it too)")
     cc_attrs: dict[str, str] = {}
     beta = opts.get("beta")
     if cc == "newreno":
@@ -322,6 +328,23 @@ def path_delay_ns(plan: dict[str, Any], src: str, dst: str) -> int:
         total += d
         n = p
     return total
+
+
+# bufferlab's TCP options, on by default as in Linux, that ns-3 has no model of: the crosscheck
+# runs bufferlab with them off where a block leaves them out, and refuses a block that asks for
+# them (docs/crosscheck.md).
+NS3_LACKS = ("rack", "frto")
+
+
+def matched_for_ns3(document: dict[str, Any]) -> dict[str, Any]:
+    """The scenario document with the TCP options ns-3 lacks (``NS3_LACKS``) turned off in every
+    TCP block that does not set them: what bufferlab runs beside ns-3."""
+    doc = copy.deepcopy(document)
+    for block in doc.get("traffic", []):
+        if isinstance(block, dict) and block.get("kind") in ("tcp", "web", "tcp_onoff"):
+            for key in NS3_LACKS:
+                block.setdefault(key, False)
+    return doc
 
 
 def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: int | None = None,

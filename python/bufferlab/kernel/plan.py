@@ -9,7 +9,9 @@ How TCP options map (every one per namespace or per route, never on the machine 
                    NewReno recovery, with SACK when negotiated); refused if the kernel lacks it
 ``sack``           ``net.ipv4.tcp_sack`` inside both ends' namespaces
 ``frto``           ``net.ipv4.tcp_frto`` inside the sender's namespace, always set: ``0`` for
-                   ``false`` (the default here), ``2`` for ``true`` (Linux's own default)
+                   ``false``, ``2`` for ``true`` (the default, as Linux's own)
+``rack``           ``net.ipv4.tcp_recovery`` inside the sender's namespace, always set: ``1``
+                   (RACK loss detection, the default, as Linux's own) or ``0`` for ``false``
 ``delayed_ack``    ``false``: route ``quickack 1`` at the receiver towards the sender
 ``initial_window`` route ``initcwnd`` at the sender towards the receiver
 ``min_rto``        route ``rto_min`` at the sender (whole milliseconds)
@@ -172,10 +174,12 @@ def build(sc: Any) -> KernelPlan:
                         v = "1" if tcp["sack"] else "0"
                         for h in (src, dst):
                             set_once(h, h.sysctls, "ipv4/tcp_sack", v, i, "sack")
-                    # F-RTO is the sender's alone (RFC 5682). Set either way: Linux's default is
-                    # on (2), bufferlab's off, and the machine's own value must not leak in.
-                    frto = "2" if tcp.get("frto", False) else "0"
+                    # F-RTO (RFC 5682) and RACK (RFC 8985) are the sender's alone. Set either way,
+                    # so that the machine's own values never leak in.
+                    frto = "2" if tcp.get("frto", True) else "0"
                     set_once(src, src.sysctls, "ipv4/tcp_frto", frto, i, "frto")
+                    rack = "1" if tcp.get("rack", True) else "0"
+                    set_once(src, src.sysctls, "ipv4/tcp_recovery", rack, i, "rack")
                     if tcp.get("delayed_ack") is False:
                         set_once(dst, dst.routes.setdefault(s, {}), "quickack", "1", i, "delayed_ack")
                     if "initial_window" in tcp:

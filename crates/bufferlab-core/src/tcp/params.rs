@@ -49,16 +49,14 @@ pub struct TcpOptions {
     /// F-RTO (RFC 5682, Standards Track): after a timeout, the first ACKs tell whether the
     /// timeout was spurious (the segments were delayed, not lost); if so the window reduction
     /// is undone and the window is not retransmitted. SACK connections use §3's SACK-enhanced
-    /// algorithm, others §2's basic one. Default off for now, so that results stay comparable
-    /// with earlier runs; Linux has it on (`net.ipv4.tcp_frto = 2` since 2.6.24) and ns-3 3.44
-    /// has no F-RTO.
+    /// algorithm, others §2's basic one. Default on, as Linux (`net.ipv4.tcp_frto = 2` since
+    /// 2.6.24); ns-3 3.44 has no F-RTO (the crosscheck turns it off on both sides).
     pub frto: bool,
     /// RACK (RFC 8985 §6, without tail loss probes): a segment is lost once a segment sent
     /// after it has been delivered and one RTT plus a reordering window has passed, which also
     /// finds lost retransmissions and losses in small windows before the timer does. Needs
-    /// `sack`; without it the key has no effect. Default off for now, so that results stay
-    /// comparable with earlier runs and with ns-3 (which has no RACK); Linux has it on
-    /// (`net.ipv4.tcp_recovery = 1`, since 4.10).
+    /// `sack`; without it the key has no effect. Default on, as Linux (`net.ipv4.tcp_recovery
+    /// = 1`, since 4.10); ns-3 3.44 has no RACK (the crosscheck turns it off on both sides).
     pub rack: bool,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
@@ -126,8 +124,8 @@ impl Default for TcpOptions {
             cc: CcKind::Newreno,
             sack: true,
             prr: true,
-            frto: false,
-            rack: false,
+            frto: true,
+            rack: true,
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
             beta: None,
