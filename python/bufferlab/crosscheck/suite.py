@@ -263,7 +263,7 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
         "How the scenario is built in ns-3 and where the models differ: [crosscheck.md](crosscheck.md) "
         f"(NewReno runs as {NS3_CC['newreno']}, with ssthresh from SND.NXT − SND.UNA, or from the pipe at a "
         f"timeout with SACK, Cubic as {NS3_CC['cubic']}; SACK blocks with PRR get ns-3's PRR recovery, the "
-        "others its classic recovery). "
+        "others its classic recovery; bufferlab runs without RACK and F-RTO, which ns-3 lacks). "
         "Values are means over the seeds; the per-seed values follow the table.",
         "",
         "Tolerances, fixed before the suite was first run: utilization ±2 percentage points, aggregate "
