@@ -9,7 +9,7 @@ import pandas as pd
 
 from .claims import ClaimSpec, at_least, at_most, between
 from .figures import errorbars, new_figure, over_seeds, ratio_by_seed
-from .item import Data, Item, Output, register
+from .item import TCP_KINDS, Data, Item, Output, register
 from .papers import GORINSKY
 
 BOTTLENECK = "r1->r2"
@@ -299,7 +299,6 @@ register(Item(
 
 # ---------------------------------------------------------------- Figs. 4-5
 
-TCP_KINDS = ("tcp", "tcp_onoff", "web")
 
 
 def _expand_multi(sweep: dict) -> dict:

@@ -30,6 +30,9 @@ import pandas as pd
 
 from .claims import ClaimSpec
 
+# Traffic kinds that run TCP (and take its options).
+TCP_KINDS = ("tcp", "tcp_onoff", "web")
+
 PROFILES = ("smoke", "quick", "full")
 MIN_SEEDS = {"smoke": 1, "quick": 3, "full": 10}
 
@@ -40,6 +43,11 @@ class Paper:
     cite: str  # "Braud, Heusse & Duda (2014)"
     title: str
     venue: str = ""
+    # TCP options of the stack the paper's experiments ran, where it lacked one of bufferlab's
+    # defaults (RACK and F-RTO are on, as in today's Linux): set on every TCP block of the
+    # paper's scenarios that does not set them, and stated in the report as an assumption.
+    tcp: dict[str, Any] = field(default_factory=dict)
+    tcp_note: str = ""
 
 
 @dataclass
@@ -128,6 +136,10 @@ class Item:
                 s["zip"] = zips
             if self.expand is not None:
                 s = self.expand(s)
+            for block in s.get("base", {}).get("traffic", []):
+                if block.get("kind") in TCP_KINDS:
+                    for k, v in self.paper.tcp.items():
+                        block.setdefault(k, v)
             out[name] = s
         return out
 

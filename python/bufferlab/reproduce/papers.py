@@ -3,13 +3,23 @@
 from .item import Paper
 
 BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
-              "TCP over Large Buffers: When Adding Traffic Improves Latency", "ITC 26, Karlskrona")
+              "TCP over Large Buffers: When Adding Traffic Improves Latency", "ITC 26, Karlskrona",
+              tcp={"rack": False, "frto": False},
+              tcp_note="TCP as in the paper's FreeBSD 9.1 hosts: no RACK and no F-RTO (rack = false, frto = false; "
+                       "FreeBSD's own timestamp-based undo of a bad retransmission is not modelled)")
 CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 "On the Interoperability of Bufferbloat Solutions",
-                "the text carries no date; its latest reference is from 2014")
+                "the text carries no date; its latest reference is from 2014",
+                tcp={"rack": False},
+                tcp_note="TCP as in the Linux of the paper's time (its references end in 2014): F-RTO on, as since "
+                         "2.6.24, but no RACK, which Linux gained in 4.4 at the end of 2015 (rack = false)")
 GORINSKY = Paper("gorinsky", "Gorinsky, Kantawala & Turner (2005)",
-                 "Link Buffer Sizing: A New Look at the Old Problem", "IEEE ISCC 2005")
+                 "Link Buffer Sizing: A New Look at the Old Problem", "IEEE ISCC 2005",
+                 tcp={"rack": False, "frto": False},
+                 tcp_note="TCP as the paper's ns-2 agents: no RACK and no F-RTO (rack = false, frto = false)")
 JABEEN = Paper("jabeen", "Jabeen, Zafar, Qazi & Uzmi (2011?)",
                "SplitBuff: Improving the Interaction of Heterogeneous RTT Flows on the Internet",
-               "the text carries no date; its latest reference is from 2010")
+               "the text carries no date; its latest reference is from 2010",
+               tcp={"rack": False, "frto": False},
+               tcp_note="TCP as the paper's ns-2 SACK agents: no RACK and no F-RTO (rack = false, frto = false)")
 KLEINROCK = Paper("theory", "Kleinrock (1975)", "Queueing Systems, vol. 1", "§5.6, Pollaczek–Khinchine")

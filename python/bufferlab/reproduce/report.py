@@ -53,9 +53,10 @@ def item_section(r, fig_path: str | None, level: str = "##") -> list[str]:
         lines += [f"{len(r.seeds)} seeds, {r.runs} runs ({when}): {r.wall_seconds:.0f} s wall, "
                   f"{r.engine_seconds:.0f} s in the engine.", ""]
     lines += claims_table([r], with_item=False) + [""]
-    if it.assumptions:
+    stack = [it.paper.tcp_note] if getattr(it.paper, "tcp_note", "") and it.runnable else []
+    if it.assumptions or stack:
         lines += ["Assumptions where the paper leaves a parameter open:", ""]
-        lines += [f"- {a}" for a in it.assumptions] + [""]
+        lines += [f"- {a}" for a in [*stack, *it.assumptions]] + [""]
     if getattr(it, "discussion", None):
         lines += [it.discussion.strip(), ""]
     return lines
