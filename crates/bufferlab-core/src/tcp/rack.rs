@@ -20,25 +20,30 @@ use crate::time::{Duration, Instant};
 pub struct Rack {
     /// RACK.xmit_ts, RACK.end_seq (a byte offset), RACK.rtt; `None` before any delivery.
     reference: Option<(Instant, u64, Duration)>,
-    /// The ACK being processed: its arrival and the connection's minimum RTT.
+    /// The ACK being processed: its arrival, the timestamp it echoes, and the connection's
+    /// minimum RTT.
     now: Instant,
+    ts_ecr: Instant,
     min_rtt: Duration,
 }
 
 impl Rack {
-    /// An ACK arrived at `now`; `min_rtt` is the smallest RTT measured on the connection.
-    pub fn begin(&mut self, now: Instant, min_rtt: Duration) {
+    /// An ACK echoing `ts_ecr` (RFC 7323) arrived at `now`; `min_rtt` is the smallest RTT
+    /// measured on the connection.
+    pub fn begin(&mut self, now: Instant, ts_ecr: Instant, min_rtt: Duration) {
         self.now = now;
+        self.ts_ecr = ts_ecr;
         self.min_rtt = min_rtt;
     }
 
     /// RFC 8985 §6.2 step 2 (RACK_update): the segment ending at `end`, last sent at `sent`,
-    /// was delivered by this ACK. A resent segment whose round trip is shorter than the minimum
-    /// RTT was delivered by an earlier copy: its time says nothing and is ignored.
+    /// was delivered by this ACK. A resent segment delivered by an earlier copy says nothing
+    /// about its last sending: RFC 8985 §6.2 step 2 tells so by the ACK's echoed timestamp being
+    /// older than the resending, or by a round trip shorter than the minimum RTT.
     #[inline]
     pub fn on_delivered(&mut self, sent: Instant, end: u64, resent: bool) {
         let rtt = self.now.saturating_since(sent);
-        if resent && rtt < self.min_rtt {
+        if resent && (self.ts_ecr < sent || rtt < self.min_rtt) {
             return;
         }
         if self.reference.is_none_or(|(x, e, _)| (sent, end) > (x, e)) {
@@ -73,7 +78,7 @@ mod tests {
     #[test]
     fn the_reference_is_the_latest_sent_delivery() {
         let mut r = Rack::default();
-        r.begin(T0 + 100 * MS, 40 * MS);
+        r.begin(T0 + 100 * MS, T0 + 10 * MS, 40 * MS);
         r.on_delivered(T0 + 10 * MS, 2000, false);
         r.on_delivered(T0 + 5 * MS, 9000, false); // sent earlier: not the reference
         assert_eq!(r.reference(), Some((T0 + 10 * MS, 2000, 90 * MS)));
@@ -87,10 +92,15 @@ mod tests {
         let mut r = Rack::default();
         // Resent at 95 ms and delivered at 100 ms: 5 ms is below the 40 ms minimum RTT, so
         // the original copy arrived.
-        r.begin(T0 + 100 * MS, 40 * MS);
+        r.begin(T0 + 100 * MS, T0 + 95 * MS, 40 * MS);
         r.on_delivered(T0 + 95 * MS, 1000, true);
         assert_eq!(r.reference(), None);
-        // A resent segment that took a full round trip counts.
+        // Resent at 50 ms, but the ACK echoes the 10 ms of the original: not this copy.
+        r.begin(T0 + 100 * MS, T0 + 10 * MS, 40 * MS);
+        r.on_delivered(T0 + 50 * MS, 1000, true);
+        assert_eq!(r.reference(), None);
+        // A resent segment whose own copy made a full round trip counts.
+        r.begin(T0 + 100 * MS, T0 + 50 * MS, 40 * MS);
         r.on_delivered(T0 + 50 * MS, 1000, true);
         assert_eq!(r.reference(), Some((T0 + 50 * MS, 1000, 50 * MS)));
     }

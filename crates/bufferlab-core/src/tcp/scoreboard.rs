@@ -141,11 +141,11 @@ impl Scoreboard {
         self.rack.as_ref()
     }
 
-    /// An ACK arrives at `now`: the segments it delivers update RACK's most recently sent
-    /// delivered segment (RFC 8985 §6.2 step 2), judged against `min_rtt`.
-    pub fn rack_begin(&mut self, now: Instant, min_rtt: Duration) {
+    /// An ACK echoing `ts_ecr` arrives at `now`: the segments it delivers update RACK's most
+    /// recently sent delivered segment (RFC 8985 §6.2 step 2), judged against `min_rtt`.
+    pub fn rack_begin(&mut self, now: Instant, ts_ecr: Instant, min_rtt: Duration) {
         if let Some(r) = self.rack.as_mut() {
-            r.begin(now, min_rtt);
+            r.begin(now, ts_ecr, min_rtt);
         }
     }
 
@@ -473,13 +473,13 @@ mod tests {
         // Segment 5 SACKed at 45 ms: RACK.rtt = 40 ms. Segments 0..4 were sent before it; at
         // 45 ms only those sent at least 40 ms ago (all of them, sent 0..4 ms) are lost with no
         // reordering window; one SACK is enough (IsLost would need three).
-        s.rack_begin(Instant::ZERO + ms(45), ms(40));
+        s.rack_begin(Instant::ZERO + ms(45), Instant::ZERO + ms(5), ms(40));
         s.sack(5, 6);
         assert_eq!(s.rack_detect(Instant::ZERO + ms(45), Duration::ZERO), None);
         assert_eq!(s.lost(), 5);
         // With a 10 ms window none is lost yet; the timer is for the oldest (0 + 40 + 10 ms).
         let mut s = rack_board();
-        s.rack_begin(Instant::ZERO + ms(45), ms(40));
+        s.rack_begin(Instant::ZERO + ms(45), Instant::ZERO + ms(5), ms(40));
         s.sack(5, 6);
         assert_eq!(
             s.rack_detect(Instant::ZERO + ms(45), ms(10)),
@@ -495,7 +495,7 @@ mod tests {
         let ms = Duration::from_ms;
         let mut s = rack_board();
         // Segment 0 lost and resent at 50 ms; segments 1..10 SACKed meanwhile.
-        s.rack_begin(Instant::ZERO + ms(50), ms(40));
+        s.rack_begin(Instant::ZERO + ms(50), Instant::ZERO + ms(9), ms(40));
         s.sack(1, 10);
         s.detect_losses();
         assert_eq!(s.next_retx(), Some(0));
@@ -504,7 +504,7 @@ mod tests {
         // New segment 10 sent at 51 ms is SACKed at 92 ms: the retransmission, sent before it
         // and undelivered 41 ms later, is lost again; it leaves the pipe and is resent.
         s.push(10_000, 1000, Instant::ZERO + ms(51));
-        s.rack_begin(Instant::ZERO + ms(92), ms(40));
+        s.rack_begin(Instant::ZERO + ms(92), Instant::ZERO + ms(51), ms(40));
         s.sack(10, 11);
         assert_eq!(s.rack_detect(Instant::ZERO + ms(92), Duration::ZERO), None);
         assert_eq!((s.lost(), s.pipe()), (1, 0));

@@ -433,7 +433,7 @@ impl SendConn {
         let ack = h.ack.min(self.max);
         let before = (self.sb.head(), self.sb.sacked());
         self.sb
-            .rack_begin(io.now, self.min_rtt.unwrap_or(Duration::ZERO));
+            .rack_begin(io.now, h.ts_ecr, self.min_rtt.unwrap_or(Duration::ZERO));
         let new_sack = self.read_sack(h, ack);
         let was_all_acked = self.una >= self.end;
         let advanced = ack > self.una;
