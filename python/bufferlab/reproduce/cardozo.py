@@ -108,10 +108,11 @@ register(Item(
                "sum: 9.71 Mb/s with 160 packets in all, 9.45 with 4176, 7.93 with 8192 (about 10 s at 10 Mb/s). In "
                "that last case the upload times out about once a run while most of its window is still queued, and "
                "the retransmissions that follow resend segments that were not lost (7 580 retransmissions against "
-               "3 840 drops, the mean of ten seeds), sharing the queue with the originals. A retransmission that is "
-               "lost again waits for the timer too: SACK recovery has no lost-retransmission detection (Linux's "
-               "RACK) and no spurious-timeout detection (F-RTO, RFC 5682). On the paper's testbed the sender's own "
-               "stack keeps such a queue from forming.",
+               "3 840 drops, the mean of ten seeds), sharing the queue with the originals. F-RTO (RFC 5682, on as "
+               "in the paper's Linux) does not help: the timeout fires during a fast recovery, which RFC 5682 "
+               "step 1 and Linux leave to the conventional recovery. A retransmission that is lost again waits "
+               "for the timer: the Linux of the paper's time had no RACK (it came with 4.4), and neither has this "
+               "run (rack = false). On the paper's testbed the sender's own stack keeps such a queue from forming.",
 ))
 
 

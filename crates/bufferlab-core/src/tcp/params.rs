@@ -56,7 +56,8 @@ pub struct TcpOptions {
     /// after it has been delivered and one RTT plus a reordering window has passed, which also
     /// finds lost retransmissions and losses in small windows before the timer does. Needs
     /// `sack`; without it the key has no effect. Default on, as Linux (`net.ipv4.tcp_recovery
-    /// = 1`, since 4.10); ns-3 3.44 has no RACK (the crosscheck turns it off on both sides).
+    /// = 1`, since RACK came in 4.4); ns-3 3.44 has no RACK (the crosscheck turns it off on
+    /// both sides).
     pub rack: bool,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).

@@ -7,8 +7,8 @@
 //! segment that has been delivered (cumulatively or by SACK), and calls lost every segment sent
 //! before it that is still undelivered one RTT (RACK.rtt, that segment's own round trip) plus a
 //! reordering window after its own sending. Linux detects losses this way by default
-//! (`net.ipv4.tcp_recovery = 1`, since 4.10). Tail loss probes (RFC 8985 §7) are not modelled:
-//! a lost tail still waits for the timer.
+//! (`net.ipv4.tcp_recovery = 1`, since RACK came in 4.4). Tail loss probes (RFC 8985 §7) are
+//! not modelled: a lost tail still waits for the timer.
 //!
 //! This file holds RACK's per-connection state (RFC 8985 §6.1: RACK.xmit_ts, RACK.end_seq,
 //! RACK.rtt) and the reordering window; the scoreboard walks its segments against them.
