@@ -260,12 +260,17 @@ fn onoff_bursts_with_short_last_segments_recover_from_losses() {
                 "only the last may be unfinished"
             );
             assert!(f.bytes_delivered >= 36000 * done && f.bytes_delivered <= 36000 * (done + 1));
+            // Without SACK a timeout that F-RTO (on by default) does not find spurious ends in
+            // go-back-N over the two new segments it sent first (RFC 5682 §2 step 3a): up to two
+            // needless retransmissions per timeout.
+            let frto_cost = if tcp.get("sack").is_some() { 2 * f.timeouts } else { 0 };
             assert!(
-                f.retransmits <= f.pkts_dropped + f.pkts_dropped / 10 + 3,
-                "{tcp} {}: {} retransmits, {} drops",
+                f.retransmits <= f.pkts_dropped + f.pkts_dropped / 10 + 3 + frto_cost,
+                "{tcp} {}: {} retransmits, {} drops, {} timeouts",
                 f.id,
                 f.retransmits,
-                f.pkts_dropped
+                f.pkts_dropped,
+                f.timeouts
             );
         }
     }
