@@ -50,6 +50,23 @@ def test_every_spec_expands_to_valid_scenarios(name, profile):
                 assert [str(x) for x in bufferlab.validate(p.scenario)] == [], (name, p.params)
 
 
+def test_each_papers_tcp_stack_reaches_every_tcp_block():
+    # None of the four papers' stacks had RACK; the ns-2 and FreeBSD ones had no F-RTO either.
+    # Traffic lists come from the base or from a sweep's `set` (braud/table1's UDP sweeps).
+    seen = set()
+    for name, it in ITEMS.items():
+        if not it.runnable or not it.paper.tcp:
+            continue
+        for doc in it.sweeps("full").values():
+            for where in ("base", "set"):
+                for block in (doc.get(where) or {}).get("traffic", []):
+                    if block.get("kind") in ("tcp", "web", "tcp_onoff"):
+                        assert block["rack"] is False, (name, where)
+                        assert block.get("frto", True) is (it.paper.key == "cardozo"), (name, where)
+                        seen.add((it.paper.key, where))
+    assert {("braud", "set"), ("gorinsky", "base"), ("jabeen", "base"), ("cardozo", "base")} <= seen
+
+
 def test_list_names_papers_by_author_and_year():
     from bufferlab.cli import app
 

@@ -136,8 +136,9 @@ class Item:
                 s["zip"] = zips
             if self.expand is not None:
                 s = self.expand(s)
-            for block in s.get("base", {}).get("traffic", []):
-                if block.get("kind") in TCP_KINDS:
+            # Traffic is the base's, or a whole list a sweep's `set` puts in its place.
+            for block in [*s.get("base", {}).get("traffic", []), *s.get("set", {}).get("traffic", [])]:
+                if isinstance(block, dict) and block.get("kind") in TCP_KINDS:
                     for k, v in self.paper.tcp.items():
                         block.setdefault(k, v)
             out[name] = s
