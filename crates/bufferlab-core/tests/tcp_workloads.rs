@@ -263,7 +263,11 @@ fn onoff_bursts_with_short_last_segments_recover_from_losses() {
             // Without SACK a timeout that F-RTO (on by default) does not find spurious ends in
             // go-back-N over the two new segments it sent first (RFC 5682 §2 step 3a): up to two
             // needless retransmissions per timeout.
-            let frto_cost = if tcp.get("sack").is_some() { 2 * f.timeouts } else { 0 };
+            let frto_cost = if tcp.get("sack").is_some() {
+                2 * f.timeouts
+            } else {
+                0
+            };
             assert!(
                 f.retransmits <= f.pkts_dropped + f.pkts_dropped / 10 + 3 + frto_cost,
                 "{tcp} {}: {} retransmits, {} drops, {} timeouts",

@@ -28,8 +28,8 @@ pub use params::TcpParams;
 pub use receiver::TcpReceiver;
 
 #[cfg(test)]
+mod frto_tests;
+#[cfg(test)]
 mod testnet;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod frto_tests;

@@ -152,7 +152,11 @@ impl Scoreboard {
     #[inline]
     fn delivered(&mut self, s: Seg) {
         if let Some(r) = self.rack.as_mut() {
-            r.on_delivered(s.sent, s.start + s.len as u64, s.flags & (RETX | EVER_RETX) != 0);
+            r.on_delivered(
+                s.sent,
+                s.start + s.len as u64,
+                s.flags & (RETX | EVER_RETX) != 0,
+            );
         }
     }
 

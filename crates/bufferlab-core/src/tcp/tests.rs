@@ -365,9 +365,17 @@ fn rack_finds_a_lost_retransmission_within_a_round_trip() {
         net
     };
     let (with, without) = (run(true), run(false));
-    assert_eq!(without.stats().timeouts.total, 1, "RFC 6675 alone: the timer");
+    assert_eq!(
+        without.stats().timeouts.total,
+        1,
+        "RFC 6675 alone: the timer"
+    );
     assert_eq!(with.stats().timeouts.total, 0, "RACK: no timeout");
-    assert_eq!(with.stats().retransmits.total, 2, "segment 100 sent three times, nothing else");
+    assert_eq!(
+        with.stats().retransmits.total,
+        2,
+        "segment 100 sent three times, nothing else"
+    );
     let sends = with.sends_of(100 * MSS);
     assert_eq!(sends.len(), 3);
     // One round trip of the retransmission's time (40 ms of propagation and the slow-start
