@@ -128,6 +128,7 @@ def crosscheck(
     from ..cli_common import _overrides, _report_problems, err_console, out_console
     from ..errors import ScenarioError
     from ..scenario import load_scenario
+    from ..scenario.traffic import TCP_KINDS
     from .compare import records, summarize, write_out
     from .ns3env import Ns3Missing, program
     from .options import parse_ns3_options
@@ -151,7 +152,7 @@ def crosscheck(
         raise typer.Exit(2) from None
     first = sc.seed if seed is None else seed
     seed_list = list(range(first, first + seeds))
-    if not as_json and any(b.get("kind") in ("tcp", "web", "tcp_onoff") for b in sc.plan["traffic"]):
+    if not as_json and any(b.get("kind") in TCP_KINDS for b in sc.plan["traffic"]):
         err_console.print("bufferlab runs with rack = false and frto = false where the file leaves them out: "
                           "ns-3 has neither RACK nor F-RTO", markup=False)
     pairs = []

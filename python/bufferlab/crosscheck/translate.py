@@ -32,6 +32,7 @@ from typing import Any
 
 from ..errors import Problem, ScenarioError
 from ..scenario import Scenario, translate as map_key
+from ..scenario.traffic import TCP_KINDS
 from .options import Ns3Options
 
 __all__ = ["to_ns3", "matched_for_ns3", "NS3_LACKS", "Unsupported", "DEVICE_QUEUE_PKTS", "PPP_HEADER_BYTES", "BASE_PORT", "flow_ids"]
@@ -102,13 +103,13 @@ def flow_ids(plan: dict[str, Any]) -> list[tuple[str, int, str, str]]:
 def _largest_packet(plan: dict[str, Any]) -> int:
     sizes = [DEFAULT_MSS + TCP_HEADERS]
     for block in plan["traffic"]:
-        if block["kind"] in ("tcp", "web", "tcp_onoff"):
+        if block["kind"] in TCP_KINDS:
             sizes.append(block.get("tcp", {}).get("mss_bytes", DEFAULT_MSS) + TCP_HEADERS)
         else:
             sizes.append(block.get("size_bytes", 0))
     data = [s for s in sizes if s]
     # The TCP default is only a floor when the plan has TCP; a UDP-only plan has its own sizes.
-    if not any(b["kind"] in ("tcp", "web", "tcp_onoff") for b in plan["traffic"]) and len(data) > 1:
+    if not any(b["kind"] in TCP_KINDS for b in plan["traffic"]) and len(data) > 1:
         data = data[1:]
     return max(data)
 
@@ -341,7 +342,7 @@ def matched_for_ns3(document: dict[str, Any]) -> dict[str, Any]:
     TCP block that does not set them: what bufferlab runs beside ns-3."""
     doc = copy.deepcopy(document)
     for block in doc.get("traffic", []):
-        if isinstance(block, dict) and block.get("kind") in ("tcp", "web", "tcp_onoff"):
+        if isinstance(block, dict) and block.get("kind") in TCP_KINDS:
             for key in NS3_LACKS:
                 block.setdefault(key, False)
     return doc
@@ -387,7 +388,7 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
         }
         if block.get("stop_ns") is not None:
             f["stop_ns"] = block["stop_ns"]
-        if kind in ("tcp", "web", "tcp_onoff"):
+        if kind in TCP_KINDS:
             if b not in tcp_blocks:
                 tcp_blocks[b] = _tcp(block.get("tcp", {}), path, why, opts)
             f["tcp"] = tcp_blocks[b]

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem, ScenarioError
+from ..scenario.traffic import TCP_KINDS
 from .dist import sample
 
 FLOW_PORT_BASE = 20_000  # the driver's FLOW_PORT_BASE: flow k's port and echo identifier
@@ -152,7 +153,7 @@ def build(sc: Any) -> KernelPlan:
         if tcp.get("prr", True) is False:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
         cc = CC_NAMES.get(tcp.get("cc", "newreno"), tcp.get("cc"))
-        if kind in ("tcp", "web", "tcp_onoff") and ccs and cc not in ccs:
+        if kind in TCP_KINDS and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")
         if kind in ("udp", "ping"):
             size = t["size_bytes"]
@@ -169,7 +170,7 @@ def build(sc: Any) -> KernelPlan:
                 flows.append(Flow(k, kind, s, d, t.get("size_bytes") if kind == "tcp" else None))
 
                 dst_addr = _addr(d)
-                if kind in ("tcp", "web", "tcp_onoff"):  # data goes src -> dst in all three
+                if kind in TCP_KINDS:  # data goes src -> dst in all three
                     if "sack" in tcp:
                         v = "1" if tcp["sack"] else "0"
                         for h in (src, dst):

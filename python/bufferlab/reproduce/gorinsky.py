@@ -9,7 +9,8 @@ import pandas as pd
 
 from .claims import ClaimSpec, at_least, at_most, between
 from .figures import errorbars, new_figure, over_seeds, ratio_by_seed
-from .item import TCP_KINDS, Data, Item, Output, register
+from ..scenario.traffic import TCP_KINDS
+from .item import Data, Item, Output, register
 from .papers import GORINSKY
 
 BOTTLENECK = "r1->r2"

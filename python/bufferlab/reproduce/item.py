@@ -28,10 +28,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..scenario.traffic import TCP_KINDS
 from .claims import ClaimSpec
-
-# Traffic kinds that run TCP (and take its options).
-TCP_KINDS = ("tcp", "tcp_onoff", "web")
 
 PROFILES = ("smoke", "quick", "full")
 MIN_SEEDS = {"smoke": 1, "quick": 3, "full": 10}

@@ -17,7 +17,7 @@ from typing import Any
 from .queue import DISCIPLINES, SIZING_RULES, _params
 from .schema import definition, deref, describe_key, qdisc_keys, tcp_keys, user_key
 from .templates import TEMPLATES
-from .traffic import _OWN_KEYS
+from .traffic import _OWN_KEYS, TCP_KINDS
 
 TIME = {"type": "string", "pattern": r"^\s*[0-9.eE+-]+\s*(ns|us|µs|ms|s|min|h)\s*$", "description": "a time with its unit, e.g. \"50ms\""}
 RATE = {"type": "string", "description": "a rate with its unit, e.g. \"10Mbps\" or \"250pps\""}
@@ -147,7 +147,7 @@ def _traffic() -> dict[str, Any]:
     for kind, keys in _OWN_KEYS.items():
         props = {k: (common.get(k) or own[k]) for k in keys}
         props["kind"] = {"const": kind}
-        if kind in ("tcp", "web", "tcp_onoff"):
+        if kind in TCP_KINDS:
             props.update(tcp)
         branches.append(_obj(props, ("kind", "from", "to"), f"a {kind} traffic block"))
     return {"type": "array", "items": {"oneOf": branches}}

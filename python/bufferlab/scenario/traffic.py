@@ -21,6 +21,8 @@ from .schema import reader, tcp_keys
 from .templates import Topology
 
 KINDS = ("tcp", "web", "tcp_onoff", "udp", "ping", "ballast")
+# The kinds that run TCP (and take its options).
+TCP_KINDS = ("tcp", "web", "tcp_onoff")
 DEFAULT_MSS_BYTES = 1460
 TCP_HEADER_BYTES = 40
 PING_DEFAULT_SIZE_BYTES = 84  # Linux ping: 56 B data + 8 B ICMP + 20 B IP
@@ -41,7 +43,7 @@ def block_keys(kind: str) -> tuple[str, ...]:
     """The keys a traffic block of ``kind`` takes: its own, and the TCP options (from the
     engine's parameter schema) for the TCP kinds."""
     own = _OWN_KEYS[kind]
-    return own + tuple(tcp_keys()) if kind in ("tcp", "web", "tcp_onoff") else own
+    return own + tuple(tcp_keys()) if kind in TCP_KINDS else own
 
 
 BALLAST_DEFAULT_SIZE_BYTES = 29  # Braud et al. (2013): 1 B of payload
@@ -90,7 +92,7 @@ def _block(block: Any, path: str, topo: Topology | None, graph: dict[str, int] |
     spec: dict[str, Any] = {"kind": kind, "pairs": pairs}
     if t.has("start"):
         spec["start_ns"] = t.get("start", lambda v: parse_dist(v, "time"))
-    if kind in ("tcp", "web", "tcp_onoff"):
+    if kind in TCP_KINDS:
         tcp, mss = _tcp_options(t)
         if kind == "tcp":
             spec["count"] = t.get("count", integer(what="a number of connections per pair"), 1)

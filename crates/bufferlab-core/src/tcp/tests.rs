@@ -24,10 +24,7 @@ fn params(sack: bool) -> TcpParams {
 
 /// Drop the first transmission of each segment number listed.
 fn drop_first(net: &mut Net, segs: &[u64]) {
-    let want: HashSet<u64> = segs.iter().map(|k| k * MSS).collect();
-    let mut done = HashSet::new();
-    net.drop =
-        Box::new(move |p, _| p.tcp.len > 0 && want.contains(&p.tcp.seq) && done.insert(p.tcp.seq));
+    drop_copies(net, segs, 1);
 }
 
 /// A window-limited flow losing three segments of one window. The window (30 segments) is
