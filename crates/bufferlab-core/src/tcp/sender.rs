@@ -91,6 +91,8 @@ pub struct SendConn {
     spurious_timeouts: u64,
     /// RACK's reordering timer (RFC 8985 §6.2 step 5), when a segment waits inside its window.
     reo_at: Option<Instant>,
+    /// The earliest engine timer armed for it (one per deadline, not one per ACK).
+    reo_armed: Option<Instant>,
     /// The smallest RTT measured (RACK's min_RTT).
     min_rtt: Option<Duration>,
     peer_rwnd: u64,
@@ -147,6 +149,7 @@ impl SendConn {
             undo: None,
             spurious_timeouts: 0,
             reo_at: None,
+            reo_armed: None,
             min_rtt: None,
             peer_rwnd: p.rwnd_bytes,
             cwnd_limited: true,
@@ -479,7 +482,10 @@ impl SendConn {
             let reo_wnd = Rack::reo_wnd(self.in_recovery, self.sb.sacked(), min_rtt, srtt);
             self.reo_at = self.sb.rack_detect(io.now, reo_wnd);
             if let Some(at) = self.reo_at {
-                io.set_timer(at, self.conn);
+                if self.reo_armed.is_none_or(|a| at < a) {
+                    self.reo_armed = Some(at);
+                    io.set_timer(at, self.conn);
+                }
             }
         }
         if !self.in_recovery
@@ -691,6 +697,16 @@ impl SendConn {
     /// The engine timer armed for this connection fired.
     pub fn on_timer(&mut self, io: &mut Io, peer: &Peer) {
         let now = io.now;
+        if self.reo_armed.is_some_and(|a| a <= now) {
+            self.reo_armed = None;
+        }
+        if let Some(at) = self.reo_at.filter(|&t| t > now) {
+            // The deadline moved later since the timer was armed: sleep until it.
+            if self.reo_armed.is_none() {
+                self.reo_armed = Some(at);
+                io.set_timer(at, self.conn);
+            }
+        }
         if self.reo_at.is_some_and(|t| t <= now) {
             // RACK's reordering window ran out for a segment still undelivered.
             self.reo_at = None;
