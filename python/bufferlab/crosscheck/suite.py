@@ -148,7 +148,7 @@ def _get(summary: dict[str, Any], table: str, key: str, ident: str, metric: str)
     return math.nan
 
 
-def _noise(kind: str, bl: list[float], ns: list[float]) -> float:
+def _noise(kind: str, bl: list[float], ns: list[float], tols: dict[str, tuple[str, float]] = TOLERANCES) -> float:
     """Two standard errors of the difference of the two means over seeds, in the difference's
     unit (a fraction of ns-3's mean for relative tolerances): what chance alone gives."""
     b = [x for x in bl if not math.isnan(x)]
@@ -156,14 +156,14 @@ def _noise(kind: str, bl: list[float], ns: list[float]) -> float:
     if len(b) < 2 or len(n) < 2:
         return math.nan
     se = math.sqrt(statistics.variance(b) / len(b) + statistics.variance(n) / len(n))
-    if TOLERANCES[kind][0] == "abs":
+    if tols[kind][0] == "abs":
         return 2 * se
     m = abs(statistics.fmean(n))
     return 2 * se / m if m > 0 else math.nan
 
 
-def _verdict(kind: str, bl: float, ns: float) -> tuple[str, float, bool | None]:
-    how, tol = TOLERANCES[kind]
+def _verdict(kind: str, bl: float, ns: float, tols: dict[str, tuple[str, float]] = TOLERANCES) -> tuple[str, float, bool | None]:
+    how, tol = tols[kind]
     if math.isnan(bl) or math.isnan(ns):
         return "-", math.nan, None
     if how == "abs":
@@ -173,14 +173,14 @@ def _verdict(kind: str, bl: float, ns: float) -> tuple[str, float, bool | None]:
     return f"{100 * d:+.1f}%", d, abs(d) <= tol
 
 
-def _noise_text(kind: str, noise: float) -> str:
+def _noise_text(kind: str, noise: float, tols: dict[str, tuple[str, float]] = TOLERANCES) -> str:
     if math.isnan(noise):
         return "-"
-    return f"±{100 * noise:.2f} pt" if TOLERANCES[kind][0] == "abs" else f"±{100 * noise:.1f}%"
+    return f"±{100 * noise:.2f} pt" if tols[kind][0] == "abs" else f"±{100 * noise:.1f}%"
 
 
-def _tol_text(kind: str) -> str:
-    how, tol = TOLERANCES[kind]
+def _tol_text(kind: str, tols: dict[str, tuple[str, float]] = TOLERANCES) -> str:
+    how, tol = tols[kind]
     return f"±{100 * tol:g} pt" if how == "abs" else f"±{100 * tol:g}%"
 
 

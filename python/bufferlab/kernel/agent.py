@@ -27,8 +27,16 @@ import threading
 import time
 from typing import Any
 
-TCP_INFO_FMT = "8B24I"  # struct tcp_info up to tcpi_total_retrans (linux/tcp.h)
+# struct tcp_info (include/uapi/linux/tcp.h) up to tcpi_total_rto_time: 8 u8, 24 u32 (to
+# tcpi_total_retrans, index 8 + 23), then the 64-bit counters and the rest, ending with
+# tcpi_total_rto (u16, index TCPI_TOTAL_RTO), tcpi_total_rto_recoveries (u16), tcpi_total_rto_time
+# (u32): 248 bytes, every field at its natural alignment. tcpi_total_rto (Linux >= 6.7) counts
+# every RTO expiry, repeated ones (backoff) and the SYN's included.
+TCP_INFO_FMT = "8B24I4Q6IQ3Q2I2Q2I4I2HI"
 TCP_INFO_LEN = struct.calcsize(TCP_INFO_FMT)
+TCPI_TOTAL_RTO = 56
+# Older kernels return fewer bytes: up to tcpi_total_rto's end or nothing of it.
+_TOTAL_RTO_END = 242
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 ICMP_ECHO, ICMP_ECHO_REPLY = 8, 0
 IP_RECVTTL = getattr(socket, "IP_RECVTTL", 12)
@@ -113,8 +121,15 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             break
 
 
+def _read_tcp_info(s: socket.socket) -> tuple[tuple[int, ...], bool]:
+    """The unpacked struct tcp_info (zero-filled where the kernel's is shorter) and whether it
+    has tcpi_total_rto."""
+    b = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
+    return struct.unpack(TCP_INFO_FMT, b.ljust(TCP_INFO_LEN, b"\0")), len(b) >= _TOTAL_RTO_END
+
+
 def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
-    out.update(samples=[], start_ns=None, retransmits=0, retrans_at=[], sent_bytes=0)
+    out.update(samples=[], start_ns=None, retransmits=0, retrans_at=[], sent_bytes=0, timeouts=0, rto_at=None)
     if not c.sleep_until(r["start_ns"]):
         return
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -136,13 +151,19 @@ def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
         # TCP_INFO every 10 ms: the kernel's smoothed RTT (tcpi_rtt, µs) and window.
         while not done.wait(0.01):
             try:
-                v = struct.unpack(TCP_INFO_FMT, s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
+                v, has_rto = _read_tcp_info(s)
             except OSError:
                 return
             rtt_us, cwnd, unacked, retrans, mss = v[8 + 15], v[8 + 18], v[8 + 4], v[8 + 23], v[8 + 2]
             if retrans != out["retransmits"]:  # (time, total so far): the window's share later
                 out["retrans_at"].append((c.now(), retrans))
             out["retransmits"] = retrans
+            if has_rto:
+                if out["rto_at"] is None:
+                    out["rto_at"] = []
+                if v[TCPI_TOTAL_RTO] != out["timeouts"]:
+                    out["rto_at"].append((c.now(), v[TCPI_TOTAL_RTO]))
+                out["timeouts"] = v[TCPI_TOTAL_RTO]
             if unacked > 0:
                 out["samples"].append((c.now(), rtt_us * 1000, cwnd * mss))
 
@@ -338,13 +359,14 @@ def launch_ballast(r: dict[str, Any], duration_ns: int) -> None:
 MAX_OPEN_TRANSFERS = 256
 
 
-def _tcp_info(s: socket.socket) -> tuple[int, int, int, int] | None:
-    """(srtt ns, cwnd bytes, unacked segments, total retransmissions) from TCP_INFO."""
+def _tcp_info(s: socket.socket) -> tuple[int, int, int, int, int | None] | None:
+    """(srtt ns, cwnd bytes, unacked segments, total retransmissions, total RTO expiries or None
+    where the kernel lacks the field) from TCP_INFO."""
     try:
-        v = struct.unpack(TCP_INFO_FMT, s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN))
+        v, has_rto = _read_tcp_info(s)
     except OSError:
         return None
-    return v[8 + 15] * 1000, v[8 + 18] * v[8 + 2], v[8 + 4], v[8 + 23]
+    return v[8 + 15] * 1000, v[8 + 18] * v[8 + 2], v[8 + 4], v[8 + 23], v[TCPI_TOTAL_RTO] if has_rto else None
 
 
 def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
@@ -352,7 +374,7 @@ def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     that many bytes and is closed."""
     srv = r["_socket"]
     srv.settimeout(0.1)
-    out.update(samples=[], retransmits=0, retrans_at=[])
+    out.update(samples=[], retransmits=0, retrans_at=[], timeouts=0, rto_at=None)
     lock = threading.Lock()
 
     def serve(conn: socket.socket) -> None:
@@ -385,6 +407,13 @@ def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
                 with lock:
                     out["retransmits"] += info[3]
                     out["retrans_at"].append((c.now(), out["retransmits"]))
+            if info and info[4] is not None:
+                with lock:
+                    if out["rto_at"] is None:
+                        out["rto_at"] = []
+                    if info[4]:
+                        out["timeouts"] += info[4]
+                        out["rto_at"].append((c.now(), out["timeouts"]))
         except OSError:
             pass
         finally:

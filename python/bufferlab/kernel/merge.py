@@ -35,6 +35,13 @@ def _in_window_count(steps: list[list[int]], a_ns: float, b_ns: float) -> int:
     return before(b_ns) - before(a_ns)
 
 
+def _timeouts(report: dict[str, Any], a: float, b: float) -> int | None:
+    """RTO expiries in the window, from the sender's tcpi_total_rto steps (None when the kernel's
+    TCP_INFO lacks the field: Linux before 6.7)."""
+    steps = report.get("rto_at")
+    return None if steps is None else _in_window_count(steps, a * 1e9, b * 1e9)
+
+
 def merge(
     summary: dict[str, Any], kp: KernelPlan, reports: list[dict[str, Any]], distributions: dict[str, list[Any]] | None = None
 ) -> list[dict[str, Any]]:
@@ -60,6 +67,7 @@ def merge(
             row["bytes_delivered"] = sink.get("window_bytes", 0)
             _rtt(row, [s[1] for s in src.get("samples", []) if in_window(s[0])], distributions)
             row["retransmits"] = _in_window_count(src.get("retrans_at", []), a * 1e9, b * 1e9)
+            row["timeouts"] = _timeouts(src, a, b)
             if src.get("start_ns") is not None:
                 row["start_s"] = src["start_ns"] / 1e9
                 if f.size is not None and sink.get("total_bytes") == f.size and sink.get("last_ns") is not None:
@@ -70,6 +78,7 @@ def merge(
             row["bytes_delivered"] = client.get("window_bytes", 0)
             _rtt(row, [s[1] for s in server.get("samples", []) if in_window(s[0])], distributions)
             row["retransmits"] = _in_window_count(server.get("retrans_at", []), a * 1e9, b * 1e9)
+            row["timeouts"] = _timeouts(server, a, b)
             for n, t in enumerate(sorted(client.get("transfers", []), key=lambda t: t["start_ns"]), 1):
                 end = t["end_ns"]
                 transfers.append({

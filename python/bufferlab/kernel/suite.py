@@ -1,0 +1,488 @@
+"""The Linux validation suite: the simulator's default TCP against Linux's own TCP on the kernel
+backend, through the same queue code, scenario by scenario; written to docs/validation-linux.md.
+
+    python -m bufferlab.kernel.suite [--out docs/validation-linux.md] [--only NAME ...] [--seeds N]
+                                     [--kernel] [--sim-only]
+
+(``make validate-linux`` runs it with ``--kernel``.) Each case is a scenario file in ``suite/``,
+run over seeds 1..N on the simulator (its default TCP: SACK, RACK, F-RTO, PRR, delayed ACK) and on
+the kernel backend (Linux's TCP in network namespaces, bufferlab's engine between them, in real
+time). The kernel's runs are kept in ``suite/kernel/<case>.json``, one record per seed with the
+kernel release, the TCP settings read inside the sender's namespace, the date and the scenario
+file's hash; ``--kernel`` measures only the (case, seed) pairs whose stored run is missing or was
+made from another version of the file, and writes after every seed. Without ``--kernel`` the page
+is built from the stored kernel runs and fresh simulator runs (seconds). ``--sim-only`` runs the
+simulator side alone and prints its values (no page).
+
+The metrics are compared on the means over seeds against tolerances fixed here before the first
+run (TOLERANCES and the two count rules below); a row that does not hold links to
+``validation-linux-differences.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..crosscheck.compare import rel_diff
+from ..crosscheck.referee import SYSCTLS, _read_sysctls
+from ..crosscheck.suite import _f, _mean, _noise, _noise_text, _tol_text, _verdict, _write, flow_classes
+from ..scenario import Scenario, load_scenario
+
+__all__ = ["CASES", "TOLERANCES", "Case", "case_rows", "run_sim", "load_record", "run_kernel_seeds", "render", "main"]
+
+SUITE_DIR = Path(__file__).parent / "suite"
+KERNEL_DIR = SUITE_DIR / "kernel"
+DIFFERENCES = "validation-linux-differences.md"
+SEEDS = 5
+
+# Fixed before the suite was first run. ("abs", x): |simulator - Linux| <= x; ("rel", x):
+# |simulator - Linux| <= x * |Linux|. All on the means over seeds.
+TOLERANCES: dict[str, tuple[str, float]] = {
+    "utilization": ("abs", 0.02),
+    "aggregate goodput": ("rel", 0.03),
+    "per-class goodput": ("rel", 0.15),
+    "mean sojourn": ("rel", 0.25),
+    "p99 sojourn": ("rel", 0.30),
+    "RTT p50": ("rel", 0.15),
+    "RTT p99": ("rel", 0.30),
+    "drops": ("rel", 0.30),
+    "retransmits": ("rel", 0.30),
+    "completion median": ("rel", 0.25),
+    "timeouts": ("rel", 0.50),
+}
+# Counts near zero: when both means are below NEAR_ZERO per run, a drops or retransmits row holds
+# if the means differ by at most NEAR_ZERO_ABS (absolute).
+COUNTS = ("drops", "retransmits")
+NEAR_ZERO, NEAR_ZERO_ABS = 5.0, 3.0
+# Timeouts are context unless both means exceed this per run; then TOLERANCES["timeouts"].
+TIMEOUTS_COMPARED_ABOVE = 5.0
+# Web transfers by size (bytes): completion times compared per class.
+SIZE_CLASSES: tuple[tuple[str, float, float], ...] = (
+    ("≤ 15 kB", 0, 15_000),
+    ("15–150 kB", 15_000, 150_000),
+    ("> 150 kB", 150_000, math.inf),
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the file suite/<name>.toml
+    links: tuple[str, ...]  # the links whose utilization, sojourn and drops are compared
+
+    @property
+    def file(self) -> Path:
+        return SUITE_DIR / f"{self.name}.toml"
+
+    def title(self) -> str:
+        head = []
+        for line in self.file.read_text().splitlines():
+            if not line.startswith("#"):
+                break
+            head.append(line.lstrip("#").strip())
+        return " ".join(head)
+
+    def file_hash(self) -> str:
+        return hashlib.sha256(self.file.read_bytes()).hexdigest()
+
+
+DUMBBELL = ("r1->r2",)
+QUEUES = ("fifo-quarter-bdp", "fifo-1bdp", "fifo-4bdp", "codel", "fq-codel", "pie", "red")
+HEADLINE = "linux-stack-codel"
+CASES: tuple[Case, ...] = (
+    # The headline: Cardozo et al.'s Linux egress stack with CoDel as the qdisc.
+    Case(HEADLINE, ("client->server",)),
+    *(Case(f"{cc}-{q}-{n}", DUMBBELL) for cc in ("reno", "cubic") for q in QUEUES for n in (1, 10)),
+    Case("mixed-rtts", DUMBBELL),
+    Case("asymmetric-access", ("client->server", "server->client")),
+    Case("linux-stack-fq-codel", ("client->server",)),
+    Case("linux-stack-bql-off", ("client->server",)),
+    Case("web-fifo-1bdp", ("server->client",)),
+)
+# Measured first on the kernel (the rows tests/test_validation_linux.py checks).
+KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10")
+
+
+# -- one run, both backends: what the suite compares
+
+_KEEP = {
+    "flows": ("id", "kind", "goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits", "timeouts", "start_s", "pkts_dropped"),
+    "queues": ("link", "sojourn_mean_s", "sojourn_p99_s", "occupancy_mean_pkts", "dropped", "ring_sojourn_mean_s"),
+    "links": ("link", "utilization"),
+}
+
+
+def slim(result: Any) -> dict[str, Any]:
+    """Flows, queues and links (the compared columns) and the finished transfers that started
+    in the measurement window, as ``[size_bytes, completion_time_s]``."""
+    out: dict[str, Any] = {t: [{k: r.get(k) for k in ks} for r in result.summary.get(t, [])] for t, ks in _KEEP.items()}
+    a, b = result.summary["run"]["measure_s"]
+    tr = result.transfers
+    rows = []
+    if len(tr):
+        for size, start, ct in zip(tr["size_bytes"], tr["start_s"], tr["completion_time_s"]):
+            if a <= start < b and ct is not None and not math.isnan(ct):
+                rows.append([int(size), float(ct)])
+    out["transfers"] = rows
+    return out
+
+
+def run_sim(case: Case, seeds: list[int]) -> list[dict[str, Any]]:
+    from .. import run
+
+    return [slim(run(load_scenario(case.file, seed=s))) for s in seeds]
+
+
+# -- the kernel's runs, stored
+
+
+def _record_path(name: str) -> Path:
+    return KERNEL_DIR / f"{name}.json"
+
+
+def load_record(name: str) -> dict[str, Any] | None:
+    f = _record_path(name)
+    return json.loads(f.read_text()) if f.is_file() else None
+
+
+def stored_runs(case: Case, seeds: list[int]) -> list[dict[str, Any]]:
+    """The stored kernel runs of ``case`` for ``seeds`` made from the file as it is now."""
+    rec = load_record(case.name)
+    if not rec:
+        return []
+    h = case.file_hash()
+    by_seed = {r["seed"]: r for r in rec.get("runs", []) if r.get("file_sha256") == h}
+    return [by_seed[s] for s in seeds if s in by_seed]
+
+
+def _store(case: Case, run: dict[str, Any]) -> None:
+    rec = load_record(case.name) or {"case": case.name, "runs": []}
+    h = case.file_hash()
+    runs = [r for r in rec["runs"] if r["seed"] != run["seed"] and r.get("file_sha256") == h]
+    runs.append(run)
+    rec.update(file_sha256=h, runs=sorted(runs, key=lambda r: r["seed"]))
+    KERNEL_DIR.mkdir(parents=True, exist_ok=True)
+    _write(_record_path(case.name), json.dumps(rec, indent=1) + "\n")
+
+
+def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
+    """Measure on the kernel backend every seed of ``seeds`` without a current stored run; each
+    stored as soon as it is done. Returns how many were run."""
+    from .run import run_kernel
+
+    have = {r["seed"] for r in stored_runs(case, seeds)}
+    todo = [s for s in seeds if s not in have]
+    for s in todo:
+        sc = load_scenario(case.file, seed=s)
+        if log:
+            log(f"{case.name}: kernel, seed {s} ({sc.plan['run']['duration_ns'] / 1e9:g} s in real time)")
+        sysctls: dict[str, str] = {}
+        stop = threading.Event()
+        sender = sc.plan["traffic"][0]["pairs"][0][0]
+        t = threading.Thread(target=_read_sysctls, args=(f"bl{os.getpid()}", sender, sysctls, stop), daemon=True)
+        t.start()
+        t0 = time.monotonic()
+        try:
+            result = run_kernel(sc)
+        finally:
+            stop.set()
+        errors = result.summary.get("kernel_errors")
+        _store(case, {
+            "seed": s,
+            "file_sha256": case.file_hash(),
+            "measured": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "kernel": platform.release(),
+            "sysctls": sysctls,
+            "wall_s": round(time.monotonic() - t0, 1),
+            "lateness_p99_s": result.summary.get("kernel", {}).get("driver", {}).get("lateness_p99_s"),
+            **({"errors": errors} if errors else {}),
+            "summary": slim(result),
+        })
+    return len(todo)
+
+
+# -- rows
+
+
+def _get(s: dict[str, Any], table: str, key: str, ident: str, metric: str) -> float:
+    for row in s.get(table, []):
+        if row.get(key) == ident:
+            v = row.get(metric)
+            return float(v) if isinstance(v, (int, float)) else math.nan
+    return math.nan
+
+
+def _sum(s: dict[str, Any], metric: str) -> float:
+    vals = [f.get(metric) for f in s["flows"] if f.get("kind") in ("tcp", "web", "tcp_onoff")]
+    if any(v is None for v in vals):
+        return math.nan
+    return float(sum(vals))
+
+
+def _pct(xs: list[float], q: float) -> float:
+    """The q-quantile (nearest rank) of xs."""
+    if not xs:
+        return math.nan
+    v = sorted(xs)
+    return v[min(len(v) - 1, max(0, math.ceil(q * len(v)) - 1))]
+
+
+def judge(kind: str | None, sim: list[float], lin: list[float]) -> dict[str, Any]:
+    """The verdict of one row from the per-seed values of each side: difference text, seed noise,
+    tolerance text, verdict (True, False, or None for context) and whether the difference is
+    within seed noise."""
+    s, k = _mean(sim), _mean(lin)
+    out = {"sim_mean": s, "linux_mean": k, "sim_values": list(sim), "linux_values": list(lin)}
+    if kind in COUNTS and not (math.isnan(s) or math.isnan(k)) and s < NEAR_ZERO and k < NEAR_ZERO:
+        d = s - k
+        b = [x for x in sim if not math.isnan(x)]
+        n = [x for x in lin if not math.isnan(x)]
+        noise = 2 * math.sqrt(statistics.variance(b) / len(b) + statistics.variance(n) / len(n)) if len(b) > 1 and len(n) > 1 else math.nan
+        return {**out, "difference": f"{d:+.1f}", "noise": "-" if math.isnan(noise) else f"±{noise:.1f}",
+                "tolerance": f"±{NEAR_ZERO_ABS:g} (both < {NEAR_ZERO:g})", "verdict": abs(d) <= NEAR_ZERO_ABS,
+                "within_noise": not math.isnan(noise) and abs(d) <= noise}
+    if kind == "timeouts" and not (s > TIMEOUTS_COMPARED_ABOVE and k > TIMEOUTS_COMPARED_ABOVE):
+        kind = None
+    if kind is None:
+        d = rel_diff(s, k)
+        return {**out, "difference": "-" if math.isnan(d) or math.isinf(d) else f"{100 * d:+.1f}%", "noise": "",
+                "tolerance": "", "verdict": None, "within_noise": False}
+    text, d, ok = _verdict(kind, s, k, TOLERANCES)
+    noise = _noise(kind, sim, lin, TOLERANCES)
+    return {**out, "difference": text, "noise": _noise_text(kind, noise, TOLERANCES), "tolerance": _tol_text(kind, TOLERANCES),
+            "verdict": ok, "within_noise": ok is False and not math.isnan(noise) and abs(d) <= noise}
+
+
+def _fmt(unit: str, x: float) -> str:
+    if x is None or math.isnan(x):
+        return "-"
+    if unit == "Mb/s":
+        return f"{x / 1e6:.3f} Mb/s"
+    if unit == "ms":
+        return f"{x * 1e3:.2f} ms"
+    if unit == "%":
+        return f"{100 * x:.2f}%"
+    return f"{x:,.1f}" if x < 10 else f"{x:,.0f}"
+
+
+def case_rows(case: Case, sc: Scenario, sims: list[dict[str, Any]], kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The table rows of one case from the per-seed slim summaries of each side."""
+    rows: list[dict[str, Any]] = []
+
+    def add(metric: str, kind: str | None, unit: str, f) -> None:
+        sim = [f(s) for s in sims]
+        lin = [f(k) for k in kernels]
+        r = judge(kind, sim, lin)
+        r.update(metric=metric, kind=kind, unit=unit, sim=_fmt(unit, r["sim_mean"]), linux=_fmt(unit, r["linux_mean"]))
+        rows.append(r)
+
+    for link in case.links:
+        add(f"utilization {link}", "utilization", "%", lambda s, link=link: _get(s, "links", "link", link, "utilization"))
+    add("aggregate goodput", "aggregate goodput", "Mb/s", lambda s: sum(float(f.get("goodput_bps") or 0.0) for f in s["flows"]))
+    classes = flow_classes(sc)
+    for label, ids in classes.items():
+        if (len(classes) > 1 or len(ids) > 1) and not label.startswith("ping"):
+            add(f"per-class goodput, {label}", "per-class goodput", "Mb/s",
+                lambda s, ids=ids: _mean([_get(s, "flows", "id", i, "goodput_bps") for i in ids]))
+    for link in case.links:
+        add(f"mean sojourn {link}", "mean sojourn", "ms", lambda s, link=link: _get(s, "queues", "link", link, "sojourn_mean_s"))
+        add(f"p99 sojourn {link}", "p99 sojourn", "ms", lambda s, link=link: _get(s, "queues", "link", link, "sojourn_p99_s"))
+    for label, ids in classes.items():
+        if label.startswith("udp"):
+            continue
+        for q, kind in (("p50", "RTT p50"), ("p99", "RTT p99")):
+            add(f"RTT {q}, {label}", kind, "ms", lambda s, ids=ids, q=q: _mean([_get(s, "flows", "id", i, f"rtt_{q}_s") for i in ids]))
+    for link in case.links:
+        add(f"drops {link}", "drops", "n", lambda s, link=link: _get(s, "queues", "link", link, "dropped"))
+    add("retransmits (all TCP flows)", "retransmits", "n", lambda s: _sum(s, "retransmits"))
+    add("timeouts (all TCP flows)", "timeouts", "n", lambda s: _sum(s, "timeouts"))
+    if any(s.get("transfers") for s in sims):
+        for label, lo, hi in SIZE_CLASSES:
+            def cts(s: dict[str, Any], lo=lo, hi=hi) -> list[float]:
+                return [ct for size, ct in s.get("transfers", []) if lo < size <= hi]
+            add(f"completion median, {label}", "completion median", "ms", lambda s, cts=cts: _pct(cts(s), 0.5))
+            add(f"completion p99, {label}", None, "ms", lambda s, cts=cts: _pct(cts(s), 0.99))
+            add(f"transfers finished, {label}", None, "n", lambda s, cts=cts: float(len(cts(s))))
+    for r in rows:
+        r["scenario"] = case.name
+    return rows
+
+
+# -- the page
+
+
+def _kernel_meta(records: dict[str, list[dict[str, Any]]]) -> tuple[str, str, str]:
+    runs = [r for rs in records.values() for r in rs]
+    releases = sorted({r["kernel"] for r in runs})
+    dates = sorted(r["measured"] for r in runs)
+    sysctls: dict[str, set[str]] = {}
+    for r in runs:
+        for n, v in r.get("sysctls", {}).items():
+            sysctls.setdefault(n, set()).add(v)
+    settings = ", ".join(f"`{n.split('.')[-1]}` {'/'.join(sorted(v))}" for n, v in sysctls.items()) or "not recorded"
+    when = f"{dates[0]} to {dates[-1]}" if dates else "-"
+    return ", ".join(releases) or "-", settings, when
+
+
+def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str, seeds: int, records: dict[str, list[dict[str, Any]]]) -> str:
+    """``done``: (case, rows, simulator seeds, kernel seeds) in page order."""
+    release, settings, when = _kernel_meta(records)
+    tol = TOLERANCES
+    lines = [
+        "# Validation against Linux",
+        "",
+        f"Generated by `make validate-linux` (`python -m bufferlab.kernel.suite`) on {started}. Do not edit by hand: "
+        "run it again (`make validate-linux` measures on the kernel only the runs that are missing or whose "
+        "scenario file changed, then rebuilds this page; `python -m bufferlab.kernel.suite` without `--kernel` "
+        "rebuilds it from the stored kernel runs and fresh simulator runs in seconds).",
+        "",
+        "Each scenario (files in `python/bufferlab/kernel/suite/`) runs on the simulator with its **default TCP** "
+        "(SACK, RACK, F-RTO, PRR, delayed ACK; nothing pinned) and on the kernel backend "
+        "([kernel-backend.md](kernel-backend.md)): Linux's own TCP in network namespaces, bufferlab's engine — the same "
+        "queue code — between them, in real time. `newreno` runs as Linux `reno`, `cubic` as Linux `cubic`. Seeds 1..N "
+        "on each side; start times are drawn from each file's `start` (the kernel's draws follow the same law, not the "
+        "same values). Values are means over the seeds; per-seed values follow the table.",
+        "",
+        f"Kernel runs: Linux {release}, measured {when}, stored in `python/bufferlab/kernel/suite/kernel/` with the "
+        f"TCP settings read inside the sender's namespace ({settings}). Linux's segments carry a 12-byte "
+        "timestamp option (1448 B of payload where the simulator's carry 1460 B); its RTT samples are `tcpi_rtt` "
+        "(the smoothed RTT, every 10 ms), the simulator's one per ACK.",
+        "",
+        "Tolerances, fixed before the suite was first run (simulator relative to Linux): "
+        f"utilization ±{100 * tol['utilization'][1]:g} percentage points; aggregate goodput ±{100 * tol['aggregate goodput'][1]:g}%; "
+        f"per-class goodput (the mean goodput of each class of alike flows: same traffic block and round-trip time; "
+        f"only where a scenario has more than one flow) ±{100 * tol['per-class goodput'][1]:g}%; "
+        f"mean sojourn ±{100 * tol['mean sojourn'][1]:g}%; p99 sojourn ±{100 * tol['p99 sojourn'][1]:g}%; "
+        f"RTT p50 ±{100 * tol['RTT p50'][1]:g}%; RTT p99 ±{100 * tol['RTT p99'][1]:g}%; drops ±{100 * tol['drops'][1]:g}%; "
+        f"retransmits ±{100 * tol['retransmits'][1]:g}%; median completion time per size class "
+        f"±{100 * tol['completion median'][1]:g}%. Drops and retransmits near zero: when both means are below "
+        f"{NEAR_ZERO:g} per run, the row holds if they differ by at most {NEAR_ZERO_ABS:g} (absolute). Timeouts "
+        f"(RTO expiries; Linux's `tcpi_total_rto`) are context unless both means exceed {TIMEOUTS_COMPARED_ABOVE:g} "
+        f"per run, then ±{100 * tol['timeouts'][1]:g}%. Completion p99 and transfer counts are context. "
+        "The seed noise is two standard errors of the difference of the means (from each side's spread over seeds): "
+        "a difference within it is what chance alone gives with this many seeds (\"differs, within seed noise\"). "
+        f"A row that does not hold links to [{DIFFERENCES}]({DIFFERENCES}).",
+        "",
+    ]
+    missing = [c.name for c, rows, ns, nk in done if nk == 0]
+    partial = [f"{c.name} ({nk} of {ns})" for c, rows, ns, nk in done if 0 < nk < ns]
+    if missing:
+        lines += [f"**Not yet measured on the kernel ({len(missing)} scenarios, left out of the table):** {', '.join(missing)}.", ""]
+    if partial:
+        lines += [f"**Fewer kernel seeds than simulator seeds:** {', '.join(partial)}.", ""]
+    held = failed = 0
+    table = ["| scenario | metric | simulator | Linux | difference | seed noise | tolerance | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    details = ["", "## Per-seed values", "", "Simulator / Linux, seed by seed (Mb/s, ms, %, counts).", ""]
+    failing: dict[str, list[str]] = {}
+    for case, rows, ns, nk in done:
+        if nk == 0:
+            continue
+        for j, r in enumerate(rows):
+            if r["verdict"] is True:
+                verdict = "holds"
+                held += 1
+            elif r["verdict"] is False:
+                noise = ", within seed noise" if r["within_noise"] else ""
+                verdict = f"differs{noise}: [explained]({DIFFERENCES}#{case.name})"
+                failed += 1
+                failing.setdefault(case.name, []).append(r["metric"])
+            else:
+                verdict = ""
+            name = f"**{case.name}** ({ns}/{nk} seeds)" if j == 0 else ""
+            table.append(f"| {name} | {r['metric']} | {r['sim']} | {r['linux']} | {r['difference']} | {r['noise']} | {r['tolerance']} | {verdict} |")
+            scale = {"Mb/s": 1e-6, "ms": 1e3, "%": 100}.get(r["unit"], 1)
+            sv = " ".join(_f(x * scale) for x in r["sim_values"])
+            lv = " ".join(_f(x * scale) for x in r["linux_values"])
+            details.append(f"- {case.name}, {r['metric']}: {sv} / {lv}")
+    lines.append(f"**{held} of {held + failed} compared rows hold** ({len(done) - len(missing)} of {len(done)} scenarios measured on the kernel).")
+    lines.append("")
+    lines += ["| scenario | description |", "|---|---|"]
+    lines += [f"| {c.name} | {c.title()} |" for c, *_ in done]
+    lines.append("")
+    lines += table
+    lines += details
+    lines.append("")
+    return "\n".join(lines)
+
+
+def rows_on_page(page: str, scenario: str) -> dict[str, str]:
+    """metric -> verdict text of one scenario's rows in a generated page (for the tests)."""
+    out: dict[str, str] = {}
+    current = None
+    for line in page.splitlines():
+        if not line.startswith("| ") or line.startswith(("| scenario", "|---")):
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) != 8:
+            continue
+        if cells[0]:
+            current = cells[0].split("**")[1] if "**" in cells[0] else cells[0]
+        if current == scenario:
+            out[cells[1]] = cells[7]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bufferlab.kernel.suite", description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, default=Path("docs/validation-linux.md"))
+    ap.add_argument("--seeds", type=int, default=SEEDS, help=f"seeds per side (default {SEEDS})")
+    ap.add_argument("--only", nargs="*", default=None, help="only these cases")
+    ap.add_argument("--kernel", action="store_true",
+                    help="measure on the kernel backend the runs missing from suite/kernel/ (root; real time: the scenario's duration each)")
+    ap.add_argument("--sim-only", action="store_true", help="run the simulator side only and print its values (no page)")
+    args = ap.parse_args(argv)
+    cases = [c for c in CASES if not args.only or c.name in args.only]
+    unknown = set(args.only or ()) - {c.name for c in CASES}
+    if unknown:
+        print(f"error: unknown cases: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    seeds = list(range(1, args.seeds + 1))
+    log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
+    started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+    if args.sim_only:
+        for case in cases:
+            sc = load_scenario(case.file)
+            for r in case_rows(case, sc, run_sim(case, seeds), []):
+                print(f"{case.name}\t{r['metric']}\t{r['sim']}")
+        return 0
+
+    def page() -> None:
+        done, records = [], {}
+        for case in cases:
+            sc = load_scenario(case.file)
+            kruns = stored_runs(case, seeds)
+            records[case.name] = kruns
+            rows = case_rows(case, sc, run_sim(case, seeds), [r["summary"] for r in kruns]) if kruns else []
+            done.append((case, rows, len(seeds), len(kruns)))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        _write(args.out, render(done, started, len(seeds), records))
+
+    if args.kernel:
+        order = sorted(cases, key=lambda c: (KERNEL_FIRST.index(c.name) if c.name in KERNEL_FIRST else len(KERNEL_FIRST)))
+        for case in order:
+            t0 = time.monotonic()
+            n = run_kernel_seeds(case, seeds, log)
+            if n:
+                log(f"{case.name}: {n} kernel run{'s' if n != 1 else ''} in {time.monotonic() - t0:.0f} s")
+                page()  # an interrupted suite still leaves a (marked) partial page
+    page()
+    log(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
