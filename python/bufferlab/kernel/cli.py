@@ -159,13 +159,14 @@ def register(app: typer.Typer) -> None:
         seeds: Annotated[int, typer.Option("--seeds", min=1, help="Runs per backend (seeds run.seed, +1, ...); means are compared.")] = 1,
         seed: SeedOption = None,
         sets: SetOption = None,
+        as_json: Annotated[bool, typer.Option("--json", help="One JSON record per row (table, id, metric, sim, kernel, rel_diff, sim_values, kernel_values) instead of the table.")] = False,
     ) -> None:
         """Run a scenario on the simulator and on the kernel (real TCP through the same queue code)
         and print the two side by side with relative differences. Root; the kernel runs take the
         scenario's duration each."""
         from ..cli_common import _progress, out_console
         from . import KernelUnavailable, preflight
-        from .compare import compare_results, print_comparison
+        from .compare import compare_results, comparison_json, print_comparison
         from .. import run as run_sim
 
         sc = _load(file, seed, sets)
@@ -178,6 +179,9 @@ def register(app: typer.Typer) -> None:
         for i in range(seeds):
             sci = _load(file, base + i, sets)
             sims.append(run_sim(sci))
-            with _progress(sci.duration_s, quiet=False) as progress:
+            with _progress(sci.duration_s, quiet=as_json) as progress:
                 kernels.append(run_kernel_cli(sci, progress))
+        if as_json:
+            sys.stdout.write(comparison_json(compare_results(sims, kernels)))
+            return
         print_comparison(compare_results(sims, kernels), out_console, title=f"{file}: simulator vs kernel ({seeds} seed{'s' if seeds > 1 else ''})")

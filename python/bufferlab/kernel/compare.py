@@ -10,7 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-FLOW_METRICS = ("goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits")
+# timeouts: RTO expiries (the kernel's from TCP_INFO's tcpi_total_rto, Linux >= 6.7).
+FLOW_METRICS = ("goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits", "timeouts")
 # Percentiles read off each run's RTT CDF (the distributions table), beside the summary's.
 RTT_CDF_QUANTILES = (0.1, 0.9)
 QUEUE_METRICS = ("sojourn_mean_s", "occupancy_mean_pkts", "dropped")
@@ -40,28 +41,33 @@ def cdf_quantile(result: Any, flow_id: str, q: float) -> float | None:
 
 
 def compare_results(sims: list[Any], kernels: list[Any]) -> list[dict[str, Any]]:
-    """One row per (table, id, metric): the simulator's and the kernel's means over the runs and
-    the kernel's relative difference from the simulator. Flows with RTTs also get percentiles of
-    their RTT distribution (``rtt_p10_s``, ``rtt_p90_s``, from the CDF tables)."""
+    """One row per (table, id, metric): the simulator's and the kernel's means over the runs, the
+    kernel's relative difference from the simulator, and each side's per-run values
+    (``sim_values``, ``kernel_values``; None where a run lacks the metric). Flows with RTTs also
+    get percentiles of their RTT distribution (``rtt_p10_s``, ``rtt_p90_s``, from the CDF tables)."""
     rows = []
     for f in sims[0].summary["flows"]:
         for q in RTT_CDF_QUANTILES:
-            s = _mean([cdf_quantile(r, f["id"], q) for r in sims])
-            k = _mean([cdf_quantile(r, f["id"], q) for r in kernels])
+            sv = [cdf_quantile(r, f["id"], q) for r in sims]
+            kv = [cdf_quantile(r, f["id"], q) for r in kernels]
+            s, k = _mean(sv), _mean(kv)
             if s is None and k is None:
                 continue
             rel = (k - s) / abs(s) if s not in (None, 0.0) and k is not None else None
-            rows.append({"table": "distributions", "id": f["id"], "metric": f"rtt_p{round(100 * q)}_s", "sim": s, "kernel": k, "rel_diff": rel})
+            rows.append({"table": "distributions", "id": f["id"], "metric": f"rtt_p{round(100 * q)}_s", "sim": s, "kernel": k, "rel_diff": rel,
+                         "sim_values": sv, "kernel_values": kv})
     for table, key, metrics in (("flows", "id", FLOW_METRICS), ("queues", "link", QUEUE_METRICS), ("links", "link", LINK_METRICS)):
         ids = [r[key] for r in sims[0].summary[table]]
         for i, ident in enumerate(ids):
             for m in metrics:
-                s = _mean([r.summary[table][i].get(m) for r in sims])
-                k = _mean([r.summary[table][i].get(m) for r in kernels])
+                sv = [r.summary[table][i].get(m) for r in sims]
+                kv = [r.summary[table][i].get(m) for r in kernels]
+                s, k = _mean(sv), _mean(kv)
                 if _idle(m, s) and _idle(m, k):
                     continue  # an idle direction (ACK paths, access links): nothing to compare
                 rel = (k - s) / abs(s) if s not in (None, 0.0) and k is not None else None
-                rows.append({"table": table, "id": ident, "metric": m, "sim": s, "kernel": k, "rel_diff": rel})
+                rows.append({"table": table, "id": ident, "metric": m, "sim": s, "kernel": k, "rel_diff": rel,
+                             "sim_values": sv, "kernel_values": kv})
     return rows
 
 
@@ -77,6 +83,15 @@ def _fmt(metric: str, v: float | None) -> str:
     if metric == "utilization":
         return f"{100 * v:.1f}%"
     return f"{v:.3g}"
+
+
+def comparison_json(rows: list[dict[str, Any]]) -> str:
+    """One JSON record per row and line: table, id, metric, sim and kernel means, rel_diff, and
+    each side's per-run values."""
+    import json
+
+    keys = ("table", "id", "metric", "sim", "kernel", "rel_diff", "sim_values", "kernel_values")
+    return "".join(json.dumps({k: r.get(k) for k in keys}) + "\n" for r in rows)
 
 
 def print_comparison(rows: list[dict[str, Any]], console: Console, title: str) -> None:

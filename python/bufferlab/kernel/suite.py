@@ -292,8 +292,10 @@ def case_rows(case: Case, sc: Scenario, sims: list[dict[str, Any]], kernels: lis
         add(f"utilization {link}", "utilization", "%", lambda s, link=link: _get(s, "links", "link", link, "utilization"))
     add("aggregate goodput", "aggregate goodput", "Mb/s", lambda s: sum(float(f.get("goodput_bps") or 0.0) for f in s["flows"]))
     classes = flow_classes(sc)
-    for label, ids in classes.items():
-        if (len(classes) > 1 or len(ids) > 1) and not label.startswith("ping"):
+    # Goodput classes: not the pings; a lone flow's goodput is the aggregate row already.
+    data = {label: ids for label, ids in classes.items() if not label.startswith("ping")}
+    for label, ids in data.items():
+        if len(data) > 1 or len(ids) > 1:
             add(f"per-class goodput, {label}", "per-class goodput", "Mb/s",
                 lambda s, ids=ids: _mean([_get(s, "flows", "id", i, "goodput_bps") for i in ids]))
     for link in case.links:

@@ -1,0 +1,70 @@
+"""The simulator side of three rows sets of docs/validation-linux.md, rerun over the stored seeds and
+judged against the STORED kernel runs with the suite's own verdict code: a row the page says holds
+must still hold (a change to the simulator that breaks agreement with Linux fails here). No root:
+the kernel side is read from python/bufferlab/kernel/suite/kernel/."""
+
+from pathlib import Path
+
+import pytest
+
+from bufferlab.kernel import suite
+from bufferlab.scenario import load_scenario
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "validation-linux.md"
+
+# (case, metrics): the headline, a 10-flow Cubic CoDel dumbbell and a 10-flow Reno FIFO one.
+CHECKED = {
+    suite.HEADLINE: ("aggregate goodput", "mean sojourn client->server", "drops client->server", "retransmits (all TCP flows)"),
+    "cubic-codel-10": ("utilization r1->r2", "aggregate goodput", "mean sojourn r1->r2", "drops r1->r2", "retransmits (all TCP flows)"),
+    "reno-fifo-1bdp-10": ("utilization r1->r2", "aggregate goodput", "mean sojourn r1->r2", "drops r1->r2", "retransmits (all TCP flows)"),
+}
+
+
+def _case(name: str) -> suite.Case:
+    return next(c for c in suite.CASES if c.name == name)
+
+
+@pytest.mark.parametrize("name", list(CHECKED))
+def test_rows_the_page_says_hold_still_hold(name):
+    case = _case(name)
+    seeds = list(range(1, suite.SEEDS + 1))
+    kruns = suite.stored_runs(case, seeds)
+    if not kruns or not PAGE.is_file():
+        pytest.skip(f"no stored kernel runs of {name} (python -m bufferlab.kernel.suite --kernel --only {name})")
+    on_page = suite.rows_on_page(PAGE.read_text(), name)
+    if not on_page:
+        pytest.skip(f"{PAGE.name} has no rows of {name} yet (python -m bufferlab.kernel.suite rebuilds it)")
+    sims = suite.run_sim(case, [r["seed"] for r in kruns])
+    rows = {r["metric"]: r for r in suite.case_rows(case, load_scenario(case.file), sims, [r["summary"] for r in kruns])}
+    for metric in CHECKED[name]:
+        assert metric in rows and metric in on_page, metric
+        if on_page[metric] == "holds":
+            r = rows[metric]
+            assert r["verdict"] is True, (
+                f"{name}, {metric}: the page says it holds; now simulator {r['sim']} vs Linux {r['linux']} "
+                f"({r['difference']}, tolerance {r['tolerance']})")
+
+
+def test_verdict_rules():
+    # Counts near zero: both means below 5 per run -> absolute rule (|difference| <= 3).
+    assert suite.judge("drops", [1, 2, 3], [4, 4, 4])["verdict"] is True
+    assert suite.judge("drops", [0, 0, 0], [4, 4, 4.5])["verdict"] is False
+    assert suite.judge("retransmits", [100, 110], [80, 90])["verdict"] is True  # +23.5%, within ±30%
+    assert suite.judge("retransmits", [100, 110], [70, 80])["verdict"] is False  # +40%
+    # Relative rules: simulator relative to Linux.
+    j = suite.judge("aggregate goodput", [9.7e6, 9.7e6], [9.5e6, 9.5e6])
+    assert j["verdict"] is True and j["difference"] == "+2.1%"
+    # Timeouts: context unless both sides exceed 5 per run.
+    assert suite.judge("timeouts", [1, 2], [30, 40])["verdict"] is None
+    assert suite.judge("timeouts", [10, 12], [30, 34])["verdict"] is False
+    assert suite.judge("timeouts", [10, 12], [12, 14])["verdict"] is True
+    # A difference inside two standard errors of the difference of means is "within seed noise".
+    j = suite.judge("mean sojourn", [0.01, 0.05], [0.02, 0.0201])
+    assert j["verdict"] is False and j["within_noise"] is True
+
+
+def test_every_case_file_loads_and_describes_itself():
+    for c in suite.CASES:
+        sc = load_scenario(c.file)
+        assert c.title(), c.name
+        assert sc.plan["run"]["duration_ns"] == 20 * 10**9
