@@ -59,12 +59,17 @@ class Case:
         return SUITE_DIR / f"{self.name}.toml"
 
     def title(self) -> str:
-        head = []
-        for line in self.file.read_text().splitlines():
-            if not line.startswith("#"):
-                break
-            head.append(line.lstrip("#").strip())
-        return " ".join(head)
+        return file_title(self.file)
+
+
+def file_title(path: Path) -> str:
+    """A scenario file's description: its leading ``#`` comment lines, joined."""
+    head = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        head.append(line.lstrip("#").strip())
+    return " ".join(head)
 
 
 DUMBBELL = ("r1->r2",)

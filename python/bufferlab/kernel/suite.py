@@ -38,7 +38,7 @@ from typing import Any
 
 from ..crosscheck.compare import rel_diff
 from ..crosscheck.referee import SYSCTLS, _read_sysctls
-from ..crosscheck.suite import _f, _mean, _noise, _noise_text, _tol_text, _verdict, _write, flow_classes
+from ..crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes
 from ..scenario import Scenario, load_scenario
 
 __all__ = ["CASES", "TOLERANCES", "Case", "case_rows", "run_sim", "load_record", "run_kernel_seeds", "render", "main"]
@@ -87,12 +87,7 @@ class Case:
         return SUITE_DIR / f"{self.name}.toml"
 
     def title(self) -> str:
-        head = []
-        for line in self.file.read_text().splitlines():
-            if not line.startswith("#"):
-                break
-            head.append(line.lstrip("#").strip())
-        return " ".join(head)
+        return file_title(self.file)
 
     def file_hash(self) -> str:
         return hashlib.sha256(self.file.read_bytes()).hexdigest()
@@ -214,14 +209,6 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
 
 
 # -- rows
-
-
-def _get(s: dict[str, Any], table: str, key: str, ident: str, metric: str) -> float:
-    for row in s.get(table, []):
-        if row.get(key) == ident:
-            v = row.get(metric)
-            return float(v) if isinstance(v, (int, float)) else math.nan
-    return math.nan
 
 
 def _sum(s: dict[str, Any], metric: str) -> float:
