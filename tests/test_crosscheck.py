@@ -245,6 +245,24 @@ def test_bufferlab_runs_without_what_ns3_lacks():
     assert "traffic[0].rack" in {p.path for p in e.value.problems}
 
 
+def test_bufferlab_reduces_from_what_ns3_reduces_from():
+    from bufferlab.crosscheck.translate import matched_for_ns3
+
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", ""))
+    doc["traffic"].append(dict(doc["traffic"][0], cc="cubic"))
+    m = matched_for_ns3(doc)
+    # ns-3's NewReno (bl::Rfc3465Reno) reduces from FlightSize, its TcpCubic from cwnd.
+    assert [b["ssthresh_from"] for b in m["traffic"]] == ["flight", "cwnd"]
+    assert "ssthresh_from" not in doc["traffic"][0]
+    to_ns3(load_scenario(m))
+    # A block that asks for the other base keeps it, and the translation refuses it by name.
+    doc["traffic"][0]["ssthresh_from"] = "cwnd"
+    doc["traffic"][1]["ssthresh_from"] = "flight"
+    with pytest.raises(Unsupported) as e:
+        to_ns3(load_scenario(matched_for_ns3(doc)))
+    assert {"traffic[0].ssthresh_from", "traffic[1].ssthresh_from"} <= {p.path for p in e.value.problems}
+
+
 def test_rtt_adaptive_and_prio_small_are_refused():
     with pytest.raises(Unsupported) as e:
         to_ns3(dumbbell('{ discipline = "fifo", sizing = "rtt-adaptive" }'), limits={"r1->r2": {"limit_pkts": 10}, "r2->r1": {"limit_pkts": 10}})

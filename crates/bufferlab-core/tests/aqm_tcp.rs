@@ -87,7 +87,8 @@ fn fq_codel_sparse_ping_beside_bulk_flows() {
         ms(pf.rtt_mean_s),
         fq.link("client->server").unwrap().utilization
     );
-    assert!(ms(p.rtt_mean_s) < 22.0 && ms(p.rtt_p99_s) < 24.0);
+    // The 20 ms path, the packet on the wire (1.2 ms), and at the tail a few more packet times.
+    assert!(ms(p.rtt_mean_s) < 22.0 && ms(p.rtt_p99_s) < 25.0);
     assert!(ms(pf.rtt_mean_s) > 200.0);
     assert!(fq.link("client->server").unwrap().utilization > 0.9);
 }
@@ -270,4 +271,72 @@ fn bql_keeps_the_tcp_queue_where_the_aqm_sees_it() {
     assert!(ms(po.rtt_mean_s) > 10.0 * ms(pa.rtt_mean_s));
     assert!(ms(qo.ring_sojourn_mean_s) > 300.0);
     assert!(auto.link("client->server").unwrap().utilization > 0.95);
+}
+
+/// One Cubic upload with Linux's recovery (SACK, RACK, F-RTO, PRR: the defaults) through CoDel
+/// or FQ-CoDel in the host's egress (ring 512, BQL auto): `linux-stack.toml` with the queue the
+/// kernel backend measures Linux through. Linux 6.18's Cubic through the same CoDel drops 115
+/// packets and resends 112 in 30 s, with a 5.6 ms mean sojourn (docs/validation-linux.md).
+/// A reduction taken from FlightSize (`ssthresh_from = "flight"`) counts the SACKed segments
+/// above a hole: when a loss among the segments a recovery sent starts the next recovery, the
+/// new ssthresh (0.7 × FlightSize) exceeds the window, PRR grows the window to it, and recovery
+/// after recovery ratchets the window up: ~1,900 drops, ~3,300 resends and a 46 ms sojourn.
+#[test]
+fn cubic_with_rack_through_codel_reduces_as_linux() {
+    let mk = |qdisc: &str, limit: u64, from: &str| {
+        let mut up = qdir(
+            MBPS10,
+            5 * NS_PER_MS,
+            json!({ "qdisc": { "kind": qdisc }, "limit_pkts": limit }),
+        );
+        up["ring"] = json!({ "size": 512, "bql": "auto" });
+        let mut v = access(
+            up,
+            dir(MBPS10, 5 * NS_PER_MS, 1000),
+            json!([{ "kind": "tcp", "pairs": [["client", "server"]],
+                     "tcp": { "cc": "cubic", "ssthresh_from": from } }]),
+            40 * NS_PER_SEC,
+            1,
+        );
+        v["run"]["measure_ns"] = json!([10 * NS_PER_SEC, 40 * NS_PER_SEC]);
+        run(&scenario(v)).unwrap()
+    };
+    for (qdisc, limit) in [("codel", 1000), ("fq_codel", 10240)] {
+        let linux = mk(qdisc, limit, "cwnd");
+        let rfc = mk(qdisc, limit, "flight");
+        let (q, f) = (
+            linux.queue("client->server").unwrap(),
+            linux.flow("tcp-1").unwrap(),
+        );
+        let qr = rfc.queue("client->server").unwrap();
+        eprintln!(
+            "{qdisc}: cwnd: {} drops, {} resent, {} timeouts, sojourn {:.2} ms | flight: {} drops, sojourn {:.2} ms",
+            q.dropped, f.retransmits, f.timeouts, ms(q.sojourn_mean_s), qr.dropped, ms(qr.sojourn_mean_s)
+        );
+        // Linux: 115 drops and 112 resends (±50%), a 5.6 ms sojourn, no timeouts.
+        assert!(
+            (58..=175).contains(&q.dropped),
+            "{qdisc}: {} drops",
+            q.dropped
+        );
+        assert!(
+            f.retransmits <= q.dropped + 10,
+            "{qdisc}: {} resent for {} drops",
+            f.retransmits,
+            q.dropped
+        );
+        assert!(
+            ms(q.sojourn_mean_s) < 8.0,
+            "{qdisc}: sojourn {}",
+            ms(q.sojourn_mean_s)
+        );
+        assert_eq!(f.timeouts, 0, "{qdisc}");
+        // The FlightSize rule ratchets (what this test guards against returning as the default).
+        assert!(
+            qr.dropped > 5 * q.dropped,
+            "{qdisc}: flight {} vs cwnd {}",
+            qr.dropped,
+            q.dropped
+        );
+    }
 }

@@ -238,6 +238,12 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
     if opts.get("rack", False) is True and opts.get("sack", True):
         why.add(f"{path}.tcp.rack", "ns-3 (3.44) has no RACK (RFC 8985): it finds losses by duplicate ACKs only; "
                 "leave rack out (the crosscheck then runs bufferlab without it too)")
+    # ns-3's NewReno here (bl::Rfc3465Reno) reduces from FlightSize, its TcpCubic from cwnd
+    # (TcpCubic::GetSsThresh), each the only way it can: the crosscheck runs bufferlab the same.
+    own_base = NS3_SSTHRESH_FROM.get(cc)
+    if own_base is not None and opts.get("ssthresh_from", own_base) != own_base:
+        why.add(f"{path}.tcp.ssthresh_from", f"ns-3's {cc} takes ssthresh from {own_base} only; leave ssthresh_from out "
+                f"(the crosscheck then runs bufferlab with {own_base} too)")
     cc_attrs: dict[str, str] = {}
     beta = opts.get("beta")
     if cc == "newreno":
@@ -335,16 +341,23 @@ def path_delay_ns(plan: dict[str, Any], src: str, dst: str) -> int:
 # runs bufferlab with them off where a block leaves them out, and refuses a block that asks for
 # them (docs/crosscheck.md).
 NS3_LACKS = ("rack", "frto")
+# What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
+# runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
+NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}
 
 
 def matched_for_ns3(document: dict[str, Any]) -> dict[str, Any]:
-    """The scenario document with the TCP options ns-3 lacks (``NS3_LACKS``) turned off in every
-    TCP block that does not set them: what bufferlab runs beside ns-3."""
+    """The scenario document with the TCP options ns-3 lacks (``NS3_LACKS``) turned off, and the
+    reduction base ns-3's algorithm uses (``NS3_SSTHRESH_FROM``), in every TCP block that does
+    not set them: what bufferlab runs beside ns-3."""
     doc = copy.deepcopy(document)
     for block in doc.get("traffic", []):
         if isinstance(block, dict) and block.get("kind") in TCP_KINDS:
             for key in NS3_LACKS:
                 block.setdefault(key, False)
+            base = NS3_SSTHRESH_FROM.get(block.get("cc", "newreno"))
+            if base is not None:
+                block.setdefault("ssthresh_from", base)
     return doc
 
 

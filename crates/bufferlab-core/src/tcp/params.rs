@@ -27,6 +27,20 @@ pub enum CcKind {
     Vegas,
 }
 
+/// What a congestion event's reduction is taken from (the window `ssthresh` is a fraction of).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshFrom {
+    /// The congestion window when the loss is found, as Linux (`tcp_init_cwnd_reduction` calls
+    /// the algorithm's `ssthresh()`, which reads `snd_cwnd`), ns-2, FreeBSD and ns-3's
+    /// `TcpCubic` do; PRR's RecoverFS is then that window (Linux's `prior_cwnd`).
+    #[default]
+    Cwnd,
+    /// FlightSize, SND.NXT − SND.UNA (RFC 5681 eq. 4, RFC 6675 §5; PRR's RecoverFS, RFC 6937
+    /// §3), as ns-3's `TcpNewReno`. With SACK it counts the SACKed segments above a hole too.
+    Flight,
+}
+
 /// Largest retransmission timeout accepted: one hour.
 const MAX_RTO_NS: u64 = 3600 * NS_PER_SEC;
 
@@ -59,6 +73,17 @@ pub struct TcpOptions {
     /// = 1`, since RACK came in 4.4); ns-3 3.44 has no RACK (the crosscheck turns it off on
     /// both sides).
     pub rack: bool,
+    /// What a congestion event's reduction is taken from: `cwnd`, the congestion window, as
+    /// Linux (`tcp_init_cwnd_reduction`: `ssthresh = β·cwnd`; PRR's RecoverFS is that window,
+    /// `prior_cwnd`; a timeout during a fast recovery keeps the recovery's ssthresh), ns-2 and
+    /// FreeBSD do; or `flight`, SND.NXT − SND.UNA (RFC 5681 eq. 4, RFC 6675 §5, RFC 6937's
+    /// RecoverFS), as ns-3's `TcpNewReno` does. The two agree on a first loss in a
+    /// window-limited flow; they part when a recovery starts while SACKed segments lie above
+    /// the hole (a loss among the segments a recovery sent, found as it ends): FlightSize counts
+    /// them, so the new ssthresh can exceed the window the recovery just set, and with Cubic's
+    /// β = 0.7 each chained recovery raises the window instead of lowering it. Default `cwnd`,
+    /// as Linux.
+    pub ssthresh_from: SsthreshFrom,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     pub delayed_ack: bool,
@@ -127,6 +152,7 @@ impl Default for TcpOptions {
             prr: true,
             frto: true,
             rack: true,
+            ssthresh_from: SsthreshFrom::Cwnd,
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
             beta: None,
@@ -162,6 +188,7 @@ pub struct TcpParams {
     pub prr: bool,
     pub frto: bool,
     pub rack: bool,
+    pub ssthresh_from: SsthreshFrom,
     pub delayed_ack: bool,
     pub delack_ns: Duration,
     pub initial_window: u32,
@@ -250,6 +277,7 @@ impl TcpOptions {
             prr: self.prr,
             frto: self.frto,
             rack: self.rack,
+            ssthresh_from: self.ssthresh_from,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,

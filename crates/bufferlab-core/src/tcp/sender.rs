@@ -10,7 +10,7 @@
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
-use super::params::{TcpParams, HEADER_BYTES};
+use super::params::{SsthreshFrom, TcpParams, HEADER_BYTES};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rtt::RttEstimator;
@@ -68,6 +68,8 @@ pub struct SendConn {
     rto_at: Option<Instant>,
     rto_armed: Option<Instant>,
     dupacks: u32,
+    /// What a reduction is taken from (`TcpOptions::ssthresh_from`).
+    ssthresh_from: SsthreshFrom,
     in_recovery: bool,
     /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: one past the highest byte sent when the
     /// last recovery or timeout began.
@@ -131,6 +133,7 @@ impl SendConn {
             rto_at: None,
             rto_armed: None,
             dupacks: 0,
+            ssthresh_from: p.ssthresh_from,
             in_recovery: false,
             recover: None,
             rto_point: None,
@@ -364,10 +367,20 @@ impl SendConn {
         io.flows[peer.flow as usize].on_rtt_sample(io.now, r);
     }
 
+    /// What a congestion event reduces from, in bytes: the window (Linux) or FlightSize,
+    /// SND.NXT − SND.UNA (RFC 5681 eq. 4). See `TcpOptions::ssthresh_from`.
+    fn reduction_base(&self) -> u64 {
+        match self.ssthresh_from {
+            SsthreshFrom::Cwnd => self.w.cwnd_bytes,
+            SsthreshFrom::Flight => self.max - self.una,
+        }
+    }
+
     /// Enter fast recovery (RFC 6582 §3.2 step 2, RFC 6675 §5 step 4).
     fn enter_recovery(&mut self, io: &mut Io, peer: &Peer) {
-        let flight = self.max - self.una;
-        self.cc.on_congestion(io.now, &mut self.w, flight);
+        // RecoverFS (RFC 6937 §3) is the same base: Linux's PRR divides by `prior_cwnd`.
+        let base = self.reduction_base();
+        self.cc.on_congestion(io.now, &mut self.w, base);
         self.in_recovery = true;
         self.recover = Some(self.max);
         if self.sack {
@@ -377,8 +390,8 @@ impl SendConn {
             // retransmit back that long leaves the hole open past the timer. Linux's PRR forces
             // this first retransmission the same way (`tcp_cwnd_reduction`).
             if self.use_prr {
-                // RFC 6937 §3: RecoverFS = SND.NXT − SND.UNA, in segments.
-                self.prr = Some(Prr::start(flight.div_ceil(self.mss)));
+                // RFC 6937 §3: RecoverFS, in segments.
+                self.prr = Some(Prr::start(base.div_ceil(self.mss)));
             }
             let head = self.sb.head();
             self.sb.mark_lost(head);
@@ -767,15 +780,18 @@ impl SendConn {
         }
         count_timeout(io);
         self.rtt.on_timeout();
-        let flight = if self.sack {
-            self.sb.pipe() * self.mss
-        } else {
-            self.nxt - self.una
+        let base = match self.ssthresh_from {
+            SsthreshFrom::Cwnd => self.w.cwnd_bytes,
+            SsthreshFrom::Flight if self.sack => self.sb.pipe() * self.mss,
+            SsthreshFrom::Flight => self.nxt - self.una,
         };
         // RFC 5681 §3.1: when the segment that timed out was already resent by the timer, the
         // window is not halved again (the first timeout already answered this congestion;
         // halving at each backed-off timeout leaves a long-RTT flow with a tiny ssthresh).
-        let repeat = self.rto_point.is_some_and(|p| self.una < p);
+        // Linux (`tcp_enter_loss`) also keeps the ssthresh a fast recovery under way has set:
+        // its window is already being reduced, and halving the reduced window halves twice.
+        let repeat = self.rto_point.is_some_and(|p| self.una < p)
+            || (self.ssthresh_from == SsthreshFrom::Cwnd && self.in_recovery);
         let held = self.w.ssthresh_bytes;
         // F-RTO (RFC 5682 §2-3 step 1) only when no recovery is under way, or when its own
         // detection timed out again; the state to undo is the one before the first timeout.
@@ -786,7 +802,7 @@ impl SendConn {
         } else if !frto {
             self.undo = None;
         }
-        self.cc.on_rto(io.now, &mut self.w, flight.max(self.mss));
+        self.cc.on_rto(io.now, &mut self.w, base.max(self.mss));
         if repeat {
             self.w.ssthresh_bytes = held;
         }
