@@ -325,6 +325,21 @@ def _kernel_meta(records: dict[str, list[dict[str, Any]]]) -> tuple[str, str, st
     return ", ".join(releases) or "-", settings, when
 
 
+def _engine_provenance() -> str:
+    """Which engine the simulator side ran: the checkout's commit, and whether the Rust sources
+    differed from it (the extension is built from the working tree)."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[3]
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "crates", "Cargo.toml", "Cargo.lock"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    return f" Simulator: the engine of commit {head}" + (" with uncommitted changes to its Rust sources" if dirty else "") + "."
+
+
 def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str, seeds: int, records: dict[str, list[dict[str, Any]]]) -> str:
     """``done``: (case, rows, simulator seeds, kernel seeds) in page order."""
     release, settings, when = _kernel_meta(records)
@@ -342,11 +357,11 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         "([kernel-backend.md](kernel-backend.md)): Linux's own TCP in network namespaces, bufferlab's engine — the same "
         "queue code — between them, in real time. `newreno` runs as Linux `reno`, `cubic` as Linux `cubic`. Seeds 1..N "
         "on each side; start times are drawn from each file's `start` (the kernel's draws follow the same law, not the "
-        "same values). Values are means over the seeds; per-seed values follow the table.",
+        "same values). Values are means over the seeds; per-seed values follow the table." + _engine_provenance(),
         "",
         f"Kernel runs: Linux {release}, measured {when}, stored in `python/bufferlab/kernel/suite/kernel/` with the "
         f"TCP settings read inside the sender's namespace ({settings}). Linux's segments carry a 12-byte "
-        "timestamp option (1448 B of payload where the simulator's carry 1460 B); its RTT samples are `tcpi_rtt` "
+        "timestamp option (1448 B of payload in a 1500 B packet, pure ACKs of 52 B); its RTT samples are `tcpi_rtt` "
         "(the smoothed RTT, every 10 ms), the simulator's one per ACK.",
         "",
         "Tolerances, fixed before the suite was first run (simulator relative to Linux): "
