@@ -113,8 +113,8 @@ size = "100KB"
     client, server = kp.host(0), kp.host(1)
     # F-RTO and RACK are the sender's: on there, as bufferlab's defaults (Linux's), whatever
     # the machine runs.
-    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1"}
-    assert server.sysctls == {"ipv4/tcp_sack": "0"}
+    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1"}
+    assert server.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_timestamps": "1"}
     assert client.routes == {1: {"initcwnd": "4", "rto_min": "50ms"}}
     assert server.routes == {0: {"quickack": "1"}}
     (src,) = client.roles
@@ -164,17 +164,25 @@ def test_conflicting_settings_on_one_host_are_refused(tmp_path):
 def test_frto_and_rack_map_to_the_senders_namespace(tmp_path):
     one = '\n[[traffic]]\nkind = "tcp"\nfrom = "{}"\nto = "{}"\nfrto = {}\n'
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true"))))
-    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1"}
-    assert kp.host(1).sysctls == {}
+    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1"}
+    assert kp.host(1).sysctls == {"ipv4/tcp_timestamps": "1"}
     # Opposite directions: each namespace has its own sender.
     body = one.format("client", "server", "true") + one.format("server", "client", "false") + "rack = false\n"
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
-    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1"},
-                                                       {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0"})
+    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1"},
+                                                       {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0", "ipv4/tcp_timestamps": "1"})
     # Two senders in one namespace cannot differ.
     body = one.format("client", "server", "true") + one.format("client", "server", "false")
     with pytest.raises(ScenarioError, match=r"traffic\[1\]\.frto: .*different value \(2\)"):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
+
+
+def test_timestamps_map_to_both_ends_and_flight_reduction_is_refused(tmp_path):
+    one = '\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\n'
+    kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + "timestamps = false\n")))
+    assert [kp.host(i).sysctls["ipv4/tcp_timestamps"] for i in (0, 1)] == ["0", "0"]
+    with pytest.raises(ScenarioError, match=r"traffic\[0\]\.ssthresh_from: .*Linux always reduces"):
+        kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'ssthresh_from = "flight"\n')))
 
 
 def test_hosts_are_endpoints_and_leaves_routers_stay_in_the_engine(examples_dir):

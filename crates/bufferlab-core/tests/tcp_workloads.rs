@@ -77,13 +77,36 @@ fn lossy_path_retransmits_only_what_was_lost() {
     }
 }
 
+/// RFC 7323's timestamp option costs 12 B on every packet, as on Linux (`tcp_timestamps = 1`):
+/// a full segment is still 1500 B on the wire but carries 1448 B, an ACK is 52 B; without the
+/// option 1460 B and 40 B. A bulk flow's goodput over the link's rate is the payload's share.
+#[test]
+fn the_timestamp_option_is_charged_on_the_wire() {
+    let d = dumbbell();
+    for (ts, payload, ack) in [(true, 1448u64, 52u64), (false, 1460, 40)] {
+        let out = run_ok(&d.scenario(vec![(
+            vec![0],
+            json!({"kind": "tcp", "size_bytes": 1_000 * payload, "tcp": {"timestamps": ts, "handshake": false, "rwnd_bytes": 60 * payload}}),
+        )]));
+        let (fwd, rev) = (out.link("r1->r2").unwrap(), out.link("r2->r1").unwrap());
+        assert_eq!(out.summary.flows[0].retransmits, 0);
+        assert_eq!(
+            (fwd.pkts_sent, fwd.bytes_sent),
+            (1_000, 1_000 * 1500),
+            "timestamps = {ts}"
+        );
+        assert_eq!(rev.bytes_sent, rev.pkts_sent * ack, "timestamps = {ts}");
+    }
+}
+
 #[test]
 fn delayed_acks_halve_the_ack_count() {
     let acks = |delayed: bool| {
         let d = dumbbell();
         let out = run_ok(&d.scenario(vec![(
             vec![0],
-            json!({"kind": "tcp", "size_bytes": 2_000 * 1460, "tcp": {"delayed_ack": delayed, "rwnd_bytes": 60 * 1460, "handshake": false}}),
+            // 2,000 segments of 1448 B (a 1460 B MSS less the timestamp option).
+            json!({"kind": "tcp", "size_bytes": 2_000 * 1448, "tcp": {"delayed_ack": delayed, "rwnd_bytes": 60 * 1448, "handshake": false}}),
         )]));
         assert_eq!(out.summary.flows[0].retransmits, 0);
         out.link("r2->r1").unwrap().pkts_sent

@@ -235,6 +235,9 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
     if opts.get("frto", False) is True:
         why.add(f"{path}.tcp.frto", "ns-3 (3.44) has no F-RTO (RFC 5682): it never finds a timeout spurious; "
                 "leave frto out (the crosscheck then runs bufferlab without it too)")
+    if opts.get("timestamps", False) is True:
+        why.add(f"{path}.tcp.timestamps", "the crosscheck runs ns-3 without the timestamp option's 12 B (Timestamp = false); "
+                "leave timestamps out (the crosscheck then runs bufferlab without them too)")
     if opts.get("rack", False) is True and opts.get("sack", True):
         why.add(f"{path}.tcp.rack", "ns-3 (3.44) has no RACK (RFC 8985): it finds losses by duplicate ACKs only; "
                 "leave rack out (the crosscheck then runs bufferlab without it too)")
@@ -337,10 +340,11 @@ def path_delay_ns(plan: dict[str, Any], src: str, dst: str) -> int:
     return total
 
 
-# bufferlab's TCP options, on by default as in Linux, that ns-3 has no model of: the crosscheck
-# runs bufferlab with them off where a block leaves them out, and refuses a block that asks for
-# them (docs/crosscheck.md).
-NS3_LACKS = ("rack", "frto")
+# bufferlab's TCP options, on by default as in Linux, that ns-3 has no model of (RACK, F-RTO) or
+# that the crosscheck runs ns-3 without (the timestamp option's bytes: ns-3 runs Timestamp =
+# false): the crosscheck runs bufferlab with them off where a block leaves them out, and refuses a
+# block that asks for them (docs/crosscheck.md).
+NS3_LACKS = ("rack", "frto", "timestamps")
 # What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
 NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}

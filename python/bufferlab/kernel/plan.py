@@ -12,6 +12,9 @@ How TCP options map (every one per namespace or per route, never on the machine 
                    ``false``, ``2`` for ``true`` (the default, as Linux's own)
 ``rack``           ``net.ipv4.tcp_recovery`` inside the sender's namespace, always set: ``1``
                    (RACK loss detection, the default, as Linux's own) or ``0`` for ``false``
+``timestamps``     ``net.ipv4.tcp_timestamps`` inside both ends' namespaces, always set: ``1``
+                   (the default, as Linux's own) or ``0``
+``ssthresh_from``  ``cwnd`` is what Linux does; ``flight`` is refused
 ``delayed_ack``    ``false``: route ``quickack 1`` at the receiver towards the sender
 ``initial_window`` route ``initcwnd`` at the sender towards the receiver
 ``min_rto``        route ``rto_min`` at the sender (whole milliseconds)
@@ -152,6 +155,9 @@ def build(sc: Any) -> KernelPlan:
             refuse(i, "handshake", "a kernel TCP connection always opens with a handshake")
         if tcp.get("prr", True) is False:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
+        if tcp.get("ssthresh_from", "cwnd") != "cwnd":
+            refuse(i, "ssthresh_from", "Linux always reduces from the congestion window (tcp_init_cwnd_reduction); "
+                   "leave ssthresh_from out")
         cc = CC_NAMES.get(tcp.get("cc", "newreno"), tcp.get("cc"))
         if kind in TCP_KINDS and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")
@@ -181,6 +187,10 @@ def build(sc: Any) -> KernelPlan:
                     set_once(src, src.sysctls, "ipv4/tcp_frto", frto, i, "frto")
                     rack = "1" if tcp.get("rack", True) else "0"
                     set_once(src, src.sysctls, "ipv4/tcp_recovery", rack, i, "rack")
+                    # The option is negotiated in the handshake: both ends, like SACK.
+                    ts = "1" if tcp.get("timestamps", True) else "0"
+                    for h in (src, dst):
+                        set_once(h, h.sysctls, "ipv4/tcp_timestamps", ts, i, "timestamps")
                     if tcp.get("delayed_ack") is False:
                         set_once(dst, dst.routes.setdefault(s, {}), "quickack", "1", i, "delayed_ack")
                     if "initial_window" in tcp:

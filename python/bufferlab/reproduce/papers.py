@@ -15,11 +15,13 @@ CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                          "2.6.24, but no RACK, which Linux gained in 4.4 at the end of 2015 (rack = false)")
 GORINSKY = Paper("gorinsky", "Gorinsky, Kantawala & Turner (2005)",
                  "Link Buffer Sizing: A New Look at the Old Problem", "IEEE ISCC 2005",
-                 tcp={"rack": False, "frto": False},
-                 tcp_note="TCP as the paper's ns-2 agents: no RACK and no F-RTO (rack = false, frto = false)")
+                 tcp={"rack": False, "frto": False, "timestamps": False},
+                 tcp_note="TCP as the paper's ns-2 agents: no RACK, no F-RTO and no timestamp option on the wire "
+                          "(rack = false, frto = false, timestamps = false)")
 JABEEN = Paper("jabeen", "Jabeen, Zafar, Qazi & Uzmi (2011?)",
                "SplitBuff: Improving the Interaction of Heterogeneous RTT Flows on the Internet",
                "the text carries no date; its latest reference is from 2010",
-               tcp={"rack": False, "frto": False},
-               tcp_note="TCP as the paper's ns-2 SACK agents: no RACK and no F-RTO (rack = false, frto = false)")
+               tcp={"rack": False, "frto": False, "timestamps": False},
+               tcp_note="TCP as the paper's ns-2 SACK agents: no RACK, no F-RTO and no timestamp option on the wire "
+                        "(rack = false, frto = false, timestamps = false)")
 KLEINROCK = Paper("theory", "Kleinrock (1975)", "Queueing Systems, vol. 1", "§5.6, Pollaczek–Khinchine")

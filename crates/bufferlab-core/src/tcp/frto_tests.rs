@@ -20,6 +20,8 @@ fn params(sack: bool, frto: bool) -> TcpParams {
     TcpParams {
         sack,
         frto,
+        // Segments of `MSS` bytes of payload, numbered by it.
+        timestamps: false,
         rwnd_bytes: RWND * MSS,
         ..TcpParams::default()
     }

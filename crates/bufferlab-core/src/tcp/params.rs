@@ -9,10 +9,14 @@ use super::cc::vegas::VegasConfig;
 use crate::problem::{at_key, Problem};
 use crate::time::{fmt_ns, Duration, NS_PER_SEC};
 
-/// IPv4 (20 B) + TCP (20 B) headers. Options (timestamps, SACK blocks) are carried as header
-/// fields of the simulated packet but not charged on the wire, so a pure ACK is 40 B and a
-/// full data segment MSS + 40 B.
+/// IPv4 (20 B) + TCP (20 B) headers. SACK blocks are carried as header fields of the simulated
+/// packet but not charged on the wire; the timestamp option is, when the block has it
+/// ([`TS_OPTION_BYTES`]).
 pub const HEADER_BYTES: u32 = 40;
+
+/// The timestamp option on the wire (RFC 7323 §3: kind, length and two 4 B values, 10 B, padded
+/// with two NOPs to 12 B, as Linux and every stack send it).
+pub const TS_OPTION_BYTES: u32 = 12;
 
 /// Which congestion control a connection runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -84,6 +88,13 @@ pub struct TcpOptions {
     /// β = 0.7 each chained recovery raises the window instead of lowering it. Default `cwnd`,
     /// as Linux.
     pub ssthresh_from: SsthreshFrom,
+    /// The TCP timestamp option (RFC 7323) on the wire: 12 B on every segment and ACK, so a data
+    /// segment carries `mss` − 12 B of payload in `mss` + 40 B (Linux's `tcp_current_mss`: 1448
+    /// B in a 1500 B packet) and a pure ACK is 52 B. Default on, as Linux
+    /// (`net.ipv4.tcp_timestamps = 1`), FreeBSD and Windows. RTTs are measured from echoed
+    /// timestamps either way; `false` leaves the option's bytes out (ns-2's agents; the
+    /// crosscheck runs ns-3 and bufferlab without them).
+    pub timestamps: bool,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     pub delayed_ack: bool,
@@ -153,6 +164,7 @@ impl Default for TcpOptions {
             frto: true,
             rack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
+            timestamps: true,
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
             beta: None,
@@ -189,6 +201,7 @@ pub struct TcpParams {
     pub frto: bool,
     pub rack: bool,
     pub ssthresh_from: SsthreshFrom,
+    pub timestamps: bool,
     pub delayed_ack: bool,
     pub delack_ns: Duration,
     pub initial_window: u32,
@@ -198,6 +211,19 @@ pub struct TcpParams {
     pub rwnd_bytes: u64,
     pub sndbuf_bytes: u64,
     pub handshake: bool,
+}
+
+impl TcpParams {
+    /// IP and TCP header bytes on every packet, options included.
+    pub fn header_bytes(&self) -> u32 {
+        HEADER_BYTES + if self.timestamps { TS_OPTION_BYTES } else { 0 }
+    }
+
+    /// Payload of a full segment: the MSS less the options every segment carries (RFC 6691 §3;
+    /// Linux's `tcp_current_mss`).
+    pub fn segment_bytes(&self) -> u32 {
+        self.mss_bytes + HEADER_BYTES - self.header_bytes()
+    }
 }
 
 impl Default for TcpParams {
@@ -278,6 +304,7 @@ impl TcpOptions {
             frto: self.frto,
             rack: self.rack,
             ssthresh_from: self.ssthresh_from,
+            timestamps: self.timestamps,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,
@@ -312,6 +339,15 @@ mod tests {
         let v = opts(json!({"cc": "vegas", "beta": 0.5})).resolve();
         let CcConfig::Vegas(v) = v.cc else { panic!() };
         assert_eq!((v.alpha, v.beta, v.loss_beta), (1.0, 3.0, 0.5));
+    }
+
+    #[test]
+    fn the_timestamp_option_takes_its_bytes_from_the_payload() {
+        // Linux with a 1500 B MTU: MSS 1460, 1448 B per segment, 52 B headers (RFC 7323 §3).
+        let p = opts(json!({})).resolve();
+        assert_eq!((p.segment_bytes(), p.header_bytes()), (1448, 52));
+        let p = opts(json!({"timestamps": false, "mss_bytes": 960})).resolve();
+        assert_eq!((p.segment_bytes(), p.header_bytes()), (960, 40));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! §4.2.3.2, RFC 5681 §4.2), timestamp echo (RFC 7323 §4.3). One agent serves every connection
 //! of a flow (a web flow multiplexes many).
 
-use super::params::{TcpParams, HEADER_BYTES};
+use super::params::TcpParams;
 use crate::hooks::{AgentHooks, Io};
 use crate::packet::{
     tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader, MAX_SACK_BLOCKS,
@@ -129,6 +129,8 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delack_ns: Duration,
     rwnd: u32,
+    /// An ACK's bytes on the wire (headers and the timestamp option).
+    ack_bytes: u32,
     /// The sender (learnt from its packets).
     peer_node: NodeId,
     peer_agent: AgentId,
@@ -144,6 +146,7 @@ impl TcpReceiver {
             delayed_ack: p.delayed_ack,
             delack_ns: p.delack_ns,
             rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
+            ack_bytes: p.header_bytes(),
             peer_node: 0,
             peer_agent: 0,
             conns: Vec::new(),
@@ -176,7 +179,7 @@ impl TcpReceiver {
             dst: self.peer_node,
             src_agent: self.me,
             dst_agent: self.peer_agent,
-            size: HEADER_BYTES,
+            size: self.ack_bytes,
             proto: Proto::Tcp,
             ttl: 64,
             created: io.now,

@@ -10,7 +10,7 @@
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
-use super::params::{SsthreshFrom, TcpParams, HEADER_BYTES};
+use super::params::{SsthreshFrom, TcpParams};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rtt::RttEstimator;
@@ -53,7 +53,9 @@ pub struct SendConn {
     pub state: State,
     sack: bool,
     handshake: bool,
+    /// Payload of a full segment, and the header bytes (options included) on every packet.
     mss: u64,
+    header_bytes: u32,
     iw_bytes: u64,
     /// Oldest unacknowledged byte, next byte to send, one past the highest byte sent.
     una: u64,
@@ -110,13 +112,14 @@ pub struct SendConn {
 
 impl SendConn {
     pub fn new(conn: u32, p: &TcpParams, cc: Cc) -> Self {
-        let mss = p.mss_bytes as u64;
+        let mss = p.segment_bytes() as u64;
         SendConn {
             conn,
             state: State::Closed,
             sack: p.sack,
             handshake: p.handshake,
             mss,
+            header_bytes: p.header_bytes(),
             iw_bytes: p.initial_window as u64 * mss,
             una: 0,
             nxt: 0,
@@ -241,7 +244,7 @@ impl SendConn {
             dst: peer.node,
             src_agent: peer.me,
             dst_agent: peer.agent,
-            size: tcp.len + HEADER_BYTES,
+            size: tcp.len + self.header_bytes,
             proto: Proto::Tcp,
             ttl: 64,
             created: io.now,
