@@ -151,6 +151,10 @@ pub struct TcpOptions {
     pub cubic_c: f64,
     /// Cubic fast convergence (RFC 9438 §4.7). Default on.
     pub cubic_fast_convergence: bool,
+    /// RFC 9438 §4.3: Cubic's Reno-friendly estimate W_est grows with α = 1 instead of
+    /// 3(1 − β)/(1 + β) once it passes the window before the last reduction. Default off, as
+    /// Linux's `tcp_cubic` (its `tcp_friendliness` estimate keeps the one rate).
+    pub cubic_alpha_switch: bool,
 }
 
 impl Default for TcpOptions {
@@ -180,6 +184,7 @@ impl Default for TcpOptions {
             vegas_gamma: v.gamma,
             cubic_c: c.c,
             cubic_fast_convergence: c.fast_convergence,
+            cubic_alpha_switch: c.alpha_switch,
         }
     }
 }
@@ -285,6 +290,7 @@ impl TcpOptions {
                     c: self.cubic_c,
                     beta: self.beta.unwrap_or(d.beta),
                     fast_convergence: self.cubic_fast_convergence,
+                    alpha_switch: self.cubic_alpha_switch,
                 })
             }
             CcKind::Vegas => {
