@@ -151,8 +151,10 @@ def test_tcp_options_from_the_file():
     assert (s["Sack"], s["DelAckCount"], s["SegmentSize"], s["InitialCwnd"]) == ("false", "1", "960", "4")
     assert s["MinRto"] == "1000000000ns" and s["RcvBufSize"] == "64000"
     assert tcp["tcp"]["cc"] == "ns3::TcpCubic"
-    assert tcp["tcp"]["cc_attrs"] == {"Beta": "0.7", "C": "0.4", "FastConvergence": "true", "HyStart": "false"}
+    assert tcp["tcp"]["cc_attrs"] == {"Beta": "0.7", "C": "0.4", "FastConvergence": "true", "HyStart": "true"}
     assert tcp["mss"] == 960
+    off = to_ns3(dumbbell(tcp='cc = "cubic"\ncubic_hystart = false'))["flows"][0]
+    assert off["tcp"]["cc_attrs"]["HyStart"] == "false"
 
 
 def test_flows_ports_and_start_times():

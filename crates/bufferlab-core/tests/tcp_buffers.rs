@@ -58,3 +58,38 @@ fn cubic_fills_a_bdp_buffer() {
     let u = utilization(85, json!({"cc": "cubic"}));
     assert!(u >= 0.99, "utilization {u}");
 }
+
+/// HyStart (Linux Cubic's default) in a buffer of four BDPs (85 + 340 packets hold the path).
+/// With delayed ACKs (one per 2.4 ms at 10 Mb/s, too sparse for an ACK train) the delay test
+/// ends slow start: each round starts with the queue the last one left, and once that queue is
+/// 12.75 ms (clamp(RTT / 8, 4, 16 ms)) at the round's start slow start ends, here at ~330
+/// packets, before the buffer overflows; nothing is lost. ACKing every segment (1.2 ms apart), an
+/// ACK train outlasting half the minimum RTT ends it at ~1.5 BDP, and the queue stays far below
+/// the buffer. Without HyStart slow start doubles on until the buffer overflows and loses about
+/// half a window: over 700 drops and a full buffer (408 ms).
+#[test]
+fn hystart_ends_cubic_slow_start_before_a_deep_buffer_overflows() {
+    let run = |hystart: bool, delayed_ack: bool| {
+        let mut d = Dumbbell::new(1, 10 * MBPS, 50 * NS_PER_MS, 340);
+        d.duration_ns = 6 * NS_PER_SEC;
+        let tcp = json!({"cc": "cubic", "cubic_hystart": hystart, "delayed_ack": delayed_ack});
+        let out = run_ok(&d.scenario(vec![(vec![0], bulk(tcp))]));
+        let f = &out.summary.flows[0];
+        let q = out.queue("r1->r2").unwrap();
+        let p99 = q.sojourn_p99_s.unwrap() * 1e3;
+        eprintln!("hystart {hystart}, delayed ACKs {delayed_ack}: {} resent, {} dropped, sojourn p99 {p99:.1} ms", f.retransmits, q.dropped);
+        (f.retransmits, q.dropped, p99)
+    };
+    assert_eq!(run(true, true).1, 0);
+    let (_, drops, p99) = run(true, false);
+    assert_eq!(drops, 0);
+    assert!(p99 < 150.0, "ACK train: sojourn p99 {p99} ms");
+    for delayed_ack in [true, false] {
+        let (retx, drops, p99) = run(false, delayed_ack);
+        assert!(
+            drops > 300 && retx >= drops,
+            "{drops} dropped, {retx} resent"
+        );
+        assert!(p99 > 350.0, "the buffer fills: p99 {p99} ms");
+    }
+}

@@ -262,7 +262,8 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
         cc_attrs["Beta"] = repr(float(beta if beta is not None else 0.7))
         cc_attrs["C"] = repr(float(opts.get("cubic_c", 0.4)))
         cc_attrs["FastConvergence"] = "true" if opts.get("cubic_fast_convergence", True) else "false"
-        cc_attrs["HyStart"] = "false"  # bufferlab's Cubic has no HyStart (docs/tcp.md)
+        # Linux's HyStart, which ns-3's TcpCubic carries too (same constants).
+        cc_attrs["HyStart"] = "true" if opts.get("cubic_hystart", True) else "false"
     elif beta is not None and not (cc == "newreno" and beta == 0.5):
         why.add(f"{path}.tcp.beta", f"ns-3's {cc} has no decrease-factor setting (NewReno halves); leave beta out")
     if cc == "vegas":

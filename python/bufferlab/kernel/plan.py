@@ -155,6 +155,8 @@ def build(sc: Any) -> KernelPlan:
             refuse(i, "handshake", "a kernel TCP connection always opens with a handshake")
         if tcp.get("prr", True) is False:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
+        if tcp.get("cubic_hystart", True) is False:
+            refuse(i, "cubic_hystart", "HyStart is a parameter of the tcp_cubic module (hystart), shared by the whole machine; leave cubic_hystart out")
         if tcp.get("cubic_alpha_switch", False) is True:
             refuse(i, "cubic_alpha_switch", "Linux's tcp_cubic has no RFC 9438 §4.3 switch to alpha = 1; leave cubic_alpha_switch out")
         if tcp.get("ssthresh_from", "cwnd") != "cwnd":

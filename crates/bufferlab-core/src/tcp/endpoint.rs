@@ -43,9 +43,11 @@ pub struct TcpSender {
 pub fn make_cc(p: &TcpParams) -> Cc {
     match p.cc {
         CcConfig::NewReno(c) => Cc::NewReno(NewReno::new(c.beta)),
-        CcConfig::Cubic(c) => {
-            Cc::Cubic(Cubic::new(c.c, c.beta, c.fast_convergence).with_alpha_switch(c.alpha_switch))
-        }
+        CcConfig::Cubic(c) => Cc::Cubic(
+            Cubic::new(c.c, c.beta, c.fast_convergence)
+                .with_alpha_switch(c.alpha_switch)
+                .with_hystart(c.hystart),
+        ),
         CcConfig::Vegas(c) => Cc::Vegas(Vegas::new(c.alpha, c.beta, c.gamma, c.loss_beta)),
     }
 }

@@ -155,6 +155,11 @@ pub struct TcpOptions {
     /// 3(1 − β)/(1 + β) once it passes the window before the last reduction. Default off, as
     /// Linux's `tcp_cubic` (its `tcp_friendliness` estimate keeps the one rate).
     pub cubic_alpha_switch: bool,
+    /// HyStart (Ha & Rhee 2008): Cubic's slow start ends before the first loss when the RTT
+    /// grows by clamp(min RTT / 8, 4 ms, 16 ms) or an ACK train outlasts half the minimum RTT,
+    /// from a window of 16 segments. Default on, as Linux (`tcp_cubic` `hystart = 1`,
+    /// `hystart_detect = 3`) and ns-3's `TcpCubic`.
+    pub cubic_hystart: bool,
 }
 
 impl Default for TcpOptions {
@@ -185,6 +190,7 @@ impl Default for TcpOptions {
             cubic_c: c.c,
             cubic_fast_convergence: c.fast_convergence,
             cubic_alpha_switch: c.alpha_switch,
+            cubic_hystart: c.hystart,
         }
     }
 }
@@ -291,6 +297,7 @@ impl TcpOptions {
                     beta: self.beta.unwrap_or(d.beta),
                     fast_convergence: self.cubic_fast_convergence,
                     alpha_switch: self.cubic_alpha_switch,
+                    hystart: self.cubic_hystart,
                 })
             }
             CcKind::Vegas => {

@@ -3,8 +3,9 @@
 //! never below the Reno-friendly estimate `W_est` (§4.3). Windows are in segments inside, bytes
 //! outside.
 
+use super::hystart::HyStart;
 use super::{reduced, slow_start, AckInfo, CongestionControl, CwndState};
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 
 /// CUBIC's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -19,6 +20,9 @@ pub struct CubicConfig {
     /// before the last reduction. Off as in Linux (`tcp_cubic.c`'s `tcp_friendliness` grows its
     /// estimate at 3β/(2 − β) per RTT throughout).
     pub alpha_switch: bool,
+    /// HyStart ([`super::hystart`]): slow start ends on a growing delay or a long ACK train,
+    /// before the first loss. On, as Linux (`tcp_cubic` `hystart = 1`) and ns-3's `TcpCubic`.
+    pub hystart: bool,
 }
 
 impl Default for CubicConfig {
@@ -28,6 +32,7 @@ impl Default for CubicConfig {
             beta: 0.7,
             fast_convergence: true,
             alpha_switch: false,
+            hystart: true,
         }
     }
 }
@@ -40,6 +45,7 @@ pub struct Cubic {
     beta: f64,
     fast_convergence: bool,
     alpha_switch: bool,
+    hystart: Option<HyStart>,
     /// W_max: the window before the last reduction, segments.
     w_max: f64,
     /// cwnd just before the last reduction (`cwnd_prior`, §4.3), segments.
@@ -62,6 +68,7 @@ impl Cubic {
             beta,
             fast_convergence,
             alpha_switch: false,
+            hystart: None,
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch_start: None,
@@ -75,6 +82,12 @@ impl Cubic {
     /// With RFC 9438 §4.3's switch of W_est to α = 1 (see [`CubicConfig::alpha_switch`]).
     pub fn with_alpha_switch(mut self, on: bool) -> Self {
         self.alpha_switch = on;
+        self
+    }
+
+    /// With HyStart (see [`CubicConfig::hystart`]).
+    pub fn with_hystart(mut self, on: bool) -> Self {
+        self.hystart = on.then(HyStart::default);
         self
     }
 
@@ -156,6 +169,9 @@ impl Cubic {
 impl CongestionControl for Cubic {
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckInfo) {
         let mut acked = ack.acked_bytes;
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_ack(ack.now, w, ack.snd_una, ack.snd_nxt, ack.srtt_ns);
+        }
         if w.in_slow_start() {
             acked = slow_start(w, acked);
             if acked == 0 {
@@ -174,6 +190,23 @@ impl CongestionControl for Cubic {
         // §4.8: ssthresh as after a fast retransmit, cwnd back to one segment.
         self.reduce(w, flight_bytes);
         w.cwnd_bytes = w.mss_bytes;
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_timeout();
+        }
+    }
+
+    fn on_rtt_sample(&mut self, now: Instant, rtt_ns: Duration) {
+        // Linux discards HyStart's samples for a second after a recovery's epoch begins
+        // (`cubictcp_acked`): the queue the recovery drains says nothing of the path.
+        if self
+            .epoch_start
+            .is_some_and(|e| now.saturating_since(e) < Duration::from_secs(1))
+        {
+            return;
+        }
+        if let Some(h) = self.hystart.as_mut() {
+            h.on_rtt_sample(rtt_ns);
+        }
     }
 
     fn on_idle_restart(&mut self, _now: Instant) {

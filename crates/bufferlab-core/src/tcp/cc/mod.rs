@@ -5,6 +5,7 @@
 //! how the window grows on new ACKs and how far it falls on a congestion signal.
 
 pub mod cubic;
+pub mod hystart;
 pub mod newreno;
 pub mod vegas;
 
