@@ -187,9 +187,12 @@ impl CongestionControl for Cubic {
     }
 
     fn on_rto(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
-        // §4.8: ssthresh as after a fast retransmit, cwnd back to one segment.
+        // §4.8: ssthresh as after a fast retransmit, cwnd back to one segment. Then Linux
+        // forgets the curve (`cubictcp_state(TCP_CA_Loss)` → `bictcp_reset`): after slow start
+        // the next epoch starts at the window it reaches, K = 0, with no W_max to approach.
         self.reduce(w, flight_bytes);
         w.cwnd_bytes = w.mss_bytes;
+        self.w_max = 0.0;
         if let Some(h) = self.hystart.as_mut() {
             h.on_timeout();
         }
@@ -322,6 +325,30 @@ mod tests {
                 "the cubic curve is below: Reno-friendly region"
             );
         }
+    }
+
+    #[test]
+    fn a_timeout_forgets_the_curve_as_linux() {
+        let mut c = Cubic::new(0.4, 0.7, true);
+        let mut w = CwndState {
+            cwnd_bytes: 100 * MSS,
+            ssthresh_bytes: u64::MAX / 2,
+            mss_bytes: MSS,
+        };
+        c.on_rto(Instant::ZERO, &mut w, 100 * MSS);
+        assert_eq!((w.cwnd_bytes, w.ssthresh_bytes), (MSS, 70 * MSS));
+        assert_eq!(c.w_max(), 0.0);
+        // Slow start to ssthresh, then the first epoch: K = 0 from the window reached.
+        w.cwnd_bytes = 70 * MSS;
+        let ack = AckInfo {
+            now: Instant::ZERO + Duration::from_secs(1),
+            acked_bytes: MSS,
+            srtt_ns: Duration::from_ms(100),
+            snd_nxt: 0,
+            snd_una: 0,
+        };
+        c.on_ack(&mut w, &ack);
+        assert_eq!(c.k(), 0.0);
     }
 
     #[test]

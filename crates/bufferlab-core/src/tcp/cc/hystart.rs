@@ -115,11 +115,10 @@ impl HyStart {
         w.ssthresh_bytes = w.cwnd_bytes;
     }
 
-    /// A timeout: the next slow start may end early again, with rounds counted afresh (Linux
-    /// `cubictcp_state(TCP_CA_Loss)`).
+    /// A timeout: the next slow start may end early again, with rounds and the minimum RTT
+    /// learnt afresh (Linux `cubictcp_state(TCP_CA_Loss)` clears the whole state).
     pub fn on_timeout(&mut self) {
-        self.found = false;
-        self.end_seq = None;
+        *self = HyStart::default();
     }
 
     /// Whether a test has ended slow start.
