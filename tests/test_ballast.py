@@ -214,7 +214,16 @@ def test_cli_refuses_bad_options_with_exit_2():
 def test_cli_stops_on_sigint_and_says_what_it_sent():
     s, port = receiver()
     p = cli("--to", f"127.0.0.1:{port}", "--rate", "100pps", "--duration", "20s")
-    time.sleep(2.5)
+    # Interrupt once it sends (on a loaded machine the interpreter's start-up alone can take
+    # seconds); the first packet is only peeked at, so that drain() still counts it.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            s.recv(1, socket.MSG_PEEK)
+            break
+        except TimeoutError:
+            continue
+    time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     out, errs = p.communicate(timeout=10)
     assert p.returncode == 0, errs
