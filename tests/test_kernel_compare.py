@@ -84,3 +84,20 @@ def test_timeouts_counted_in_the_window():
     assert _timeouts({"rto_at": [(1e9, 1), (6e9, 2), (7e9, 4), (21e9, 5)]}, 5.0, 20.0) == 3
     assert _timeouts({"rto_at": []}, 5.0, 20.0) == 0
     assert _timeouts({}, 5.0, 20.0) is None
+
+
+def test_simulator_rtt_quantiles_read_the_kernels_probe():
+    # A simulator run that sampled its SRTT (run.sample): its TCP RTT quantiles come from that
+    # series inside the measurement window, as the kernel's come from tcpi_rtt every 10 ms; a run
+    # without the series keeps every sample's quantiles.
+    sampled = Fake(9e6, 10, 0)
+    sampled.summary["run"] = {"measure_s": [1.0, 2.0]}
+    t = [0.5] + [1.0 + k / 100 for k in range(100)] + [2.5]
+    v = [9.0] + [0.060 + k / 10_000 for k in range(100)] + [9.0]  # outside the window: left out
+    sampled.timeseries = pd.DataFrame({"time_s": t, "object": "flow", "id": "tcp-1", "metric": "srtt_s", "value": v})
+    rows = compare_results([sampled, Fake(9e6, 10, 0)], [Fake(8e6, 30, 1), Fake(8e6, 30, 1)])
+    p99 = _row(rows, "flows", "tcp-1", "rtt_p99_s")
+    assert abs(p99["sim_values"][0] - 0.06980) < 1e-4 and p99["sim_values"][1] == 0.08
+    assert abs(_row(rows, "flows", "tcp-1", "rtt_p50_s")["sim_values"][0] - 0.06495) < 1e-4
+    assert abs(_row(rows, "distributions", "tcp-1", "rtt_p10_s")["sim_values"][0] - 0.06099) < 1e-4
+    assert p99["kernel_values"] == [0.08, 0.08]

@@ -166,7 +166,7 @@ def register(app: typer.Typer) -> None:
         scenario's duration each."""
         from ..cli_common import _progress, out_console
         from . import KernelUnavailable, preflight
-        from .compare import compare_results, comparison_json, print_comparison
+        from .compare import SRTT_STEP, compare_results, comparison_json, print_comparison
         from .. import run as run_sim
 
         sc = _load(file, seed, sets)
@@ -176,9 +176,13 @@ def register(app: typer.Typer) -> None:
             raise _err(f"error: {e}", 2) from None
         base = sc.seed
         sims, kernels = [], []
+        # The simulator samples its SRTT at the step the kernel reads tcpi_rtt (compare.SRTT_STEP),
+        # unless the file or --set chose a step; sampling leaves the run as it is.
+        own_step = sc.plan["run"].get("sample_ns") is not None
+        sim_sets = list(sets or []) + ([] if own_step else [f'run.sample="{SRTT_STEP}"'])
         for i in range(seeds):
             sci = _load(file, base + i, sets)
-            sims.append(run_sim(sci))
+            sims.append(run_sim(_load(file, base + i, sim_sets)))
             with _progress(sci.duration_s, quiet=as_json) as progress:
                 kernels.append(run_kernel_cli(sci, progress))
         if as_json:

@@ -40,15 +40,42 @@ def cdf_quantile(result: Any, flow_id: str, q: float) -> float | None:
     return float(d["value"].min()) if len(d) else None
 
 
+# The kernel's TCP RTTs are TCP_INFO's smoothed RTT (tcpi_rtt) read every 10 ms; the simulator's
+# runs sample their own SRTT at this step, so that its RTT quantiles read the same probe.
+SRTT_STEP = "10ms"
+
+
+def srtt_quantile(result: Any, flow_id: str, q: float) -> float | None:
+    """The ``q``-quantile of a flow's smoothed RTT as the run sampled it (its ``srtt_s`` time
+    series) over the measurement window; None when the run has no such series (pings, a run
+    without ``run.sample``, the kernel's runs)."""
+    import numpy as np
+
+    ts = getattr(result, "timeseries", None)
+    if ts is None or not len(ts):
+        return None
+    a, b = result.summary["run"]["measure_s"]
+    v = ts[(ts["metric"] == "srtt_s") & (ts["id"] == flow_id) & (ts["time_s"] >= a) & (ts["time_s"] < b) & (ts["value"] > 0)]["value"]
+    return float(np.quantile(v.to_numpy(), q)) if len(v) else None
+
+
+def _sim_rtt(result: Any, flow_id: str, q: float, otherwise: Any) -> Any:
+    """A simulator run's RTT quantile by the kernel's probe where it has one, else ``otherwise``."""
+    s = srtt_quantile(result, flow_id, q)
+    return otherwise if s is None else s
+
+
 def compare_results(sims: list[Any], kernels: list[Any]) -> list[dict[str, Any]]:
     """One row per (table, id, metric): the simulator's and the kernel's means over the runs, the
     kernel's relative difference from the simulator, and each side's per-run values
     (``sim_values``, ``kernel_values``; None where a run lacks the metric). Flows with RTTs also
-    get percentiles of their RTT distribution (``rtt_p10_s``, ``rtt_p90_s``, from the CDF tables)."""
+    get percentiles of their RTT distribution (``rtt_p10_s``, ``rtt_p90_s``, from the CDF tables).
+    A TCP flow's RTT quantiles on the simulator side are its smoothed RTT's where the run sampled
+    it (``SRTT_STEP``), as the kernel's are; otherwise every sample's."""
     rows = []
     for f in sims[0].summary["flows"]:
         for q in RTT_CDF_QUANTILES:
-            sv = [cdf_quantile(r, f["id"], q) for r in sims]
+            sv = [_sim_rtt(r, f["id"], q, cdf_quantile(r, f["id"], q)) for r in sims]
             kv = [cdf_quantile(r, f["id"], q) for r in kernels]
             s, k = _mean(sv), _mean(kv)
             if s is None and k is None:
@@ -61,6 +88,9 @@ def compare_results(sims: list[Any], kernels: list[Any]) -> list[dict[str, Any]]
         for i, ident in enumerate(ids):
             for m in metrics:
                 sv = [r.summary[table][i].get(m) for r in sims]
+                if table == "flows" and m in ("rtt_p50_s", "rtt_p99_s"):
+                    q = 0.5 if m == "rtt_p50_s" else 0.99
+                    sv = [_sim_rtt(r, ident, q, v) for r, v in zip(sims, sv)]
                 kv = [r.summary[table][i].get(m) for r in kernels]
                 s, k = _mean(sv), _mean(kv)
                 if _idle(m, s) and _idle(m, k):

@@ -40,6 +40,7 @@ from ..crosscheck.compare import rel_diff
 from ..crosscheck.referee import SYSCTLS, _read_sysctls
 from ..crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes
 from ..scenario import Scenario, load_scenario
+from .compare import SRTT_STEP, srtt_quantile
 
 __all__ = ["CASES", "TOLERANCES", "Case", "case_rows", "run_sim", "load_record", "run_kernel_seeds", "render", "main"]
 
@@ -131,29 +132,18 @@ def slim(result: Any) -> dict[str, Any]:
             if a <= start < b and ct is not None and not math.isnan(ct):
                 rows.append([int(size), float(ct)])
     out["transfers"] = rows
-    _smoothed_rtts(result, out, a, b)
+    _smoothed_rtts(result, out)
     return out
 
 
-# The kernel's TCP RTTs are TCP_INFO's smoothed RTT (tcpi_rtt) read every 10 ms: the simulator's
-# runs sample their own SRTT at the same step, and its quantiles stand beside the kernel's.
-SRTT_STEP = "10ms"
-
-
-def _smoothed_rtts(result: Any, out: dict[str, Any], a: float, b: float) -> None:
-    """Each TCP flow's ``srtt_p50_s``, ``srtt_p99_s``: quantiles of its smoothed RTT sampled
-    every ``SRTT_STEP`` in the measurement window (the run's time series, when it sampled)."""
-    import numpy as np
-
-    ts = result.timeseries
-    if ts is None or not len(ts):
-        return
-    s = ts[(ts["metric"] == "srtt_s") & (ts["time_s"] >= a) & (ts["time_s"] < b) & (ts["value"] > 0)]
-    by_flow = {fid: g["value"].to_numpy() for fid, g in s.groupby("id")}
+def _smoothed_rtts(result: Any, out: dict[str, Any]) -> None:
+    """Each flow's ``srtt_p50_s``, ``srtt_p99_s``: quantiles of its smoothed RTT sampled every
+    ``SRTT_STEP`` in the measurement window (kernel/compare.py), where the run sampled it."""
     for row in out["flows"]:
-        v = by_flow.get(row["id"])
-        if v is not None and len(v):
-            row["srtt_p50_s"], row["srtt_p99_s"] = (float(x) for x in np.percentile(v, [50, 99]))
+        for q, key in ((0.5, "srtt_p50_s"), (0.99, "srtt_p99_s")):
+            v = srtt_quantile(result, row["id"], q)
+            if v is not None:
+                row[key] = v
 
 
 def run_sim(case: Case, seeds: list[int]) -> list[dict[str, Any]]:
