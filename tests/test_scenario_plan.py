@@ -118,12 +118,13 @@ def test_udp_fifo():
     assert udp["rate_pps"] == 666.67 and udp["size_bytes"] == 1500 and udp["arrivals"] == "poisson"
 
 
-def test_web_poisson_zipf_counts_segments_of_the_mss():
+def test_web_poisson_zipf_counts_full_segments():
     p = plan_of("web-poisson")
     tcp, web, udp = p["traffic"]
     assert web["pairs"] == [["server", "client"]]
     assert web["arrival_rate"] == 1.0
-    assert web["size_bytes"] == {"dist": "zipf", "s": 1.7, "max": 100_000, "unit": 1460.0}
+    # A full segment: the 1460 B MSS less the timestamp option's 12 B.
+    assert web["size_bytes"] == {"dist": "zipf", "s": 1.7, "max": 100_000, "unit": 1448.0}
     assert web["tcp"] == {"cc": "newreno"}
     assert udp["rate_pps"] == 125.0
 
@@ -225,13 +226,13 @@ def test_direction_keys(extra, key, value):
         ('kind = "udp"\nfrom = "client"\nto = "server"\nrate = "100pps"\nsize = "29B"\nttl = 2\nburst = { packets = 100, every = "1s" }\nstop = "5s"',
          {"rate_pps": 100.0, "ttl": 2, "burst": {"packets": 100, "every_ns": 1000 * MS}, "stop_ns": 5000 * MS}),
         ('kind = "tcp"\nfrom = "client"\nto = "server"\nsize = "10pkt"\nmss = "1000B"',
-         {"size_bytes": 10_000, "tcp": {"mss_bytes": 1000}}),
+         {"size_bytes": 9_880, "tcp": {"mss_bytes": 1000}}),  # ten full segments of 1000 − 12 B
         ('kind = "tcp"\nfrom = "client"\nto = "server"\nsize = "inf"\ncount = 4\nstart = "exp(1s)"',
          {"count": 4, "start_ns": {"dist": "exp", "mean": 1e9}, "tcp": {}}),
         ('kind = "tcp"\nfrom = "client"\nto = "server"\ncc = "vegas"\nsack = false\ndelayed_ack = true\nbeta = 0.875\n'
          'initial_window = 10\nmin_rto = "200ms"\nrwnd = "64KiB"\nsndbuf = "100pkt"\nhandshake = true',
          {"tcp": {"cc": "vegas", "sack": False, "delayed_ack": True, "beta": 0.875, "initial_window": 10,
-                  "min_rto_ns": 200 * MS, "rwnd_bytes": 65_536, "sndbuf_bytes": 146_000, "handshake": True}}),
+                  "min_rto_ns": 200 * MS, "rwnd_bytes": 65_536, "sndbuf_bytes": 144_800, "handshake": True}}),
         ('kind = "tcp_onoff"\nfrom = "server"\nto = "client"\nsize = "36KB"\nidle = "exp(1s)"',
          {"size_bytes": {"dist": "const", "value": 36_000.0}, "idle_ns": {"dist": "exp", "mean": 1e9}}),
         ('kind = "ping"\nfrom = "client"\nto = "server"',

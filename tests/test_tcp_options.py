@@ -40,3 +40,17 @@ def test_every_engine_option_is_reachable_from_a_scenario():
 def test_scenario_with_every_option_runs():
     r = bufferlab.run(SCENARIO)
     assert r.flows.loc[0, "goodput_bps"] > 1e6
+
+
+def test_a_pkt_is_a_full_segments_payload():
+    # 1448 B with the timestamp option (the default, as Linux), 1460 B without, MSS − 12 B with a
+    # smaller MSS: "10pkt" is ten full segments, never an eleventh sliver.
+    def plan(**opts):
+        block = {"kind": "tcp", "from": "client", "to": "server", "size": "10pkt", "rwnd": "60pkt", **opts}
+        return bufferlab.load_scenario({**SCENARIO, "traffic": [block]}).plan["traffic"][0]
+
+    for opts, seg in (({}, 1448), ({"timestamps": False}, 1460), ({"mss": "1000B"}, 988)):
+        t = plan(**opts)
+        assert (t["size_bytes"], t["tcp"]["rwnd_bytes"]) == (10 * seg, 60 * seg), opts
+    r = bufferlab.run({**SCENARIO, "traffic": [{"kind": "tcp", "from": "client", "to": "server", "size": "10pkt"}]})
+    assert r.flows.loc[0, "pkts_sent"] == 10 + 2  # ten segments, the SYN and the FIN

@@ -5,9 +5,9 @@ nodes. Two groups of equal size pair member by member (``s_i`` with ``d_i``); a 
 either side pairs with every member of the other. Every pair must be joined by some path of links.
 
 TCP options go into the block's ``tcp`` map with units in the key names; the ones a file leaves out
-are left out, so the transport's own defaults (each citing its RFC) apply -- except the MSS, whose
-default of 1460 B (a 1500 B Ethernet MTU less 40 B of IP and TCP headers) is also what ``pkt``
-means in a TCP size.
+are left out, so the transport's own defaults (each citing its RFC) apply. ``pkt`` in a TCP size or
+window is one full segment's payload: the MSS (default 1460 B, a 1500 B Ethernet MTU less 40 B of IP
+and TCP headers) less the timestamp option's 12 B when the block sends it (the default): 1448 B.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ KINDS = ("tcp", "web", "tcp_onoff", "udp", "ping", "ballast")
 TCP_KINDS = ("tcp", "web", "tcp_onoff")
 DEFAULT_MSS_BYTES = 1460
 TCP_HEADER_BYTES = 40
+TS_OPTION_BYTES = 12  # RFC 7323's option, padded: the engine's TS_OPTION_BYTES
 PING_DEFAULT_SIZE_BYTES = 84  # Linux ping: 56 B data + 8 B ICMP + 20 B IP
 MAX_IP_BYTES = 65535
 
@@ -227,29 +228,35 @@ def _size_dist(value: Any, mss: int) -> dict[str, Any]:
 
 
 def _tcp_options(t: Table) -> tuple[dict[str, Any], int]:
-    """The block's ``tcp`` map and the MSS that ``pkt`` means in its sizes."""
+    """The block's ``tcp`` map and what ``pkt`` means in its sizes and windows: a full segment's
+    payload, the MSS less the timestamp option's 12 B when the block sends it (the default, as
+    Linux: 1448 B of a 1460 B MSS)."""
     tcp: dict[str, Any] = {}
     mss = t.get("mss", _mss)
     if mss is not None and t.has("mss"):
         tcp["mss_bytes"] = mss
     mss = mss or DEFAULT_MSS_BYTES
 
+    def segment() -> int:
+        return mss - (TS_OPTION_BYTES if tcp.get("timestamps", True) else 0)
+
     def window(value: Any) -> int:
         s = parse_size(value)
-        return s.bytes if s.bytes is not None else (s.pkts or 0) * mss
+        return s.bytes if s.bytes is not None else (s.pkts or 0) * segment()
 
     special = {"mss": None, "rwnd": window, "sndbuf": window}
-    for key, (plan_key, prop) in tcp_keys().items():
+    # The timestamp option first: windows in `pkt` depend on it.
+    for key, (plan_key, prop) in sorted(tcp_keys().items(), key=lambda kv: kv[0] != "timestamps"):
         if key == "mss" or not t.has(key):
             continue
         v = t.get(key, special.get(key) or reader(plan_key, prop))
         if v is not None:
             tcp[plan_key] = v
-    return tcp, mss
+    return tcp, segment()
 
 
 def _mss(value: Any) -> int:
-    """The MSS (its bounds are the engine's); ``pkt`` in a TCP size means one of it."""
+    """The MSS (its bounds are the engine's)."""
     return parse_bytes(value)
 
 

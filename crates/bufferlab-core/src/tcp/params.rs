@@ -116,8 +116,9 @@ pub struct TcpOptions {
     /// Upper bound of the retransmission timeout. Default 60 s (RFC 6298 §2.5).
     #[schemars(range(min = 1, max = MAX_RTO_NS))]
     pub max_rto_ns: Duration,
-    /// Maximum segment size (payload). Default 1460 B: a 1500 B Ethernet MTU less 40 B of IPv4
-    /// and TCP headers (RFC 879, RFC 6691).
+    /// Maximum segment size, the MSS option's value (payload without TCP options). Default 1460
+    /// B: a 1500 B Ethernet MTU less 40 B of IPv4 and TCP headers (RFC 879, RFC 6691). A full
+    /// segment carries it less the options every segment carries: 1448 B with `timestamps`.
     #[schemars(range(min = 64, max = 65_495))]
     pub mss_bytes: u32,
     /// Receiver window. Default 1 GiB, the largest window TCP can advertise (window scale 14,
