@@ -304,16 +304,10 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
         rows = rows_for(res)
         n = len(res.pairs)
         for j, r in enumerate(rows):
-            if r["verdict"] is True:
-                verdict = "holds"
-                held += 1
-            elif r["verdict"] is False:
-                noise = ", within seed noise" if r["within_noise"] else ""
-                where = f"{DIFFERENCES}#{res.case.name}" if res.case.name in EXPLAINED_AT else DIFFERENCES
-                verdict = f"differs{noise}: [explained]({where})"
-                failed += 1
-            else:
-                verdict = ""
+            where = f"{DIFFERENCES}#{res.case.name}" if res.case.name in EXPLAINED_AT else DIFFERENCES
+            verdict = verdict_text(r, where)
+            held += r["verdict"] is True
+            failed += r["verdict"] is False
             name = f"**{res.case.name}** ({n} seeds)" if j == 0 else ""
             walls = (f"{res.bufferlab_wall_s:.2f} s", f"{res.ns3_wall_s:.1f} s") if j == 0 else ("", "")
             table.append(f"| {name} | {r['metric']} | {r['bufferlab']} | {r['ns3']} | {r['difference']} | {r['noise']} | {r['tolerance']} | {verdict} | {walls[0]} | {walls[1]} |"
@@ -336,6 +330,17 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
     lines += ["", f"Wall time over all runs: bufferlab {total_bl:.1f} s, ns-3 {total_ns:.1f} s "
               f"(one core each, runs one after another, on the machine that generated this page).", ""]
     return "\n".join(lines)
+
+
+def verdict_text(row: dict[str, Any], where: str) -> str:
+    """A row's verdict cell: "holds", "differs[, within seed noise]: [explained](where)", or
+    empty for a context row."""
+    if row["verdict"] is True:
+        return "holds"
+    if row["verdict"] is False:
+        noise = ", within seed noise" if row["within_noise"] else ""
+        return f"differs{noise}: [explained]({where})"
+    return ""
 
 
 def _f(x: float) -> str:

@@ -38,7 +38,7 @@ from typing import Any
 
 from ..crosscheck.compare import rel_diff
 from ..crosscheck.referee import SYSCTLS, _read_sysctls
-from ..crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes
+from ..crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes, verdict_text
 from ..scenario import Scenario, load_scenario
 from .compare import SRTT_STEP, srtt_quantile
 
@@ -417,16 +417,11 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         if nk == 0:
             continue
         for j, r in enumerate(rows):
-            if r["verdict"] is True:
-                verdict = "holds"
-                held += 1
-            elif r["verdict"] is False:
-                noise = ", within seed noise" if r["within_noise"] else ""
-                verdict = f"differs{noise}: [explained]({DIFFERENCES}#{case.name})"
-                failed += 1
+            verdict = verdict_text(r, f"{DIFFERENCES}#{case.name}")
+            held += r["verdict"] is True
+            failed += r["verdict"] is False
+            if r["verdict"] is False:
                 failing.setdefault(case.name, []).append(r["metric"])
-            else:
-                verdict = ""
             name = f"**{case.name}** ({ns}/{nk} seeds)" if j == 0 else ""
             table.append(f"| {name} | {r['metric']} | {r['sim']} | {r['linux']} | {r['difference']} | {r['noise']} | {r['tolerance']} | {verdict} |")
             scale = {"Mb/s": 1e-6, "ms": 1e3, "%": 100}.get(r["unit"], 1)
