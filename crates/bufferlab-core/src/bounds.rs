@@ -14,7 +14,7 @@ use crate::problem::{Loc, Problem, Seg};
 use crate::scenario::{plan_schema, Scenario};
 use crate::time::{fmt_ns, Duration};
 
-fn schema() -> &'static Value {
+pub(crate) fn schema() -> &'static Value {
     static SCHEMA: OnceLock<Value> = OnceLock::new();
     SCHEMA.get_or_init(plan_schema)
 }

@@ -9,6 +9,7 @@ pub mod build;
 pub mod dist;
 pub mod engine;
 pub mod estimate;
+pub mod file;
 pub mod hooks;
 pub mod metrics;
 pub mod net;

@@ -6,7 +6,7 @@
 //! JSON Schema; the engine checks every plan's bounds against it ([`crate::bounds`]) and the
 //! Python front reads it to know the keys, units, defaults and docs of the scenario format.
 //!
-//! The user-facing TOML (units as strings, templates, groups) is read by the Python package; what
+//! The user-facing TOML (units as strings, templates, groups) is read by [`crate::file`]; what
 //! reaches the engine is this plain form: explicit nodes and links, quantities as integers in base
 //! units, traffic groups expanded into `(src, dst)` pairs. The engine never panics on it.
 
@@ -285,6 +285,10 @@ pub struct BallastSpec {
     pub stop_ns: Option<Instant>,
 }
 
+fn one_second() -> Duration {
+    Duration::from_secs(1)
+}
+
 fn default_ping_size() -> u32 {
     // Linux ping: 56 B of data + 8 B ICMP + 20 B IP.
     84
@@ -294,7 +298,8 @@ fn default_ping_size() -> u32 {
 #[serde(deny_unknown_fields)]
 pub struct PingSpec {
     pub pairs: Vec<(String, String)>,
-    /// Time between echo requests.
+    /// Time between echo requests (ping's default: 1 s).
+    #[serde(default = "one_second")]
     #[schemars(range(min = 1))]
     pub interval_ns: Duration,
     /// IP packet size (Linux ping: 84 B).

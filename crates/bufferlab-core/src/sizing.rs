@@ -38,7 +38,7 @@ pub struct SizingCtx {
 pub const PKTS_PER_CONNECTION: u64 = 6;
 
 /// The limit of a port no flow crosses (Linux's default `txqueuelen`).
-pub const NO_FLOWS_LIMIT_PKTS: u64 = 1000;
+pub const NO_FLOWS_LIMIT_PKTS: u64 = crate::qdisc::params::TXQUEUELEN_PKTS;
 
 /// The rule names, as a scenario spells them.
 pub const RULES: [&str; 6] = [
@@ -51,7 +51,7 @@ pub const RULES: [&str; 6] = [
 ];
 
 /// Canonical name of a rule, accepting any spacing and case.
-fn canonical(rule: &str) -> Option<&'static str> {
+pub fn canonical(rule: &str) -> Option<&'static str> {
     let key: String = rule
         .chars()
         .filter(|c| !c.is_whitespace())

@@ -274,6 +274,193 @@ fn check_bounds<'py>(py: Python<'py>, plan_json: &str) -> PyResult<Bound<'py, Py
     problems_py(py, &bufferlab_core::bounds::check_value(&plan))
 }
 
+/// A Python value of a scenario document (from TOML or a dict) as the reader's document.
+fn to_doc(v: &Bound<'_, PyAny>) -> PyResult<bufferlab_core::file::Doc> {
+    use bufferlab_core::file::Doc;
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
+    Ok(if v.is_none() {
+        Doc::Null
+    } else if v.is_instance_of::<PyBool>() {
+        Doc::Bool(v.extract()?)
+    } else if v.is_instance_of::<PyInt>() {
+        match v.extract::<i128>() {
+            Ok(i) => Doc::Int(i),
+            Err(_) => Doc::Float(v.extract::<f64>().unwrap_or(f64::INFINITY)),
+        }
+    } else if v.is_instance_of::<PyFloat>() {
+        Doc::Float(v.extract()?)
+    } else if v.is_instance_of::<PyString>() {
+        Doc::Str(v.extract()?)
+    } else if let Ok(d) = v.downcast::<PyDict>() {
+        let mut out = Vec::with_capacity(d.len());
+        for (k, x) in d.iter() {
+            out.push((k.str()?.to_string(), to_doc(&x)?));
+        }
+        Doc::Table(out)
+    } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        Doc::List(
+            v.try_iter()?
+                .map(|x| to_doc(&x?))
+                .collect::<PyResult<_>>()?,
+        )
+    } else {
+        // A TOML date or time, or another object: read as its text (and refused as such).
+        Doc::Str(v.str()?.to_string())
+    })
+}
+
+/// `(key path, value)` overrides as the reader's.
+fn to_overrides(
+    o: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<(String, bufferlab_core::file::Doc)>> {
+    let Some(o) = o else { return Ok(vec![]) };
+    o.try_iter()?
+        .map(|kv| {
+            let kv = kv?;
+            Ok((
+                kv.get_item(0)?.str()?.to_string(),
+                to_doc(&kv.get_item(1)?)?,
+            ))
+        })
+        .collect()
+}
+
+/// (file key path, message) pairs.
+type ProblemList = Vec<(String, String)>;
+
+type ReadOut = (
+    Option<String>,
+    ProblemList,
+    Vec<(String, Vec<String>)>,
+    Vec<(String, String)>,
+);
+
+/// Read a scenario document (the TOML's values, or a dict): apply the `(key path, value)`
+/// overrides, replace `run.seed` by `seed` when given, check every key and expand it into the
+/// plan. Returns `(plan_json or None, problems, groups, origins)`: problems as (file key path,
+/// message), groups as (name, nodes), origins as (plan path, file key path).
+#[pyfunction]
+#[pyo3(signature = (doc, overrides = None, seed = None, engine_check = true))]
+fn read_scenario(
+    py: Python<'_>,
+    doc: &Bound<'_, PyAny>,
+    overrides: Option<&Bound<'_, PyAny>>,
+    seed: Option<u64>,
+    engine_check: bool,
+) -> PyResult<ReadOut> {
+    use bufferlab_core::file;
+    let mut doc = to_doc(doc)?;
+    let bad = file::overrides::apply(&mut doc, &to_overrides(overrides)?);
+    if !bad.is_empty() {
+        return Ok((None, bad, vec![], vec![]));
+    }
+    let read = py
+        .allow_threads(|| catch_unwind(AssertUnwindSafe(|| file::read(&doc, seed, engine_check))))
+        .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?;
+    match read {
+        Ok(r) => {
+            let plan = serde_json::to_string(&r.plan)
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            Ok((Some(plan), vec![], r.groups, r.origins))
+        }
+        Err(problems) => Ok((None, problems, vec![], vec![])),
+    }
+}
+
+/// The reader's document as Python values.
+fn from_doc<'py>(py: Python<'py>, d: &bufferlab_core::file::Doc) -> PyResult<Bound<'py, PyAny>> {
+    use bufferlab_core::file::Doc;
+    Ok(match d {
+        Doc::Null => py.None().into_bound(py),
+        Doc::Bool(b) => pyo3::types::PyBool::new(py, *b).to_owned().into_any(),
+        Doc::Int(i) => i.into_pyobject(py)?.into_any(),
+        Doc::Float(f) => f.into_pyobject(py)?.into_any(),
+        Doc::Str(s) => s.into_pyobject(py)?.into_any(),
+        Doc::List(l) => {
+            let out = PyList::empty(py);
+            for x in l {
+                out.append(from_doc(py, x)?)?;
+            }
+            out.into_any()
+        }
+        Doc::Table(t) => {
+            let out = PyDict::new(py);
+            for (k, x) in t {
+                out.set_item(k, from_doc(py, x)?)?;
+            }
+            out.into_any()
+        }
+    })
+}
+
+/// `(key path, value)` overrides applied to a document: (the new document, the problems of the
+/// paths that cannot be set).
+#[pyfunction]
+fn apply_overrides<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, PyAny>,
+    overrides: &Bound<'py, PyAny>,
+) -> PyResult<(Bound<'py, PyAny>, ProblemList)> {
+    let mut doc = to_doc(doc)?;
+    let bad = bufferlab_core::file::overrides::apply(&mut doc, &to_overrides(Some(overrides))?);
+    Ok((from_doc(py, &doc)?, bad))
+}
+
+/// Problems the engine found at plan key paths, placed at the file's keys through a scenario's
+/// origins: [(loc, message)] -> [(file key path, message)].
+#[pyfunction]
+fn place_problems(
+    problems: Vec<(Vec<Bound<'_, PyAny>>, String)>,
+    origins: Vec<(String, String)>,
+) -> PyResult<Vec<(String, String)>> {
+    use bufferlab_core::problem::Loc;
+    let mut out = Vec::with_capacity(problems.len());
+    for (loc, msg) in problems {
+        let mut l = Loc::root();
+        for step in loc {
+            l = match step.extract::<usize>() {
+                Ok(i) if !step.is_instance_of::<pyo3::types::PyString>() => l.at(i),
+                _ => l.key(&step.str()?.to_string()),
+            };
+        }
+        out.push(l.problem(msg));
+    }
+    Ok(bufferlab_core::file::place(&out, &origins))
+}
+
+/// The keys of each traffic kind (its own; the TCP kinds also take the TCP options).
+#[pyfunction]
+fn traffic_keys() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    use bufferlab_core::file::traffic;
+    traffic::kinds()
+        .iter()
+        .map(|k| {
+            let n = k.keys().len()
+                - if k.tcp {
+                    bufferlab_core::file::schema::tcp_keys().len()
+                } else {
+                    0
+                };
+            (k.kind, k.keys()[..n].to_vec())
+        })
+        .collect()
+}
+
+/// The names the scenario file takes, each declared once in the engine: disciplines, sizing
+/// rules, distribution laws, traffic kinds (and which run TCP), topology templates.
+#[pyfunction]
+fn file_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    use bufferlab_core::file;
+    std::collections::BTreeMap::from([
+        ("disciplines", file::schema::discipline_names()),
+        ("sizing_rules", bufferlab_core::sizing::RULES.to_vec()),
+        ("laws", file::law::law_names()),
+        ("kinds", file::traffic::kind_names()),
+        ("tcp_kinds", file::traffic::tcp_kind_names()),
+        ("templates", file::topology::TEMPLATES.to_vec()),
+    ])
+}
+
 /// The plan's JSON Schema (as JSON): every key with its type, bounds, default and doc line.
 #[pyfunction]
 fn plan_schema() -> PyResult<String> {
@@ -321,6 +508,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan_schema, m)?)?;
     m.add_function(wrap_pyfunction!(draw, m)?)?;
     m.add_function(wrap_pyfunction!(check_bounds, m)?)?;
+    m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(file_names, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
+    m.add_function(wrap_pyfunction!(place_problems, m)?)?;
+    m.add_function(wrap_pyfunction!(traffic_keys, m)?)?;
+    m.add("DEFAULT_SEED", bufferlab_core::file::DEFAULT_SEED)?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_class::<Prepared>()?;
     m.add("PlanError", m.py().get_type::<PlanError>())?;

@@ -128,7 +128,7 @@ def crosscheck(
     from ..cli_common import _overrides, _report_problems, err_console, out_console
     from ..errors import ScenarioError
     from ..scenario import load_scenario
-    from ..scenario.traffic import TCP_KINDS
+    from ..scenario import TCP_KINDS
     from .compare import records, summarize, write_out
     from .ns3env import Ns3Missing, program
     from .options import parse_ns3_options

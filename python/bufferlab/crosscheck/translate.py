@@ -32,7 +32,7 @@ from typing import Any
 
 from ..errors import Problem, ScenarioError
 from ..scenario import Scenario, translate as map_key
-from ..scenario.traffic import TCP_KINDS
+from ..scenario import TCP_KINDS
 from .options import Ns3Options
 
 __all__ = ["to_ns3", "matched_for_ns3", "NS3_LACKS", "Unsupported", "DEVICE_QUEUE_PKTS", "PPP_HEADER_BYTES", "BASE_PORT", "flow_ids"]

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem, ScenarioError
-from ..scenario.traffic import TCP_KINDS
+from ..scenario import TCP_KINDS
 from .dist import sample
 
 FLOW_PORT_BASE = 20_000  # the driver's FLOW_PORT_BASE: flow k's port and echo identifier

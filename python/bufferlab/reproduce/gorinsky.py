@@ -9,7 +9,7 @@ import pandas as pd
 
 from .claims import ClaimSpec, at_least, at_most, between
 from .figures import errorbars, new_figure, over_seeds, ratio_by_seed
-from ..scenario.traffic import TCP_KINDS
+from ..scenario import TCP_KINDS
 from .item import Data, Item, Output, register
 from .papers import GORINSKY
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..scenario.traffic import TCP_KINDS
+from ..scenario import TCP_KINDS
 from .claims import ClaimSpec
 
 PROFILES = ("smoke", "quick", "full")

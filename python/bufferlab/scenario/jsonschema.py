@@ -14,10 +14,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from .queue import DISCIPLINES, SIZING_RULES, _params
+from .. import _core  # type: ignore[attr-defined]
+from . import NAMES, TCP_KINDS
 from .schema import definition, deref, describe_key, qdisc_keys, tcp_keys, user_key
-from .templates import TEMPLATES
-from .traffic import _OWN_KEYS, TCP_KINDS
+
+DISCIPLINES = NAMES["disciplines"]
+# RED's thresholds have three plan spellings and one file key each.
+_RED_SPELLINGS = ("min_th_pkts", "min_th_bytes", "max_th_pkts", "max_th_bytes")
+
+
+def _enum(name: str) -> list[str]:
+    """The values of a plan enum (``Framing``, ``Arrivals``)."""
+    d = deref(definition(name))
+    return list(d.get("enum") or [b["const"] for b in d.get("oneOf", []) if "const" in b])
 
 TIME = {"type": "string", "pattern": r"^\s*[0-9.eE+-]+\s*(ns|us|µs|ms|s|min|h)\s*$", "description": "a time with its unit, e.g. \"50ms\""}
 RATE = {"type": "string", "description": "a rate with its unit, e.g. \"10Mbps\" or \"250pps\""}
@@ -95,12 +104,12 @@ def _queue() -> dict[str, Any]:
     props: dict[str, Any] = {
         "discipline": {"type": "string", "enum": list(DISCIPLINES), "default": "fifo", "description": "the queueing discipline"},
         "limit": {**SIZE, "description": "buffer limit: packets (\"100pkt\") or bytes (\"64KB\"); fq_codel: a number of packets"},
-        "sizing": {"type": "string", "enum": list(SIZING_RULES.values()), "description": "a buffer-sizing rule in place of limit"},
+        "sizing": {"type": "string", "enum": NAMES["sizing_rules"], "description": "a buffer-sizing rule in place of limit"},
         "scale": {"type": "number", "exclusiveMinimum": 0, "default": 1, "description": "multiplies the sizing rule"},
     }
     for disc in DISCIPLINES:
-        for key, (plan_key, prop) in qdisc_keys(disc).items():
-            if key in _params(disc) and key not in props:
+        for key, (plan_key, prop) in qdisc_keys(disc, skip=_RED_SPELLINGS).items():
+            if key not in props:
                 props[key] = engine_key(plan_key, prop)
     props["min_th"] = props["max_th"] = {"anyOf": [{"type": "number", "minimum": 0}, {"type": "string"}], "description": "RED threshold of average queue: packets (a number or \"5pkt\") or bytes (\"30KB\")"}
     return _obj(props, description="a port's qdisc and its buffer; each discipline takes its own keys (docs/scenario-format.md)")
@@ -111,7 +120,7 @@ def _direction() -> dict[str, Any]:
     return {
         "rate": {**RATE, "description": describe_key(d["rate_bps"])},
         "delay": engine_key("delay_ns", d["delay_ns"]),
-        "framing": {"type": "string", "enum": ["none", "ethernet", "atm"], "default": "none", "description": "what a packet costs on the wire"},
+        "framing": {"type": "string", "enum": _enum("Framing"), "default": "none", "description": "what a packet costs on the wire"},
         "loss": engine_key("loss", d["loss"]),
         "queue": _queue(),
         "ring": _obj({"size": {"type": "integer", "minimum": 1}, "bql": {"anyOf": [{"enum": ["auto", "off"]}, SIZE]}}, ("size",), "a NIC transmit ring"),
@@ -122,7 +131,7 @@ def _traffic() -> dict[str, Any]:
     tcp = {k: engine_key(plan_key, prop) for k, (plan_key, prop) in tcp_keys().items()}
     tcp["mss"] = {**SIZE, "description": describe_key(tcp_keys()["mss"][1])}
     common = {
-        "kind": {"type": "string", "enum": list(_OWN_KEYS)},
+        "kind": {"type": "string", "enum": NAMES["kinds"]},
         "from": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}], "description": "sending node(s) or group"},
         "to": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}], "description": "receiving node(s) or group"},
         "start": {**DIST, "description": "when each source starts (a time or a distribution)"},
@@ -133,7 +142,7 @@ def _traffic() -> dict[str, Any]:
         "arrival_rate": {"type": "string", "description": "new connections per unit time, e.g. \"1/s\" (Poisson)"},
         "idle": {**DIST, "description": "time between on/off transfers"},
         "rate": RATE,
-        "arrivals": {"type": "string", "enum": ["cbr", "poisson"], "default": "cbr"},
+        "arrivals": {"type": "string", "enum": _enum("Arrivals"), "default": "cbr"},
         "burst": _obj({"packets": {"type": "integer", "minimum": 1}, "every": TIME}, ("packets", "every")),
         "ttl": {"type": "integer", "minimum": 1, "maximum": 255},
         "stop": TIME,
@@ -144,7 +153,7 @@ def _traffic() -> dict[str, Any]:
         "period": TIME,
     }
     branches = []
-    for kind, keys in _OWN_KEYS.items():
+    for kind, keys in _core.traffic_keys().items():
         props = {k: (common.get(k) or own[k]) for k in keys}
         props["kind"] = {"const": kind}
         if kind in TCP_KINDS:
@@ -177,7 +186,7 @@ def scenario_schema() -> dict[str, Any]:
             "topology": {
                 "type": "object",
                 "properties": {
-                    "template": {"type": "string", "enum": list(TEMPLATES)},
+                    "template": {"type": "string", "enum": NAMES["templates"]},
                     "pairs": {"type": "integer", "minimum": 1, "description": "dumbbell: sender/receiver pairs"},
                     "bottleneck": direction, "bottleneck_reverse": direction, "access": _obj(access),
                     "up": direction, "down": direction,
@@ -234,7 +243,7 @@ def markdown_tables() -> str:
     """Every discipline's parameters and every TCP option: key, default, bounds, meaning."""
     lines = [BEGIN, "", "#### Discipline parameters", ""]
     for disc in DISCIPLINES:
-        keys = qdisc_keys(disc, skip=("min_th_pkts", "min_th_bytes", "max_th_pkts", "max_th_bytes"))
+        keys = qdisc_keys(disc, skip=_RED_SPELLINGS)
         if not keys:
             continue
         lines += [f"`{disc}`:", "", "| key | default | bounds | meaning |", "|---|---|---|---|"]

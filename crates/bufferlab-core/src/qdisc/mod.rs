@@ -60,6 +60,17 @@ impl QdiscSpec {
             QdiscSpec::PrioSmall(_) => "prio_small",
         }
     }
+
+    /// The limit in packets of discipline `kind` when its queue gives neither a limit nor a
+    /// sizing rule: Linux's default for it (`txqueuelen` for the single queues, `tc-codel(8)`,
+    /// `tc-pie(8)`; 10240 for `fq_codel`, RFC 8290 §5.1). The scenario reader writes it into the
+    /// plan, so a plan says what every queue holds.
+    pub fn default_limit_pkts(kind: &str) -> u64 {
+        match kind {
+            "fq_codel" => fq_codel::DEFAULT_LIMIT_PKTS,
+            _ => params::TXQUEUELEN_PKTS,
+        }
+    }
 }
 
 /// Why a packet was dropped. Every drop carries one.

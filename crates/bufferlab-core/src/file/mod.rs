@@ -1,0 +1,203 @@
+//! The scenario file, read in one place: TOML's values (or a Python dict's) are unit-parsed,
+//! templated (dumbbell, access, explicit nodes and links, groups, per-pair lists), overridden
+//! (`--set`) and checked against the one declaration of each key (the plan's types), and
+//! expanded into the plan the engine runs ([`crate::scenario::Scenario`]).
+//!
+//! Every problem is found in one pass and born with its file key: the reader's own, the bounds
+//! the plan's types declare, and what only the built engine knows (routes, sizing rules), the
+//! latter two placed at the file's keys through the origins the templates record.
+
+pub mod close;
+pub mod decimal;
+pub mod doc;
+pub mod law;
+pub mod links;
+pub mod overrides;
+pub mod queue;
+pub mod schema;
+pub mod table;
+pub mod topology;
+pub mod traffic;
+pub mod units;
+mod where_;
+
+pub use where_::place;
+
+use serde_json::{json, Map, Value};
+
+pub use doc::Doc;
+use table::{integer, Problems, Table};
+
+/// The seed of a file that gives none.
+pub const DEFAULT_SEED: u64 = 1;
+const TOP_KEYS: [&str; 6] = ["description", "run", "topology", "node", "link", "traffic"];
+const RUN_KEYS: [&str; 4] = ["duration", "seed", "measure", "sample"];
+
+/// A scenario read and expanded.
+#[derive(Debug)]
+pub struct Read {
+    /// The plan, as the engine's JSON.
+    pub plan: Value,
+    /// Named groups of nodes (the dumbbell's `senders` and `receivers`, explicit `groups`).
+    pub groups: Vec<(String, Vec<String>)>,
+    /// (plan path, file key path): where each part of the plan came from.
+    pub origins: Vec<(String, String)>,
+}
+
+/// A problem at a file key: (key path, what is wrong and how to fix it).
+pub type FileProblem = (String, String);
+
+/// Read `doc` (with `seed` in place of `run.seed`): the plan, or every problem at once.
+/// `engine_check` adds what only the built engine can check (routes, sizing rules).
+pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Vec<FileProblem>> {
+    let mut p = Problems::default();
+    let top = Table::open(doc, "", &mut p, &TOP_KEYS, &[], None);
+    if top.raw("description").is_some_and(|d| d.as_str().is_none()) {
+        p.add("description", "expected a string");
+    }
+    let run = read_run(&top, &mut p, seed);
+    let topo_seed = run
+        .get("seed")
+        .and_then(Value::as_u64)
+        .unwrap_or(DEFAULT_SEED);
+    let topo = topology::read_topology(&top, &mut p, topo_seed);
+    let (traffic, t_origins) = traffic::read_traffic(&top, topo.as_ref(), &mut p);
+    let mut origins = vec![("run".to_string(), "run".to_string())];
+    if let Some(t) = &topo {
+        origins.extend(t.origins.iter().cloned());
+    }
+    origins.extend(t_origins);
+    let read_topology = topo.is_some();
+    let (nodes, links, groups) =
+        topo.map_or((vec![], vec![], vec![]), |t| (t.nodes, t.links, t.groups));
+    let plan = json!({"run": run, "nodes": nodes, "links": links, "traffic": traffic});
+    if !p.is_empty() || !read_topology {
+        // One pass: the bounds of what could be read are reported with the reader's problems.
+        let mut found = p.items;
+        let bounds = where_::place(&crate::bounds::check_value(&plan), &origins);
+        for b in bounds {
+            if !found.iter().any(|(path, _)| *path == b.0) {
+                found.push(b);
+            }
+        }
+        return Err(found);
+    }
+    if engine_check {
+        use serde::Deserialize;
+        let problems = match crate::Scenario::deserialize(&plan) {
+            Ok(sc) => crate::check(&sc),
+            Err(e) => vec![crate::problem::Loc::root().problem(e.to_string())],
+        };
+        if !problems.is_empty() {
+            return Err(where_::place(&problems, &origins));
+        }
+    }
+    Ok(Read {
+        plan,
+        groups,
+        origins,
+    })
+}
+
+fn read_run(top: &Table, p: &mut Problems, seed: Option<u64>) -> Map<String, Value> {
+    let mut run = Map::new();
+    let Some(rt) = top.sub(
+        p,
+        "run",
+        &RUN_KEYS,
+        &[],
+        Some("{ duration = \"60s\", seed = 1 }"),
+    ) else {
+        p.add("run", "missing (e.g. [run] duration = \"60s\")");
+        return run;
+    };
+    // Its bounds (longer than zero, at most 30 days) are the engine's, reported with ours.
+    let duration = rt.need(p, "duration", &units::time_ns, "\"60s\"");
+    run.insert(
+        "duration_ns".into(),
+        duration.map_or(Value::Null, Value::from),
+    );
+    let file_seed = match rt.raw("seed") {
+        None => Some(DEFAULT_SEED),
+        Some(_) => rt
+            .get(
+                p,
+                "seed",
+                &integer(
+                    Some(0),
+                    Some(u64::MAX as i128),
+                    "a seed (a whole number >= 0)",
+                ),
+            )
+            .map(|s| s as u64),
+    };
+    run.insert(
+        "seed".into(),
+        seed.or(file_seed).map_or(Value::Null, Value::from),
+    );
+    if rt.has("measure") {
+        run.insert(
+            "measure_ns".into(),
+            measure(&rt, p, duration).map_or(Value::Null, |m| json!(m)),
+        );
+    }
+    if rt.has("sample") {
+        // Longer than zero, and at most ten million samples per series: the engine's checks.
+        run.insert(
+            "sample_ns".into(),
+            rt.get(p, "sample", &units::time_ns)
+                .map_or(Value::Null, Value::from),
+        );
+    }
+    run
+}
+
+fn measure(rt: &Table, p: &mut Problems, duration: Option<u64>) -> Option<[u64; 2]> {
+    let raw = rt.raw("measure")?;
+    let Some(list) = raw.as_list().filter(|l| l.len() == 2) else {
+        rt.problem(
+            p,
+            Some("measure"),
+            format!(
+                "expected a window [start, end], e.g. [\"10s\", \"60s\"], got {}",
+                raw.describe()
+            ),
+        );
+        return None;
+    };
+    let mut ends = Vec::new();
+    for (j, v) in list.iter().enumerate() {
+        match units::time_ns(v) {
+            Ok(t) => ends.push(t),
+            Err(e) => p.add(&table::index(&rt.at("measure"), j), e),
+        }
+    }
+    let [a, b] = ends[..] else { return None };
+    if a >= b {
+        let msg = if a > b {
+            format!(
+                "the window ends before it starts (try [\"{}\", \"{}\"])",
+                list[1].plain(),
+                list[0].plain()
+            )
+        } else {
+            "the window is empty".to_string()
+        };
+        rt.problem(p, Some("measure"), msg);
+        return None;
+    }
+    if let Some(d) = duration.filter(|d| b > *d) {
+        let _ = d;
+        let dur = rt.raw("duration").map(Doc::plain).unwrap_or_default();
+        rt.problem(
+            p,
+            Some("measure"),
+            format!(
+                "the window ends at {}, after the run (duration {dur})",
+                list[1].plain()
+            ),
+        );
+        return None;
+    }
+    Some([a, b])
+}
