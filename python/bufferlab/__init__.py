@@ -103,13 +103,13 @@ def run_plan(
     return run_prepared(prepared, plan, progress=progress)
 
 
-def prepare_plan(plan: dict[str, Any], *, origins: list[tuple[str, str]] | None = None, source: str | None = None) -> Any:
-    """Check and build a plan once (``bufferlab._core.Prepared``: ``estimate()``, then run it
-    with :func:`run_prepared`); :class:`ScenarioError` with the engine's problems, placed at the
-    file's keys."""
+def prepare_plan(plan: dict[str, Any] | Scenario, *, origins: list[tuple[str, str]] | None = None, source: str | None = None) -> Any:
+    """Check and build a plan (or a loaded scenario's) once (``bufferlab._core.Prepared``:
+    ``estimate()``, then run it with :func:`run_prepared`); :class:`ScenarioError` with the
+    engine's problems, placed at the file's keys."""
     core = _engine()
     try:
-        return core.prepare(json.dumps(plan))
+        return plan.prepare() if isinstance(plan, Scenario) else core.prepare(json.dumps(plan))
     except core.PlanError as e:
         raise ScenarioError(engine_problems(e.args[1], origins or []), source) from None
     except RuntimeError as e:

@@ -79,7 +79,7 @@ def run(
         sc = load_scenario(file, seed=seed, overrides=_overrides(sets), engine_check=False)
         if out is not None:
             _check_out(out)  # before the simulation: a bad --out costs nothing
-        prepared = prepare_plan(sc.plan, origins=sc.origins, source=sc.source)
+        prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
         _confirm_cost(sc, yes, prepared)
         with _progress(sc.duration_s, quiet=as_json) as progress:
             if backend == "kernel":
@@ -202,7 +202,7 @@ def validate(
         try:
             sc = load_scenario(file, seed=seed, overrides=overrides, engine_check=False)
             # The engine checks the plan as it builds it; the estimate comes from that build.
-            prepared = prepare_plan(sc.plan, origins=sc.origins, source=sc.source)
+            prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
         except ScenarioError as e:
             if len(files) == 1:
                 _report_problems(e, file)
@@ -213,10 +213,10 @@ def validate(
         if plan:
             sys.stdout.write(json.dumps(sc.plan, indent=2, sort_keys=True) + "\n")
             return
-        p = sc.plan
+        n_nodes, n_dirs, n_traffic = sc.counts()
         out_console.print(
-            f"{file}: ok -- {_count(len(p['nodes']), 'node')}, {_count(len(p['links']), 'link')}, "
-            f"{_count(len(p['traffic']), 'traffic block')}, {sc.duration_s:g} s, seed {sc.seed}",
+            f"{file}: ok -- {_count(n_nodes, 'node')}, {_count(n_dirs // 2, 'link')}, "
+            f"{_count(n_traffic, 'traffic block')}, {sc.duration_s:g} s, seed {sc.seed}",
             markup=False,
         )
         e = _estimate(prepared)

@@ -38,7 +38,7 @@ pub fn check_value(plan: &Value) -> Vec<Problem> {
         .get("$defs")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    walk(plan, root, defs, &Loc::root(), &mut out);
+    walk(plan, root, defs, &mut Vec::new(), &mut out);
     out
 }
 
@@ -53,12 +53,20 @@ fn deref<'a>(s: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
     }
 }
 
-fn walk(v: &Value, s: &Value, defs: &Map<String, Value>, loc: &Loc, out: &mut Vec<Problem>) {
+/// Walk `v` beside its schema `s`. `path` is the key path to `v`, grown and shrunk in place: a
+/// [`Loc`] is made only for a problem, so a plan of thousands of links costs no allocation per key.
+fn walk(
+    v: &Value,
+    s: &Value,
+    defs: &Map<String, Value>,
+    path: &mut Vec<Seg>,
+    out: &mut Vec<Problem>,
+) {
     let s = deref(s, defs);
     for alt in ["oneOf", "anyOf"] {
         if let Some(branches) = s.get(alt).and_then(Value::as_array) {
             if let Some(b) = branches.iter().map(|b| deref(b, defs)).find(|b| fits(v, b)) {
-                walk(v, b, defs, loc, out);
+                walk(v, b, defs, path, out);
             }
             return;
         }
@@ -66,14 +74,16 @@ fn walk(v: &Value, s: &Value, defs: &Map<String, Value>, loc: &Loc, out: &mut Ve
     match v {
         Value::Number(n) => {
             if let Some(x) = n.as_f64() {
-                number(x, s, loc, out);
+                number(x, s, path, out);
             }
         }
         Value::Object(m) => {
             if let Some(props) = s.get("properties").and_then(Value::as_object) {
                 for (k, sub) in props {
                     if let Some(x) = m.get(k) {
-                        walk(x, sub, defs, &loc.key(k), out);
+                        path.push(Seg::Key(k.clone()));
+                        walk(x, sub, defs, path, out);
+                        path.pop();
                     }
                 }
             }
@@ -81,11 +91,15 @@ fn walk(v: &Value, s: &Value, defs: &Map<String, Value>, loc: &Loc, out: &mut Ve
         Value::Array(a) => {
             if let Some(items) = s.get("prefixItems").and_then(Value::as_array) {
                 for (i, (x, sub)) in a.iter().zip(items).enumerate() {
-                    walk(x, sub, defs, &loc.at(i), out);
+                    path.push(Seg::Index(i));
+                    walk(x, sub, defs, path, out);
+                    path.pop();
                 }
             } else if let Some(items) = s.get("items") {
                 for (i, x) in a.iter().enumerate() {
-                    walk(x, items, defs, &loc.at(i), out);
+                    path.push(Seg::Index(i));
+                    walk(x, items, defs, path, out);
+                    path.pop();
                 }
             }
         }
@@ -137,7 +151,7 @@ fn fits(v: &Value, b: &Value) -> bool {
     consts_match && required
 }
 
-fn number(x: f64, s: &Value, loc: &Loc, out: &mut Vec<Problem>) {
+fn number(x: f64, s: &Value, path: &[Seg], out: &mut Vec<Problem>) {
     let get = |k: &str| s.get(k).and_then(Value::as_f64);
     let (min, xmin, max, xmax) = (
         get("minimum"),
@@ -152,7 +166,7 @@ fn number(x: f64, s: &Value, loc: &Loc, out: &mut Vec<Problem>) {
     if ok {
         return;
     }
-    let key = match loc.segs().last() {
+    let key = match path.last() {
         Some(Seg::Key(k)) => k.as_str(),
         _ => "",
     };
@@ -174,7 +188,7 @@ fn number(x: f64, s: &Value, loc: &Loc, out: &mut Vec<Problem>) {
         Some(d) => format!(" (default {})", q(d)),
         None => String::new(),
     };
-    out.push(loc.problem(format!(
+    out.push(Loc::from_segs(path).problem(format!(
         "must be {}, got {}{default}",
         parts.join(" and "),
         q(x)

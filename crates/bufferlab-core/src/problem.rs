@@ -25,6 +25,11 @@ impl Loc {
         Loc(Vec::new())
     }
 
+    /// The path of these steps.
+    pub fn from_segs(segs: &[Seg]) -> Loc {
+        Loc(segs.to_vec())
+    }
+
     /// This path extended by a key.
     pub fn key(&self, k: &str) -> Loc {
         let mut v = self.0.clone();

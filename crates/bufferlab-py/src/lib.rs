@@ -121,10 +121,16 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 /// Parse and build a plan (the build checks it first).
 fn build(py: Python<'_>, plan_json: &str) -> PyResult<(Scenario, Engine)> {
     let sc = parse(plan_json)?;
+    let eng = build_scenario(py, &sc)?;
+    Ok((sc, eng))
+}
+
+/// Build a typed plan (the build checks it first).
+fn build_scenario(py: Python<'_>, sc: &Scenario) -> PyResult<Engine> {
     let built =
-        py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::build::build(&sc))));
+        py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::build::build(sc))));
     match built {
-        Ok(Ok(eng)) => Ok((sc, eng)),
+        Ok(Ok(eng)) => Ok(eng),
         Ok(Err(p)) => Err(plan_error(&p)),
         Err(e) => Err(PyRuntimeError::new_err(format!(
             "engine error: {}",
@@ -274,6 +280,47 @@ fn check_bounds<'py>(py: Python<'py>, plan_json: &str) -> PyResult<Bound<'py, Py
     problems_py(py, &bufferlab_core::bounds::check_value(&plan))
 }
 
+/// A plan the reader made: kept on the engine's side, so that checking and running it need not
+/// carry it through JSON; `json()` gives it to Python when asked.
+#[pyclass(module = "bufferlab._core", frozen)]
+struct Plan {
+    value: serde_json::Value,
+    sc: Scenario,
+}
+
+#[pymethods]
+impl Plan {
+    /// The plan as the engine's JSON.
+    fn json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.value).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    /// (duration in ns, seed).
+    fn run_spec(&self) -> (u64, u64) {
+        (self.sc.run.duration_ns.as_ns(), self.sc.run.seed)
+    }
+
+    /// (nodes, link directions, traffic blocks).
+    fn counts(&self) -> (usize, usize, usize) {
+        (
+            self.sc.nodes.len(),
+            2 * self.sc.links.len(),
+            self.sc.traffic.len(),
+        )
+    }
+
+    /// Check and build it, as `prepare(plan_json)`.
+    fn prepare(&self, py: Python<'_>) -> PyResult<Prepared> {
+        let t0 = Instant::now();
+        let eng = build_scenario(py, &self.sc)?;
+        Ok(Prepared {
+            sc: self.sc.clone(),
+            eng: Some(eng),
+            t0,
+        })
+    }
+}
+
 /// A Python value of a scenario document (from TOML or a dict) as the reader's document.
 fn to_doc(v: &Bound<'_, PyAny>) -> PyResult<bufferlab_core::file::Doc> {
     use bufferlab_core::file::Doc;
@@ -329,7 +376,7 @@ fn to_overrides(
 type ProblemList = Vec<(String, String)>;
 
 type ReadOut = (
-    Option<String>,
+    Option<Plan>,
     ProblemList,
     Vec<(String, Vec<String>)>,
     Vec<(String, String)>,
@@ -358,11 +405,15 @@ fn read_scenario(
         .allow_threads(|| catch_unwind(AssertUnwindSafe(|| file::read(&doc, seed, engine_check))))
         .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?;
     match read {
-        Ok(r) => {
-            let plan = serde_json::to_string(&r.plan)
-                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            Ok((Some(plan), vec![], r.groups, r.origins))
-        }
+        Ok(r) => Ok((
+            Some(Plan {
+                value: r.plan,
+                sc: r.scenario,
+            }),
+            vec![],
+            r.groups,
+            r.origins,
+        )),
         Err(problems) => Ok((None, problems, vec![], vec![])),
     }
 }
@@ -516,6 +567,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_SEED", bufferlab_core::file::DEFAULT_SEED)?;
     m.add_function(wrap_pyfunction!(prepare, m)?)?;
     m.add_class::<Prepared>()?;
+    m.add_class::<Plan>()?;
     m.add("PlanError", m.py().get_type::<PlanError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;

@@ -17,7 +17,6 @@ import json
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,25 +48,70 @@ PathOrDict = str | os.PathLike[str] | Mapping[str, Any]
 NS_PER_S = 1_000_000_000
 
 
-@dataclass
 class Scenario:
-    """A checked scenario and its plan."""
+    """A checked scenario and its plan.
 
-    plan: dict[str, Any]
-    document: dict[str, Any]
-    source: str | None = None
-    groups: dict[str, list[str]] = field(default_factory=dict)
-    origins: list[tuple[str, str]] = field(default_factory=list)
+    The plan stays on the engine's side until Python asks for it (``plan``): checking and running
+    a scenario then costs no JSON either way. A plan given as a dict (or changed through
+    ``plan``) is what runs.
+    """
+
+    def __init__(
+        self,
+        plan: dict[str, Any] | None = None,
+        document: dict[str, Any] | None = None,
+        source: str | None = None,
+        groups: dict[str, list[str]] | None = None,
+        origins: list[tuple[str, str]] | None = None,
+        *,
+        handle: Any = None,
+    ) -> None:
+        if plan is None and handle is None:
+            raise TypeError("a Scenario needs a plan")
+        self._plan = plan
+        self._handle = handle
+        self.document = document if document is not None else {}
+        self.source = source
+        self.groups = groups or {}
+        self.origins = origins or []
+
+    @property
+    def plan(self) -> dict[str, Any]:
+        if self._plan is None:
+            self._plan = json.loads(self._handle.json())
+        return self._plan
+
+    @plan.setter
+    def plan(self, value: dict[str, Any]) -> None:
+        self._plan = value
+
+    def prepare(self) -> Any:
+        """Check and build it once (``_core.Prepared``); ``_core.PlanError`` with the engine's
+        problems."""
+        if self._plan is None:
+            return self._handle.prepare()
+        return _core.prepare(json.dumps(self._plan))
+
+    def counts(self) -> tuple[int, int, int]:
+        """(nodes, link directions, traffic blocks)."""
+        if self._plan is None:
+            return tuple(self._handle.counts())  # type: ignore[return-value]
+        p = self._plan
+        return len(p["nodes"]), 2 * len(p["links"]), len(p["traffic"])
 
     def plan_json(self) -> str:
         return json.dumps(self.plan, sort_keys=True)
 
     @property
     def seed(self) -> int:
+        if self._plan is None:
+            return int(self._handle.run_spec()[1])
         return int(self.plan["run"]["seed"])
 
     @property
     def duration_s(self) -> float:
+        if self._plan is None:
+            return self._handle.run_spec()[0] / NS_PER_S
         return self.plan["run"]["duration_ns"] / NS_PER_S
 
     @property
@@ -81,6 +125,9 @@ class Scenario:
         for link in self.plan["links"]:
             out += [f"{link['a']}->{link['b']}", f"{link['b']}->{link['a']}"]
         return out
+
+    def __repr__(self) -> str:
+        return f"Scenario(source={self.source!r}, groups={list(self.groups)})"
 
 
 # ---------------------------------------------------------------- reading
@@ -180,7 +227,7 @@ def load_scenario(
         raise ScenarioError([Problem(path, msg) for path, msg in problems], src)
     if overrides:
         apply_overrides(doc, overrides)
-    return Scenario(plan=json.loads(plan), document=doc, source=src, groups=dict(groups), origins=[tuple(o) for o in origins])
+    return Scenario(handle=plan, document=doc, source=src, groups=dict(groups), origins=[tuple(o) for o in origins])
 
 
 def _seed_problem(seed: Any) -> str | None:

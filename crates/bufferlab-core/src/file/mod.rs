@@ -36,8 +36,10 @@ const RUN_KEYS: [&str; 4] = ["duration", "seed", "measure", "sample"];
 /// A scenario read and expanded.
 #[derive(Debug)]
 pub struct Read {
-    /// The plan, as the engine's JSON.
+    /// The plan, as the engine's JSON (what the file gave; the engine's defaults left out).
     pub plan: Value,
+    /// The same plan, typed.
+    pub scenario: crate::Scenario,
     /// Named groups of nodes (the dumbbell's `senders` and `receivers`, explicit `groups`).
     pub groups: Vec<(String, Vec<String>)>,
     /// (plan path, file key path): where each part of the plan came from.
@@ -70,7 +72,12 @@ pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Ve
     let read_topology = topo.is_some();
     let (nodes, links, groups) =
         topo.map_or((vec![], vec![], vec![]), |t| (t.nodes, t.links, t.groups));
-    let plan = json!({"run": run, "nodes": nodes, "links": links, "traffic": traffic});
+    let mut plan = Map::new();
+    plan.insert("run".into(), Value::Object(run));
+    plan.insert("nodes".into(), Value::from(nodes));
+    plan.insert("links".into(), Value::Array(links));
+    plan.insert("traffic".into(), Value::Array(traffic));
+    let plan = Value::Object(plan);
     if !p.is_empty() || !read_topology {
         // One pass: the bounds of what could be read are reported with the reader's problems.
         let mut found = p.items;
@@ -82,18 +89,25 @@ pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Ve
         }
         return Err(found);
     }
+    use serde::Deserialize;
+    let scenario = match crate::Scenario::deserialize(&plan) {
+        Ok(sc) => sc,
+        Err(e) => {
+            return Err(vec![(
+                String::new(),
+                format!("the plan cannot be read: {e}"),
+            )])
+        }
+    };
     if engine_check {
-        use serde::Deserialize;
-        let problems = match crate::Scenario::deserialize(&plan) {
-            Ok(sc) => crate::check(&sc),
-            Err(e) => vec![crate::problem::Loc::root().problem(e.to_string())],
-        };
+        let problems = crate::check(&scenario);
         if !problems.is_empty() {
             return Err(where_::place(&problems, &origins));
         }
     }
     Ok(Read {
         plan,
+        scenario,
         groups,
         origins,
     })

@@ -13,7 +13,7 @@
 //! access: `client` and `server` joined by one link whose forward direction is `[topology.up]`
 //! and reverse `[topology.down]`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::close::did_you_mean;
 use super::doc::Doc;
@@ -47,8 +47,13 @@ impl Topology {
         rev_from: &str,
     ) {
         let i = self.links.len();
-        self.links
-            .push(json!({"a": a, "b": b, "forward": fwd, "reverse": rev}));
+        // Moved in, not through `json!` (which would serialise each direction again).
+        let mut link = serde_json::Map::new();
+        link.insert("a".into(), Value::from(a));
+        link.insert("b".into(), Value::from(b));
+        link.insert("forward".into(), fwd);
+        link.insert("reverse".into(), rev);
+        self.links.push(Value::Object(link));
         self.origins
             .push((format!("links[{i}].forward"), fwd_from.to_string()));
         self.origins
