@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import filecmp
+import hashlib
 import json
 import tomllib
 
@@ -38,13 +39,26 @@ def path_rtt_ns(plan: dict, hops: list[str]) -> int:
 
 def test_all_six_examples_are_present():
     assert set(EXAMPLE_NAMES) >= {"braud-table2", "dumbbell", "linux-stack", "splitbuff", "udp-fifo", "web-poisson"}
+    assert set(SHARED_NAMES) == {"braud-table2", "dumbbell", "linux-stack", "splitbuff", "udp-fifo", "web-poisson"}
+    if SHARED.is_dir():
+        assert sorted(p.stem for p in SHARED.glob("*.toml")) == SHARED_NAMES
 
 
-@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+# The shared examples' digests, recorded beside the repository's copies: a clone without the shared
+# folder still checks its copies against them (sha256sum -c reads the file).
+SHARED_DIGESTS = REPO / "tests" / "golden" / "shared-examples.sha256"
+SHARED_NAMES = sorted(line.split("  ", 1)[1].removesuffix(".toml") for line in SHARED_DIGESTS.read_text().splitlines())
+
+
+@pytest.mark.parametrize("name", SHARED_NAMES)
 def test_shipped_copies_match_the_shared_examples(name):
-    if not SHARED.is_dir():
-        pytest.skip("shared examples not beside the repository")
-    assert filecmp.cmp(SHARED / f"{name}.toml", REPO / "scenarios" / f"{name}.toml", shallow=False)
+    copy = REPO / "scenarios" / f"{name}.toml"
+    if SHARED.is_dir():
+        assert filecmp.cmp(SHARED / f"{name}.toml", copy, shallow=False)
+        # The recorded digests follow the shared folder too.
+        assert f"{hashlib.sha256((SHARED / f'{name}.toml').read_bytes()).hexdigest()}  {name}.toml" in SHARED_DIGESTS.read_text()
+    digests = dict(reversed(line.split("  ", 1)) for line in SHARED_DIGESTS.read_text().splitlines())
+    assert hashlib.sha256(copy.read_bytes()).hexdigest() == digests[f"{name}.toml"]
 
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)

@@ -32,13 +32,8 @@ pub fn check(sc: &Scenario) -> Vec<Problem> {
 /// breaks together with the problems it found itself, in one pass.
 pub fn check_value(plan: &Value) -> Vec<Problem> {
     let mut out = Vec::new();
-    let root = schema();
-    let empty = Map::new();
-    let defs = root
-        .get("$defs")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    walk(plan, root, defs, &mut Vec::new(), &mut out);
+    let c = compiled();
+    c.walk(plan, 0, &mut Vec::new(), &mut out);
     out
 }
 
@@ -53,112 +48,228 @@ fn deref<'a>(s: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
     }
 }
 
-/// Walk `v` beside its schema `s`. `path` is the key path to `v`, grown and shrunk in place: a
-/// [`Loc`] is made only for a problem, so a plan of thousands of links costs no allocation per key.
-fn walk(
-    v: &Value,
-    s: &Value,
-    defs: &Map<String, Value>,
-    path: &mut Vec<Seg>,
-    out: &mut Vec<Problem>,
-) {
-    let s = deref(s, defs);
-    for alt in ["oneOf", "anyOf"] {
-        if let Some(branches) = s.get(alt).and_then(Value::as_array) {
-            if let Some(b) = branches.iter().map(|b| deref(b, defs)).find(|b| fits(v, b)) {
-                walk(v, b, defs, path, out);
+/// The schema compiled once into a tree of nodes, references resolved, so that walking a plan
+/// of thousands of links looks up no schema key by name.
+struct Compiled {
+    nodes: Vec<Node>,
+}
+
+/// One schema node: alternatives (`oneOf`/`anyOf`: the first whose shape fits is walked),
+/// properties, list items, and a number's bounds.
+#[derive(Default)]
+struct Node {
+    alts: Option<Vec<(Shape, usize)>>,
+    props: Vec<(String, usize)>,
+    prefix: Option<Vec<usize>>,
+    items: Option<usize>,
+    bounds: Bounds,
+}
+
+#[derive(Default)]
+struct Bounds {
+    min: Option<f64>,
+    xmin: Option<f64>,
+    max: Option<f64>,
+    xmax: Option<f64>,
+    default: Option<f64>,
+}
+
+/// What a branch of alternatives accepts: its types, its enum or constant, its tag constants
+/// and its required keys.
+#[derive(Default)]
+struct Shape {
+    types: Option<Vec<String>>,
+    values: Option<Vec<Value>>,
+    consts: Vec<(String, Value)>,
+    required: Vec<String>,
+}
+
+fn compiled() -> &'static Compiled {
+    static C: OnceLock<Compiled> = OnceLock::new();
+    C.get_or_init(|| {
+        let root = schema();
+        let empty = Map::new();
+        let defs = root
+            .get("$defs")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let mut c = Compiled { nodes: Vec::new() };
+        let mut by_ptr: Vec<(*const Value, usize)> = Vec::new();
+        c.compile(root, defs, &mut by_ptr);
+        c
+    })
+}
+
+impl Compiled {
+    /// The node of schema `s` (after `$ref`s), compiled once per distinct definition.
+    fn compile(
+        &mut self,
+        s: &Value,
+        defs: &Map<String, Value>,
+        seen: &mut Vec<(*const Value, usize)>,
+    ) -> usize {
+        let s = deref(s, defs);
+        let key = s as *const Value;
+        if let Some(&(_, id)) = seen.iter().find(|(p, _)| *p == key) {
+            return id;
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Node::default());
+        seen.push((key, id));
+        let mut node = Node::default();
+        for alt in ["oneOf", "anyOf"] {
+            if let Some(branches) = s.get(alt).and_then(Value::as_array) {
+                let mut alts = Vec::new();
+                for b in branches {
+                    let b = deref(b, defs);
+                    let shape = Shape::of(b);
+                    alts.push((shape, self.compile(b, defs, seen)));
+                }
+                node.alts = Some(alts);
+                break;
+            }
+        }
+        if let Some(props) = s.get("properties").and_then(Value::as_object) {
+            for (k, sub) in props {
+                let n = self.compile(sub, defs, seen);
+                node.props.push((k.clone(), n));
+            }
+        }
+        if let Some(items) = s.get("prefixItems").and_then(Value::as_array) {
+            node.prefix = Some(items.iter().map(|i| self.compile(i, defs, seen)).collect());
+        } else if let Some(items) = s.get("items") {
+            node.items = Some(self.compile(items, defs, seen));
+        }
+        let get = |k: &str| s.get(k).and_then(Value::as_f64);
+        node.bounds = Bounds {
+            min: get("minimum"),
+            xmin: get("exclusiveMinimum"),
+            max: get("maximum"),
+            xmax: get("exclusiveMaximum"),
+            default: get("default"),
+        };
+        self.nodes[id] = node;
+        id
+    }
+
+    /// Walk `v` beside node `n`. `path` is the key path to `v`, grown and shrunk in place: a
+    /// [`Loc`] is made only for a problem.
+    fn walk(&self, v: &Value, n: usize, path: &mut Vec<Seg>, out: &mut Vec<Problem>) {
+        let node = &self.nodes[n];
+        if let Some(alts) = &node.alts {
+            if let Some((_, b)) = alts.iter().find(|(shape, _)| shape.fits(v)) {
+                self.walk(v, *b, path, out);
             }
             return;
         }
-    }
-    match v {
-        Value::Number(n) => {
-            if let Some(x) = n.as_f64() {
-                number(x, s, path, out);
+        match v {
+            Value::Number(x) => {
+                if let Some(x) = x.as_f64() {
+                    number(x, &node.bounds, path, out);
+                }
             }
-        }
-        Value::Object(m) => {
-            if let Some(props) = s.get("properties").and_then(Value::as_object) {
-                for (k, sub) in props {
+            Value::Object(m) => {
+                for (k, sub) in &node.props {
                     if let Some(x) = m.get(k) {
                         path.push(Seg::Key(k.clone()));
-                        walk(x, sub, defs, path, out);
+                        self.walk(x, *sub, path, out);
                         path.pop();
                     }
                 }
             }
-        }
-        Value::Array(a) => {
-            if let Some(items) = s.get("prefixItems").and_then(Value::as_array) {
-                for (i, (x, sub)) in a.iter().zip(items).enumerate() {
-                    path.push(Seg::Index(i));
-                    walk(x, sub, defs, path, out);
-                    path.pop();
-                }
-            } else if let Some(items) = s.get("items") {
-                for (i, x) in a.iter().enumerate() {
-                    path.push(Seg::Index(i));
-                    walk(x, items, defs, path, out);
-                    path.pop();
+            Value::Array(a) => {
+                if let Some(items) = &node.prefix {
+                    for (i, (x, sub)) in a.iter().zip(items).enumerate() {
+                        path.push(Seg::Index(i));
+                        self.walk(x, *sub, path, out);
+                        path.pop();
+                    }
+                } else if let Some(items) = node.items {
+                    for (i, x) in a.iter().enumerate() {
+                        path.push(Seg::Index(i));
+                        self.walk(x, items, path, out);
+                        path.pop();
+                    }
                 }
             }
+            _ => {}
         }
-        _ => {}
     }
 }
 
-/// Whether `v` is of branch `b`'s shape: its type, its tag constants, its required keys.
-fn fits(v: &Value, b: &Value) -> bool {
-    let type_ok = |t: &str| match t {
-        "null" => v.is_null(),
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "string" => v.is_string(),
-        "boolean" => v.is_boolean(),
-        "integer" => v.is_u64() || v.is_i64(),
-        "number" => v.is_number(),
-        _ => true,
-    };
-    let typed = match b.get("type") {
-        Some(Value::String(t)) => type_ok(t),
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(type_ok),
-        _ => true,
-    };
-    if !typed {
-        return false;
-    }
-    if let Some(e) = b.get("enum").and_then(Value::as_array) {
-        return e.contains(v);
-    }
-    if let Some(c) = b.get("const") {
-        return c == v;
-    }
-    let Value::Object(m) = v else { return true };
-    let consts_match = b
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_none_or(|props| {
-            props.iter().all(|(k, p)| match p.get("const") {
-                Some(c) => m.get(k) == Some(c),
-                None => true,
+impl Shape {
+    fn of(b: &Value) -> Shape {
+        let types = match b.get("type") {
+            Some(Value::String(t)) => Some(vec![t.clone()]),
+            Some(Value::Array(ts)) => Some(
+                ts.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let values = b
+            .get("enum")
+            .and_then(Value::as_array)
+            .cloned()
+            .or_else(|| b.get("const").map(|c| vec![c.clone()]));
+        let consts = b
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|props| {
+                props
+                    .iter()
+                    .filter_map(|(k, p)| p.get("const").map(|c| (k.clone(), c.clone())))
+                    .collect()
             })
-        });
-    let required = b.get("required").and_then(Value::as_array).is_none_or(|r| {
-        r.iter()
-            .filter_map(Value::as_str)
-            .all(|k| m.contains_key(k))
-    });
-    consts_match && required
+            .unwrap_or_default();
+        let required = b
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        Shape {
+            types,
+            values,
+            consts,
+            required,
+        }
+    }
+
+    /// Whether `v` is of this branch's shape.
+    fn fits(&self, v: &Value) -> bool {
+        let type_ok = |t: &str| match t {
+            "null" => v.is_null(),
+            "object" => v.is_object(),
+            "array" => v.is_array(),
+            "string" => v.is_string(),
+            "boolean" => v.is_boolean(),
+            "integer" => v.is_u64() || v.is_i64(),
+            "number" => v.is_number(),
+            _ => true,
+        };
+        if let Some(ts) = &self.types {
+            if !ts.iter().any(|t| type_ok(t)) {
+                return false;
+            }
+        }
+        if let Some(values) = &self.values {
+            return values.contains(v);
+        }
+        let Value::Object(m) = v else { return true };
+        self.consts.iter().all(|(k, c)| m.get(k) == Some(c))
+            && self.required.iter().all(|k| m.contains_key(k))
+    }
 }
 
-fn number(x: f64, s: &Value, path: &[Seg], out: &mut Vec<Problem>) {
-    let get = |k: &str| s.get(k).and_then(Value::as_f64);
-    let (min, xmin, max, xmax) = (
-        get("minimum"),
-        get("exclusiveMinimum"),
-        get("maximum"),
-        get("exclusiveMaximum"),
-    );
+fn number(x: f64, b: &Bounds, path: &[Seg], out: &mut Vec<Problem>) {
+    let (min, xmin, max, xmax) = (b.min, b.xmin, b.max, b.xmax);
     let ok = min.is_none_or(|m| x >= m)
         && xmin.is_none_or(|m| x > m)
         && max.is_none_or(|m| x <= m)
@@ -184,7 +295,7 @@ fn number(x: f64, s: &Value, path: &[Seg], out: &mut Vec<Problem>) {
     if let Some(m) = xmax {
         parts.push(format!("below {}", q(m)));
     }
-    let default = match get("default") {
+    let default = match b.default {
         Some(d) => format!(" (default {})", q(d)),
         None => String::new(),
     };
