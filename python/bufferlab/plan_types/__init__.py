@@ -1,0 +1,35 @@
+"""The engine's plan as typed, frozen objects: readers write ``plan.run.duration_ns``, not
+``plan["run"]["duration_ns"]``, so a renamed engine field breaks at type-check or import.
+
+``generated.py`` is made from the engine's JSON schema (``python -m bufferlab.plan_types
+--write``); ``typed`` reads a loaded scenario or a plan dict into its root, :class:`Scenario`
+(the Rust type's name; :data:`Plan` where that would be read as the loaded file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeAlias
+
+from .base import PlanObject, field_names
+from .codec import PlanTypeError, from_dict, to_dict
+from .generated import *  # noqa: F403
+from .generated import Scenario, TcpOnoffTraffic, TcpTraffic, WebTraffic, __all__ as _generated
+
+Plan: TypeAlias = Scenario
+# The traffic kinds that run TCP (and carry a ``tcp`` table); ``isinstance`` narrows to them.
+TCP_TRAFFIC = (TcpTraffic, WebTraffic, TcpOnoffTraffic)
+
+
+def typed(source: Any) -> Scenario:
+    """The typed plan of a loaded scenario (anything with ``.plan``), a plan dict, or a typed
+    plan (returned as it is); :class:`PlanTypeError` names the first key that does not fit."""
+    plan = getattr(source, "plan", source)
+    if isinstance(plan, Scenario):
+        return plan
+    if not isinstance(plan, Mapping):
+        raise TypeError(f"typed() takes a scenario or a plan dict, not {type(source).__name__}")
+    return from_dict(Scenario, plan)
+
+
+__all__ = [*_generated, "Plan", "PlanObject", "PlanTypeError", "TCP_TRAFFIC", "field_names", "from_dict", "to_dict", "typed"]
