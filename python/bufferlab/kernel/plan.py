@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import plan_types as pt
 from ..errors import Problem, ScenarioError
-from ..scenario import TCP_KINDS
 from .dist import sample
 
 FLOW_PORT_BASE = 20_000  # the driver's FLOW_PORT_BASE: flow k's port and echo identifier
@@ -58,6 +58,8 @@ _REFUSED = {
     "cubic_c": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
     "cubic_fast_convergence": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
 }
+if not set(_REFUSED) <= pt.field_names(pt.TcpOptions):  # a renamed engine key fails here, at import
+    raise ImportError(f"kernel backend: refused TCP keys the plan no longer has: {set(_REFUSED) - pt.field_names(pt.TcpOptions)}")
 _PLAN_TO_USER = {"max_rto_ns": "max_rto", "delack_ns": "delack", "min_rto_ns": "min_rto", "mss_bytes": "mss"}
 
 
@@ -102,34 +104,35 @@ def available_cc() -> list[str]:
         return []
 
 
-def host_nodes(plan: dict[str, Any]) -> list[int]:
+def host_nodes(plan: Any) -> list[int]:
     """Nodes that become hosts: every traffic endpoint and every node with a single link (a
-    leaf such as a dumbbell's idle sender); the others are routers inside the engine."""
-    names = plan["nodes"]
-    ids = {n: i for i, n in enumerate(names)}
-    degree = [0] * len(names)
-    for link in plan["links"]:
-        degree[ids[link["a"]]] += 1
-        degree[ids[link["b"]]] += 1
+    leaf such as a dumbbell's idle sender); the others are routers inside the engine. ``plan``
+    is a loaded scenario, a plan dict or a typed plan."""
+    p = pt.typed(plan)
+    ids = {n: i for i, n in enumerate(p.nodes)}
+    degree = [0] * len(p.nodes)
+    for link in p.links:
+        degree[ids[link.a]] += 1
+        degree[ids[link.b]] += 1
     hosts = {i for i, d in enumerate(degree) if d == 1}
-    for t in plan["traffic"]:
-        for s, d in t["pairs"]:
+    for t in p.traffic:
+        for s, d in t.pairs:
             hosts.update((ids[s], ids[d]))
     return sorted(hosts)
 
 
 def build(sc: Any) -> KernelPlan:
     """The kernel plan of a loaded scenario, or ScenarioError listing every refusal."""
-    plan = sc.plan
+    plan = pt.typed(sc)
     origins = dict(getattr(sc, "origins", []) or [])
-    names = plan["nodes"]
+    names = plan.nodes
     ids = {n: i for i, n in enumerate(names)}
     hosts = {n: Host(n, names[n]) for n in host_nodes(plan)}
     problems: list[Problem] = []
     flows: list[Flow] = []
-    rng = random.Random(plan["run"].get("seed", 0))
+    rng = random.Random(plan.run.seed)
     ccs = available_cc()
-    duration = plan["run"]["duration_ns"]
+    duration = plan.run.duration_ns
 
     def where(i: int, key: str) -> str:
         base = origins.get(f"traffic[{i}]", f"traffic[{i}]")
@@ -143,130 +146,135 @@ def build(sc: Any) -> KernelPlan:
             refuse(i, user_key, f"another traffic block on {h.name} needs a different value ({table[key]})")
         table[key] = value
 
-    for i, t in enumerate(plan["traffic"]):
-        kind = t["kind"]
-        tcp = t.get("tcp", {})
-        for key in tcp:
+    for i, t in enumerate(plan.traffic):
+        kind = t.kind
+        tcp = t.tcp if isinstance(t, pt.TCP_TRAFFIC) else pt.TcpOptions()
+        for key in tcp.given:
             if key in _REFUSED:
                 refuse(i, key, _REFUSED[key])
-        if tcp.get("delack_ns", DELACK_LINUX_NS) != DELACK_LINUX_NS:
+        if tcp.delack_ns != DELACK_LINUX_NS:
             refuse(i, "delack_ns", "Linux's delayed-ACK timer is fixed (40 ms minimum, TCP_DELACK_MIN)")
-        if tcp.get("handshake", True) is False:
+        if not tcp.handshake:
             refuse(i, "handshake", "a kernel TCP connection always opens with a handshake")
-        if tcp.get("prr", True) is False:
+        if not tcp.prr:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
-        if tcp.get("cubic_hystart", True) is False:
+        if not tcp.cubic_hystart:
             refuse(i, "cubic_hystart", "HyStart is a parameter of the tcp_cubic module (hystart), shared by the whole machine; leave cubic_hystart out")
-        if tcp.get("cubic_alpha_switch", False) is True:
+        if tcp.cubic_alpha_switch:
             refuse(i, "cubic_alpha_switch", "Linux's tcp_cubic has no RFC 9438 §4.3 switch to alpha = 1; leave cubic_alpha_switch out")
-        if tcp.get("ssthresh_from", "cwnd") != "cwnd":
+        if tcp.ssthresh_from != "cwnd":
             refuse(i, "ssthresh_from", "Linux always reduces from the congestion window (tcp_init_cwnd_reduction); "
                    "leave ssthresh_from out")
-        cc = CC_NAMES.get(tcp.get("cc", "newreno"), tcp.get("cc"))
-        if kind in TCP_KINDS and ccs and cc not in ccs:
+        cc = CC_NAMES.get(tcp.cc, tcp.cc)
+        if isinstance(t, pt.TCP_TRAFFIC) and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")
-        if kind in ("udp", "ping"):
-            size = t["size_bytes"]
-            if size > MTU_BYTES:
-                refuse(i, "size", f"{size} B exceeds the hosts' {MTU_BYTES} B MTU (the kernel would fragment it)")
-        count = t.get("count", 1) if kind == "tcp" else 1
-        for s_name, d_name in t["pairs"]:
+        if isinstance(t, (pt.UdpTraffic, pt.PingTraffic)) and t.size_bytes > MTU_BYTES:
+            refuse(i, "size", f"{t.size_bytes} B exceeds the hosts' {MTU_BYTES} B MTU (the kernel would fragment it)")
+        # Socket sizes only where the block sets them: the kernel's own otherwise.
+        mss = tcp.mss_bytes if tcp.has("mss_bytes") else None
+        sndbuf = tcp.sndbuf_bytes if tcp.has("sndbuf_bytes") else None
+        rcvbuf = tcp.rwnd_bytes if tcp.has("rwnd_bytes") else None
+        count = t.count if isinstance(t, pt.TcpTraffic) else 1
+        for s_name, d_name in t.pairs:
             for _ in range(count):
                 k = len(flows)
                 s, d = ids[s_name], ids[d_name]
                 src, dst = hosts[s], hosts[d]
                 port = FLOW_PORT_BASE + k
-                start = int(sample(t.get("start_ns", {"dist": "const", "value": 0.0}), rng))
-                flows.append(Flow(k, kind, s, d, t.get("size_bytes") if kind == "tcp" else None))
+                start = int(sample(pt.to_dict(t.start_ns), rng))
+                flows.append(Flow(k, kind, s, d, t.size_bytes if isinstance(t, pt.TcpTraffic) else None))
 
                 dst_addr = _addr(d)
-                if kind in TCP_KINDS:  # data goes src -> dst in all three
-                    if "sack" in tcp:
-                        v = "1" if tcp["sack"] else "0"
+                if isinstance(t, pt.TCP_TRAFFIC):  # data goes src -> dst in all three
+                    if tcp.has("sack"):
+                        v = "1" if tcp.sack else "0"
                         for h in (src, dst):
                             set_once(h, h.sysctls, "ipv4/tcp_sack", v, i, "sack")
                     # F-RTO (RFC 5682) and RACK (RFC 8985) are the sender's alone. Set either way,
                     # so that the machine's own values never leak in.
-                    frto = "2" if tcp.get("frto", True) else "0"
+                    frto = "2" if tcp.frto else "0"
                     set_once(src, src.sysctls, "ipv4/tcp_frto", frto, i, "frto")
-                    rack = "1" if tcp.get("rack", True) else "0"
+                    rack = "1" if tcp.rack else "0"
                     set_once(src, src.sysctls, "ipv4/tcp_recovery", rack, i, "rack")
                     # The option is negotiated in the handshake: both ends, like SACK.
-                    ts = "1" if tcp.get("timestamps", True) else "0"
+                    ts = "1" if tcp.timestamps else "0"
                     for h in (src, dst):
                         set_once(h, h.sysctls, "ipv4/tcp_timestamps", ts, i, "timestamps")
-                    if tcp.get("delayed_ack") is False:
+                    if not tcp.delayed_ack:
                         set_once(dst, dst.routes.setdefault(s, {}), "quickack", "1", i, "delayed_ack")
-                    if "initial_window" in tcp:
-                        set_once(src, src.routes.setdefault(d, {}), "initcwnd", str(tcp["initial_window"]), i, "initial_window")
-                    if "min_rto_ns" in tcp:
-                        ms = max(1, round(tcp["min_rto_ns"] / 1e6))
+                    if tcp.has("initial_window"):
+                        set_once(src, src.routes.setdefault(d, {}), "initcwnd", str(tcp.initial_window), i, "initial_window")
+                    if tcp.has("min_rto_ns"):
+                        ms = max(1, round(tcp.min_rto_ns / 1e6))
                         set_once(src, src.routes.setdefault(d, {}), "rto_min", f"{ms}ms", i, "min_rto_ns")
-                if kind == "tcp":
-                    dst.roles.append({"role": "tcp_sink", "flow": k, "port": port, "rcvbuf": tcp.get("rwnd_bytes"), "size": t.get("size_bytes")})
+                if isinstance(t, pt.TcpTraffic):
+                    dst.roles.append({"role": "tcp_sink", "flow": k, "port": port, "rcvbuf": rcvbuf, "size": t.size_bytes})
                     src.roles.append({
                         "role": "tcp_source", "flow": k, "dst": dst_addr, "port": port, "start_ns": start,
-                        "size": t.get("size_bytes"), "cc": cc, "mss": tcp.get("mss_bytes"), "sndbuf": tcp.get("sndbuf_bytes"),
+                        "size": t.size_bytes, "cc": cc, "mss": mss, "sndbuf": sndbuf,
                     })
-                elif kind in ("web", "tcp_onoff"):
+                elif isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)):
                     # Data flows from the pair's first node to its second: the second connects and
                     # asks for a size, the first sends it (as a web client and server).
-                    src.roles.append({"role": "tcp_server", "flow": k, "port": port, "cc": cc, "mss": tcp.get("mss_bytes"), "sndbuf": tcp.get("sndbuf_bytes")})
+                    src.roles.append({"role": "tcp_server", "flow": k, "port": port, "cc": cc, "mss": mss, "sndbuf": sndbuf})
                     dst.roles.append({
                         "role": "tcp_client", "flow": k, "dst": _addr(s), "port": port, "start_ns": start,
-                        "mode": "poisson" if kind == "web" else "onoff", "arrival_rate": t.get("arrival_rate"),
-                        "size": t["size_bytes"], "idle": t.get("idle_ns"), "rcvbuf": tcp.get("rwnd_bytes"),
-                        "seed": rng.randrange(1 << 32),
+                        "mode": "poisson" if isinstance(t, pt.WebTraffic) else "onoff",
+                        "arrival_rate": t.arrival_rate if isinstance(t, pt.WebTraffic) else None,
+                        "size": pt.to_dict(t.size_bytes),
+                        "idle": pt.to_dict(t.idle_ns) if isinstance(t, pt.TcpOnoffTraffic) else None,
+                        "rcvbuf": rcvbuf, "seed": rng.randrange(1 << 32),
                     })
-                elif kind == "udp":
+                elif isinstance(t, pt.UdpTraffic):
                     dst.roles.append({"role": "udp_sink", "flow": k, "port": port})
-                    burst = t.get("burst")
                     src.roles.append({
                         "role": "udp_source", "flow": k, "dst": dst_addr, "port": port, "start_ns": start,
-                        "stop_ns": t.get("stop_ns") or duration, "rate_pps": t["rate_pps"],
-                        "payload": t["size_bytes"] - IP_UDP_HEADERS, "arrivals": t.get("arrivals", "cbr"),
-                        "burst": [burst["packets"], burst["every_ns"]] if burst else None, "ttl": t.get("ttl", 64),
+                        "stop_ns": t.stop_ns or duration, "rate_pps": t.rate_pps,
+                        "payload": t.size_bytes - IP_UDP_HEADERS, "arrivals": t.arrivals,
+                        "burst": [t.burst.packets, t.burst.every_ns] if t.burst else None, "ttl": t.ttl,
                         "seed": rng.randrange(1 << 32),
                     })
-                elif kind == "ballast":
+                elif isinstance(t, pt.BallastTraffic):
                     # The real tool in the source's namespace (docs/ballast.md); a sink takes its
                     # packets as the simulator's does, so the destination answers no port-unreachable.
                     dst.roles.append({"role": "udp_sink", "flow": k, "port": port})
                     src.roles.append({
-                        "role": "ballast", "flow": k, "start_ns": start, "stop_ns": t.get("stop_ns") or duration,
+                        "role": "ballast", "flow": k, "start_ns": start, "stop_ns": t.stop_ns or duration,
                         "args": ballast_args(t, f"{dst_addr}:{port}"),
                     })
-                elif kind == "ping":
+                elif isinstance(t, pt.PingTraffic):
                     src.roles.append({
                         "role": "ping", "flow": k, "dst": dst_addr, "ident": port, "start_ns": start,
-                        "stop_ns": t.get("stop_ns") or duration, "interval_ns": t["interval_ns"],
-                        "payload": t["size_bytes"] - IP_UDP_HEADERS,
+                        "stop_ns": t.stop_ns or duration, "interval_ns": t.interval_ns,
+                        "payload": t.size_bytes - IP_UDP_HEADERS,
                     })
     if problems:
         raise ScenarioError(problems, getattr(sc, "source", None))
     return KernelPlan(hosts=list(hosts.values()), flows=flows)
 
 
-def ballast_args(t: dict[str, Any], to: str) -> list[str]:
+def ballast_args(t: pt.BallastTraffic, to: str) -> list[str]:
     """The ``bufferlab ballast`` options of a ``kind = "ballast"`` block (the same defaults: the
-    scenario's are the tool's)."""
-    from ..ballast.sender import DEFAULT_TTL, SAFE_PPS
+    scenario's are the tool's, ``ttl`` 2 and ``max_share`` 0.2 among them)."""
+    from ..ballast.sender import SAFE_PPS
 
-    args = ["--to", to, "--size", f"{t['size_bytes']}B", "--ttl", str(t.get("ttl", DEFAULT_TTL))]
-    if t.get("auto"):
+    args = ["--to", to, "--size", f"{t.size_bytes}B", "--ttl", str(t.ttl)]
+    if t.auto:
         args.append("--auto")
-        if "target_ns" in t:
-            args += ["--target", f"{t['target_ns']}ns"]
-        if "max_share" in t:
-            args += ["--max-share", repr(t["max_share"])]
-        if "period_ns" in t:
-            args += ["--period", f"{t['period_ns']}ns"]
-    else:
-        args += ["--rate", f"{t['rate_pps']!r}pps"]
-        if t["rate_pps"] > SAFE_PPS:
-            args.append("--force")  # the scenario asked for it; the tool's cap is for people
-        if t.get("burst"):
-            args += ["--burst", str(t["burst"]["packets"]), "--every", f"{t['burst']['every_ns']}ns"]
+        if t.target_ns is not None:
+            args += ["--target", f"{t.target_ns}ns"]
+        if t.has("max_share"):
+            args += ["--max-share", repr(t.max_share)]
+        if t.period_ns is not None:
+            args += ["--period", f"{t.period_ns}ns"]
+        return args
+    if t.rate_pps is None:
+        raise ValueError("a ballast block without auto needs rate_pps")
+    args += ["--rate", f"{t.rate_pps!r}pps"]
+    if t.rate_pps > SAFE_PPS:
+        args.append("--force")  # the scenario asked for it; the tool's cap is for people
+    if t.burst:
+        args += ["--burst", str(t.burst.packets), "--every", f"{t.burst.every_ns}ns"]
     return args
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, kw_only=True)
 class PlanObject:
-    # Keys present in the dict this object was read from (empty for one built in code).
-    given: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    # Keys present in the dict this object was read from, in its order (none for one built in code).
+    given: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def has(self, name: str) -> bool:
         """Whether the plan gave ``name`` (rather than leaving it to its default); a name that is

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -39,8 +38,12 @@ class _Field:
         return typing.get_origin(self.type) is Literal and len(typing.get_args(self.type)) == 1
 
 
-@functools.cache
+_FIELDS: dict[type[PlanObject], dict[str, _Field]] = {}
+
+
 def _fields(cls: type[PlanObject]) -> dict[str, _Field]:
+    if cls in _FIELDS:
+        return _FIELDS[cls]
     hints = typing.get_type_hints(cls)
     out = {}
     for f in dataclasses.fields(cls):
@@ -48,6 +51,7 @@ def _fields(cls: type[PlanObject]) -> dict[str, _Field]:
             continue
         default = f.default_factory() if f.default_factory is not _MISSING else f.default
         out[f.name] = _Field(f.name, hints[f.name], default)
+    _FIELDS[cls] = out
     return out
 
 
@@ -87,7 +91,7 @@ def _read_object(cls: type[PlanObject], value: Any, path: str) -> PlanObject:
             kwargs[name] = _read(f.type, value[name], _join(path, name))
         elif f.default is _MISSING:
             raise PlanTypeError(_join(path, name), f"missing (required by {cls.__name__})")
-    return cls(**kwargs, given=frozenset(value))
+    return cls(**kwargs, given=tuple(value))
 
 
 def _read_union(options: tuple[Any, ...], value: Any, path: str) -> Any:
@@ -149,12 +153,14 @@ def _read_scalar(tp: Any, value: Any, path: str) -> Any:
 
 
 def to_dict(obj: Any, *, defaults: bool = False) -> Any:
-    """The plan dict of a plan object (lists for tuples). Keys the plan gave, tags and keys that
-    differ from their default are written; ``defaults=True`` writes every key."""
+    """The plan dict of a plan object (lists for tuples). Keys the plan gave, tags, required keys
+    and keys that differ from their default are written; ``defaults=True`` writes every key."""
     if isinstance(obj, PlanObject):
+        fields = _fields(type(obj))
         out = {}
-        for name, f in _fields(type(obj)).items():
-            v = getattr(obj, name)
+        # The plan's own key order first, so a plan read and written again is the same JSON.
+        for name in dict.fromkeys([*obj.given, *fields]):
+            f, v = fields[name], getattr(obj, name)
             if defaults or f.is_tag or f.default is _MISSING or name in obj.given or v != f.default:
                 out[name] = to_dict(v, defaults=defaults)
         return out
