@@ -30,6 +30,7 @@ import math
 from collections import deque
 from typing import Any
 
+from .. import plan_types as pt
 from ..errors import Problem, ScenarioError
 from ..scenario import Scenario, translate as map_key
 from ..scenario import TCP_KINDS
@@ -85,39 +86,41 @@ class _Refusals:
             self.items.append(p)
 
 
-def flow_ids(plan: dict[str, Any]) -> list[tuple[str, int, str, str]]:
+def flow_ids(plan: Any) -> list[tuple[str, int, str, str]]:
     """(flow id, traffic block index, src, dst) in bufferlab's order: ``tcp-1``, ``udp-1``...,
-    numbered per kind over the blocks, one per pair (times ``count`` for ``tcp``)."""
+    numbered per kind over the blocks, one per pair (times ``count`` for ``tcp``). ``plan`` is a
+    loaded scenario, a plan dict or a typed plan."""
     counters: dict[str, int] = {}
     out = []
-    for b, block in enumerate(plan["traffic"]):
-        kind = block["kind"]
-        per_pair = block.get("count", 1) if kind == "tcp" else 1
-        for src, dst in block["pairs"]:
+    for b, block in enumerate(pt.typed(plan).traffic):
+        kind = block.kind
+        per_pair = block.count if isinstance(block, pt.TcpTraffic) else 1
+        for src, dst in block.pairs:
             for _ in range(per_pair):
                 counters[kind] = counters.get(kind, 0) + 1
                 out.append((f"{kind}-{counters[kind]}", b, src, dst))
     return out
 
 
-def _largest_packet(plan: dict[str, Any]) -> int:
+def _largest_packet(plan: pt.Scenario) -> int:
     sizes = [DEFAULT_MSS + TCP_HEADERS]
-    for block in plan["traffic"]:
-        if block["kind"] in TCP_KINDS:
-            sizes.append(block.get("tcp", {}).get("mss_bytes", DEFAULT_MSS) + TCP_HEADERS)
+    for block in plan.traffic:
+        if isinstance(block, pt.TCP_TRAFFIC):
+            sizes.append(block.tcp.mss_bytes + TCP_HEADERS)
         else:
-            sizes.append(block.get("size_bytes", 0))
+            sizes.append(block.size_bytes)
     data = [s for s in sizes if s]
     # The TCP default is only a floor when the plan has TCP; a UDP-only plan has its own sizes.
-    if not any(b["kind"] in TCP_KINDS for b in plan["traffic"]) and len(data) > 1:
+    if not any(isinstance(b, pt.TCP_TRAFFIC) for b in plan.traffic) and len(data) > 1:
         data = data[1:]
     return max(data)
 
 
-def _limit(queue: dict[str, Any], resolved: dict[str, Any] | None, path: str, why: _Refusals) -> tuple[str, int, str] | None:
-    """(unit, value, as the results show it) of the buffer bufferlab's port holds."""
-    if queue.get("sizing"):
-        rule = queue["sizing"]["rule"]
+def _limit(queue: pt.QueueSpec, resolved: dict[str, Any] | None, path: str, why: _Refusals) -> tuple[str, int, str] | None:
+    """(unit, value, as the results show it) of the buffer bufferlab's port holds; ``resolved`` is
+    the engine's queues-table row for a sizing rule."""
+    if queue.sizing:
+        rule = queue.sizing.rule
         if rule == "rtt-adaptive":
             why.add(f"{path}.sizing", "ns-3 has no RTT-adaptive buffer (it re-sizes during the run); give a fixed limit or a static rule")
             return None
@@ -127,14 +130,15 @@ def _limit(queue: dict[str, Any], resolved: dict[str, Any] | None, path: str, wh
         if resolved.get("limit_pkts") is not None:
             return "p", int(resolved["limit_pkts"]), f"{int(resolved['limit_pkts'])}pkt ({rule})"
         return "B", int(resolved["limit_bytes"]), f"{int(resolved['limit_bytes'])}B ({rule})"
-    if queue.get("limit_pkts") is not None:
-        return "p", int(queue["limit_pkts"]), f"{queue['limit_pkts']}pkt"
-    return "B", int(queue["limit_bytes"]), f"{queue['limit_bytes']}B"
+    if queue.limit_pkts is not None:
+        return "p", queue.limit_pkts, f"{queue.limit_pkts}pkt"
+    if queue.limit_bytes is None:
+        raise ValueError(f"{path}: the plan gives no limit and no sizing rule")
+    return "B", queue.limit_bytes, f"{queue.limit_bytes}B"
 
 
-def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: int, why: _Refusals, opts: Ns3Options) -> dict[str, Any] | None:
-    q = d["queue"]["qdisc"]
-    kind = q["kind"]
+def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int, why: _Refusals, opts: Ns3Options) -> dict[str, Any] | None:
+    kind = q.kind
     if kind not in NS3_QDISC:
         why.add(f"{path}.queue.qdisc", f"ns-3 has no {kind} queue discipline")
         return None
@@ -147,40 +151,42 @@ def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: i
     else:
         size = f"{max(mtu_pkt, value - dev * mtu_pkt)}B"
     attrs: dict[str, str] = {"MaxSize": size}
-    if kind == "red":
-        in_bytes = "min_th_bytes" in q or "max_th_bytes" in q
+    if isinstance(q, pt.RedQdisc):
+        in_bytes = q.min_th_bytes is not None or q.max_th_bytes is not None
         if in_bytes != (unit == "B"):
             why.add(f"{path}.queue.qdisc.max_th", "ns-3's RED counts its thresholds in the unit of its limit: give both in packets or both in bytes")
             return None
-        suffix = "_bytes" if in_bytes else "_pkts"
+        # A plain number counts packets, as in ns-2 (the plan keeps it without a unit suffix);
+        # absent, ns-2's thresh_ 5 and maxthresh_ 15.
+        min_th = _first(q.min_th_bytes if in_bytes else q.min_th_pkts, q.min_th, 5)
+        max_th = _first(q.max_th_bytes if in_bytes else q.max_th_pkts, q.max_th, 15)
         attrs.update({
-            # A plain number counts packets, as in ns-2 (the plan keeps it without a unit suffix).
-            "MinTh": repr(float(q.get("min_th" + suffix, q.get("min_th", 5)))),
-            "MaxTh": repr(float(q.get("max_th" + suffix, q.get("max_th", 15)))),
+            "MinTh": repr(float(min_th)),
+            "MaxTh": repr(float(max_th)),
             # ns-3 (as ns-2) takes max_p as 1 / LInterm.
-            "LInterm": repr(1.0 / float(q.get("max_p", 0.1))),
-            "QW": repr(float(q.get("weight", 0.002))),
-            "Gentle": "true" if q.get("gentle", True) else "false",
-            "Wait": "true" if q.get("wait", True) else "false",
-            "MeanPktSize": str(int(q.get("mean_pkt_bytes", 500))),
+            "LInterm": repr(1.0 / q.max_p),
+            "QW": repr(q.weight),
+            "Gentle": "true" if q.gentle else "false",
+            "Wait": "true" if q.wait else "false",
+            "MeanPktSize": str(q.mean_pkt_bytes),
         })
-    elif kind in ("codel", "fq_codel"):
-        attrs["Target"] = _ns(q.get("target_ns", 5_000_000))
-        attrs["Interval"] = _ns(q.get("interval_ns", 100_000_000))
+    elif isinstance(q, (pt.CodelQdisc, pt.FqCodelQdisc)):
+        attrs["Target"] = _ns(q.target_ns)
+        attrs["Interval"] = _ns(q.interval_ns)
         attrs["UseEcn"] = "false"
-        if kind == "fq_codel":
-            attrs["Flows"] = str(int(q.get("flows", 1024)))
+        if isinstance(q, pt.FqCodelQdisc):
+            attrs["Flows"] = str(q.flows)
             attrs.update(_extra(opts.qdisc, kind))
             # Not an attribute in ns-3 (whose default is the device MTU, 1500 B): set through
             # FqCoDelQueueDisc::SetQuantum. bufferlab's default is Linux's 1514 B.
-            return {"type": NS3_QDISC[kind], "attrs": attrs, "quantum_bytes": int(q.get("quantum_bytes", 1514))}
-    elif kind == "pie":
+            return {"type": NS3_QDISC[kind], "attrs": attrs, "quantum_bytes": q.quantum_bytes}
+    elif isinstance(q, pt.PieQdisc):
         attrs.update({
-            "QueueDelayReference": _ns(q.get("target_ns", 15_000_000)),
-            "Tupdate": _ns(q.get("tupdate_ns", 15_000_000)),
-            "A": repr(float(q.get("alpha", 0.125))),
-            "B": repr(float(q.get("beta", 1.25))),
-            "MaxBurstAllowance": _ns(q.get("max_burst_ns", 150_000_000)),
+            "QueueDelayReference": _ns(q.target_ns),
+            "Tupdate": _ns(q.tupdate_ns),
+            "A": repr(q.alpha),
+            "B": repr(q.beta),
+            "MaxBurstAllowance": _ns(q.max_burst_ns),
             # bufferlab's PIE estimates the departure rate (RFC 8033 §5.2) over 16 KiB.
             "UseDequeueRateEstimator": "true",
             "DequeueThreshold": "16384",
@@ -188,6 +194,11 @@ def _qdisc(d: dict[str, Any], path: str, limit: tuple[str, int, str], mtu_pkt: i
         })
     attrs.update(_extra(opts.qdisc, kind))
     return {"type": NS3_QDISC[kind], "attrs": attrs}
+
+
+def _first(*values: float | None) -> float:
+    """The first value that is set."""
+    return next(v for v in values if v is not None)
 
 
 # Queue-disc attributes only some disciplines have: an option names them once for all links.
@@ -198,91 +209,93 @@ def _extra(attrs: dict[str, str], kind: str) -> dict[str, str]:
     return {k: v for k, v in attrs.items() if kind in _QDISC_ONLY.get(k, (kind,))}
 
 
-def _direction(sc: Scenario, i: int, which: str, name: str, limits: dict[str, Any], mtu_pkt: int, why: _Refusals, opts: Ns3Options) -> dict[str, Any]:
-    d = sc.plan["links"][i][which]
-    path = f"links[{i}].{which}"
-    if d.get("framing", "none") != "none":
-        why.add(f"{path}.framing", f"ns-3's point-to-point link has no {d['framing']} framing; use framing = \"none\"")
-    if d.get("ring") is not None:
+def _direction(d: pt.DirSpec, path: str, name: str, limits: dict[str, Any], mtu_pkt: int, why: _Refusals, opts: Ns3Options) -> dict[str, Any]:
+    if d.framing != "none":
+        why.add(f"{path}.framing", f"ns-3's point-to-point link has no {d.framing} framing; use framing = \"none\"")
+    if d.ring is not None:
         why.add(f"{path}.ring", "ns-3 has no NIC ring with BQL under a queue disc that matches bufferlab's; leave ring out")
     out: dict[str, Any] = {
         "name": name,
-        "rate_bps": d["rate_bps"],
-        "delay_ns": d["delay_ns"],
-        "device_rate_bps": d["rate_bps"] * (mtu_pkt + PPP_HEADER_BYTES) / mtu_pkt,
+        "rate_bps": d.rate_bps,
+        "delay_ns": d.delay_ns,
+        "device_rate_bps": d.rate_bps * (mtu_pkt + PPP_HEADER_BYTES) / mtu_pkt,
         "device_queue_pkts": opts.device_queue_pkts,
-        "discipline": d["queue"]["qdisc"]["kind"],
+        "discipline": d.queue.qdisc.kind,
     }
-    if d.get("loss"):
-        out["loss"] = d["loss"]
-    limit = _limit(d["queue"], limits.get(name), f"{path}.queue", why)
+    if d.loss:
+        out["loss"] = d.loss
+    limit = _limit(d.queue, limits.get(name), f"{path}.queue", why)
     if limit is not None:
         out["limit"] = limit[2]
-        qd = _qdisc(d, path, limit, mtu_pkt, why, opts)
+        qd = _qdisc(d.queue.qdisc, path, limit, mtu_pkt, why, opts)
         if qd is not None:
             out["qdisc"] = qd
     return out
 
 
-def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> dict[str, Any]:
-    cc = opts.get("cc", "newreno")
-    mss = int(opts.get("mss_bytes", DEFAULT_MSS))
-    min_rto = opts.get("min_rto_ns", DEFAULT_MIN_RTO_NS)
-    if opts.get("handshake", True) is False:
+def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dict[str, Any]:
+    cc = opts.cc
+    min_rto = opts.min_rto_ns
+    if not opts.handshake:
         why.add(f"{path}.tcp.handshake", "ns-3's TCP always opens with a handshake; remove handshake = false")
-    if "max_rto_ns" in opts:
+    if opts.has("max_rto_ns"):
         why.add(f"{path}.tcp.max_rto_ns", "ns-3's TCP has no maximum RTO setting; leave max_rto out")
-    if opts.get("frto", False) is True:
+    # Refused only where the block asks for them: the crosscheck runs bufferlab with them off
+    # where it leaves them out (matched_for_ns3).
+    if opts.has("frto") and opts.frto:
         why.add(f"{path}.tcp.frto", "ns-3 (3.44) has no F-RTO (RFC 5682): it never finds a timeout spurious; "
                 "leave frto out (the crosscheck then runs bufferlab without it too)")
-    if opts.get("timestamps", False) is True:
+    if opts.has("timestamps") and opts.timestamps:
         why.add(f"{path}.tcp.timestamps", "the crosscheck runs ns-3 without the timestamp option's 12 B (Timestamp = false); "
                 "leave timestamps out (the crosscheck then runs bufferlab without them too)")
-    if opts.get("rack", False) is True and opts.get("sack", True):
+    if opts.has("rack") and opts.rack and opts.sack:
         why.add(f"{path}.tcp.rack", "ns-3 (3.44) has no RACK (RFC 8985): it finds losses by duplicate ACKs only; "
                 "leave rack out (the crosscheck then runs bufferlab without it too)")
     # ns-3's NewReno here (bl::Rfc3465Reno) reduces from FlightSize, its TcpCubic from cwnd
     # (TcpCubic::GetSsThresh), each the only way it can: the crosscheck runs bufferlab the same.
     own_base = NS3_SSTHRESH_FROM.get(cc)
-    if own_base is not None and opts.get("ssthresh_from", own_base) != own_base:
+    if own_base is not None and opts.has("ssthresh_from") and opts.ssthresh_from != own_base:
         why.add(f"{path}.tcp.ssthresh_from", f"ns-3's {cc} takes ssthresh from {own_base} only; leave ssthresh_from out "
                 f"(the crosscheck then runs bufferlab with {own_base} too)")
     cc_attrs: dict[str, str] = {}
-    beta = opts.get("beta")
+    beta = opts.beta
     if cc == "newreno":
         # ssthresh from FlightSize = SND.NXT - SND.UNA (RFC 5681 eq. 4, RFC 6675 §5 (4.2)), as
         # bufferlab; ns-3's own rule halves its pipe, which leaves out SACKed and lost bytes (and,
         # without SACK, a segment per duplicate ACK). docs/ns3-differences.md measures the change.
         cc_attrs["FlightSizeFromSequence"] = "true"
-        if opts.get("sack", True):
+        if opts.sack:
             # At a timeout bufferlab's SACK sender halves the pipe instead (docs/tcp.md): with
             # FlightSize there, behind FQ-CoDel, ns-3 queued twice as much (ns3-differences.md).
             cc_attrs["TimeoutFlightFromPipe"] = "true"
     if cc == "cubic":
-        cc_attrs["Beta"] = repr(float(beta if beta is not None else 0.7))
-        cc_attrs["C"] = repr(float(opts.get("cubic_c", 0.4)))
-        cc_attrs["FastConvergence"] = "true" if opts.get("cubic_fast_convergence", True) else "false"
+        cc_attrs["Beta"] = repr(beta if beta is not None else 0.7)
+        cc_attrs["C"] = repr(opts.cubic_c)
+        cc_attrs["FastConvergence"] = "true" if opts.cubic_fast_convergence else "false"
         # Linux's HyStart, which ns-3's TcpCubic carries too (same constants).
-        cc_attrs["HyStart"] = "true" if opts.get("cubic_hystart", True) else "false"
+        cc_attrs["HyStart"] = "true" if opts.cubic_hystart else "false"
     elif beta is not None and not (cc == "newreno" and beta == 0.5):
         why.add(f"{path}.tcp.beta", f"ns-3's {cc} has no decrease-factor setting (NewReno halves); leave beta out")
     if cc == "vegas":
-        for key, attr, default in (("vegas_alpha", "Alpha", 2), ("vegas_beta", "Beta", 4), ("vegas_gamma", "Gamma", 1)):
-            v = opts.get(key, default)
+        # A block that leaves them out gets ns-3's own thresholds (2, 4, 1).
+        vegas = (("vegas_alpha", "Alpha", opts.vegas_alpha, 2), ("vegas_beta", "Beta", opts.vegas_beta, 4),
+                 ("vegas_gamma", "Gamma", opts.vegas_gamma, 1))
+        for key, attr, value, ns3_default in vegas:
+            v = value if opts.has(key) else ns3_default
             if float(v) != int(v):
                 why.add(f"{path}.tcp.{key}", "ns-3's Vegas takes whole packets; give an integer")
             cc_attrs[attr] = str(int(v))
     socket = {
-        "SegmentSize": str(mss),
-        "InitialCwnd": str(int(opts.get("initial_window", 10))),
-        "Sack": "true" if opts.get("sack", True) else "false",
-        "DelAckCount": "2" if opts.get("delayed_ack", True) else "1",
-        "DelAckTimeout": _ns(opts.get("delack_ns", DEFAULT_DELACK_NS)),
+        "SegmentSize": str(opts.mss_bytes),
+        "InitialCwnd": str(opts.initial_window),
+        "Sack": "true" if opts.sack else "false",
+        "DelAckCount": "2" if opts.delayed_ack else "1",
+        "DelAckTimeout": _ns(opts.delack_ns),
         # ns-3: RTO = max(SRTT + max(G, 4 RTTVAR), MinRto); bufferlab: SRTT + max(min_rto, 4 RTTVAR).
         "MinRto": _ns(min_rto),
         "ClockGranularity": _ns(min_rto),
-        "SndBufSize": str(int(min(opts.get("sndbuf_bytes", ONE_GIB), 2**32 - 1))),
-        "RcvBufSize": str(int(min(opts.get("rwnd_bytes", ONE_GIB), 2**32 - 1))),
+        "SndBufSize": str(min(opts.sndbuf_bytes, 2**32 - 1)),
+        "RcvBufSize": str(min(opts.rwnd_bytes, 2**32 - 1)),
         "Timestamp": "false",
         "WindowScaling": "true",
         "LimitedTransmit": "false",
@@ -294,37 +307,34 @@ def _tcp(opts: dict[str, Any], path: str, why: _Refusals, ns3: Ns3Options) -> di
     cc_attrs.update(ns3.cc)
     # RFC 6937 PRR paces SACK recovery in bufferlab unless the block turns it off; ns-3's
     # TcpPrrRecovery is the same rule, TcpClassicRecovery RFC 6675's alone.
-    own = "prr" if opts.get("sack", True) and opts.get("prr", True) else "classic"
+    own = "prr" if opts.sack and opts.prr else "classic"
     return {"cc": NS3_CC[cc], "cc_attrs": cc_attrs, "socket": socket, "recovery": ns3.recovery or own}
 
 
-def _dist(d: dict[str, Any], path: str, why: _Refusals) -> dict[str, Any]:
+def _dist(d: pt.Dist) -> dict[str, Any]:
     """A plan distribution in the parameters of ns-3's random variables."""
-    kind = d["dist"]
-    if kind == "pareto":
-        a = d["shape"]
-        return {"dist": "pareto", "shape": a, "scale": d["mean"] * (a - 1) / a}
-    if kind == "lognormal":
-        m, s = d["mean"], d["sd"]
+    if isinstance(d, pt.ParetoDist):
+        a = d.shape
+        return {"dist": "pareto", "shape": a, "scale": d.mean * (a - 1) / a}
+    if isinstance(d, pt.LognormalDist):
+        m, s = d.mean, d.sd
         sigma2 = math.log(1 + (s * s) / (m * m))
         return {"dist": "lognormal", "mu": math.log(m) - sigma2 / 2, "sigma": math.sqrt(sigma2)}
-    if kind in ("const", "exp", "uniform", "zipf"):
-        return dict(d)
-    why.add(path, f"no ns-3 random variable for a {kind} distribution")
-    return {"dist": "const", "value": 0.0}
+    return pt.to_dict(d)  # const, exp, uniform and zipf are ns-3's as they are
 
 
-def _graph(plan: dict[str, Any]) -> dict[str, list[tuple[str, int]]]:
-    g: dict[str, list[tuple[str, int]]] = {n: [] for n in plan["nodes"]}
-    for link in plan["links"]:
-        g[link["a"]].append((link["b"], link["forward"]["delay_ns"]))
-        g[link["b"]].append((link["a"], link["reverse"]["delay_ns"]))
+def _graph(plan: pt.Scenario) -> dict[str, list[tuple[str, int]]]:
+    g: dict[str, list[tuple[str, int]]] = {n: [] for n in plan.nodes}
+    for link in plan.links:
+        g[link.a].append((link.b, link.forward.delay_ns))
+        g[link.b].append((link.a, link.reverse.delay_ns))
     return g
 
 
-def path_delay_ns(plan: dict[str, Any], src: str, dst: str) -> int:
-    """One-way propagation delay along the fewest-hop path (ns-3's global routing)."""
-    g = _graph(plan)
+def path_delay_ns(plan: Any, src: str, dst: str) -> int:
+    """One-way propagation delay along the fewest-hop path (ns-3's global routing); ``plan`` is a
+    loaded scenario, a plan dict or a typed plan."""
+    g = _graph(pt.typed(plan))
     prev: dict[str, tuple[str, int] | None] = {src: None}
     todo = deque([src])
     while todo:
@@ -334,10 +344,9 @@ def path_delay_ns(plan: dict[str, Any], src: str, dst: str) -> int:
                 prev[m] = (n, d)
                 todo.append(m)
     total, n = 0, dst
-    while prev.get(n):
-        p, d = prev[n]  # type: ignore[misc]
+    while (step := prev.get(n)) is not None:
+        n, d = step
         total += d
-        n = p
     return total
 
 
@@ -375,73 +384,73 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
     puts back ns-3 rules the translation otherwise matches to bufferlab's (options.py).
     """
     opts = options or Ns3Options()
-    plan = sc.plan
+    plan = pt.typed(sc)
     limits = limits or {}
     why = _Refusals(sc)
     mtu_pkt = _largest_packet(plan)
-    nodes = list(plan["nodes"])
+    nodes = list(plan.nodes)
     index = {n: i for i, n in enumerate(nodes)}
     links = []
-    for i, link in enumerate(plan["links"]):
-        a, b = link["a"], link["b"]
+    for i, link in enumerate(plan.links):
         links.append({
-            "a": index[a],
-            "b": index[b],
-            "forward": _direction(sc, i, "forward", f"{a}->{b}", limits, mtu_pkt, why, opts),
-            "reverse": _direction(sc, i, "reverse", f"{b}->{a}", limits, mtu_pkt, why, opts),
+            "a": index[link.a],
+            "b": index[link.b],
+            "forward": _direction(link.forward, f"links[{i}].forward", f"{link.a}->{link.b}", limits, mtu_pkt, why, opts),
+            "reverse": _direction(link.reverse, f"links[{i}].reverse", f"{link.b}->{link.a}", limits, mtu_pkt, why, opts),
         })
     flows = []
     tcp_blocks: dict[int, dict[str, Any]] = {}
     for k, (fid, b, src, dst) in enumerate(flow_ids(plan)):
-        block = plan["traffic"][b]
+        block = plan.traffic[b]
         path = f"traffic[{b}]"
-        kind = block["kind"]
         f: dict[str, Any] = {
             "id": fid,
-            "kind": kind,
+            "kind": block.kind,
             "src": index[src],
             "dst": index[dst],
             "port": BASE_PORT + k,
-            "start_ns": _dist(block.get("start_ns", {"dist": "const", "value": 0.0}), f"{path}.start_ns", why),
+            "start_ns": _dist(block.start_ns),
         }
-        if block.get("stop_ns") is not None:
-            f["stop_ns"] = block["stop_ns"]
-        if kind in TCP_KINDS:
+        if isinstance(block, (pt.UdpTraffic, pt.PingTraffic, pt.BallastTraffic)) and block.stop_ns is not None:
+            f["stop_ns"] = block.stop_ns
+        if isinstance(block, pt.TCP_TRAFFIC):
             if b not in tcp_blocks:
-                tcp_blocks[b] = _tcp(block.get("tcp", {}), path, why, opts)
+                tcp_blocks[b] = _tcp(block.tcp, path, why, opts)
             f["tcp"] = tcp_blocks[b]
-            f["mss"] = int(block.get("tcp", {}).get("mss_bytes", DEFAULT_MSS))
-            if kind == "tcp":
+            f["mss"] = block.tcp.mss_bytes
+            if isinstance(block, pt.TcpTraffic):
                 f["mode"] = "bulk"
-                if block.get("size_bytes") is not None:
-                    f["size_bytes"] = block["size_bytes"]
-            elif kind == "web":
+                if block.size_bytes is not None:
+                    f["size_bytes"] = block.size_bytes
+            elif isinstance(block, pt.WebTraffic):
                 f["mode"] = "web"
-                f["arrival_rate"] = block["arrival_rate"]
-                f["size_dist"] = _dist(block["size_bytes"], f"{path}.size_bytes", why)
+                f["arrival_rate"] = block.arrival_rate
+                f["size_dist"] = _dist(block.size_bytes)
             else:
                 f["mode"] = "onoff"
-                f["size_dist"] = _dist(block["size_bytes"], f"{path}.size_bytes", why)
-                f["idle_ns"] = _dist(block["idle_ns"], f"{path}.idle_ns", why)
-        elif kind == "udp":
-            f["rate_pps"] = block["rate_pps"]
-            f["size_bytes"] = block["size_bytes"]
-            f["arrivals"] = block.get("arrivals", "cbr")
-            f["ttl"] = block.get("ttl", 64)
-            if block.get("burst"):
-                f["burst_packets"] = block["burst"]["packets"]
-                f["burst_every_ns"] = block["burst"]["every_ns"]
-        else:  # ping
-            f["interval_ns"] = block["interval_ns"]
-            f["size_bytes"] = block.get("size_bytes", 84)
+                f["size_dist"] = _dist(block.size_bytes)
+                f["idle_ns"] = _dist(block.idle_ns)
+        elif isinstance(block, pt.UdpTraffic):
+            f["rate_pps"] = block.rate_pps
+            f["size_bytes"] = block.size_bytes
+            f["arrivals"] = block.arrivals
+            f["ttl"] = block.ttl
+            if block.burst:
+                f["burst_packets"] = block.burst.packets
+                f["burst_every_ns"] = block.burst.every_ns
+        elif isinstance(block, pt.PingTraffic):
+            f["interval_ns"] = block.interval_ns
+            f["size_bytes"] = block.size_bytes
+        else:
+            why.add(f"{path}.kind", f"the ns-3 program has no {block.kind} source")
         flows.append(f)
     if why.items:
         raise Unsupported(why.items, sc.source)
-    run = plan["run"]
+    run = plan.run
     return {
-        "rng_run": int(plan["run"]["seed"] if seed is None else seed),
-        "duration_ns": run["duration_ns"],
-        "measure_ns": list(run.get("measure_ns") or [0, run["duration_ns"]]),
+        "rng_run": run.seed if seed is None else int(seed),
+        "duration_ns": run.duration_ns,
+        "measure_ns": list(run.measure_ns or [0, run.duration_ns]),
         "mtu": max(IP_MTU_BYTES, mtu_pkt),
         "defaults": dict(opts.defaults),
         "nodes": nodes,

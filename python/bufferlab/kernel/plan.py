@@ -141,7 +141,7 @@ def build(sc: Any) -> KernelPlan:
     def refuse(i: int, key: str, why: str) -> None:
         problems.append(Problem(where(i, key), f"the kernel backend cannot honour this: {why}"))
 
-    def set_once(h: Host, table: dict, key: Any, value: Any, i: int, user_key: str) -> None:
+    def set_once(h: Host, table: dict[Any, str], key: Any, value: str, i: int, user_key: str) -> None:
         if table.get(key, value) != value:
             refuse(i, user_key, f"another traffic block on {h.name} needs a different value ({table[key]})")
         table[key] = value

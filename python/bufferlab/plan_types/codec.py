@@ -9,7 +9,7 @@ import difflib
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union, overload
 
 from .base import PlanObject
 
@@ -150,6 +150,14 @@ def _read_scalar(tp: Any, value: Any, path: str) -> Any:
     if not ok:
         raise PlanTypeError(path, f"expected {tp.__name__}, got {value!r}")
     return float(value) if tp is float else value
+
+
+@overload
+def to_dict(obj: PlanObject, *, defaults: bool = False) -> dict[str, Any]: ...
+
+
+@overload
+def to_dict(obj: Any, *, defaults: bool = False) -> Any: ...
 
 
 def to_dict(obj: Any, *, defaults: bool = False) -> Any:

@@ -112,7 +112,7 @@ class Generator:
 
     def type_of(self, s: dict[str, Any]) -> str:
         if "$ref" in s:
-            return s["$ref"].rsplit("/", 1)[1]
+            return str(s["$ref"]).rsplit("/", 1)[1]
         if "const" in s:
             return _literal([s["const"]])
         if "anyOf" in s:
