@@ -125,10 +125,10 @@ def crosscheck(
     Needs ns-3: `pip install bufferlab[ns3]` (or `make validate`). What ns-3 cannot express
     (SplitBuff, a NIC ring with BQL, ATM framing, ...) is refused naming the key that blocks it.
     """
+    from .. import plan_types as pt
     from ..cli_common import _overrides, _report_problems, err_console, out_console
     from ..errors import ScenarioError
     from ..scenario import load_scenario
-    from ..scenario import TCP_KINDS
     from .compare import records, summarize, write_out
     from .ns3env import Ns3Missing, program
     from .options import parse_ns3_options
@@ -152,7 +152,7 @@ def crosscheck(
         raise typer.Exit(2) from None
     first = sc.seed if seed is None else seed
     seed_list = list(range(first, first + seeds))
-    if not as_json and any(b.get("kind") in TCP_KINDS for b in sc.plan["traffic"]):
+    if not as_json and any(isinstance(b, pt.TCP_TRAFFIC) for b in pt.typed(sc).traffic):
         err_console.print("bufferlab runs with rack = false, frto = false and timestamps = false where the file "
                           "leaves them out (ns-3 has neither RACK nor F-RTO, and runs without the timestamp "
                           "option's bytes), and NewReno with ssthresh_from = \"flight\" (ns-3's NewReno reduces "

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import plan_types as pt
 from ..scenario import Scenario, load_scenario
 from .compare import ALL, rel_diff
 from .referee import load_kernel, run_kernel_case
@@ -128,14 +129,14 @@ def run_case(case: Case, seeds: int | None = None, log=None, exe: Path | None = 
 def flow_classes(sc: Scenario) -> dict[str, list[str]]:
     """Flows that are alike (same traffic block and round-trip propagation time), pooled: their
     goodputs are draws of one distribution. Labelled ``tcp ×10, RTT 44 ms`` or ``tcp-2, RTT 990 ms``."""
-    plan = sc.plan
+    plan = pt.typed(sc)
     groups: dict[tuple[int, float], list[str]] = {}
     for fid, b, src, dst in flow_ids(plan):
         rtt_ms = (path_delay_ns(plan, src, dst) + path_delay_ns(plan, dst, src)) / 1e6
         groups.setdefault((b, rtt_ms), []).append(fid)
     out = {}
     for (b, rtt_ms), ids in groups.items():
-        who = f"{plan['traffic'][b]['kind']} ×{len(ids)}" if len(ids) > 1 else ids[0]
+        who = f"{plan.traffic[b].kind} ×{len(ids)}" if len(ids) > 1 else ids[0]
         out[f"{who}, RTT {rtt_ms:g} ms"] = ids
     return out
 
@@ -286,7 +287,7 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
         lines += [
             f"The **kernel** column of {r.case.name} is Linux's own TCP (`reno`, with SACK, RACK-TLP and PRR as the "
             f"kernel has them) through bufferlab's queues on the kernel backend ([kernel-backend.md](kernel-backend.md)), "
-            f"seeds 1..{len(k['runs'])}, {r.scenario.plan['run']['duration_ns'] / 1e9:g} s each in real time; measured "
+            f"seeds 1..{len(k['runs'])}, {pt.typed(r.scenario).run.duration_ns / 1e9:g} s each in real time; measured "
             f"{k['measured']} on Linux {k['kernel']} (settings inside the hosts' namespaces: {settings}). "
             "It is kept in `python/bufferlab/crosscheck/suite/kernel/` and re-measured by "
             "`python -m bufferlab.crosscheck.suite --kernel` (root; `nice -n -5` recommended).",

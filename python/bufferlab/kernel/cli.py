@@ -13,6 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from .. import plan_types as pt
 from ..errors import BufferlabError, ScenarioError
 
 NETNS_RUN = Path("/run/netns")
@@ -178,7 +179,7 @@ def register(app: typer.Typer) -> None:
         sims, kernels = [], []
         # The simulator samples its SRTT at the step the kernel reads tcpi_rtt (compare.SRTT_STEP),
         # unless the file or --set chose a step; sampling leaves the run as it is.
-        own_step = sc.plan["run"].get("sample_ns") is not None
+        own_step = pt.typed(sc).run.sample_ns is not None
         sim_sets = list(sets or []) + ([] if own_step else [f'run.sample="{SRTT_STEP}"'])
         for i in range(seeds):
             sci = _load(file, base + i, sets)

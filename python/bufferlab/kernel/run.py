@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .. import plan_types as pt
 from ..errors import BufferlabError
 from ..results import Result
 from . import plan as kplan
@@ -95,8 +96,8 @@ class Network:
     def start(self, duration_ns: int, spin_ns: int | None = None) -> int:
         """Start every host's program, then the clock; returns t0 (CLOCK_MONOTONIC ns). The
         programs play the scenario's traffic for its own duration."""
-        run = self.sc.plan["run"]
-        measure = run.get("measure_ns") or [0, run["duration_ns"]]
+        run = pt.typed(self.sc).run
+        measure = list(run.measure_ns or [0, run.duration_ns])
         for h in self.kp.hosts:
             if not h.roles:
                 continue
@@ -105,7 +106,7 @@ class Network:
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )
             self.procs.append((h, p))
-            spec = {"duration_ns": run["duration_ns"], "measure_ns": measure, "sample_ns": run.get("sample_ns"), "roles": h.roles}
+            spec = {"duration_ns": run.duration_ns, "measure_ns": measure, "sample_ns": run.sample_ns, "roles": h.roles}
             p.stdin.write(json.dumps(spec) + "\n")
             p.stdin.flush()
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -177,7 +178,7 @@ def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_
     ``summary["backend"] == "kernel"`` and the driver's figures in ``summary["kernel"]``."""
     preflight()
     kp = kplan.build(sc)
-    duration = sc.plan["run"]["duration_ns"]
+    duration = pt.typed(sc).run.duration_ns
     t_wall = time.monotonic()
     with sigterm_as_interrupt(), Network(sc, kp) as net:
         net.start(duration, None if spin_us is None else int(spin_us * 1000))
@@ -197,7 +198,7 @@ def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, An
     engine_dists = out.get("distributions") or {}
     for col, xs in engine_dists.items():
         distributions[col] = list(distributions.get(col, [])) + list(xs)
-    fix_timeseries(out.get("timeseries") or {}, kp, reports, sc.plan["run"].get("sample_ns"))
+    fix_timeseries(out.get("timeseries") or {}, kp, reports, pt.typed(sc).run.sample_ns)
     transfers = out.get("transfers") or {}
     if rows:
         transfers = {k: [r[k] for r in rows] for k in ("flow", "conn", "size_bytes", "start_s", "end_s", "completion_time_s")}

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import plan_types as pt
 from ..crosscheck.compare import rel_diff
 from ..crosscheck.referee import SYSCTLS, _read_sysctls
 from ..crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes, verdict_text
@@ -200,11 +201,12 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
     todo = [s for s in seeds if s not in have]
     for s in todo:
         sc = load_scenario(case.file, seed=s)
+        plan = pt.typed(sc)
         if log:
-            log(f"{case.name}: kernel, seed {s} ({sc.plan['run']['duration_ns'] / 1e9:g} s in real time)")
+            log(f"{case.name}: kernel, seed {s} ({plan.run.duration_ns / 1e9:g} s in real time)")
         sysctls: dict[str, str] = {}
         stop = threading.Event()
-        sender = sc.plan["traffic"][0]["pairs"][0][0]
+        sender = plan.traffic[0].pairs[0][0]
         t = threading.Thread(target=_read_sysctls, args=(f"bl{os.getpid()}", sender, sysctls, stop), daemon=True)
         t.start()
         t0 = time.monotonic()
