@@ -58,8 +58,8 @@ _REFUSED = {
     "cubic_c": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
     "cubic_fast_convergence": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
 }
-if not set(_REFUSED) <= pt.field_names(pt.TcpOptions):  # a renamed engine key fails here, at import
-    raise ImportError(f"kernel backend: refused TCP keys the plan no longer has: {set(_REFUSED) - pt.field_names(pt.TcpOptions)}")
+if _stale := set(_REFUSED) - pt.field_names(pt.TcpOptions):  # a renamed engine key fails at import
+    raise ImportError(f"kernel backend: refused TCP keys the plan no longer has: {sorted(_stale)}")
 _PLAN_TO_USER = {"max_rto_ns": "max_rto", "delack_ns": "delack", "min_rto_ns": "min_rto", "mss_bytes": "mss"}
 
 

@@ -58,12 +58,10 @@ class _Alias:
 class Generator:
     def __init__(self, schema: dict[str, Any]) -> None:
         self.defs: dict[str, dict[str, Any]] = dict(schema.get("$defs", {}))
-        root = {k: v for k, v in schema.items() if k not in ("$defs", "$schema", "title")}
-        self.root = schema["title"]
-        self.defs[self.root] = root
+        # The root object, named by its title (the Rust type's name).
+        self.defs[schema["title"]] = {k: v for k, v in schema.items() if k not in ("$defs", "$schema", "title")}
         self.items: dict[str, _Class | _Alias] = {}
-        # What a def's name stands for in a default value: a class, a union of variant classes
-        # keyed by tag, or a Literal alias.
+        # Each union's variant classes by tag (None for an untagged one), for default values.
         self.variants: dict[str, dict[tuple[str, str] | None, str]] = {}
         for name, d in self.defs.items():
             self._declare(name, d)
@@ -209,7 +207,7 @@ class Generator:
             return ""
         if "default" in p.schema:
             return f" = {self.value_of(p.schema, p.schema['default'], deps)}"
-        if "null" in self.type_of(p.schema) or "None" in self.type_of(p.schema):
+        if _nullable(p.schema):
             return " = None"  # serde's Option: absent is None
         raise ValueError(f"plan schema: {p.name} is optional without a default")
 
@@ -217,6 +215,11 @@ class Generator:
 def generate(schema_json: str) -> str:
     """The plan types' module for a plan schema (the text ``--write`` puts in generated.py)."""
     return Generator(json.loads(schema_json)).source()
+
+
+def _nullable(s: dict[str, Any]) -> bool:
+    t = s.get("type")
+    return "null" in (t if isinstance(t, list) else [t]) or any(o.get("type") == "null" for o in s.get("anyOf", []))
 
 
 def _is_literal(item: _Class | _Alias) -> bool:
