@@ -420,8 +420,8 @@ class BallastTraffic(PlanObject):
 class PingTraffic(PlanObject):
     kind: Literal["ping"] = "ping"
     pairs: tuple[tuple[str, str], ...]
-    # Time between echo requests.
-    interval_ns: int
+    # Time between echo requests (ping's default: 1 s).
+    interval_ns: int = 1_000_000_000
     # IP packet size (Linux ping: 84 B).
     size_bytes: int = 84
     start_ns: Dist = ConstDist(value=0.0)
