@@ -4,8 +4,10 @@ faithful to every scenario's plan, and strict about keys."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import tomllib
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +126,12 @@ def test_has_tells_given_keys_from_defaults() -> None:
     assert pt.to_dict(pt.TcpOptions(cc="cubic")) == {"cc": "cubic"}
     with pytest.raises(AttributeError, match="no plan key 'sack_on'"):
         tcp.has("sack_on")
+
+
+def test_tcp_traffic_is_the_engines_tcp_kinds() -> None:
+    """``TCP_TRAFFIC`` (spelt out so that ``isinstance`` narrows) is every kind with a ``tcp`` table."""
+    from bufferlab.scenario import TCP_KINDS
+
+    with_tcp = {c for c in typing.get_args(pt.TrafficSpec) if "tcp" in pt.field_names(c)}
+    assert set(pt.TCP_TRAFFIC) == with_tcp
+    assert {next(f.default for f in dataclasses.fields(c) if f.name == "kind") for c in with_tcp} == set(TCP_KINDS)
