@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from .. import plan_types as pt
 from ..scenario import Scenario, load_scenario
 
 __all__ = ["KERNEL_DIR", "SYSCTLS", "load_kernel", "run_kernel_case", "slim"]
@@ -62,10 +63,11 @@ def run_kernel_case(name: str, sc: Scenario, seeds: list[int], log=None) -> dict
 
     runs = []
     sysctls: dict[str, str] = {}
-    sender = sc.plan["traffic"][0]["pairs"][0][0]
+    plan = pt.typed(sc)
+    sender = plan.traffic[0].pairs[0][0]
     for s in seeds:
         if log:
-            log(f"{name}: kernel, seed {s} ({sc.plan['run']['duration_ns'] / 1e9:g} s in real time)")
+            log(f"{name}: kernel, seed {s} ({plan.run.duration_ns / 1e9:g} s in real time)")
         seeded = load_scenario(sc.document, seed=s)
         stop = threading.Event()
         t = threading.Thread(target=_read_sysctls, args=(f"bl{os.getpid()}", sender, sysctls, stop), daemon=True)
