@@ -149,7 +149,7 @@ def test_tables_leave_out_columns_no_row_has():
 
     from rich.console import Console
 
-    from bufferlab.cli import print_result
+    from bufferlab.cli.tables import print_result
     from bufferlab.results import Result
 
     summary = {

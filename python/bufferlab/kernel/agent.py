@@ -41,7 +41,7 @@ SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
 ICMP_ECHO, ICMP_ECHO_REPLY = 8, 0
 IP_RECVTTL = getattr(socket, "IP_RECVTTL", 12)
 IP_TTL_CMSG = getattr(socket, "IP_TTL", 2)
-# `bufferlab ballast`'s log line for each decision of its controller (ballast/cli.py).
+# `bufferlab ballast`'s log line for each decision of its controller (cli/ballast.py).
 BALLAST_DECISION = re.compile(r"^t=\s*([\d.]+)s\s+(\S+)\s+rate\s+([\d.]+) pps")
 BALLAST_SENT = re.compile(r"^sent (\d+) packets, \d+ B in [\d.]+ s \(([\d.]+) pps\)")
 

@@ -11,12 +11,10 @@ import threading
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 
+from ..ballast.sender import DEFAULT_PORT, DEFAULT_SIZE, DEFAULT_TTL, BallastOptions, run_ballast
 from ..units import UnitError, parse_bytes, parse_rate, parse_time_ns
-from .sender import DEFAULT_PORT, DEFAULT_SIZE, DEFAULT_TTL, BallastOptions, run_ballast
-
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+from .common import err_console
 
 
 def _share(text: str) -> float:
@@ -76,7 +74,7 @@ def ballast(
     problems += o.check() if not problems else []
     if problems:
         for p in problems:
-            err.print(p, markup=False)
+            err_console.print(p, markup=False)
         raise typer.Exit(2)
 
     stop = threading.Event()
@@ -87,7 +85,7 @@ def ballast(
         if quiet:
             return
         q = d["queue_ns"]
-        err.print(
+        err_console.print(
             f"t={d['now_ns'] / 1e9:7.1f}s {d['action']:<6} rate {d['rate_pps']:7.1f} pps  alpha {d['alpha']:5.2f}  "
             f"upload {d['tcp_pps']:7.1f} seg/s  queue {'-' if q is None else f'{q / 1e6:.0f} ms'}  target {d['target_ns'] / 1e6:.0f} ms",
             markup=False,
@@ -104,11 +102,7 @@ def ballast(
     try:
         rep = run_ballast(o, stop=stop, log=log, start_at=start_at if start_at_stdin else None)
     except OSError as e:
-        err.print(f"--to: cannot send to {to}: {e.strerror or e}", markup=False)
+        err_console.print(f"--to: cannot send to {to}: {e.strerror or e}", markup=False)
         raise typer.Exit(2) from None
     print(f"sent {rep.packets} packets, {rep.bytes} B in {rep.seconds:.1f} s ({rep.mean_pps:.1f} pps) to {to} with TTL {o.ttl}")
     sys.stdout.flush()
-
-
-def register(app: typer.Typer) -> None:
-    app.command("ballast")(ballast)

@@ -1,4 +1,4 @@
-"""The ``bufferlab sweep`` and ``bufferlab query`` commands (``bufferlab plot`` is in cli_plot).
+"""``bufferlab sweep`` and ``bufferlab query`` (``bufferlab plot`` is in plot.py).
 
 Exit status: 0 done; 1 some points failed (each recorded in the store with its error), or a
 plot/query failed; 2 a bad spec or command line; 130 interrupted (what finished is kept: run the
@@ -12,23 +12,10 @@ import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
-import pandas as pd
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from .errors import ScenarioError
-from .store import StoreError
-
-out_console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
-if not out_console.is_terminal:
-    out_console.width = 200  # piped: tables at their natural width (no truncated column names)
-
-
-def _fail(msg: str, code: int = 2) -> None:
-    err_console.print(f"error: {msg}", markup=False)
-    raise typer.Exit(code)
+from ..errors import ScenarioError
+from .common import err_console, fail, out_console
 
 
 # ---------------------------------------------------------------- sweep
@@ -59,12 +46,13 @@ def sweep(
     again, so an interrupted sweep resumes where it stopped. Query the folder with `bufferlab
     query`, or in Python with `bufferlab.load(DIR)`.
     """
-    from .sweep import SweepInterrupted, load_spec, run_sweep
-    from .sweep.check import check_points
-    from .sweep.runner import engine_version
+    from ..store import StoreError
+    from ..sweep import SweepInterrupted, load_spec, run_sweep
+    from ..sweep.check import check_points
+    from ..sweep.runner import engine_version
 
     if dask_local and scheduler:
-        _fail("--dask-local starts a cluster and --scheduler uses a running one: give one of them")
+        fail("--dask-local starts a cluster and --scheduler uses a running one: give one of them")
     try:
         sp = load_spec(spec)
         version = engine_version()
@@ -77,6 +65,8 @@ def sweep(
     if not dry_run:
         _check_out_dir(out)
     if dry_run:
+        from rich.table import Table
+
         t = Table(title=f"{len(points)} runs", title_justify="left")
         for col in ["point_id", "seed", *sp.swept_keys]:
             t.add_column(col, overflow="fold")
@@ -98,11 +88,11 @@ def sweep(
         )
         raise typer.Exit(130) from None
     except StoreError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
     except OSError as e:
-        from .outpath import describe_os_error
+        from ..outpath import describe_os_error
 
-        _fail(f"--out {out}: storing a run failed: {describe_os_error(e)}; what was stored is kept "
+        fail(f"--out {out}: storing a run failed: {describe_os_error(e)}; what was stored is kept "
               "(run the same command again to finish)", 1)
     r = report
     err_console.print(
@@ -115,17 +105,17 @@ def sweep(
 
 
 def _check_out_dir(out: Path) -> None:
-    from .outpath import OutputError
-    from .store import check_store_dir
+    from ..outpath import OutputError
+    from ..store import check_store_dir
 
     try:
         check_store_dir(out)
     except OutputError as e:
-        _fail(f"--out {out}: {e}")
+        fail(f"--out {out}: {e}")
 
 
 def _show_failures(out: Path, parts: list[str], limit: int = 5) -> None:
-    from .store import query as q
+    from ..store import query as q
 
     names = ", ".join("'" + p.replace("'", "''") + "'" for p in parts)
     failed = q(out, f"SELECT point_id, seed, error FROM points WHERE status = 'failed' AND part IN ({names}) "
@@ -161,17 +151,19 @@ def query(
     `bufferlab query out/a out/b "SELECT run, link, sojourn_mean_s FROM queues"`.
     """
     import duckdb
+    import pandas as pd
+    from rich.table import Table
 
-    from .store import query as run_query
+    from ..store import StoreError, query as run_query
 
     if fmt not in ("table", "csv", "json"):
-        _fail(f'--format {fmt}: choose "table", "csv" or "json"')
+        fail(f'--format {fmt}: choose "table", "csv" or "json"')
     try:
         df = run_query(folders, sql)
     except StoreError as e:
-        _fail(str(e), 2)
+        fail(str(e), 2)
     except duckdb.Error as e:
-        _fail(str(e).strip(), 1)
+        fail(str(e).strip(), 1)
     if fmt == "csv":
         sys.stdout.write(df.to_csv(index=False))
     elif fmt == "json":
@@ -183,12 +175,3 @@ def query(
         for row in df.itertuples(index=False):
             t.add_row(*("" if v is None or (isinstance(v, float) and v != v) else f"{v:.6g}" if isinstance(v, float) else str(v) for v in row))
         out_console.print(t)
-
-
-def register(app: typer.Typer) -> None:
-    """Add the sweep, query and plot commands to the ``bufferlab`` command."""
-    app.command("sweep")(sweep)
-    app.command("query")(query)
-    from .cli_plot import plot_app
-
-    app.add_typer(plot_app, name="plot")

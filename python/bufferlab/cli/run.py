@@ -1,51 +1,37 @@
-"""The ``bufferlab`` command.
-
-Exit status: 0 done; 1 the engine or the output failed; 2 the scenario (or the command line) has
-problems, each printed on its own line on stderr as ``key.path: what is wrong (the fix)``.
-"""
+"""``bufferlab run`` and ``bufferlab validate``: one scenario file run (on the simulator or the
+kernel backend), or checked with the engine's estimate of what a run would cost."""
 
 from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from . import __version__
-from .errors import EngineError, ScenarioError
-from .results import Result
-
-from .cli_common import (  # noqa: F401  (re-exported for the command modules and tests)
+from ..errors import EngineError, ScenarioError
+from .common import (
     SeedOption,
     SetOption,
     YesOption,
-    _fail_usage,
-    _overrides,
-    _progress,
-    _report_problems,
     err_console,
+    fail,
+    hms,
     out_console,
+    parse_sets,
+    progress_line,
+    report_problems,
 )
-from .cli_tables import _count, print_result  # noqa: F401
+from .tables import counted, print_result
 
-app = typer.Typer(
-    name="bufferlab",
-    help=(
-        "A deterministic packet-level simulator for router-buffer experiments.\n\n"
-        "Write a scenario (TOML: [run], [topology], [[traffic]]), check it with "
-        "`bufferlab validate FILE`, run it with `bufferlab run FILE`."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+if TYPE_CHECKING:
+    from ..results import Result
 
-@app.command()
+# Beyond this estimated wall time, `run` wants --yes and `validate` says how to shorten the run.
+LONG_RUN_S = 3600.0
+
+
 def run(
     file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
     out: Annotated[
@@ -68,22 +54,22 @@ def run(
 
     Example: `bufferlab run scenarios/udp-fifo.toml --out out/udp-fifo`
     """
-    from . import prepare_plan, run_prepared
-    from .scenario import load_scenario
+    from .. import prepare_plan, run_prepared
+    from ..scenario import load_scenario
 
     if backend not in ("sim", "kernel"):
-        _fail_usage(f"--backend {backend}: expected sim or kernel")
+        fail(f"--backend {backend}: expected sim or kernel")
     try:
         # The engine checks the plan as it builds it, once; the estimate comes from that build (the
         # kernel backend then builds its own network around the real hosts).
-        sc = load_scenario(file, seed=seed, overrides=_overrides(sets), engine_check=False)
+        sc = load_scenario(file, seed=seed, overrides=parse_sets(sets), engine_check=False)
         if out is not None:
             _check_out(out)  # before the simulation: a bad --out costs nothing
         prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
         _confirm_cost(sc, yes, prepared)
-        with _progress(sc.duration_s, quiet=as_json) as progress:
+        with progress_line(sc.duration_s, quiet=as_json) as progress:
             if backend == "kernel":
-                from .kernel.cli import run_kernel_cli
+                from .kernel import run_kernel_cli
 
                 result = run_kernel_cli(sc, progress)
             else:
@@ -92,7 +78,7 @@ def run(
         err_console.print("interrupted; nothing written", markup=False)
         raise typer.Exit(130) from None
     except ScenarioError as e:
-        _report_problems(e, file)
+        report_problems(e, file)
     except EngineError as e:
         err_console.print(f"{file}: {e}", markup=False)
         raise typer.Exit(1) from None
@@ -111,30 +97,26 @@ def run(
 
 def _check_out(out: Path) -> None:
     """Refuse an output folder that cannot be written (exit 2, like any bad input)."""
-    from .outpath import OutputError
-    from .results import check_result_dir
+    from ..outpath import OutputError
+    from ..results import check_result_dir
 
     try:
         check_result_dir(out)
     except OutputError as e:
-        _fail_usage(f"--out {out}: {e}")
+        fail(f"--out {out}: {e}")
 
 
 def _write_result(result: Result, out: Path) -> Path:
     """Write ``result`` to ``out``; a place refused now exits 2, a write failing half-way 1."""
-    from .outpath import OutputError, describe_os_error
+    from ..outpath import OutputError, describe_os_error
 
     try:
         return result.write(out)
     except OutputError as e:
-        _fail_usage(f"--out {out}: {e}")
+        fail(f"--out {out}: {e}")
     except OSError as e:
         err_console.print(f"--out {out}: writing the results failed: {describe_os_error(e)}; nothing was written", markup=False)
         raise typer.Exit(1) from None
-    raise AssertionError  # pragma: no cover
-
-# Beyond this estimated wall time, `run` wants --yes and `validate` says how to shorten the run.
-LONG_RUN_S = 3600.0
 
 
 def _estimate(prepared: Any) -> dict[str, Any] | None:
@@ -146,26 +128,18 @@ def _estimate(prepared: Any) -> dict[str, Any] | None:
         return None
 
 
-def _hms(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def _cost_line(e: dict[str, Any]) -> str:
     return (
         f"expected work: ~{e['packets']:,} packets ({e['link_packets']:,} link transmissions, "
         f"{e['busiest_link_packets']:,} on {e['busiest_link']}), ~{e['events']:,} events; "
-        f"about {_hms(e['wall_s'])} at {e['events_per_s'] / 1e6:.0f} M events/s"
+        f"about {hms(e['wall_s'])} at {e['events_per_s'] / 1e6:.0f} M events/s"
     )
 
 
 def _shorten_hint(sc: Any, e: dict[str, Any]) -> str:
     target = sc.duration_s * LONG_RUN_S / max(e["wall_s"], 1e-9)
     return (
-        f"estimated at about {_hms(e['wall_s'])}; to shorten it, simulate less time "
+        f"estimated at about {hms(e['wall_s'])}; to shorten it, simulate less time "
         f"(--set run.duration=\"{max(target, 1):.0f}s\" fits an hour) or fewer pairs/flows"
     )
 
@@ -180,7 +154,6 @@ def _confirm_cost(sc: Any, yes: bool, prepared: Any) -> None:
         raise typer.Exit(2)
 
 
-@app.command()
 def validate(
     files: Annotated[list[Path], typer.Argument(help="Scenario files (TOML).", show_default=False)],
     plan: Annotated[bool, typer.Option("--plan", help="Print the resolved plan (what the engine gets) as JSON.")] = False,
@@ -191,12 +164,12 @@ def validate(
 
     Exit status 2 if any file has problems.
     """
-    from . import prepare_plan
-    from .scenario import load_scenario
+    from .. import prepare_plan
+    from ..scenario import load_scenario
 
     if plan and len(files) != 1:
-        _fail_usage("--plan takes exactly one file")
-    overrides = _overrides(sets)
+        fail("--plan takes exactly one file")
+    overrides = parse_sets(sets)
     failed: list[ScenarioError] = []
     for file in files:
         try:
@@ -205,7 +178,7 @@ def validate(
             prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
         except ScenarioError as e:
             if len(files) == 1:
-                _report_problems(e, file)
+                report_problems(e, file)
             for p in e.problems:
                 err_console.print(p if str(file) in p else f"{file}: {p}", markup=False)
             failed.append(e)
@@ -215,8 +188,8 @@ def validate(
             return
         n_nodes, n_dirs, n_traffic = sc.counts()
         out_console.print(
-            f"{file}: ok -- {_count(n_nodes, 'node')}, {_count(n_dirs // 2, 'link')}, "
-            f"{_count(n_traffic, 'traffic block')}, {sc.duration_s:g} s, seed {sc.seed}",
+            f"{file}: ok -- {counted(n_nodes, 'node')}, {counted(n_dirs // 2, 'link')}, "
+            f"{counted(n_traffic, 'traffic block')}, {sc.duration_s:g} s, seed {sc.seed}",
             markup=False,
         )
         e = _estimate(prepared)
@@ -228,67 +201,3 @@ def validate(
         n = sum(len(e.problems) for e in failed)
         err_console.print(f"{len(failed)} of {len(files)} files have problems ({n} in all)", markup=False, style="bold")
         raise typer.Exit(2)
-
-
-@app.command()
-def schema(
-    sweep: Annotated[bool, typer.Option("--sweep", help="The sweep spec's schema instead of the scenario file's.")] = False,
-    docs: Annotated[
-        Optional[Path], typer.Option("--docs", help="Rewrite the generated key tables of this Markdown file (docs/scenario-format.md) instead.")
-    ] = None,
-) -> None:
-    """Print the JSON Schema of scenario files (or of sweep specs), for editors.
-
-    Example: `bufferlab schema > scenario.schema.json`, then `#:schema ./scenario.schema.json` as
-    the first line of a scenario file lets Taplo / Even Better TOML complete and check it.
-    """
-    from .scenario.jsonschema import rewrite_docs, scenario_schema, sweep_schema
-
-    if docs is not None:
-        try:
-            text = docs.read_text()
-            new = rewrite_docs(text)
-        except (OSError, ValueError) as e:
-            err_console.print(f"{docs}: cannot rewrite its tables ({e})", markup=False)
-            raise typer.Exit(2) from None
-        if new != text:
-            docs.write_text(new)
-        out_console.print(f"{docs}: tables {'rewritten' if new != text else 'already current'}", markup=False)
-        return
-    sys.stdout.write(json.dumps(sweep_schema() if sweep else scenario_schema(), indent=2) + "\n")
-
-
-@app.command()
-def version() -> None:
-    """Print the package's and the engine's versions."""
-    from . import engine_version
-
-    try:
-        ev = engine_version()
-    except ImportError:
-        ev = "not built"
-    out_console.print(f"bufferlab {__version__} (engine {ev})", markup=False)
-
-
-# Command groups of other modules register here (e.g. sweeps, the benchmark).
-from .cli_sweep import register as _register_sweep; _register_sweep(app)  # noqa: E402, E702
-from .ballast.cli import register as _register_ballast; _register_ballast(app)  # noqa: E402, E702
-from .bench import register as _register_bench; _register_bench(app)  # noqa: E402, E702
-from .reproduce.cli import register as _register_reproduce; _register_reproduce(app)  # noqa: E402, E702
-from .crosscheck.cli import register as _register_crosscheck; _register_crosscheck(app)  # noqa: E402, E702
-from .kernel.cli import register as _register_kernel; _register_kernel(app)  # noqa: E402, E702
-
-
-# ---------------------------------------------------------------- tables
-
-
-def main() -> None:
-    try:
-        app()
-    except KeyboardInterrupt:
-        err_console.print("interrupted", markup=False)
-        sys.exit(130)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

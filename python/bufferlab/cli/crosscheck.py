@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.table import Table
 
-__all__ = ["register", "crosscheck"]
+from ..errors import ScenarioError
+from .common import err_console, out_console, parse_sets, report_problems
 
 
 def _fmt(metric: str, x: float) -> str:
@@ -68,7 +68,9 @@ def _or0(x: float) -> float:
 
 
 def print_tables(console: Any, summary: list[dict[str, Any]], seeds: list[int], max_flows: int = 20) -> None:
-    from .compare import ALL
+    from rich.table import Table
+
+    from ..crosscheck.compare import ALL
 
     active = _active(summary)
     show_values = 1 < len(seeds) <= 10
@@ -126,25 +128,23 @@ def crosscheck(
     (SplitBuff, a NIC ring with BQL, ATM framing, ...) is refused naming the key that blocks it.
     """
     from .. import plan_types as pt
-    from ..cli_common import _overrides, _report_problems, err_console, out_console
-    from ..errors import ScenarioError
+    from ..crosscheck.compare import records, summarize, write_out
+    from ..crosscheck.ns3env import Ns3Missing, program
+    from ..crosscheck.options import parse_ns3_options
+    from ..crosscheck.runner import run_pair
+    from ..crosscheck.translate import to_ns3
     from ..scenario import load_scenario
-    from .compare import records, summarize, write_out
-    from .ns3env import Ns3Missing, program
-    from .options import parse_ns3_options
-    from .runner import run_pair
-    from .translate import to_ns3
 
     try:
         options = parse_ns3_options(ns3_opts)
     except ScenarioError as e:
-        _report_problems(e, None)
+        report_problems(e, None)
     try:
-        sc = load_scenario(file, overrides=_overrides(sets))
+        sc = load_scenario(file, overrides=parse_sets(sets))
         # What ns-3 cannot express, before anything runs (limits of sizing rules stand in).
         to_ns3(sc, limits={name: {"limit_pkts": 100} for name in sc.link_names}, options=options)
     except ScenarioError as e:
-        _report_problems(e, file)
+        report_problems(e, file)
     try:
         exe = program(progress=lambda m: err_console.print(m, markup=False))
     except Ns3Missing as e:
@@ -164,7 +164,7 @@ def crosscheck(
         try:
             pairs.append(run_pair(sc, s, exe, options))
         except ScenarioError as e:
-            _report_problems(e, file)
+            report_problems(e, file)
         except RuntimeError as e:
             err_console.print(f"{file}: seed {s}: {e}", markup=False)
             raise typer.Exit(1) from None
@@ -198,7 +198,3 @@ def _finite(x: Any) -> Any:
     if isinstance(x, list):
         return [_finite(v) for v in x]
     return x
-
-
-def register(app: typer.Typer) -> None:
-    app.command("crosscheck")(crosscheck)

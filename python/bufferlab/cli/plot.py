@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
-import pandas as pd
 import typer
-from rich.console import Console
 
-from .errors import ScenarioError
-from .store import StoreError
+from ..errors import ScenarioError
+from .common import err_console, fail, parse_sets
 
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    import pandas as pd
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 DATA_SUFFIXES = (".csv", ".parquet")
@@ -49,14 +48,9 @@ SetOpt = Annotated[
 ByOpt = Annotated[Optional[list[str]], typer.Option("--by", help="Swept key (or column) giving one line per value (repeatable).")]
 
 
-def _fail(msg: str, code: int = 2) -> None:
-    err_console.print(f"error: {msg}", markup=False)
-    raise typer.Exit(code)
-
-
 def _check_outputs(out: Path, data: Path | None) -> None:
     """The figure's and the data's paths, checked before any data is read or run."""
-    from .outpath import OutputError, check_out_file
+    from ..outpath import OutputError, check_out_file
 
     for opt, path, suffixes in (("-o", out, FIGURE_SUFFIXES), ("--data", data, DATA_SUFFIXES)):
         if path is None:
@@ -64,11 +58,11 @@ def _check_outputs(out: Path, data: Path | None) -> None:
         try:
             check_out_file(path, suffixes)
         except OutputError as e:
-            _fail(f"{opt} {path}: {e}")
+            fail(f"{opt} {path}: {e}")
 
 
 def _write(fig, data: pd.DataFrame, out: Path, data_out: Path | None) -> None:
-    from .plot import save
+    from ..plot import save
 
     save(fig, out)
     if data_out is not None:
@@ -97,9 +91,11 @@ _RAN: dict = {}  # scenario files run in this command (a CDF may look in two of 
 
 
 def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> Source:
-    from . import run
-    from .results import Result
-    from .store import run_labels
+    import pandas as pd
+
+    from .. import run
+    from ..results import Result
+    from ..store import run_labels
 
     frames = []
     labels = run_labels([s.with_suffix("") if s.suffix == ".toml" else s for s in srcs])
@@ -126,42 +122,40 @@ def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | 
             sets: list[str] | None = None) -> Source:
     """``table`` from the sources: scenario files (run now) and run folders side by side, or one
     sweep folder with its swept columns joined on (narrowed by ``point`` / ``seed``)."""
-    from .store import is_run_folder, load
+    from ..store import StoreError, is_run_folder, load
 
     runs = [s for s in srcs if (s.is_file() and s.suffix == ".toml") or is_run_folder(s)]
     if len(runs) == len(srcs):
         if point is not None:
-            _fail("--point picks a point of a sweep's results folder; these are runs")
-        from .cli_common import _overrides
-
-        src = _run_tables(srcs, table, _overrides(sets))
+            fail("--point picks a point of a sweep's results folder; these are runs")
+        src = _run_tables(srcs, table, parse_sets(sets))
         if seed is not None:
             src.df = src.df[src.df["seed"] == seed]
         if src.df.empty:
-            _fail(f"no {table} rows in {', '.join(map(str, srcs))}" + (f" for --seed {seed}" if seed is not None else ""))
+            fail(f"no {table} rows in {', '.join(map(str, srcs))}" + (f" for --seed {seed}" if seed is not None else ""))
         return src
     if sets:
-        _fail("--set changes a scenario file before it runs; these are stored results")
+        fail("--set changes a scenario file before it runs; these are stored results")
     if len(srcs) > 1:
         bad = ", ".join(str(s) for s in srcs if s not in runs)
-        _fail(f"{bad}: not a run's output folder or scenario; folders side by side must all be runs "
+        fail(f"{bad}: not a run's output folder or scenario; folders side by side must all be runs "
               "(bufferlab run FILE --out DIR); plot a sweep's folder on its own")
     try:
         tables = load(srcs[0])
     except StoreError:
-        _fail(f"{srcs[0]} is neither a run's output folder, a sweep's results folder nor a .toml scenario")
+        fail(f"{srcs[0]} is neither a run's output folder, a sweep's results folder nor a .toml scenario")
     df = tables.with_params(table)
     if point is not None:
         df = df[df["point_id"].str.startswith(point)]
     if seed is not None:
         df = df[df["seed"] == seed]
     if df.empty:
-        _fail(f"no {table} rows in {srcs[0]}" + (" for that --point/--seed" if point or seed is not None else ""))
+        fail(f"no {table} rows in {srcs[0]}" + (" for that --point/--seed" if point or seed is not None else ""))
     return Source(df, tables.swept)
 
 
 def _show_values(values: list, limit: int = 6) -> str:
-    from .plot._common import _order, value_label
+    from ..plot._common import _order, value_label
 
     vs = sorted(values, key=_order)
     labels = [value_label(v) for v in vs[:limit]]
@@ -177,6 +171,8 @@ def _quote_sql(v) -> str:
 def refuse_unnamed_keys(df: pd.DataFrame, swept: list[str], named: list[str], *, line_opt: str, what: str) -> None:
     """Exit 2 if a swept key not in ``named`` varies among the rows: drawing would average over
     it. The message gives the choices: a line per value, or keep one value."""
+    import pandas as pd
+
     loose = [(k, list(pd.unique(df[k].dropna()))) for k in swept if k not in named and k in df.columns]
     loose = [(k, vs) for k, vs in loose if len(vs) > 1]
     if not loose:
@@ -187,7 +183,7 @@ def refuse_unnamed_keys(df: pd.DataFrame, swept: list[str], named: list[str], *,
         lines.append(f'  {k} takes {_show_values(vs)}: draw a line per value with {line_opt} "{k}", '
                      f'or keep one with --where "\\"{k}\\" = {_quote_sql(one)}"' if line_opt == "--group" else
                      f'  {k} takes {_show_values(vs)}: draw a line per value with {line_opt} "{k}", or pick one point with --point')
-    _fail("\n".join(lines))
+    fail("\n".join(lines))
 
 
 # ---------------------------------------------------------------- timeseries
@@ -209,19 +205,19 @@ def plot_timeseries(
     A scenario file is run on the spot; it must record time series (`run.sample`): set it in
     the file or here, e.g. `--set run.sample=10ms`.
     """
-    from .plot import timeseries
+    from ..plot import timeseries
 
     _check_outputs(out, data)
     src = _source(srcs, "timeseries", point, seed, sets)
     df = src.df
     if "point_id" in df.columns and df["point_id"].nunique() > 1:
-        _fail(f"{srcs[0]} holds {df['point_id'].nunique()} points: choose one with --point "
+        fail(f"{srcs[0]} holds {df['point_id'].nunique()} points: choose one with --point "
               f"({', '.join(sorted(df['point_id'].unique())[:5])}, ...)")
     by = ["run"] if src.runs else (["seed"] if df["seed"].nunique() > 1 else [])
     try:
         fig, d = timeseries(df, metric, ids=ids, by=by)
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     _write(fig, d, out, data)
 
 
@@ -244,7 +240,9 @@ def plot_cdf(
 ) -> None:
     """CDF of a metric, one line per queue/flow (and per --by value or run folder); over several
     seeds, the mean of each percentile with ± SEM bars."""
-    from .plot import cdf
+    import pandas as pd
+
+    from ..plot import cdf
 
     _check_outputs(out, data)
     src = _source(srcs, "distributions", point, seed, sets)
@@ -254,17 +252,17 @@ def plot_cdf(
         cdf_col = None
         known = set(src.df.get("metric", pd.Series(dtype=str)))
         if metric not in known:
-            _fail(f"no {metric} in {', '.join(map(str, srcs))}; metrics: {', '.join(sorted(known)) or 'none'}")
+            fail(f"no {metric} in {', '.join(map(str, srcs))}; metrics: {', '.join(sorted(known)) or 'none'}")
     df = src.df[src.df["metric"] == metric]
     if ids:
         missing = sorted(set(ids) - set(df["id"]))
         if missing:
-            _fail(f"--id {', '.join(missing)}: no {metric} there; ids: {_show_values(list(df['id'].unique()), 12)}")
+            fail(f"--id {', '.join(missing)}: no {metric} there; ids: {_show_values(list(df['id'].unique()), 12)}")
         df = df[df["id"].isin(ids)]
     groups = list(by or [])
     for k in groups:
         if k not in df.columns:
-            _fail(f"--by {k}: not a column; swept keys: {', '.join(src.swept) or 'none'}")
+            fail(f"--by {k}: not a column; swept keys: {', '.join(src.swept) or 'none'}")
     refuse_unnamed_keys(df, src.swept, groups, line_opt="--by", what=f"a CDF of {metric}")
     if src.runs:
         groups.append("run")
@@ -301,26 +299,28 @@ def plot_sweep(
     table with several rows per run (flows, queues, links) needs `--where` to keep one, `--group`
     to draw each, or `--reduce` to combine them.
     """
-    from .plot import metric_vs_param
-    from .store import manifest, query as run_query
+    import pandas as pd
+
+    from ..plot import metric_vs_param
+    from ..store import manifest, query as run_query
 
     _check_outputs(out, data)
     if reduce is not None and reduce not in ("mean", "sum", "min", "max", "median"):
-        _fail(f'--reduce {reduce}: choose "mean", "sum", "min", "max" or "median"')
+        fail(f'--reduce {reduce}: choose "mean", "sum", "min", "max" or "median"')
     table, _, column = y.partition(".")
     if not column or table not in ("points", "flows", "queues", "links", "transfers"):
-        _fail(f"--y {y}: write TABLE.COLUMN with TABLE one of points, flows, queues, links, transfers")
+        fail(f"--y {y}: write TABLE.COLUMN with TABLE one of points, flows, queues, links, transfers")
     if not (folder / "parts").is_dir():
-        _fail(f"{folder} is not a sweep's results folder; for run folders side by side use "
+        fail(f"{folder} is not a sweep's results folder; for run folders side by side use "
               "bufferlab plot cdf / timeseries, or bufferlab query")
     swept = manifest(folder).get("swept", [])
     if x not in swept:
-        _fail(f"--x {x}: not swept in {folder}; swept keys: {', '.join(swept) or 'none'}")
+        fail(f"--x {x}: not swept in {folder}; swept keys: {', '.join(swept) or 'none'}")
     group = list(group or [])
     entity = ENTITY.get(table)
     for k in group:
         if k not in swept and k != entity:
-            _fail(f"--group {k}: not swept in {folder}; swept keys: {', '.join(swept) or 'none'}"
+            fail(f"--group {k}: not swept in {folder}; swept keys: {', '.join(swept) or 'none'}"
                   + (f" (or {entity}, one line per {'flow' if entity == 'id' else entity})" if entity else ""))
     keys = list(dict.fromkeys(swept))
     cols = ", ".join('p."' + k.replace('"', '""') + '"' for k in keys)
@@ -333,11 +333,11 @@ def plot_sweep(
     try:
         df = run_query(folder, sql)
     except Exception as e:  # noqa: BLE001 - duckdb's errors name the column or the syntax
-        _fail(f"--where {where}: {str(e).strip()}" if where else str(e).strip())
+        fail(f"--where {where}: {str(e).strip()}" if where else str(e).strip())
     if df.empty:
-        _fail(f"no finished {table} rows in {folder}" + (" where " + where if where else ""))
+        fail(f"no finished {table} rows in {folder}" + (" where " + where if where else ""))
     if column not in df.columns:
-        _fail(f"--y {y}: no column {column}; {table} has {', '.join(c for c in df.columns if c not in keys)}")
+        fail(f"--y {y}: no column {column}; {table} has {', '.join(c for c in df.columns if c not in keys)}")
     refuse_unnamed_keys(df, swept, [x, *group], line_opt="--group", what=f"plotting {y} against {x}")
     per_run = df.groupby(["point_id", "seed", *group], dropna=False).size()
     if reduce is None and (per_run > 1).any():
@@ -345,10 +345,10 @@ def plot_sweep(
         if entity and entity in df.columns:
             names = list(pd.unique(df[entity]))
             first = sorted(names, key=str)[0]
-            _fail(f"{table} has {n} rows per run ({entity}: {_show_values(names)}); say which: "
+            fail(f"{table} has {n} rows per run ({entity}: {_show_values(names)}); say which: "
                   f"keep one with --where \"{entity} = {_quote_sql(first)}\", draw one line each with "
                   f"--group {entity}, or combine them with --reduce sum (or mean, min, max, median)")
-        _fail(f"{table} has {n} rows per run; combine them with --reduce mean (or sum, min, max, median)")
+        fail(f"{table} has {n} rows per run; combine them with --reduce mean (or sum, min, max, median)")
     fig, d = metric_vs_param(df, x, column, group=group, level=level, reduce=reduce or "mean", logx=logx, logy=logy)
     _write(fig, d, out, data)
 
@@ -370,7 +370,7 @@ def plot_response(
 ) -> None:
     """Mean response time against transfer size (log-binned), one line per group (and per run
     folder)."""
-    from .plot import response_time
+    from ..plot import response_time
 
     _check_outputs(out, data)
     src = _source(srcs, "transfers", point, seed, sets)
@@ -380,7 +380,7 @@ def plot_response(
     groups = list(by or [])
     for k in groups:
         if k not in df.columns:
-            _fail(f"--by {k}: not a column; swept keys: {', '.join(src.swept) or 'none'}")
+            fail(f"--by {k}: not a column; swept keys: {', '.join(src.swept) or 'none'}")
     refuse_unnamed_keys(df, src.swept, groups, line_opt="--by", what="the response-time plot")
     if src.runs:
         groups.append("run")

@@ -1,17 +1,20 @@
-"""The tables a run prints: flows, queues and links, a large topology's host ports summed up."""
+"""The tables a run prints (``bufferlab run``, ``bufferlab shell``): flows, queues and links, a
+large topology's host ports summed up."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
+from ..units import format_bytes, format_rate_bps, format_time_ns
 
-from .results import Result
-from .units import format_bytes, format_rate_bps, format_time_ns
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def _count(n: int, noun: str) -> str:
+    from ..results import Result
+
+
+def counted(n: int, noun: str) -> str:
     """``1 link``, ``2 links``, ``1,000 nodes``."""
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
@@ -44,6 +47,8 @@ def _limit(q: dict[str, Any]) -> str:
 def _print_table(console: Console, title: str, cols: list[tuple[str, str, Callable[[dict[str, Any]], str]]], items: list[dict[str, Any]]) -> None:
     """A table of ``items``, leaving out columns no item has a value in (RTTs of a UDP-only run,
     ring delays where there is no ring)."""
+    from rich.table import Table
+
     rows = [[get(x) for _, _, get in cols] for x in items]
     keep = [i for i in range(len(cols)) if any(r[i] != "-" for r in rows)]
     t = Table(title=title, title_justify="left")
@@ -86,14 +91,14 @@ def _split_host_ports(rows: list[dict[str, Any]], hosts: set[str], all_rows: boo
 
 def _hidden_queues_line(hidden: list[dict[str, Any]]) -> str:
     worst = max(hidden, key=lambda q: q.get("sojourn_mean_s") or 0.0)
-    return (f"+ {_count(len(hidden), 'host queue')} not listed: none dropped; the longest mean sojourn "
+    return (f"+ {counted(len(hidden), 'host queue')} not listed: none dropped; the longest mean sojourn "
             f"{_s(worst.get('sojourn_mean_s'))} at {worst.get('link')} (--all-queues lists them)")
 
 
 def _hidden_links_line(hidden: list[dict[str, Any]]) -> str:
     u = [ln.get("utilization") for ln in hidden if ln.get("utilization") is not None]
     span = f"; utilization {100 * min(u):.1f}% to {100 * max(u):.1f}%" if u else ""
-    return f"+ {_count(len(hidden), 'host link')} not listed{span} (--all-queues lists them)"
+    return f"+ {counted(len(hidden), 'host link')} not listed{span} (--all-queues lists them)"
 
 
 def print_result(result: Result, console: Console, title: str | None = None, all_queues: bool = False) -> None:

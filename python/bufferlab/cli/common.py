@@ -1,7 +1,8 @@
-"""What every command of the command line shares: the consoles, the common options, reading
-``--set``, reporting a scenario's problems (exit 2), the progress line. The commands live in
-``cli.py`` and in each feature's own ``cli`` module; all of them import from here, and nothing
-here imports them, so the command modules depend one way.
+"""What the commands share: the consoles, the common options, reading ``--set``, the exits for
+bad input (status 2, one line each, no traceback), the progress line of a long run.
+
+Everything here is cheap to import: every command loads it, including the ones that answer in a
+few milliseconds (``validate``, ``version``).
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ import tomllib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .errors import ScenarioError
+from ..errors import ScenarioError
 
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -37,12 +37,19 @@ SeedOption = Annotated[Optional[int], typer.Option("--seed", min=0, help="Replac
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Run even if the estimate says it takes over an hour.")]
 
 
-def _overrides(sets: list[str] | None) -> dict[str, Any]:
+def fail(msg: str, code: int = 2) -> NoReturn:
+    """``error: msg`` on stderr, then exit ``code`` (2: bad input)."""
+    err_console.print(f"error: {msg}", markup=False)
+    raise typer.Exit(code)
+
+
+def parse_sets(sets: list[str] | None) -> dict[str, Any]:
+    """The ``--set KEY=VALUE`` options as overrides: VALUE read as TOML, else as a string."""
     out: dict[str, Any] = {}
     for item in sets or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            _fail_usage(f'--set {item}: expected KEY=VALUE (e.g. --set topology.pairs=20)')
+            fail(f'--set {item}: expected KEY=VALUE (e.g. --set topology.pairs=20)')
         try:
             parsed = tomllib.loads(f"v = {value}")["v"]
         except tomllib.TOMLDecodeError:
@@ -51,12 +58,8 @@ def _overrides(sets: list[str] | None) -> dict[str, Any]:
     return out
 
 
-def _fail_usage(msg: str) -> None:
-    err_console.print(f"error: {msg}", markup=False)
-    raise typer.Exit(2)
-
-
-def _report_problems(e: ScenarioError, file: Path | None) -> None:
+def report_problems(e: ScenarioError, file: Path | None) -> NoReturn:
+    """Each of a scenario's problems on its own line, a count, exit 2."""
     for p in e.problems:
         err_console.print(p, markup=False)
     n = len(e.problems)
@@ -65,13 +68,24 @@ def _report_problems(e: ScenarioError, file: Path | None) -> None:
     raise typer.Exit(2)
 
 
+def hms(seconds: float) -> str:
+    """A wall time as a person would say it: ``4.2 s``, ``12 min``, ``1.5 h``."""
+    if seconds < 60:
+        return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 @contextmanager
-def _progress(duration_s: float, quiet: bool) -> Iterator[Callable[[float, int], None] | None]:
+def progress_line(duration_s: float, quiet: bool) -> Iterator[Callable[[float, int], None] | None]:
     """A progress line on stderr for runs long enough to want one, when stderr is a terminal:
     simulated time, the engine's events per second and the time left."""
     if quiet or not err_console.is_terminal:
         yield None
         return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn("simulating"),
         BarColumn(),
@@ -94,7 +108,7 @@ def _progress(duration_s: float, quiet: bool) -> Iterator[Callable[[float, int],
             started = True
         speed = f"{events / wall / 1e6:.1f} M events/s" if wall > 0 and events else ""
         left = (duration_s - sim_s) * wall / sim_s if sim_s > 0 else None
-        eta = f"~{_hms(left)} left" if left is not None else ""
+        eta = f"~{hms(left)} left" if left is not None else ""
         bar.update(task, completed=sim_s, speed=speed, eta=eta)
 
     try:
@@ -102,5 +116,3 @@ def _progress(duration_s: float, quiet: bool) -> Iterator[Callable[[float, int],
     finally:
         if started:
             bar.stop()
-
-

@@ -1,0 +1,69 @@
+"""The ``bufferlab`` command: one module per command group, each command a plain function.
+
+    run.py         run, validate
+    info.py        schema, version
+    sweep.py       sweep, query
+    plot.py        plot timeseries | cdf | sweep | response
+    ballast.py     ballast
+    bench.py       bench
+    reproduce.py   reproduce
+    crosscheck.py  crosscheck
+    kernel.py      cleanup, exec, shell, compare (and run --backend kernel)
+
+``common.py`` holds what they share (consoles, options, exits), ``tables.py`` the tables a run
+prints. The commands import the backends they drive inside their bodies, so that starting the
+command costs only what the command uses; nothing below this package imports it.
+
+Exit status: 0 done; 1 the engine or the output failed; 2 the scenario (or the command line) has
+problems, each printed on its own line on stderr as ``key.path: what is wrong (the fix)``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from . import ballast, bench, crosscheck, info, kernel, plot, reproduce, run, sweep
+from .common import err_console
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="bufferlab",
+    help=(
+        "A deterministic packet-level simulator for router-buffer experiments.\n\n"
+        "Write a scenario (TOML: [run], [topology], [[traffic]]), check it with "
+        "`bufferlab validate FILE`, run it with `bufferlab run FILE`."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+# In the order `bufferlab --help` lists them.
+app.command()(run.run)
+app.command()(run.validate)
+app.command()(info.schema)
+app.command()(info.version)
+app.command()(sweep.sweep)
+app.command()(sweep.query)
+app.command()(ballast.ballast)
+app.command()(bench.bench)
+app.command()(reproduce.reproduce)
+app.command()(crosscheck.crosscheck)
+app.command()(kernel.cleanup)
+app.command(name="exec")(kernel.exec_)
+app.command()(kernel.shell)
+app.command()(kernel.compare)
+app.add_typer(plot.plot_app, name="plot")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        err_console.print("interrupted", markup=False)
+        sys.exit(130)

@@ -1,0 +1,5 @@
+"""``python -m bufferlab.cli``: the same as the ``bufferlab`` command."""
+
+from . import main
+
+main()

@@ -1,0 +1,70 @@
+"""``bufferlab bench``: the engine's speed on built-in benchmarks or scenario files (bench.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+from typing import Annotated, Optional
+
+import typer
+
+
+def bench(
+    targets: Annotated[
+        Optional[list[str]],
+        typer.Argument(help="Built-in benchmark names (udp-fifo-1g, udp-3hop-1g) or scenario files; all built-ins if none."),
+    ] = None,
+    seconds: Annotated[
+        Optional[float], typer.Option("--seconds", "-s", min=0.001, help="Simulated seconds (built-ins default to 10 s; files keep their own duration).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per benchmark.")] = False,
+) -> None:
+    """Measure events and packets per wall second of the engine (one core)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .. import _core  # type: ignore[attr-defined]
+    from ..bench import builtin, peak_rss_mb, scenario_file
+
+    names = list(targets or _core.bench_names())
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console.width = 200
+    rows = []
+    for name in names:
+        try:
+            if name in _core.bench_names():
+                r = builtin(name, seconds or 10.0)
+            elif os.path.exists(name):
+                r = scenario_file(name, seconds)
+            else:
+                console.print(f"{name}: neither a built-in benchmark ({', '.join(_core.bench_names())}) nor a file", style="red")
+                raise typer.Exit(2)
+        except typer.Exit:
+            raise
+        except Exception as e:  # a scenario problem: report, go on with the rest
+            console.print(f"{name}: {e}", style="red", markup=False)
+            continue
+        r["peak_rss_mb"] = peak_rss_mb()
+        rows.append(r)
+        if as_json:
+            print(json.dumps(r))
+    if as_json:
+        return
+    t = Table(title=f"bufferlab bench — {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
+    for col in ["benchmark", "sim s", "wall s", "events", "M events/s", "M packets/s", "bottleneck kpkt/s", "peak RSS"]:
+        t.add_column(col, justify="left" if col == "benchmark" else "right")
+    for r in rows:
+        bn = r.get("bottleneck_pkts_per_sec")
+        t.add_row(
+            r["name"],
+            f"{r['sim_seconds']:g}",
+            f"{r['wall_seconds']:.3f}",
+            f"{r['events']:,}",
+            f"{r['events_per_sec'] / 1e6:.2f}",
+            f"{r['packets_per_sec'] / 1e6:.2f}",
+            f"{bn / 1e3:,.0f}" if bn is not None else "-",
+            f"{r['peak_rss_mb']:.0f} MB",
+        )
+    console.print(t)
