@@ -6,6 +6,7 @@ and the automatic controller across uplink rates and buffer sizes.
 writes ``table2.csv`` (no ballast, fixed rates, bursts, auto on the Table II link),
 ``auto.csv`` (the controller over a grid of uplink rates and buffers) and ``auto.png``.
 Every run starts its upload at a random time in the first second; numbers are means over seeds.
+The same study with real Linux uploads on the kernel backend is ``bufferlab.kernel.ballast_study``.
 """
 
 from __future__ import annotations
@@ -110,14 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--duration", type=int, default=200, help="simulated seconds per run")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--backend", choices=("sim", "kernel"), default="sim", help="kernel: real Reno and Cubic uploads (root; docs/ballast.md)")
-    p.add_argument("--only", choices=("table", "quiet"), help="kernel: only the table's runs or only the runs that stop the upload")
     a = p.parse_args(argv)
-    if a.backend == "kernel":
-        from .kernel_study import main as kernel_main
-
-        kernel_main(a.out, a.seeds, a.duration if a.duration != 200 else None, a.only)
-        return
     a.out.mkdir(parents=True, exist_ok=True)
     t2 = table2(a.seeds, a.duration, a.jobs)
     t2.to_csv(a.out / "table2.csv", index=False)

@@ -1,7 +1,7 @@
 """The ballast on the kernel backend: real Linux Reno and Cubic uploads through Braud et al.
 (2013)'s Table II link, with the real tool (``bufferlab ballast``) in the client's namespace.
 
-    nice -n -5 python -m bufferlab.ballast.study --backend kernel --out DIR [--seeds 3] [--duration 60]
+    nice -n -5 python -m bufferlab.kernel.ballast_study --out DIR [--seeds 3] [--duration 60]
         [--only table|quiet]
 
 Needs root (the kernel backend). For each congestion control and seed: no ballast, 250 pkt/s
@@ -10,18 +10,20 @@ time in the first second and the window runs from 10 s to the end. Then, per con
 and seed, a sized upload (2 MB) with ``--auto`` to see how soon the ballast goes quiet once the
 upload has finished. Writes ``kernel-runs.csv`` (every run), ``kernel-table.csv`` (means per
 congestion control and mode), ``kernel-quiet.csv``, ``kernel-machine.txt`` and prints the table
-and the issue's four checks, met or not, with the measured numbers.
+and the issue's four checks, met or not, with the measured numbers. The simulator's side of the
+study is ``bufferlab.ballast.study``.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import time
 from pathlib import Path
 from typing import Any
 
-from .table2 import scenario
+from ..ballast.table2 import scenario
 
 MODES: list[tuple[str, dict[str, Any] | None]] = [
     ("none", None),
@@ -37,7 +39,8 @@ QUIET_DURATION_S = int(os.environ.get("BUFFERLAB_QUIET_S", "40"))
 
 def _run(doc: dict[str, Any]):
     import bufferlab
-    from bufferlab.kernel.run import run_kernel
+
+    from .run import run_kernel
 
     return run_kernel(bufferlab.load_scenario(doc))
 
@@ -120,12 +123,11 @@ def summarize(runs, quiets) -> tuple[Any, list[str]]:
     return df, checks
 
 
-def main(out: Path, seeds: int, duration_s: int | None, only: str | None = None) -> None:
+def study(out: Path, seeds: int, duration_s: int, only: str | None = None) -> None:
     """Every run (or with ``only``, just the ``table`` runs or the ``quiet`` runs, the other
     part's results read back from ``out``), then the table and the checks."""
     import pandas as pd
 
-    duration_s = duration_s or 60
     out.mkdir(parents=True, exist_ok=True)
     (out / f"kernel-machine{'-' + only if only else ''}.txt").write_text(machine() + "\n")
     rows, qrows = [], []
@@ -149,3 +151,17 @@ def main(out: Path, seeds: int, duration_s: int | None, only: str | None = None)
         print(quiets.to_string(index=False))
     print("\n".join(checks))
     (out / "kernel-checks.txt").write_text("\n".join(checks) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bufferlab.kernel.ballast_study", description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--duration", type=int, default=60, help="seconds per run, in real time")
+    p.add_argument("--only", choices=("table", "quiet"), help="only the table's runs or only the runs that stop the upload")
+    a = p.parse_args(argv)
+    study(a.out, a.seeds, a.duration, a.only)
+
+
+if __name__ == "__main__":
+    main()
