@@ -9,8 +9,6 @@ the scenario and the machine.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import resource
 import time
 from pathlib import Path

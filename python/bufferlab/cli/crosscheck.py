@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..errors import ScenarioError
-from .common import err_console, out_console, parse_sets, report_problems
+from .common import err_console, fail, out_console, parse_sets, report_problems
 
 
 def _fmt(metric: str, x: float) -> str:
@@ -148,8 +148,7 @@ def crosscheck(
     try:
         exe = program(progress=lambda m: err_console.print(m, markup=False))
     except Ns3Missing as e:
-        err_console.print(f"error: {e}", markup=False)
-        raise typer.Exit(2) from None
+        fail(str(e))
     first = sc.seed if seed is None else seed
     seed_list = list(range(first, first + seeds))
     if not as_json and any(isinstance(b, pt.TCP_TRAFFIC) for b in pt.typed(sc).traffic):

@@ -139,7 +139,7 @@ def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | 
     if len(srcs) > 1:
         bad = ", ".join(str(s) for s in srcs if s not in runs)
         fail(f"{bad}: not a run's output folder or scenario; folders side by side must all be runs "
-              "(bufferlab run FILE --out DIR); plot a sweep's folder on its own")
+             "(bufferlab run FILE --out DIR); plot a sweep's folder on its own")
     try:
         tables = load(srcs[0])
     except StoreError:
@@ -212,7 +212,7 @@ def plot_timeseries(
     df = src.df
     if "point_id" in df.columns and df["point_id"].nunique() > 1:
         fail(f"{srcs[0]} holds {df['point_id'].nunique()} points: choose one with --point "
-              f"({', '.join(sorted(df['point_id'].unique())[:5])}, ...)")
+             f"({', '.join(sorted(df['point_id'].unique())[:5])}, ...)")
     by = ["run"] if src.runs else (["seed"] if df["seed"].nunique() > 1 else [])
     try:
         fig, d = timeseries(df, metric, ids=ids, by=by)
@@ -312,7 +312,7 @@ def plot_sweep(
         fail(f"--y {y}: write TABLE.COLUMN with TABLE one of points, flows, queues, links, transfers")
     if not (folder / "parts").is_dir():
         fail(f"{folder} is not a sweep's results folder; for run folders side by side use "
-              "bufferlab plot cdf / timeseries, or bufferlab query")
+             "bufferlab plot cdf / timeseries, or bufferlab query")
     swept = manifest(folder).get("swept", [])
     if x not in swept:
         fail(f"--x {x}: not swept in {folder}; swept keys: {', '.join(swept) or 'none'}")
@@ -321,7 +321,7 @@ def plot_sweep(
     for k in group:
         if k not in swept and k != entity:
             fail(f"--group {k}: not swept in {folder}; swept keys: {', '.join(swept) or 'none'}"
-                  + (f" (or {entity}, one line per {'flow' if entity == 'id' else entity})" if entity else ""))
+                 + (f" (or {entity}, one line per {'flow' if entity == 'id' else entity})" if entity else ""))
     keys = list(dict.fromkeys(swept))
     cols = ", ".join('p."' + k.replace('"', '""') + '"' for k in keys)
     if table == "points":
@@ -346,8 +346,8 @@ def plot_sweep(
             names = list(pd.unique(df[entity]))
             first = sorted(names, key=str)[0]
             fail(f"{table} has {n} rows per run ({entity}: {_show_values(names)}); say which: "
-                  f"keep one with --where \"{entity} = {_quote_sql(first)}\", draw one line each with "
-                  f"--group {entity}, or combine them with --reduce sum (or mean, min, max, median)")
+                 f"keep one with --where \"{entity} = {_quote_sql(first)}\", draw one line each with "
+                 f"--group {entity}, or combine them with --reduce sum (or mean, min, max, median)")
         fail(f"{table} has {n} rows per run; combine them with --reduce mean (or sum, min, max, median)")
     fig, d = metric_vs_param(df, x, column, group=group, level=level, reduce=reduce or "mean", logx=logx, logy=logy)
     _write(fig, d, out, data)

@@ -93,7 +93,7 @@ def sweep(
         from ..outpath import describe_os_error
 
         fail(f"--out {out}: storing a run failed: {describe_os_error(e)}; what was stored is kept "
-              "(run the same command again to finish)", 1)
+             "(run the same command again to finish)", 1)
     r = report
     err_console.print(
         f"{r.total} runs: {r.done} done, {r.failed} failed, {r.skipped} already in {out} "
