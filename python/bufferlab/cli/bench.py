@@ -1,4 +1,5 @@
-"""``bufferlab bench``: the engine's speed on built-in benchmarks or scenario files (bench.py)."""
+"""``bufferlab bench``: the engine's speed on built-in benchmarks or scenario files, measured by
+``bufferlab.bench``."""
 
 from __future__ import annotations
 
