@@ -13,14 +13,13 @@ then run by the Rust engine (``bufferlab._core``) in one call; the results come 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
 from .errors import BufferlabError, EngineError, Problem, ScenarioError
 from .results import Result
-from .scenario import PathOrDict, Scenario, engine_problems, load_scenario, loads_scenario, validate
+from .scenario import Scenario, load_scenario, loads_scenario, validate
+from .simulate import engine_version, prepare_plan, run, run_plan, run_prepared
 
 __all__ = [
     "run",
@@ -44,106 +43,6 @@ try:
     __version__ = metadata.version("bufferlab")
 except metadata.PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+unknown"
-
-
-def _engine() -> Any:
-    try:
-        from . import _core as core  # type: ignore[attr-defined]
-    except ImportError as e:
-        raise ImportError(
-            "bufferlab's engine extension (bufferlab._core) is not built; "
-            "run `make demo` or `maturin develop --release` in the source tree"
-        ) from e
-    return core
-
-
-def engine_version() -> str:
-    """The version of the Rust engine the package is linked with."""
-    core = _engine()
-    v = getattr(core, "version", None)
-    return v() if callable(v) else str(getattr(core, "__version__", "unknown"))
-
-
-def run(
-    scenario: PathOrDict | Scenario,
-    *,
-    seed: int | None = None,
-    overrides: Mapping[str, Any] | None = None,
-    progress: Callable[..., Any] | None = None,
-) -> Result:
-    """Run a scenario (a TOML path, a dict, or a loaded :class:`Scenario`) and return its result.
-
-    ``seed`` replaces the file's ``run.seed``; ``overrides`` sets keys first, by dotted path
-    (``{"topology.bottleneck.queue.limit": "50pkt"}``); ``progress(sim_seconds)`` (or
-    ``progress(sim_seconds, events)``) is called about every 0.2 s while the engine runs.
-    Raises :class:`ScenarioError` (with ``.problems``) for a
-    scenario that cannot run, before the engine starts; Ctrl-C stops the engine
-    (``KeyboardInterrupt``).
-    """
-    if isinstance(scenario, Scenario):
-        if seed is not None or overrides:
-            doc = scenario.document
-            scenario = load_scenario(doc, seed=seed, overrides=overrides, engine_check=False)
-        sc = scenario
-    else:
-        # The engine checks the plan as it builds it: one check, one build.
-        sc = load_scenario(scenario, seed=seed, overrides=overrides, engine_check=False)
-    return run_plan(sc.plan, origins=sc.origins, source=sc.source, progress=progress)
-
-
-def run_plan(
-    plan: dict[str, Any],
-    *,
-    origins: list[tuple[str, str]] | None = None,
-    source: str | None = None,
-    progress: Callable[..., Any] | None = None,
-) -> Result:
-    """Run an already expanded plan (the engine's JSON form)."""
-    prepared = prepare_plan(plan, origins=origins, source=source)
-    return run_prepared(prepared, plan, progress=progress)
-
-
-def prepare_plan(plan: dict[str, Any] | Scenario, *, origins: list[tuple[str, str]] | None = None, source: str | None = None) -> Any:
-    """Check and build a plan (or a loaded scenario's) once (``bufferlab._core.Prepared``:
-    ``estimate()``, then run it with :func:`run_prepared`); :class:`ScenarioError` with the
-    engine's problems, placed at the file's keys."""
-    core = _engine()
-    try:
-        return plan.prepare() if isinstance(plan, Scenario) else core.prepare(json.dumps(plan))
-    except core.PlanError as e:
-        raise ScenarioError(engine_problems(e.args[1], origins or []), source) from None
-    except RuntimeError as e:
-        raise EngineError(f"the engine failed: {e}") from e
-
-
-def run_prepared(prepared: Any, plan: dict[str, Any], *, progress: Callable[..., Any] | None = None) -> Result:
-    """Run a plan built by :func:`prepare_plan`."""
-    cb = _progress_adapter(progress)
-    try:
-        out = prepared.run(cb)
-    except RuntimeError as e:
-        raise EngineError(f"the engine failed: {e}") from e
-    summary = out["summary"]
-    if isinstance(summary, (str, bytes)):
-        summary = json.loads(summary)
-    return Result(summary, out.get("timeseries"), out.get("transfers"), plan=plan, distributions=out.get("distributions"))
-
-
-def _progress_adapter(progress: Callable[..., Any] | None) -> Callable[[float, int], Any] | None:
-    """The engine calls ``progress(sim_seconds, events)``; a callback of one argument gets the
-    simulated seconds only."""
-    if progress is None:
-        return None
-    import inspect
-
-    try:
-        params = inspect.signature(progress).parameters.values()
-    except (TypeError, ValueError):
-        return progress
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params):
-        return progress
-    return lambda sim_s, _events: progress(sim_s)
 
 
 _LAZY = {"load": "store", "query": "store", "aggregate": "sweep", "run_sweep": "sweep", "plot": None}

@@ -34,10 +34,10 @@ TABLE2_MODES: list[tuple[str, dict[str, Any] | None]] = [
 
 
 def _one(job: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
-    import bufferlab
+    from ..simulate import run
 
     labels, doc = job
-    flows = {f["kind"]: f for f in bufferlab.run(doc).summary["flows"]}
+    flows = {f["kind"]: f for f in run(doc).summary["flows"]}
     b = flows.get("ballast", {})
     return {
         **labels,

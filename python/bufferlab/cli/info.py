@@ -41,7 +41,8 @@ def schema(
 
 def version() -> None:
     """Print the package's and the engine's versions."""
-    from .. import __version__, engine_version
+    from .. import __version__
+    from ..simulate import engine_version
 
     try:
         ev = engine_version()

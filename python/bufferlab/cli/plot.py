@@ -93,8 +93,8 @@ _RAN: dict = {}  # scenario files run in this command (a CDF may look in two of 
 def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> Source:
     import pandas as pd
 
-    from .. import run
     from ..results import Result
+    from ..simulate import run
     from ..store import run_labels
 
     frames = []

@@ -54,7 +54,7 @@ def run(
 
     Example: `bufferlab run scenarios/udp-fifo.toml --out out/udp-fifo`
     """
-    from .. import prepare_plan, run_prepared
+    from ..simulate import prepare_plan, run_prepared
     from ..scenario import load_scenario
 
     if backend not in ("sim", "kernel"):
@@ -164,7 +164,7 @@ def validate(
 
     Exit status 2 if any file has problems.
     """
-    from .. import prepare_plan
+    from ..simulate import prepare_plan
     from ..scenario import load_scenario
 
     if plan and len(files) != 1:

@@ -30,7 +30,7 @@ class Pair:
 
 
 def run_bufferlab(sc: Scenario) -> tuple[dict[str, Any], float]:
-    from .. import run
+    from ..simulate import run
 
     t0 = time.perf_counter()
     result = run(sc)

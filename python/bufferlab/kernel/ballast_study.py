@@ -38,11 +38,10 @@ QUIET_DURATION_S = int(os.environ.get("BUFFERLAB_QUIET_S", "40"))
 
 
 def _run(doc: dict[str, Any]):
-    import bufferlab
-
+    from ..scenario import load_scenario
     from .run import run_kernel
 
-    return run_kernel(bufferlab.load_scenario(doc))
+    return run_kernel(load_scenario(doc))
 
 
 def one(cc: str, mode: str, ballast: dict[str, Any] | None, seed: int, duration_s: int) -> dict[str, Any]:

@@ -16,9 +16,9 @@ def _rtt(row: dict[str, Any], rtts_ns: list[int], dists: dict[str, list[Any]] | 
     """The flow's RTT fields and its ``rtt_s`` CDF rows from the hosts' samples, binned in the
     simulator's own histogram (``metrics/hist.rs``), so both backends' tables and percentiles
     have the same buckets."""
-    from .. import _engine
+    from ..simulate import engine
 
-    mean, p50, p99, values, cdf = _engine().kernel_rtt_distribution([max(0, int(v)) for v in rtts_ns])
+    mean, p50, p99, values, cdf = engine().kernel_rtt_distribution([max(0, int(v)) for v in rtts_ns])
     row["rtt_samples"] = len(rtts_ns)
     row["rtt_mean_s"], row["rtt_p50_s"], row["rtt_p99_s"] = mean, p50, p99
     if dists is not None:

@@ -39,9 +39,9 @@ class KernelUnavailable(BufferlabError):
 
 
 def core() -> Any:
-    from .. import _engine
+    from ..simulate import engine
 
-    c = _engine()
+    c = engine()
     if not hasattr(c, "KernelNet"):
         raise KernelUnavailable("the kernel backend exists on Linux only")
     return c

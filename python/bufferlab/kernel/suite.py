@@ -148,7 +148,7 @@ def _smoothed_rtts(result: Any, out: dict[str, Any]) -> None:
 
 
 def run_sim(case: Case, seeds: list[int]) -> list[dict[str, Any]]:
-    from .. import run
+    from ..simulate import run
 
     return [slim(run(load_scenario(case.file, seed=s, overrides={"run.sample": SRTT_STEP}))) for s in seeds]
 

@@ -41,7 +41,7 @@ class Outcome:
 
 
 def default_run_fn(scenario: dict[str, Any]) -> Any:
-    from .. import run  # imported here: a worker imports the engine only when it runs a point
+    from ..simulate import run  # imported here: a worker imports the engine only when it runs a point
 
     return run(scenario)
 
