@@ -1,6 +1,6 @@
-"""One run: a scenario (or its plan) into the engine, its result back. The one way a plan reaches
-the Rust engine, as ``simulate.rs`` is on the engine's side; the backends, sweeps and commands
-call it here, the package re-exports it (``bufferlab.run``).
+"""One run: a scenario (or its plan) into the engine and its result back, as ``simulate.rs`` on
+the engine's side. The backends, sweeps and commands call it here; the package re-exports it
+(``bufferlab.run``).
 """
 
 from __future__ import annotations
