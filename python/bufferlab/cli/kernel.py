@@ -155,8 +155,8 @@ def compare(
     and print the two side by side with relative differences. Root; the kernel runs take the
     scenario's duration each."""
     from .. import plan_types as pt
-    from ..simulate import run as run_sim
     from ..kernel.compare import SRTT_STEP, compare_results, comparison_json, print_comparison
+    from ..simulate import run as run_sim
 
     sc = _load(file, seed, sets)
     _preflight()
