@@ -1,10 +1,43 @@
-//! Sampling the scenario's distributions ([`Dist`]).
+//! The scenario's distributions ([`Dist`], re-exported by [`crate::scenario`]) and sampling them.
 
 use rand::Rng as _;
 use rand_distr::{Distribution, Exp, LogNormal, Pareto};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::rng::Rng;
-use crate::scenario::Dist;
+
+/// A random variable; times in ns, sizes in bytes.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
+#[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Dist {
+    Const {
+        value: f64,
+    },
+    Exp {
+        mean: f64,
+    },
+    Uniform {
+        lo: f64,
+        hi: f64,
+    },
+    /// Values `k * unit` for `k` in `1..=max`, P(k) proportional to k^-s.
+    Zipf {
+        s: f64,
+        max: u64,
+        unit: f64,
+    },
+    /// Pareto with shape `shape` (> 1) and the given mean.
+    Pareto {
+        shape: f64,
+        mean: f64,
+    },
+    /// Lognormal with the given mean and standard deviation (of the variable, not of its log).
+    Lognormal {
+        mean: f64,
+        sd: f64,
+    },
+}
 
 /// A distribution ready to sample: checked and with its derived constants computed once.
 #[derive(Clone, Debug)]

@@ -13,6 +13,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::dist::Dist;
 pub use crate::qdisc::bql::BqlSpec;
 pub use crate::qdisc::codel::CodelConfig;
 pub use crate::qdisc::fq_codel::FqCodelConfig;
@@ -142,38 +143,6 @@ pub struct RingSpec {
     #[schemars(range(min = 1, max = 1_048_576))]
     pub size: u32,
     pub bql: BqlSpec,
-}
-
-/// A random variable; times in ns, sizes in bytes.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, JsonSchema)]
-#[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Dist {
-    Const {
-        value: f64,
-    },
-    Exp {
-        mean: f64,
-    },
-    Uniform {
-        lo: f64,
-        hi: f64,
-    },
-    /// Values `k * unit` for `k` in `1..=max`, P(k) proportional to k^-s.
-    Zipf {
-        s: f64,
-        max: u64,
-        unit: f64,
-    },
-    /// Pareto with shape `shape` (> 1) and the given mean.
-    Pareto {
-        shape: f64,
-        mean: f64,
-    },
-    /// Lognormal with the given mean and standard deviation (of the variable, not of its log).
-    Lognormal {
-        mean: f64,
-        sd: f64,
-    },
 }
 
 /// How a UDP source spaces its packets.

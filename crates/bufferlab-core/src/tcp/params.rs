@@ -18,6 +18,10 @@ pub const HEADER_BYTES: u32 = 40;
 /// with two NOPs to 12 B, as Linux and every stack send it).
 pub const TS_OPTION_BYTES: u32 = 12;
 
+/// RFC 6675 §2: DupThresh, the SACKed segments above a hole (or duplicate ACKs) that call it
+/// lost; a constant of the protocol, not an option.
+pub const DUP_THRESH: u32 = 3;
+
 /// Which congestion control a connection runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

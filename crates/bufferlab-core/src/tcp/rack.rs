@@ -13,6 +13,7 @@
 //! This file holds RACK's per-connection state (RFC 8985 §6.1: RACK.xmit_ts, RACK.end_seq,
 //! RACK.rtt) and the reordering window; the scoreboard walks its segments against them.
 
+use super::params::DUP_THRESH;
 use crate::time::{Duration, Instant};
 
 /// RACK's reference: the most recently sent segment delivered so far.
@@ -60,7 +61,7 @@ impl Rack {
     /// reorders only across paths, and DSACK is not modelled): none during a recovery or once
     /// DupThresh segments are SACKed, else a quarter of the minimum RTT, at most one SRTT.
     pub fn reo_wnd(in_recovery: bool, sacked: u32, min_rtt: Duration, srtt: Duration) -> Duration {
-        if in_recovery || sacked >= super::scoreboard::DUP_THRESH {
+        if in_recovery || sacked >= DUP_THRESH {
             Duration::ZERO
         } else {
             Duration::from_ns(min_rtt.as_ns() / 4).min(srtt)

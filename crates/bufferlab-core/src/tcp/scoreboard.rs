@@ -11,6 +11,7 @@
 
 use std::collections::VecDeque;
 
+use super::params::DUP_THRESH;
 use super::rack::Rack;
 use crate::time::{Duration, Instant};
 
@@ -20,9 +21,6 @@ const RETX: u8 = 4;
 /// Sent more than once (kept when a lost retransmission clears `RETX`): RACK's RTT samples from
 /// such a segment are ambiguous.
 const EVER_RETX: u8 = 8;
-
-/// RFC 6675 §2: DupThresh.
-pub const DUP_THRESH: u32 = 3;
 
 #[derive(Clone, Copy, Debug)]
 struct Seg {

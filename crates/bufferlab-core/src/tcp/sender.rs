@@ -10,11 +10,11 @@
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
-use super::params::{SsthreshFrom, TcpParams};
+use super::params::{SsthreshFrom, TcpParams, DUP_THRESH};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rtt::RttEstimator;
-use super::scoreboard::{Scoreboard, DUP_THRESH};
+use super::scoreboard::Scoreboard;
 use crate::hooks::Io;
 use crate::packet::{tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader};
 use crate::time::{Duration, Instant};
