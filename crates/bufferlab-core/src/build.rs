@@ -2,17 +2,15 @@
 //! agents. Every problem found is reported, each naming the plan's key path.
 
 use crate::agent::build::{build_traffic, Builder, FlowInfo, DEFAULT_PKT_BYTES};
-use crate::agent::{Agent, AgentHooks, Io};
 use crate::engine::Engine;
-use crate::metrics::flow::{FlowStats, Window};
+use crate::metrics::flow::Window;
 use crate::net::port::{Port, PortParams};
 use crate::net::topology::Topology;
-use crate::packet::{Arena, NodeId};
+use crate::packet::NodeId;
 use crate::problem::{Loc, Problem};
 use crate::qdisc::{Limit, Qdisc};
 use crate::rng::{stream, Stream};
 use crate::scenario::{DirSpec, Scenario};
-use crate::sched::{Ev, Sched};
 use crate::sizing::{self, AdaptiveSizer, SizingCtx};
 use crate::time::{Duration, Instant};
 
@@ -161,15 +159,7 @@ fn route_flows(
 /// Build the engine, or every problem found.
 pub fn build(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
     let mut eng = build_network(sc)?;
-    // Agents start at time 0 in their order; what they emit and arm is queued like any other.
-    for a in 0..eng.agents.len() {
-        eng.with_agent(Instant::ZERO, a as u32, |ag: &mut Agent, io: &mut Io| {
-            ag.on_start(io)
-        });
-    }
-    if sc.run.sample_ns.is_some() {
-        eng.sched.at(Instant::ZERO, Ev::Sample);
-    }
+    eng.start();
     Ok(eng)
 }
 
@@ -325,42 +315,12 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         return Err(errs);
     }
     let (agents, flow_info) = (b.agents, b.flows);
-    Ok(assemble(sc, agents, flow_info, topo, ports, window))
-}
-
-/// The engine from its built parts.
-fn assemble(
-    sc: &Scenario,
-    agents: Vec<(NodeId, Agent)>,
-    flow_info: Vec<FlowInfo>,
-    topo: Topology,
-    ports: Vec<Port>,
-    window: Window,
-) -> Engine {
-    let flow_src = flow_info.iter().map(|f| f.src).collect();
-    let flows = flow_info.iter().map(|_| FlowStats::new(window)).collect();
-    let n_agents = agents.len();
-    Engine {
-        sched: Sched::with_capacity(1024 + 4 * n_agents + 2 * ports.len()),
-        arena: Arena::with_capacity(4096),
-        ports,
+    Ok(Engine::new(
+        sc.run.clone(),
         agents,
-        flows,
         flow_info,
-        flow_src,
         topo,
-        totals: Default::default(),
-        out: Vec::with_capacity(64),
-        timers: Vec::with_capacity(16),
-        transfers: Vec::new(),
-        timeseries: Default::default(),
-        run: sc.run.clone(),
+        ports,
         window,
-        events: 0,
-        now: Instant::ZERO,
-        prev_port: Vec::new(),
-        prev_flow: Vec::new(),
-        prev_sample: Instant::ZERO,
-        ttl_expired: None,
-    }
+    ))
 }

@@ -1,44 +1,47 @@
 //! The event loop: pops (time, event) in order and hands each to the component it names.
 
+use sample::Sampling;
+
 use crate::agent::build::FlowInfo;
+use crate::agent::external::Delivered;
 use crate::agent::{Agent, AgentHooks, Io};
 use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
 use crate::packet::{Arena, NodeId, Packet, PktId, Proto};
-use crate::qdisc::{Qdisc, QueueDisc};
-use crate::results::*;
+use crate::results::RunOutput;
 use crate::scenario::RunSpec;
 use crate::sched::{Ev, Sched};
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
 
+mod sample;
+
+/// The network, its agents and the books, and the event heap that drives them. Built by
+/// [`crate::build`]; run by [`Engine::run_until`] (or by a wall-clock driver through
+/// [`crate::realtime`]); closed by [`Engine::finish`] into [`crate::report`]'s rows.
 pub struct Engine {
-    pub(crate) sched: Sched,
-    pub(crate) arena: Arena,
-    pub(crate) ports: Vec<Port>,
-    pub(crate) agents: Vec<(NodeId, Agent)>,
-    pub(crate) flows: Vec<FlowStats>,
-    pub(crate) flow_info: Vec<FlowInfo>,
-    pub(crate) flow_src: Vec<NodeId>,
-    pub(crate) topo: Topology,
-    pub(crate) totals: Totals,
+    sched: Sched,
+    arena: Arena,
+    ports: Vec<Port>,
+    agents: Vec<(NodeId, Agent)>,
+    flows: Vec<FlowStats>,
+    flow_info: Vec<FlowInfo>,
+    flow_src: Vec<NodeId>,
+    topo: Topology,
+    totals: Totals,
     /// Scratch: packets an agent emitted during one hook.
-    pub(crate) out: Vec<PktId>,
+    out: Vec<PktId>,
     /// Scratch: timers an agent armed during one hook.
-    pub(crate) timers: Vec<(Instant, u32)>,
-    pub(crate) transfers: Vec<TransferRecord>,
-    pub(crate) timeseries: TimeSeries,
-    pub(crate) run: RunSpec,
-    pub(crate) window: Window,
-    pub(crate) events: u64,
-    pub(crate) now: Instant,
-    /// Per port (busy ns, IP bytes sent) and per flow (bytes delivered) at the previous sample.
-    pub(crate) prev_port: Vec<(Duration, u64)>,
-    pub(crate) prev_flow: Vec<u64>,
-    pub(crate) prev_sample: Instant,
+    timers: Vec<(Instant, u32)>,
+    transfers: Vec<TransferRecord>,
+    sampling: Sampling,
+    run: RunSpec,
+    window: Window,
+    events: u64,
+    now: Instant,
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
-    pub(crate) ttl_expired: Option<Vec<TtlExpired>>,
+    ttl_expired: Option<Vec<TtlExpired>>,
 }
 
 /// A packet a router dropped because its TTL ran out (RFC 1812 §5.3.1), as a driver needs it
@@ -81,13 +84,7 @@ fn note_sent_before_window(p: &Packet, flows: &mut [FlowStats]) {
 
 /// Route a packet from `node` into the port towards its destination.
 #[inline]
-pub(crate) fn forward(
-    node: NodeId,
-    pkt: PktId,
-    ports: &mut [Port],
-    topo: &Topology,
-    cx: &mut PortCtx,
-) {
+fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], topo: &Topology, cx: &mut PortCtx) {
     let dst = cx.arena.get(pkt).dst;
     let port = topo.next_port(node, dst);
     if port == NO_ROUTE {
@@ -100,8 +97,58 @@ pub(crate) fn forward(
 }
 
 impl Engine {
+    /// The engine from its built parts, at time 0 with nothing scheduled.
+    pub(crate) fn new(
+        run: RunSpec,
+        agents: Vec<(NodeId, Agent)>,
+        flow_info: Vec<FlowInfo>,
+        topo: Topology,
+        ports: Vec<Port>,
+        window: Window,
+    ) -> Engine {
+        let flow_src = flow_info.iter().map(|f| f.src).collect();
+        let flows = flow_info.iter().map(|_| FlowStats::new(window)).collect();
+        let n_agents = agents.len();
+        Engine {
+            sched: Sched::with_capacity(1024 + 4 * n_agents + 2 * ports.len()),
+            arena: Arena::with_capacity(4096),
+            ports,
+            agents,
+            flows,
+            flow_info,
+            flow_src,
+            topo,
+            totals: Default::default(),
+            out: Vec::with_capacity(64),
+            timers: Vec::with_capacity(16),
+            transfers: Vec::new(),
+            sampling: Sampling::default(),
+            run,
+            window,
+            events: 0,
+            now: Instant::ZERO,
+            ttl_expired: None,
+        }
+    }
+
+    /// Start the agents at time 0 in their order (what they emit and arm is queued like any
+    /// other), then the time series.
+    pub(crate) fn start(&mut self) {
+        for a in 0..self.agents.len() {
+            self.with_agent(Instant::ZERO, a as u32, |ag, io| ag.on_start(io));
+        }
+        self.start_sampling();
+    }
+
+    /// Arm the first time-series sample, at time 0, if the run asks for a time series.
+    pub(crate) fn start_sampling(&mut self) {
+        if self.run.sample_ns.is_some() {
+            self.sched.at(Instant::ZERO, Ev::Sample);
+        }
+    }
+
     /// Run an agent hook, then inject what it emitted and arm what it asked for.
-    pub(crate) fn with_agent(&mut self, now: Instant, a: u32, f: impl FnOnce(&mut Agent, &mut Io)) {
+    fn with_agent(&mut self, now: Instant, a: u32, f: impl FnOnce(&mut Agent, &mut Io)) {
         let (node, agent) = &mut self.agents[a as usize];
         let node = *node;
         let mut io = Io {
@@ -216,62 +263,168 @@ impl Engine {
         true
     }
 
-    /// One row of time series per queue, link and flow: queue lengths now, and the link and flow
-    /// rates over the interval since the previous sample.
+    /// One row of time series, and the next sample armed.
     fn sample(&mut self, now: Instant) {
-        let t = now.secs();
-        let dt = (now - self.prev_sample).secs();
-        let rate = |d: u64| if dt > 0.0 { d as f64 * 8.0 / dt } else { 0.0 };
-        let ts = &mut self.timeseries;
-        self.prev_port.resize(self.ports.len(), (Duration::ZERO, 0));
-        self.prev_flow.resize(self.flows.len(), 0);
-        for (p, prev) in self.ports.iter().zip(self.prev_port.iter_mut()) {
-            let name = &p.params.name;
-            let (busy, bytes) = (p.busy_ns_until(now), p.stats.bytes_sent.total);
-            ts.push(t, "queue", name, "qlen_pkts", p.qdisc.len_pkts() as f64);
-            ts.push(t, "queue", name, "qlen_bytes", p.qdisc.len_bytes() as f64);
-            if let Some(r) = &p.ring {
-                ts.push(t, "queue", name, "ring_pkts", r.len() as f64);
-                if r.dql.limit() != u64::MAX {
-                    ts.push(t, "queue", name, "bql_limit_bytes", r.dql.limit() as f64);
-                }
-            }
-            if p.adaptive.is_some() {
-                if let Some(l) = p.qdisc.limit().pkts {
-                    ts.push(t, "queue", name, "limit_pkts", l as f64);
-                }
-            }
-            if let Qdisc::SplitBuff(s) = &p.qdisc {
-                for (metric, v) in s.estimates() {
-                    ts.push(t, "queue", name, metric, v);
-                }
-            }
-            let util = if dt > 0.0 {
-                (busy - prev.0).secs() / dt
-            } else {
-                0.0
-            };
-            ts.push(t, "link", name, "utilization", util);
-            ts.push(t, "link", name, "throughput_bps", rate(bytes - prev.1));
-            *prev = (busy, bytes);
-        }
-        for ((f, info), prev) in self
-            .flows
-            .iter()
-            .zip(&self.flow_info)
-            .zip(self.prev_flow.iter_mut())
-        {
-            let d = f.bytes_delivered.total;
-            ts.push(t, "flow", &info.id, "goodput_bps", rate(d - *prev));
-            *prev = d;
-            if matches!(info.kind, "tcp" | "web" | "tcp_onoff") {
-                ts.push(t, "flow", &info.id, "cwnd_bytes", f.cwnd_bytes as f64);
-                ts.push(t, "flow", &info.id, "srtt_s", f.srtt_ns.secs());
-            }
-        }
-        self.prev_sample = now;
+        self.sampling
+            .sample(now, &self.ports, &self.flows, &self.flow_info);
         if let Some(step) = self.run.sample_ns {
             self.sched.at(now + step, Ev::Sample);
+        }
+    }
+
+    /// Close the books and turn them into the result rows ([`crate::report`]).
+    pub fn finish(mut self) -> Result<RunOutput, String> {
+        let end = self.end();
+        for p in &mut self.ports {
+            p.finish(end);
+        }
+        let timeseries = std::mem::take(&mut self.sampling.timeseries);
+        crate::report::report(&self, timeseries)
+    }
+}
+
+/// What the report, the estimate and a driver read.
+impl Engine {
+    pub(crate) fn run(&self) -> &RunSpec {
+        &self.run
+    }
+
+    /// The end of the run (its duration after time 0).
+    pub(crate) fn end(&self) -> Instant {
+        Instant::ZERO + self.run.duration_ns
+    }
+
+    /// The measurement window.
+    pub(crate) fn window(&self) -> Window {
+        self.window
+    }
+
+    /// Time of the last event processed.
+    pub(crate) fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// Events processed so far.
+    pub(crate) fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// When the engine next has something to do, if anything.
+    pub(crate) fn next_event_at(&self) -> Option<Instant> {
+        self.sched.next_at()
+    }
+
+    pub(crate) fn topology(&self) -> &Topology {
+        &self.topo
+    }
+
+    /// The ports, in the order of their rows.
+    pub(crate) fn ports(&self) -> &[Port] {
+        &self.ports
+    }
+
+    /// The scenario's flows, in the order of their rows.
+    pub(crate) fn flow_info(&self) -> &[FlowInfo] {
+        &self.flow_info
+    }
+
+    /// Each flow's statistics, in the same order.
+    pub(crate) fn flows(&self) -> &[FlowStats] {
+        &self.flows
+    }
+
+    /// Transfers started so far, in the order they started.
+    pub(crate) fn transfers(&self) -> &[TransferRecord] {
+        &self.transfers
+    }
+
+    /// Packets created, delivered and dropped in the whole run.
+    pub(crate) fn totals(&self) -> Totals {
+        self.totals
+    }
+
+    /// The packet arena (live packets and its high-water mark).
+    pub(crate) fn arena(&self) -> &Arena {
+        &self.arena
+    }
+}
+
+/// The hooks a wall-clock driver runs the network through ([`crate::realtime`]): agents that
+/// stand for real hosts, packets that enter from outside and leave to it.
+impl Engine {
+    /// Replace the scenario's agents (their flows stay, and so do their rows).
+    pub(crate) fn replace_agents(&mut self, agents: Vec<(NodeId, Agent)>) {
+        self.agents = agents;
+    }
+
+    /// Keep the packets whose TTL runs out at a router, for [`Engine::take_ttl_expired`].
+    pub(crate) fn keep_ttl_expired(&mut self) {
+        self.ttl_expired = Some(Vec::new());
+    }
+
+    /// Packets whose TTL ran out at a router since the last call, oldest first.
+    pub(crate) fn take_ttl_expired(&mut self, out: &mut Vec<TtlExpired>) {
+        if let Some(v) = self.ttl_expired.as_mut() {
+            out.append(v);
+        }
+    }
+
+    /// A packet from outside the engine enters at `node` at `now`, leaving by the port towards
+    /// its destination. Its `seq` becomes its arena slot (the handle a driver keys the real
+    /// bytes by); a scenario flow's packet from that flow's source counts as the flow's.
+    pub(crate) fn inject(&mut self, now: Instant, node: NodeId, p: Packet) -> PktId {
+        let id = self.arena.alloc(p);
+        self.arena.get_mut(id).seq = id as u64;
+        let (flow, size) = (p.flow as usize, p.size as u64);
+        if let Some(st) = self.flows.get_mut(flow) {
+            if self.flow_src.get(flow) == Some(&node) {
+                let w = st.window;
+                st.pkts_sent.add(&w, now, 1);
+                st.bytes_sent.add(&w, now, size);
+            }
+        }
+        self.totals.created += 1;
+        let mut cx = port_ctx!(self, now);
+        forward(node, id, &mut self.ports, &self.topo, &mut cx);
+        id
+    }
+
+    /// Hand every packet the external agents received since the last call to
+    /// `f(node, delivered)`, in delivery order per node; a scenario flow's packets from its
+    /// source count in its throughput as they go.
+    pub(crate) fn take_external_deliveries(&mut self, mut f: impl FnMut(NodeId, Delivered)) {
+        for (node, a) in self.agents.iter_mut() {
+            if let Agent::External(x) = a {
+                for d in x.inbox.drain(..) {
+                    let k = d.flow as usize;
+                    if let (Some(st), Some(&src)) = (self.flows.get_mut(k), self.flow_src.get(k)) {
+                        if d.src == src {
+                            let w = st.window;
+                            st.bytes_received.add(&w, d.at, d.size as u64);
+                        }
+                    }
+                    f(*node, d);
+                }
+            }
+        }
+    }
+
+    /// The run stopped early at `end`: the books close there, and every rate and mean is over
+    /// the part of the measurement window that ran.
+    pub(crate) fn end_early(&mut self, end: Instant) {
+        let end = end.max(Instant::from_ns(1));
+        self.run.duration_ns = end.since_start();
+        let mut w = self.window;
+        w.end = w.end.min(end);
+        if w.start >= w.end {
+            w.start = Instant::ZERO;
+        }
+        self.window = w;
+        for p in &mut self.ports {
+            p.stats.window = w;
+        }
+        for f in &mut self.flows {
+            f.window = w;
         }
     }
 }

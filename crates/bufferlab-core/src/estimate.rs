@@ -119,17 +119,17 @@ fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
 pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
     let duration_s = sc.run.duration_ns.as_ns() as f64 / NS_PER_SEC as f64;
     let offers = offered(sc, duration_s);
-    let flows = &eng.flow_info;
+    let flows = eng.flow_info();
     let paths: Vec<(Vec<u32>, Vec<u32>)> = flows
         .iter()
         .map(|f| {
             (
-                eng.topo.path(f.src, f.dst).unwrap_or_default(),
-                eng.topo.path(f.dst, f.src).unwrap_or_default(),
+                eng.topology().path(f.src, f.dst).unwrap_or_default(),
+                eng.topology().path(f.dst, f.src).unwrap_or_default(),
             )
         })
         .collect();
-    let np = eng.ports.len();
+    let np = eng.ports().len();
     let mut crossing = vec![0u32; np];
     for (fw, _) in &paths {
         for &p in fw {
@@ -143,7 +143,7 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
     for ((f, (fw, bw)), &(offer, tcp)) in flows.iter().zip(&paths).zip(&offers) {
         let share = fw
             .iter()
-            .map(|&p| eng.ports[p as usize].params.rate_bps as f64 / crossing[p as usize] as f64)
+            .map(|&p| eng.ports()[p as usize].params.rate_bps as f64 / crossing[p as usize] as f64)
             .fold(f64::INFINITY, f64::min);
         let bps = offer.min(share);
         if !bps.is_finite() {
@@ -170,7 +170,7 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
     }
     // No link carries more than its rate.
     for p in 0..np {
-        let rate = eng.ports[p].params.rate_bps as f64;
+        let rate = eng.ports()[p].params.rate_bps as f64;
         if load_bps[p] > rate {
             pkts[p] *= rate / load_bps[p];
         }
@@ -183,7 +183,7 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
         flows: flows.len() as u64,
         packets: created as u64,
         link_packets: link_packets as u64,
-        busiest_link: busiest.map_or(String::new(), |p| eng.ports[p].params.name.clone()),
+        busiest_link: busiest.map_or(String::new(), |p| eng.ports()[p].params.name.clone()),
         busiest_link_packets: busiest.map_or(0, |p| pkts[p] as u64),
         events: events as u64,
         wall_s: events / EVENTS_PER_SEC,

@@ -18,13 +18,11 @@ use crate::agent::build::FlowInfo;
 use crate::agent::external::{Delivered, External};
 use crate::agent::Agent;
 use crate::build::build_network;
+use crate::engine::Engine;
 pub use crate::engine::TtlExpired;
-use crate::engine::{forward, Engine};
-use crate::net::port::PortCtx;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, PktId, Proto};
 use crate::results::RunOutput;
 use crate::scenario::Scenario;
-use crate::sched::Ev;
 use crate::time::{Duration, Instant};
 
 /// No external agent on this node (a router, or a node no host sits on).
@@ -59,42 +57,41 @@ impl RealtimeNet {
     pub fn build(sc: &Scenario, hosts: &[NodeId]) -> Result<Self, Vec<String>> {
         let mut eng =
             build_network(sc).map_err(|e| e.iter().map(|p| p.to_string()).collect::<Vec<_>>())?;
-        let n = eng.topo.n();
+        let n = eng.topology().n();
         if let Some(h) = hosts.iter().find(|&&h| h as usize >= n) {
             return Err(vec![format!("host node {h} is not in the topology")]);
         }
-        eng.agents.clear();
+        let mut agents = Vec::new();
         let mut ext = vec![NO_AGENT; n];
         for &h in hosts {
             if ext[h as usize] == NO_AGENT {
-                ext[h as usize] = eng.agents.len() as AgentId;
-                eng.agents.push((h, Agent::External(External::default())));
+                ext[h as usize] = agents.len() as AgentId;
+                agents.push((h, Agent::External(External::default())));
             }
         }
-        if sc.run.sample_ns.is_some() {
-            eng.sched.at(Instant::ZERO, Ev::Sample);
-        }
-        eng.ttl_expired = Some(Vec::new());
+        eng.replace_agents(agents);
+        eng.start_sampling();
+        eng.keep_ttl_expired();
         Ok(RealtimeNet { eng, ext })
     }
 
     /// The scenario's flows, in the order of their rows.
     pub fn flows(&self) -> &[FlowInfo] {
-        &self.eng.flow_info
+        self.eng.flow_info()
     }
 
     pub fn node_names(&self) -> &[String] {
-        &self.eng.topo.names
+        &self.eng.topology().names
     }
 
     /// Time of the last event processed.
     pub fn now(&self) -> Instant {
-        self.eng.now
+        self.eng.now()
     }
 
     /// When the engine next has something to do, if anything.
     pub fn next_event_at(&self) -> Option<Instant> {
-        self.eng.sched.next_at()
+        self.eng.next_event_at()
     }
 
     /// Process every event due at or before `now`.
@@ -130,9 +127,7 @@ impl RealtimeNet {
     /// Packets whose TTL ran out at a router since the last call, oldest first; their handles
     /// ([`TtlExpired::seq`]) are valid until the next injection.
     pub fn take_ttl_expired(&mut self, out: &mut Vec<TtlExpired>) {
-        if let Some(v) = self.eng.ttl_expired.as_mut() {
-            out.append(v);
-        }
+        self.eng.take_ttl_expired(out);
     }
 
     fn inject_at(&mut self, now: Instant, node: NodeId, o: Outbound) -> Option<PktId> {
@@ -141,8 +136,7 @@ impl RealtimeNet {
         if dst_agent == NO_AGENT {
             return None;
         }
-        let e = &mut self.eng;
-        let id = e.arena.alloc(Packet {
+        let p = Packet {
             flow: o.flow,
             src: node,
             dst: o.dst,
@@ -153,71 +147,23 @@ impl RealtimeNet {
             ttl: o.ttl,
             created: now,
             ..Default::default()
-        });
-        e.arena.get_mut(id).seq = id as u64;
-        if let Some(st) = e.flows.get_mut(o.flow as usize) {
-            if e.flow_src.get(o.flow as usize) == Some(&node) {
-                let w = st.window;
-                st.pkts_sent.add(&w, now, 1);
-                st.bytes_sent.add(&w, now, o.size as u64);
-            }
-        }
-        e.totals.created += 1;
-        let mut cx = PortCtx {
-            now,
-            arena: &mut e.arena,
-            sched: &mut e.sched,
-            flows: &mut e.flows,
-            flow_src: &e.flow_src,
-            totals: &mut e.totals,
         };
-        forward(node, id, &mut e.ports, &e.topo, &mut cx);
-        Some(id)
+        Some(self.eng.inject(now, node, p))
     }
 
     /// Hand every packet delivered since the last call to `f(node, delivered)`, in delivery
     /// order per node. Handles stay valid until the next [`Self::inject`].
     /// A scenario flow's packets from its source count in its throughput as they arrive.
-    pub fn take_deliveries(&mut self, mut f: impl FnMut(NodeId, Delivered)) {
-        let e = &mut self.eng;
-        for (node, a) in e.agents.iter_mut() {
-            if let Agent::External(x) = a {
-                for d in x.inbox.drain(..) {
-                    let k = d.flow as usize;
-                    if let (Some(st), Some(&src)) = (e.flows.get_mut(k), e.flow_src.get(k)) {
-                        if d.src == src {
-                            let w = st.window;
-                            st.bytes_received.add(&w, d.at, d.size as u64);
-                        }
-                    }
-                    f(*node, d);
-                }
-            }
-        }
+    pub fn take_deliveries(&mut self, f: impl FnMut(NodeId, Delivered)) {
+        self.eng.take_external_deliveries(f);
     }
 
     /// Close the books at `end` (the run's duration, or earlier when it was stopped): the same
     /// summary and tables as a simulation.
     pub fn finish(mut self, end: Instant) -> Result<RunOutput, String> {
         self.advance(end.saturating_sub(Duration::from_ns(1)));
-        let e = &mut self.eng;
-        if end < Instant::ZERO + e.run.duration_ns {
-            // Stopped early: the books close at `end`, and every rate and mean is over the part
-            // of the measurement window that ran.
-            let end = end.max(Instant::from_ns(1));
-            e.run.duration_ns = end.since_start();
-            let mut w = e.window;
-            w.end = w.end.min(end);
-            if w.start >= w.end {
-                w.start = Instant::ZERO;
-            }
-            e.window = w;
-            for p in &mut e.ports {
-                p.stats.window = w;
-            }
-            for f in &mut e.flows {
-                f.window = w;
-            }
+        if end < self.eng.end() {
+            self.eng.end_early(end);
         }
         self.eng.finish()
     }

@@ -52,7 +52,7 @@ pub fn run_engine(
     t0: std::time::Instant,
     progress: impl FnMut(Instant) -> bool,
 ) -> Result<RunOutput, String> {
-    if !eng.run_until(Instant::ZERO + eng.run.duration_ns, progress) {
+    if !eng.run_until(eng.end(), progress) {
         return Err("interrupted".to_string());
     }
     let mut out = eng.finish()?;

@@ -1,0 +1,77 @@
+//! The time series: one row per queue, link and flow every `run.sample_ns`.
+
+use crate::agent::build::FlowInfo;
+use crate::metrics::flow::FlowStats;
+use crate::net::port::Port;
+use crate::qdisc::{Qdisc, QueueDisc};
+use crate::results::TimeSeries;
+use crate::time::{Duration, Instant};
+
+/// The rows so far, and what each rate is taken against: per port (busy ns, IP bytes sent) and
+/// per flow (bytes delivered) at the previous sample.
+#[derive(Default)]
+pub(super) struct Sampling {
+    pub(super) timeseries: TimeSeries,
+    prev_port: Vec<(Duration, u64)>,
+    prev_flow: Vec<u64>,
+    prev_sample: Instant,
+}
+
+impl Sampling {
+    /// One row of time series per queue, link and flow: queue lengths now, and the link and flow
+    /// rates over the interval since the previous sample.
+    pub(super) fn sample(
+        &mut self,
+        now: Instant,
+        ports: &[Port],
+        flows: &[FlowStats],
+        flow_info: &[FlowInfo],
+    ) {
+        let t = now.secs();
+        let dt = (now - self.prev_sample).secs();
+        let rate = |d: u64| if dt > 0.0 { d as f64 * 8.0 / dt } else { 0.0 };
+        let ts = &mut self.timeseries;
+        self.prev_port.resize(ports.len(), (Duration::ZERO, 0));
+        self.prev_flow.resize(flows.len(), 0);
+        for (p, prev) in ports.iter().zip(self.prev_port.iter_mut()) {
+            let name = &p.params.name;
+            let (busy, bytes) = (p.busy_ns_until(now), p.stats.bytes_sent.total);
+            ts.push(t, "queue", name, "qlen_pkts", p.qdisc.len_pkts() as f64);
+            ts.push(t, "queue", name, "qlen_bytes", p.qdisc.len_bytes() as f64);
+            if let Some(r) = &p.ring {
+                ts.push(t, "queue", name, "ring_pkts", r.len() as f64);
+                if r.dql.limit() != u64::MAX {
+                    ts.push(t, "queue", name, "bql_limit_bytes", r.dql.limit() as f64);
+                }
+            }
+            if p.adaptive.is_some() {
+                if let Some(l) = p.qdisc.limit().pkts {
+                    ts.push(t, "queue", name, "limit_pkts", l as f64);
+                }
+            }
+            if let Qdisc::SplitBuff(s) = &p.qdisc {
+                for (metric, v) in s.estimates() {
+                    ts.push(t, "queue", name, metric, v);
+                }
+            }
+            let util = if dt > 0.0 {
+                (busy - prev.0).secs() / dt
+            } else {
+                0.0
+            };
+            ts.push(t, "link", name, "utilization", util);
+            ts.push(t, "link", name, "throughput_bps", rate(bytes - prev.1));
+            *prev = (busy, bytes);
+        }
+        for ((f, info), prev) in flows.iter().zip(flow_info).zip(self.prev_flow.iter_mut()) {
+            let d = f.bytes_delivered.total;
+            ts.push(t, "flow", &info.id, "goodput_bps", rate(d - *prev));
+            *prev = d;
+            if matches!(info.kind, "tcp" | "web" | "tcp_onoff") {
+                ts.push(t, "flow", &info.id, "cwnd_bytes", f.cwnd_bytes as f64);
+                ts.push(t, "flow", &info.id, "srtt_s", f.srtt_ns.secs());
+            }
+        }
+        self.prev_sample = now;
+    }
+}
