@@ -6,7 +6,8 @@
 //! - [`scoreboard`]: the SACK scoreboard (RFC 6675); [`prr`]: Proportional Rate Reduction
 //!   (RFC 6937), the sending rate during SACK recovery; [`rack`]: RACK's time-based loss
 //!   detection (RFC 8985); [`frto`]: spurious timeouts (RFC 5682);
-//! - [`sender`]: one connection's sending state machine, [`receiver`]: the receiving side;
+//! - [`sender`]: one connection's sending state machine (its settings, variables and counters
+//!   apart in `send_vars`), [`receiver`]: the receiving side;
 //! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks.
 //!
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the SYN and FIN do not take
@@ -21,6 +22,7 @@ pub mod rack;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
+mod send_vars;
 pub mod sender;
 
 pub use endpoint::TcpSender;

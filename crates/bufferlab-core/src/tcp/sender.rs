@@ -15,6 +15,7 @@ use super::prr::Prr;
 use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
+use super::send_vars::{SendConfig, SendStats, SendVars};
 use crate::hooks::Io;
 use crate::packet::{tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader};
 use crate::time::{Duration, Instant};
@@ -48,99 +49,44 @@ pub enum Event {
     AllAcked,
 }
 
+/// One connection's sending side: the settings it was opened with, the state machines it
+/// drives (window, congestion control, RTT estimator, scoreboard, PRR, F-RTO), its variables
+/// and its counters.
 pub struct SendConn {
     pub conn: u32,
     pub state: State,
-    sack: bool,
-    handshake: bool,
-    /// Payload of a full segment, and the header bytes (options included) on every packet.
-    mss: u64,
-    header_bytes: u32,
-    iw_bytes: u64,
-    /// Oldest unacknowledged byte, next byte to send, one past the highest byte sent.
-    una: u64,
-    nxt: u64,
-    max: u64,
-    /// Bytes the application has written (`u64::MAX`: unbounded).
-    end: u64,
+    /// Settings fixed when the connection opened.
+    cfg: SendConfig,
+    /// Sequence space, timers, loss recovery, the peer's window.
+    v: SendVars,
+    stats: SendStats,
+    // The state machines it drives.
     w: CwndState,
     cc: Cc,
     rtt: RttEstimator,
-    /// Retransmission timer: when it expires, and the earliest engine timer already pending.
-    rto_at: Option<Instant>,
-    rto_armed: Option<Instant>,
-    dupacks: u32,
-    /// What a reduction is taken from (`TcpOptions::ssthresh_from`).
-    ssthresh_from: SsthreshFrom,
-    in_recovery: bool,
-    /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: one past the highest byte sent when the
-    /// last recovery or timeout began.
-    recover: Option<u64>,
-    /// One past the highest byte sent when the last timeout fired: until the cumulative ACK
-    /// passes it, the head segment has been resent by the timer, and a further timeout holds
-    /// ssthresh (RFC 5681 §3.1).
-    rto_point: Option<u64>,
-    /// NewReno: the first partial ACK of this recovery is still to come (RFC 6582 §3.2 step 5,
-    /// "Impatient" timer).
-    first_partial: bool,
     sb: Scoreboard,
-    /// Whether SACK recovery is paced by PRR, and the current recovery's PRR state.
-    use_prr: bool,
+    /// The current SACK recovery's PRR state (when `cfg.use_prr`).
     prr: Option<Prr>,
-    /// Whether F-RTO runs after a timeout, its detection, and what to restore if it finds the
-    /// timeout spurious: the window and the algorithm's state before the timeout.
-    use_frto: bool,
     frto: Frto,
+    /// What to restore if F-RTO finds the timeout spurious: the window and the algorithm's
+    /// state before the timeout.
     undo: Option<(CwndState, Cc)>,
-    spurious_timeouts: u64,
-    /// RACK's reordering timer (RFC 8985 §6.2 step 5), when a segment waits inside its window.
-    reo_at: Option<Instant>,
-    /// The earliest engine timer armed for it (one per deadline, not one per ACK).
-    reo_armed: Option<Instant>,
-    /// The smallest RTT measured (RACK's min_RTT).
-    min_rtt: Option<Duration>,
-    peer_rwnd: u64,
-    sndbuf: u64,
-    syn_retransmitted: bool,
-    last_send: Instant,
-    /// Whether the last send attempt stopped because the congestion window was full (rather
-    /// than the peer's window, the send buffer or the application): the window grows only then
-    /// (RFC 7661 §4.1; Linux `tcp_is_cwnd_limited`), or a window- or application-limited flow
-    /// would inflate cwnd without bound and burst when the limit lifts.
-    cwnd_limited: bool,
 }
 
 impl SendConn {
     pub fn new(conn: u32, p: &TcpParams, cc: Cc) -> Self {
-        let mss = p.segment_bytes() as u64;
+        let cfg = SendConfig::new(p);
         SendConn {
             conn,
             state: State::Closed,
-            sack: p.sack,
-            handshake: p.handshake,
-            mss,
-            header_bytes: p.header_bytes(),
-            iw_bytes: p.initial_window as u64 * mss,
-            una: 0,
-            nxt: 0,
-            max: 0,
-            end: 0,
             w: CwndState {
-                cwnd_bytes: p.initial_window as u64 * mss,
+                cwnd_bytes: cfg.iw_bytes,
                 // RFC 5681 §3.1: ssthresh starts arbitrarily high.
                 ssthresh_bytes: u64::MAX / 4,
-                mss_bytes: mss,
+                mss_bytes: cfg.mss,
             },
             cc,
             rtt: RttEstimator::new(p.min_rto_ns, p.max_rto_ns),
-            rto_at: None,
-            rto_armed: None,
-            dupacks: 0,
-            ssthresh_from: p.ssthresh_from,
-            in_recovery: false,
-            recover: None,
-            rto_point: None,
-            first_partial: false,
             sb: {
                 let mut sb = Scoreboard::default();
                 if p.sack && p.rack {
@@ -148,20 +94,12 @@ impl SendConn {
                 }
                 sb
             },
-            use_prr: p.prr,
             prr: None,
-            use_frto: p.frto,
             frto: Frto::new(p.sack),
             undo: None,
-            spurious_timeouts: 0,
-            reo_at: None,
-            reo_armed: None,
-            min_rtt: None,
-            peer_rwnd: p.rwnd_bytes,
-            cwnd_limited: true,
-            sndbuf: p.sndbuf_bytes,
-            syn_retransmitted: false,
-            last_send: Instant::ZERO,
+            v: SendVars::new(p),
+            stats: SendStats::default(),
+            cfg,
         }
     }
 
@@ -178,17 +116,17 @@ impl SendConn {
     }
 
     pub fn acked_bytes(&self) -> u64 {
-        self.una
+        self.v.una
     }
 
     /// Timeouts F-RTO found spurious and undid.
     pub fn spurious_timeouts(&self) -> u64 {
-        self.spurious_timeouts
+        self.stats.spurious_timeouts
     }
 
     /// Open the connection (with a SYN if the handshake is on) and send what is written.
     pub fn open(&mut self, io: &mut Io, peer: &Peer) {
-        if self.handshake {
+        if self.cfg.handshake {
             self.state = State::SynSent;
             self.send_ctl(io, peer, tcp_flags::SYN);
             self.restart_timer(io, peer);
@@ -203,27 +141,27 @@ impl SendConn {
         // RFC 5681 §4.1: after an idle period longer than an RTO, restart from the initial
         // window rather than send a window-sized burst.
         if self.state == State::Open
-            && self.una == self.max
-            && self.max > 0
-            && io.now.saturating_since(self.last_send) > self.rtt.rto()
+            && self.v.una == self.v.max
+            && self.v.max > 0
+            && io.now.saturating_since(self.v.last_send) > self.rtt.rto()
         {
-            self.w.cwnd_bytes = self.w.cwnd_bytes.min(self.iw_bytes);
+            self.w.cwnd_bytes = self.w.cwnd_bytes.min(self.cfg.iw_bytes);
             self.cc.on_idle_restart(io.now);
         }
-        self.end = self.end.saturating_add(bytes);
+        self.v.end = self.v.end.saturating_add(bytes);
         self.pump(io, peer);
     }
 
     /// Close after everything written is acknowledged (FIN exchange if the handshake is on).
     pub fn close(&mut self, io: &mut Io, peer: &Peer) {
         self.sb.release();
-        if self.handshake && self.state == State::Open {
+        if self.cfg.handshake && self.state == State::Open {
             self.state = State::FinSent;
             self.send_ctl(io, peer, tcp_flags::FIN | tcp_flags::ACK);
             self.restart_timer(io, peer);
         } else {
             self.state = State::Closed;
-            self.rto_at = None;
+            self.v.rto_at = None;
         }
     }
 
@@ -244,7 +182,7 @@ impl SendConn {
             dst: peer.node,
             src_agent: peer.me,
             dst_agent: peer.agent,
-            size: tcp.len + self.header_bytes,
+            size: tcp.len + self.cfg.header_bytes,
             proto: Proto::Tcp,
             ttl: 64,
             created: io.now,
@@ -265,28 +203,28 @@ impl SendConn {
     }
 
     fn send_ctl(&mut self, io: &mut Io, peer: &Peer, flags: u8) {
-        let h = self.header(io, self.end.min(self.max), 0, flags);
+        let h = self.header(io, self.v.end.min(self.v.max), 0, flags);
         let p = self.packet(io, peer, h);
         self.count_sent(io, peer, p.size, false);
         io.send(p);
-        self.last_send = io.now;
+        self.v.last_send = io.now;
     }
 
     /// Send the segment `[seq, seq + len)`.
     fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32) {
         let h = self.header(io, seq, len, tcp_flags::ACK);
         let p = self.packet(io, peer, h);
-        self.count_sent(io, peer, p.size, seq < self.max);
+        self.count_sent(io, peer, p.size, seq < self.v.max);
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(1);
         }
         io.send(p);
-        self.last_send = io.now;
-        if seq + len as u64 > self.max {
-            self.max = seq + len as u64;
+        self.v.last_send = io.now;
+        if seq + len as u64 > self.v.max {
+            self.v.max = seq + len as u64;
         }
         // RFC 6298 (5.1): start the timer when data goes out and it is not running.
-        if self.rto_at.is_none() {
+        if self.v.rto_at.is_none() {
             self.restart_timer(io, peer);
         }
     }
@@ -294,9 +232,9 @@ impl SendConn {
     /// RFC 6298 (5.3): (re)start the timer to expire one RTO from now.
     fn restart_timer(&mut self, io: &mut Io, _peer: &Peer) {
         let at = io.now + self.rtt.rto();
-        self.rto_at = Some(at);
-        if self.rto_armed.is_none_or(|a| at < a) {
-            self.rto_armed = Some(at);
+        self.v.rto_at = Some(at);
+        if self.v.rto_armed.is_none_or(|a| at < a) {
+            self.v.rto_armed = Some(at);
             io.set_timer(at, self.conn);
         }
     }
@@ -307,11 +245,11 @@ impl SendConn {
             return;
         }
         // Flow control: never more outstanding than the peer's window or the send buffer.
-        let limit = self.una + self.peer_rwnd.min(self.sndbuf);
+        let limit = self.v.una + self.v.peer_rwnd.min(self.cfg.sndbuf);
         loop {
-            if self.sack {
-                if (self.sb.pipe() + 1) * self.mss > self.w.cwnd_bytes {
-                    self.cwnd_limited = true;
+            if self.cfg.sack {
+                if (self.sb.pipe() + 1) * self.cfg.mss > self.w.cwnd_bytes {
+                    self.v.cwnd_limited = true;
                     break;
                 }
                 // RFC 6675 §4 NextSeg: lost segments first, then new data.
@@ -321,37 +259,37 @@ impl SendConn {
                     self.send_data(io, peer, seq, len);
                     continue;
                 }
-                if self.max >= self.end {
-                    self.cwnd_limited = false;
+                if self.v.max >= self.v.end {
+                    self.v.cwnd_limited = false;
                     break;
                 }
-                let len = self.mss.min(self.end - self.max);
-                if self.max + len > limit {
-                    self.cwnd_limited = false;
+                let len = self.cfg.mss.min(self.v.end - self.v.max);
+                if self.v.max + len > limit {
+                    self.v.cwnd_limited = false;
                     break;
                 }
-                let seq = self.max;
+                let seq = self.v.max;
                 self.sb.push(seq, len as u32, io.now);
                 self.send_data(io, peer, seq, len as u32);
-                self.nxt = self.max;
+                self.v.nxt = self.v.max;
             } else {
-                let flight = self.nxt - self.una;
-                if flight + self.mss > self.w.cwnd_bytes {
-                    self.cwnd_limited = true;
+                let flight = self.v.nxt - self.v.una;
+                if flight + self.cfg.mss > self.w.cwnd_bytes {
+                    self.v.cwnd_limited = true;
                     break;
                 }
-                if self.nxt >= self.end {
-                    self.cwnd_limited = false;
+                if self.v.nxt >= self.v.end {
+                    self.v.cwnd_limited = false;
                     break;
                 }
-                let len = self.mss.min(self.end - self.nxt);
-                if self.nxt + len > limit {
-                    self.cwnd_limited = false;
+                let len = self.cfg.mss.min(self.v.end - self.v.nxt);
+                if self.v.nxt + len > limit {
+                    self.v.cwnd_limited = false;
                     break;
                 }
-                let seq = self.nxt;
+                let seq = self.v.nxt;
                 self.send_data(io, peer, seq, len as u32);
-                self.nxt = seq + len;
+                self.v.nxt = seq + len;
             }
         }
     }
@@ -364,7 +302,7 @@ impl SendConn {
 
     fn take_rtt_sample(&mut self, io: &mut Io, peer: &Peer, ts_ecr: Instant) {
         let r = io.now.saturating_since(ts_ecr);
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.v.min_rtt = Some(self.v.min_rtt.map_or(r, |m| m.min(r)));
         self.rtt.sample(r);
         self.cc.on_rtt_sample(io.now, r);
         io.flows[peer.flow as usize].on_rtt_sample(io.now, r);
@@ -373,9 +311,9 @@ impl SendConn {
     /// What a congestion event reduces from, in bytes: the window (Linux) or FlightSize,
     /// SND.NXT − SND.UNA (RFC 5681 eq. 4). See `TcpOptions::ssthresh_from`.
     fn reduction_base(&self) -> u64 {
-        match self.ssthresh_from {
+        match self.cfg.ssthresh_from {
             SsthreshFrom::Cwnd => self.w.cwnd_bytes,
-            SsthreshFrom::Flight => self.max - self.una,
+            SsthreshFrom::Flight => self.v.max - self.v.una,
         }
     }
 
@@ -384,17 +322,17 @@ impl SendConn {
         // RecoverFS (RFC 6937 §3) is the same base: Linux's PRR divides by `prior_cwnd`.
         let base = self.reduction_base();
         self.cc.on_congestion(io.now, &mut self.w, base);
-        self.in_recovery = true;
-        self.recover = Some(self.max);
-        if self.sack {
+        self.v.in_recovery = true;
+        self.v.recover = Some(self.v.max);
+        if self.cfg.sack {
             // cwnd = ssthresh; the first unacknowledged segment is presumed lost and resent at
             // once (RFC 6675 §5 step 4.3), even when the pipe still exceeds the reduced window:
             // after a slow-start overshoot it does for half an RTT, and holding the fast
             // retransmit back that long leaves the hole open past the timer. Linux's PRR forces
             // this first retransmission the same way (`tcp_cwnd_reduction`).
-            if self.use_prr {
+            if self.cfg.use_prr {
                 // RFC 6937 §3: RecoverFS, in segments.
-                self.prr = Some(Prr::start(base.div_ceil(self.mss)));
+                self.prr = Some(Prr::start(base.div_ceil(self.cfg.mss)));
             }
             let head = self.sb.head();
             self.sb.mark_lost(head);
@@ -406,18 +344,18 @@ impl SendConn {
         } else {
             // Retransmit the first unacknowledged segment; inflate by the three segments that
             // have left the network (RFC 6582 §3.2 step 2-3).
-            self.w.cwnd_bytes = self.w.ssthresh_bytes + 3 * self.mss;
-            self.first_partial = true;
+            self.w.cwnd_bytes = self.w.ssthresh_bytes + 3 * self.cfg.mss;
+            self.v.first_partial = true;
             self.resend_head(io, peer);
         }
     }
 
     /// NewReno: resend one segment from the first unacknowledged byte.
     fn resend_head(&mut self, io: &mut Io, peer: &Peer) {
-        let seq = self.una;
-        let len = self.mss.min(self.end - seq);
+        let seq = self.v.una;
+        let len = self.cfg.mss.min(self.v.end - seq);
         self.send_data(io, peer, seq, len as u32);
-        self.nxt = self.nxt.max(seq + len);
+        self.v.nxt = self.v.nxt.max(seq + len);
     }
 
     /// During a PRR recovery, the window this ACK allows: the pipe plus PRR's `sndcnt` (RFC 6937
@@ -428,15 +366,15 @@ impl SendConn {
         let advanced = self.sb.head().saturating_sub(before.0);
         let delivered = (advanced + self.sb.sacked() as u64).saturating_sub(before.1 as u64);
         let pipe = self.sb.pipe();
-        let ssthresh = self.w.ssthresh_bytes / self.mss;
+        let ssthresh = self.w.ssthresh_bytes / self.cfg.mss;
         let sndcnt = prr.on_ack(delivered, pipe, ssthresh);
-        self.w.cwnd_bytes = (pipe + sndcnt) * self.mss;
+        self.w.cwnd_bytes = (pipe + sndcnt) * self.cfg.mss;
     }
 
     /// May a new recovery start? Not before everything outstanding at the last one (or at the
     /// last timeout) is acknowledged: RFC 6582 §3.2 step 1, RFC 6675 §5.
     fn may_recover(&self, ack: u64) -> bool {
-        self.recover.is_none_or(|r| ack >= r)
+        self.v.recover.is_none_or(|r| ack >= r)
     }
 
     /// A packet from the receiver.
@@ -448,18 +386,18 @@ impl SendConn {
         if h.flags & tcp_flags::SYN != 0 {
             return Event::None; // a duplicate SYN-ACK
         }
-        self.peer_rwnd = h.rwnd as u64;
-        let ack = h.ack.min(self.max);
+        self.v.peer_rwnd = h.rwnd as u64;
+        let ack = h.ack.min(self.v.max);
         let before = (self.sb.head(), self.sb.sacked());
         self.sb
-            .rack_begin(io.now, h.ts_ecr, self.min_rtt.unwrap_or(Duration::ZERO));
+            .rack_begin(io.now, h.ts_ecr, self.v.min_rtt.unwrap_or(Duration::ZERO));
         let new_sack = self.read_sack(h, ack);
-        let was_all_acked = self.una >= self.end;
-        let advanced = ack > self.una;
-        let duplicate = ack == self.una && h.len == 0 && self.max > self.una;
+        let was_all_acked = self.v.una >= self.v.end;
+        let advanced = ack > self.v.una;
+        let duplicate = ack == self.v.una && h.len == 0 && self.v.max > self.v.una;
         if advanced {
             self.on_new_ack(io, peer, ack, h.ts_ecr);
-        } else if duplicate && (!self.sack || new_sack) {
+        } else if duplicate && (!self.cfg.sack || new_sack) {
             self.on_dup_ack(io, peer, ack);
         }
         if self.frto.phase() != Phase::Off {
@@ -472,7 +410,7 @@ impl SendConn {
             };
             self.frto_verdict(io, peer, &seen);
         }
-        if self.sack {
+        if self.cfg.sack {
             self.sb.detect_losses();
             self.find_losses(io, peer, before);
         }
@@ -481,7 +419,7 @@ impl SendConn {
             self.pump(io, peer);
         }
         self.update_gauges(io, peer);
-        if !was_all_acked && self.una >= self.end {
+        if !was_all_acked && self.v.una >= self.v.end {
             Event::AllAcked
         } else {
             Event::None
@@ -493,21 +431,21 @@ impl SendConn {
     /// before the ACK.
     fn find_losses(&mut self, io: &mut Io, peer: &Peer, before: (u64, u32)) {
         if self.sb.rack().is_some() {
-            let min_rtt = self.min_rtt.unwrap_or(Duration::ZERO);
+            let min_rtt = self.v.min_rtt.unwrap_or(Duration::ZERO);
             let srtt = self.rtt.srtt().unwrap_or(Duration::ZERO);
-            let reo_wnd = Rack::reo_wnd(self.in_recovery, self.sb.sacked(), min_rtt, srtt);
-            self.reo_at = self.sb.rack_detect(io.now, reo_wnd);
-            if let Some(at) = self.reo_at {
-                if self.reo_armed.is_none_or(|a| at < a) {
-                    self.reo_armed = Some(at);
+            let reo_wnd = Rack::reo_wnd(self.v.in_recovery, self.sb.sacked(), min_rtt, srtt);
+            self.v.reo_at = self.sb.rack_detect(io.now, reo_wnd);
+            if let Some(at) = self.v.reo_at {
+                if self.v.reo_armed.is_none_or(|a| at < a) {
+                    self.v.reo_armed = Some(at);
                     io.set_timer(at, self.conn);
                 }
             }
         }
-        if !self.in_recovery
-            && self.una < self.max
-            && (self.dupacks >= DUP_THRESH || self.sb.is_lost(self.sb.head()))
-            && self.may_recover(self.una)
+        if !self.v.in_recovery
+            && self.v.una < self.v.max
+            && (self.v.dupacks >= DUP_THRESH || self.sb.is_lost(self.sb.head()))
+            && self.may_recover(self.v.una)
         {
             self.enter_recovery(io, peer);
         }
@@ -519,19 +457,19 @@ impl SendConn {
         match self.state {
             State::SynSent => {
                 if h.flags & tcp_flags::SYN != 0 {
-                    if self.syn_retransmitted {
+                    if self.v.syn_retransmitted {
                         self.rtt.syn_lost();
                         // RFC 5681 §3.1 (and RFC 6298 §5.7): after a lost SYN or SYN-ACK the
                         // initial window is one segment; Linux does the same in
                         // tcp_init_transfer.
-                        self.w.cwnd_bytes = self.mss;
+                        self.w.cwnd_bytes = self.cfg.mss;
                     }
                     // The SYN's round trip seeds the RTO (RFC 6298 §2.2) but not the congestion
                     // control: a 40 B SYN crosses each link faster than a full segment, and
                     // Vegas would take it for a base RTT no data segment can reach.
                     self.rtt.sample(io.now.saturating_since(h.ts_ecr));
                     self.state = State::Open;
-                    self.rto_at = None;
+                    self.v.rto_at = None;
                     self.pump(io, peer);
                     self.update_gauges(io, peer);
                 }
@@ -539,7 +477,7 @@ impl SendConn {
             State::FinSent => {
                 if h.flags & tcp_flags::FIN != 0 {
                     self.state = State::Closed;
-                    self.rto_at = None;
+                    self.v.rto_at = None;
                 }
             }
             State::Closed | State::Open => {}
@@ -552,10 +490,10 @@ impl SendConn {
     /// carries no news of a loss.
     fn read_sack(&mut self, h: &TcpHeader, ack: u64) -> bool {
         let sacked_before = self.sb.sacked();
-        if self.sack {
+        if self.cfg.sack {
             for &(s, e) in &h.sack[..(h.nsack as usize).min(h.sack.len())] {
                 if e > ack {
-                    self.sb.sack_bytes(s.max(ack), e.min(self.max));
+                    self.sb.sack_bytes(s.max(ack), e.min(self.v.max));
                 }
             }
         }
@@ -564,7 +502,7 @@ impl SendConn {
 
     /// Whether one of the ACK's SACK blocks reaches above byte `seq`.
     fn sack_above(&self, h: &TcpHeader, seq: u64) -> bool {
-        self.sack
+        self.cfg.sack
             && h.sack[..(h.nsack as usize).min(h.sack.len())]
                 .iter()
                 .any(|&(_, e)| e > seq)
@@ -583,7 +521,7 @@ impl SendConn {
             }
             Verdict::Conventional { cwnd_cap } => {
                 if let Some(c) = cwnd_cap {
-                    self.w.cwnd_bytes = self.w.cwnd_bytes.min(c * self.mss);
+                    self.w.cwnd_bytes = self.w.cwnd_bytes.min(c * self.cfg.mss);
                 }
                 self.undo = None;
             }
@@ -594,20 +532,20 @@ impl SendConn {
     /// Send up to `n` segments of data never sent, whatever the congestion window (the peer's
     /// window and the send buffer still bound them); how many went.
     fn send_new(&mut self, io: &mut Io, peer: &Peer, n: u32) -> u32 {
-        let limit = self.una + self.peer_rwnd.min(self.sndbuf);
+        let limit = self.v.una + self.v.peer_rwnd.min(self.cfg.sndbuf);
         let mut sent = 0;
-        while sent < n && self.max < self.end {
-            let len = self.mss.min(self.end - self.max);
-            if self.max + len > limit {
+        while sent < n && self.v.max < self.v.end {
+            let len = self.cfg.mss.min(self.v.end - self.v.max);
+            if self.v.max + len > limit {
                 break;
             }
-            let seq = self.max;
-            if self.sack {
+            let seq = self.v.max;
+            if self.cfg.sack {
                 self.sb.push(seq, len as u32, io.now);
             }
             self.send_data(io, peer, seq, len as u32);
-            if self.sack {
-                self.nxt = self.max;
+            if self.cfg.sack {
+                self.v.nxt = self.v.max;
             }
             sent += 1;
         }
@@ -629,69 +567,76 @@ impl SendConn {
             self.w.cwnd_bytes = self.w.cwnd_bytes.max(w.cwnd_bytes);
             self.w.ssthresh_bytes = self.w.ssthresh_bytes.max(w.ssthresh_bytes);
         }
-        if self.sack {
+        if self.cfg.sack {
             self.sb.unmark_lost();
         } else {
-            self.nxt = self.max;
+            self.v.nxt = self.v.max;
         }
         // RFC 5682 §2 step 3b: "recover" = SND.UNA, so that a fast retransmit may follow; the
         // next timeout is a first one again.
-        self.recover = None;
-        self.rto_point = None;
-        self.dupacks = 0;
-        self.spurious_timeouts += 1;
+        self.v.recover = None;
+        self.v.rto_point = None;
+        self.v.dupacks = 0;
+        self.stats.spurious_timeouts += 1;
     }
 
     /// An ACK of new data: RTT sample, window growth or recovery progress, the timer.
     fn on_new_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Instant) {
-        let acked = ack - self.una;
+        let acked = ack - self.v.una;
         self.take_rtt_sample(io, peer, ts_ecr);
-        self.una = ack;
-        self.nxt = self.nxt.max(ack);
-        if self.sack {
+        self.v.una = ack;
+        self.v.nxt = self.v.nxt.max(ack);
+        if self.cfg.sack {
             self.sb.ack_bytes(ack);
         }
-        self.dupacks = 0;
+        self.v.dupacks = 0;
         let mut restart = true;
-        if self.in_recovery {
-            if ack >= self.recover.unwrap_or(0) {
+        if self.v.in_recovery {
+            if ack >= self.v.recover.unwrap_or(0) {
                 // Full acknowledgement: leave recovery with cwnd = ssthresh, or, without
                 // SACK, min(ssthresh, FlightSize + SMSS) (RFC 6582 §3.2 step 3, option 1).
-                self.in_recovery = false;
-                if !self.sack {
-                    let flight = self.nxt - self.una;
-                    self.w.cwnd_bytes = self.w.ssthresh_bytes.min(flight.max(self.mss) + self.mss);
+                self.v.in_recovery = false;
+                if !self.cfg.sack {
+                    let flight = self.v.nxt - self.v.una;
+                    self.w.cwnd_bytes = self
+                        .w
+                        .ssthresh_bytes
+                        .min(flight.max(self.cfg.mss) + self.cfg.mss);
                 } else {
                     self.w.cwnd_bytes = self.w.ssthresh_bytes;
                     self.prr = None;
                 }
                 self.cc.on_recovery_exit(io.now, &mut self.w);
-            } else if !self.sack {
+            } else if !self.cfg.sack {
                 // Partial acknowledgement (RFC 6582 §3.2 step 5): resend the next hole,
                 // deflate by what was acknowledged, add back one segment if that was at
                 // least one, and restart the timer on the first partial ACK only.
                 self.resend_head(io, peer);
                 self.w.cwnd_bytes = self.w.cwnd_bytes.saturating_sub(acked)
-                    + if acked >= self.mss { self.mss } else { 0 };
-                self.w.cwnd_bytes = self.w.cwnd_bytes.max(self.mss);
-                restart = self.first_partial;
-                self.first_partial = false;
+                    + if acked >= self.cfg.mss {
+                        self.cfg.mss
+                    } else {
+                        0
+                    };
+                self.w.cwnd_bytes = self.w.cwnd_bytes.max(self.cfg.mss);
+                restart = self.v.first_partial;
+                self.v.first_partial = false;
             }
         } else {
             let info = AckInfo {
                 now: io.now,
                 acked_bytes: acked,
                 srtt_ns: self.rtt.srtt().unwrap_or(Duration::ZERO),
-                snd_nxt: self.max,
-                snd_una: self.una,
+                snd_nxt: self.v.max,
+                snd_una: self.v.una,
             };
-            if self.cwnd_limited {
+            if self.v.cwnd_limited {
                 self.cc.on_ack(&mut self.w, &info);
             }
         }
         // RFC 6298 (5.2), (5.3).
-        if self.una >= self.max {
-            self.rto_at = None;
+        if self.v.una >= self.v.max {
+            self.v.rto_at = None;
         } else if restart {
             self.restart_timer(io, peer);
         }
@@ -699,12 +644,12 @@ impl SendConn {
 
     /// A duplicate ACK (RFC 5681 §2).
     fn on_dup_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64) {
-        self.dupacks += 1;
-        if !self.sack {
-            if self.in_recovery {
+        self.v.dupacks += 1;
+        if !self.cfg.sack {
+            if self.v.in_recovery {
                 // RFC 6582 §3.2 step 4: each further duplicate means a segment left.
-                self.w.cwnd_bytes += self.mss;
-            } else if self.dupacks == DUP_THRESH && self.may_recover(ack) {
+                self.w.cwnd_bytes += self.cfg.mss;
+            } else if self.v.dupacks == DUP_THRESH && self.may_recover(ack) {
                 self.enter_recovery(io, peer);
             }
         }
@@ -713,22 +658,22 @@ impl SendConn {
     /// The engine timer armed for this connection fired.
     pub fn on_timer(&mut self, io: &mut Io, peer: &Peer) {
         let now = io.now;
-        if self.reo_armed.is_some_and(|a| a <= now) {
-            self.reo_armed = None;
+        if self.v.reo_armed.is_some_and(|a| a <= now) {
+            self.v.reo_armed = None;
         }
-        if let Some(at) = self.reo_at.filter(|&t| t > now) {
+        if let Some(at) = self.v.reo_at.filter(|&t| t > now) {
             // The deadline moved later since the timer was armed: sleep until it.
-            if self.reo_armed.is_none() {
-                self.reo_armed = Some(at);
+            if self.v.reo_armed.is_none() {
+                self.v.reo_armed = Some(at);
                 io.set_timer(at, self.conn);
             }
         }
-        if self.reo_at.is_some_and(|t| t <= now) {
+        if self.v.reo_at.is_some_and(|t| t <= now) {
             // RACK's reordering window ran out for a segment still undelivered.
-            self.reo_at = None;
+            self.v.reo_at = None;
             // (Not while F-RTO waits for the ACK that decides, RFC 5682 step 3.)
             if self.state == State::Open
-                && self.una < self.max
+                && self.v.una < self.v.max
                 && self.frto.phase() != Phase::Second
             {
                 self.find_losses(io, peer, (self.sb.head(), self.sb.sacked()));
@@ -736,19 +681,19 @@ impl SendConn {
                 self.update_gauges(io, peer);
             }
         }
-        if self.rto_armed.is_some_and(|a| a <= now) {
-            self.rto_armed = None;
+        if self.v.rto_armed.is_some_and(|a| a <= now) {
+            self.v.rto_armed = None;
         }
-        let Some(at) = self.rto_at else { return };
+        let Some(at) = self.v.rto_at else { return };
         if at > now {
             // The deadline moved later since this timer was armed: sleep until it.
-            if self.rto_armed.is_none() {
-                self.rto_armed = Some(at);
+            if self.v.rto_armed.is_none() {
+                self.v.rto_armed = Some(at);
                 io.set_timer(at, self.conn);
             }
             return;
         }
-        self.rto_at = None;
+        self.v.rto_at = None;
         self.on_timeout(io, peer);
     }
 
@@ -761,7 +706,7 @@ impl SendConn {
         };
         match self.state {
             State::SynSent => {
-                self.syn_retransmitted = true;
+                self.v.syn_retransmitted = true;
                 self.rtt.on_timeout();
                 count_timeout(io);
                 self.send_ctl(io, peer, tcp_flags::SYN);
@@ -778,57 +723,59 @@ impl SendConn {
             State::Closed => return,
             State::Open => {}
         }
-        if self.una >= self.max {
+        if self.v.una >= self.v.max {
             return;
         }
         count_timeout(io);
         self.rtt.on_timeout();
-        let base = match self.ssthresh_from {
+        let base = match self.cfg.ssthresh_from {
             SsthreshFrom::Cwnd => self.w.cwnd_bytes,
-            SsthreshFrom::Flight if self.sack => self.sb.pipe() * self.mss,
-            SsthreshFrom::Flight => self.nxt - self.una,
+            SsthreshFrom::Flight if self.cfg.sack => self.sb.pipe() * self.cfg.mss,
+            SsthreshFrom::Flight => self.v.nxt - self.v.una,
         };
         // RFC 5681 §3.1: when the segment that timed out was already resent by the timer, the
         // window is not halved again (the first timeout already answered this congestion;
         // halving at each backed-off timeout leaves a long-RTT flow with a tiny ssthresh).
         // Linux (`tcp_enter_loss`) also keeps the ssthresh a fast recovery under way has set:
         // its window is already being reduced, and halving the reduced window halves twice.
-        let repeat = self.rto_point.is_some_and(|p| self.una < p)
-            || (self.ssthresh_from == SsthreshFrom::Cwnd && self.in_recovery);
+        let repeat = self.v.rto_point.is_some_and(|p| self.v.una < p)
+            || (self.cfg.ssthresh_from == SsthreshFrom::Cwnd && self.v.in_recovery);
         let held = self.w.ssthresh_bytes;
         // F-RTO (RFC 5682 §2-3 step 1) only when no recovery is under way, or when its own
         // detection timed out again; the state to undo is the one before the first timeout.
-        let frto =
-            self.use_frto && (self.frto.phase() != Phase::Off || (!self.in_recovery && !repeat));
+        let frto = self.cfg.use_frto
+            && (self.frto.phase() != Phase::Off || (!self.v.in_recovery && !repeat));
         if frto && self.frto.phase() == Phase::Off {
             self.undo = Some((self.w, self.cc.clone()));
         } else if !frto {
             self.undo = None;
         }
-        self.cc.on_rto(io.now, &mut self.w, base.max(self.mss));
+        self.cc.on_rto(io.now, &mut self.w, base.max(self.cfg.mss));
         if repeat {
             self.w.ssthresh_bytes = held;
         }
-        self.in_recovery = false;
+        self.v.in_recovery = false;
         self.prr = None;
-        self.reo_at = None;
-        self.recover = Some(self.max);
-        self.rto_point = Some(self.max);
-        self.dupacks = 0;
-        if self.sack {
+        self.v.reo_at = None;
+        self.v.recover = Some(self.v.max);
+        self.v.rto_point = Some(self.v.max);
+        self.v.dupacks = 0;
+        if self.cfg.sack {
             self.sb.mark_all_lost();
         } else {
             // Go back N: resend from the first unacknowledged byte.
-            self.nxt = self.una;
+            self.v.nxt = self.v.una;
         }
         // The timer restarts with the backed-off RTO when the retransmission leaves.
         self.frto.abandon();
         self.pump(io, peer);
         if frto {
-            self.frto
-                .start(self.una + self.mss.min(self.max - self.una), self.max);
+            self.frto.start(
+                self.v.una + self.cfg.mss.min(self.v.max - self.v.una),
+                self.v.max,
+            );
         }
-        if self.rto_at.is_none() {
+        if self.v.rto_at.is_none() {
             self.restart_timer(io, peer);
         }
         self.update_gauges(io, peer);

@@ -1,0 +1,116 @@
+//! The sender's settings, variables and counters apart (as [`crate::qdisc::codel`] keeps
+//! `CodelConfig`, `CodelVars` and its stats, after Linux's `codel_params` / `codel_vars` /
+//! `codel_stats`): what the traffic block fixed, what moves with every ACK, what only goes up.
+
+use super::params::{SsthreshFrom, TcpParams};
+use crate::time::{Duration, Instant};
+
+/// What the traffic block's `tcp` options fixed when the connection opened.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SendConfig {
+    pub(super) sack: bool,
+    pub(super) handshake: bool,
+    /// Payload of a full segment, and the header bytes (options included) on every packet.
+    pub(super) mss: u64,
+    pub(super) header_bytes: u32,
+    /// The initial window (RFC 5681 §3.1 IW), also the restart window after an idle period.
+    pub(super) iw_bytes: u64,
+    /// What a reduction is taken from (`TcpOptions::ssthresh_from`).
+    pub(super) ssthresh_from: SsthreshFrom,
+    /// Whether SACK recovery is paced by PRR (RFC 6937).
+    pub(super) use_prr: bool,
+    /// Whether F-RTO (RFC 5682) runs after a timeout.
+    pub(super) use_frto: bool,
+    /// The send buffer: at most this much outstanding.
+    pub(super) sndbuf: u64,
+}
+
+impl SendConfig {
+    pub(super) fn new(p: &TcpParams) -> Self {
+        let mss = p.segment_bytes() as u64;
+        SendConfig {
+            sack: p.sack,
+            handshake: p.handshake,
+            mss,
+            header_bytes: p.header_bytes(),
+            iw_bytes: p.initial_window as u64 * mss,
+            ssthresh_from: p.ssthresh_from,
+            use_prr: p.prr,
+            use_frto: p.frto,
+            sndbuf: p.sndbuf_bytes,
+        }
+    }
+}
+
+/// The connection's variables: sequence space, timers, loss recovery and the peer's window.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SendVars {
+    /// Oldest unacknowledged byte, next byte to send, one past the highest byte sent.
+    pub(super) una: u64,
+    pub(super) nxt: u64,
+    pub(super) max: u64,
+    /// Bytes the application has written (`u64::MAX`: unbounded).
+    pub(super) end: u64,
+    /// Retransmission timer: when it expires, and the earliest engine timer already pending.
+    pub(super) rto_at: Option<Instant>,
+    pub(super) rto_armed: Option<Instant>,
+    pub(super) dupacks: u32,
+    pub(super) in_recovery: bool,
+    /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint`: one past the highest byte sent when the
+    /// last recovery or timeout began.
+    pub(super) recover: Option<u64>,
+    /// One past the highest byte sent when the last timeout fired: until the cumulative ACK
+    /// passes it, the head segment has been resent by the timer, and a further timeout holds
+    /// ssthresh (RFC 5681 §3.1).
+    pub(super) rto_point: Option<u64>,
+    /// NewReno: the first partial ACK of this recovery is still to come (RFC 6582 §3.2 step 5,
+    /// "Impatient" timer).
+    pub(super) first_partial: bool,
+    /// RACK's reordering timer (RFC 8985 §6.2 step 5), when a segment waits inside its window.
+    pub(super) reo_at: Option<Instant>,
+    /// The earliest engine timer armed for it (one per deadline, not one per ACK).
+    pub(super) reo_armed: Option<Instant>,
+    /// The smallest RTT measured (RACK's min_RTT).
+    pub(super) min_rtt: Option<Duration>,
+    pub(super) peer_rwnd: u64,
+    pub(super) syn_retransmitted: bool,
+    pub(super) last_send: Instant,
+    /// Whether the last send attempt stopped because the congestion window was full (rather
+    /// than the peer's window, the send buffer or the application): the window grows only then
+    /// (RFC 7661 §4.1; Linux `tcp_is_cwnd_limited`), or a window- or application-limited flow
+    /// would inflate cwnd without bound and burst when the limit lifts.
+    pub(super) cwnd_limited: bool,
+}
+
+impl SendVars {
+    /// Nothing sent yet; the peer's window as the block sets it until its first ACK.
+    pub(super) fn new(p: &TcpParams) -> Self {
+        SendVars {
+            una: 0,
+            nxt: 0,
+            max: 0,
+            end: 0,
+            rto_at: None,
+            rto_armed: None,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            rto_point: None,
+            first_partial: false,
+            reo_at: None,
+            reo_armed: None,
+            min_rtt: None,
+            peer_rwnd: p.rwnd_bytes,
+            syn_retransmitted: false,
+            last_send: Instant::ZERO,
+            cwnd_limited: true,
+        }
+    }
+}
+
+/// What only goes up.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct SendStats {
+    /// Timeouts F-RTO found spurious and undid.
+    pub(super) spurious_timeouts: u64,
+}
