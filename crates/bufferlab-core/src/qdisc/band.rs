@@ -68,6 +68,31 @@ impl Band {
     }
 }
 
+/// The backlog accessors of [`super::QueueDisc`] for a discipline that queues in one [`Band`],
+/// the field named: its length, bytes and limit are the discipline's (FIFO, CoDel, PIE, RED).
+/// A macro rather than a trait default, so each stays a direct field read with no new trait
+/// to import.
+macro_rules! one_band_backlog {
+    ($band:ident) => {
+        fn len_pkts(&self) -> u64 {
+            self.$band.len()
+        }
+
+        fn len_bytes(&self) -> u64 {
+            self.$band.bytes()
+        }
+
+        fn limit(&self) -> Limit {
+            self.$band.limit
+        }
+
+        fn set_limit(&mut self, limit: Limit) {
+            self.$band.limit = limit;
+        }
+    };
+}
+pub(crate) use one_band_backlog;
+
 /// Reserve for at most 64 packets per band up front; a band that holds more grows to its
 /// high-water mark once (doubling) and keeps that storage, so steady state does not allocate.
 /// (Reserving the whole limit cost 32 KB per host port of `txqueuelen = 1000` that never holds

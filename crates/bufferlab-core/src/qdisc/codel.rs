@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::band::{reserve_for, Band};
+use super::band::{one_band_backlog, reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::{at_key, Problem};
@@ -266,21 +266,7 @@ impl QueueDisc for Codel {
             .dequeue(&self.cfg, now, &mut self.fifo, self.mtu_bytes, drops)
     }
 
-    fn len_pkts(&self) -> u64 {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn limit(&self) -> Limit {
-        self.fifo.limit
-    }
-
-    fn set_limit(&mut self, limit: Limit) {
-        self.fifo.limit = limit;
-    }
+    one_band_backlog!(fifo);
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! FIFO with tail drop, limited in packets (Linux `pfifo`) or bytes (`bfifo`) or both.
 
-use super::band::{reserve_for, Band};
+use super::band::{one_band_backlog, reserve_for, Band};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::time::Instant;
 
@@ -32,21 +32,7 @@ impl QueueDisc for Fifo {
         self.band.pop()
     }
 
-    fn len_pkts(&self) -> u64 {
-        self.band.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.band.bytes()
-    }
-
-    fn limit(&self) -> Limit {
-        self.band.limit
-    }
-
-    fn set_limit(&mut self, limit: Limit) {
-        self.band.limit = limit;
-    }
+    one_band_backlog!(band);
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use rand::Rng as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::band::{reserve_for, Band};
+use super::band::{one_band_backlog, reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
@@ -202,21 +202,7 @@ impl QueueDisc for Pie {
         Some(it)
     }
 
-    fn len_pkts(&self) -> u64 {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn limit(&self) -> Limit {
-        self.fifo.limit
-    }
-
-    fn set_limit(&mut self, limit: Limit) {
-        self.fifo.limit = limit;
-    }
+    one_band_backlog!(fifo);
 
     fn next_timer(&self) -> Option<Instant> {
         Some(self.next_update)

@@ -11,7 +11,7 @@ use rand::Rng as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::band::{reserve_for, Band};
+use super::band::{one_band_backlog, reserve_for, Band};
 use super::params::{or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::{at_key, Problem};
@@ -308,21 +308,7 @@ impl QueueDisc for Red {
         }
     }
 
-    fn len_pkts(&self) -> u64 {
-        self.fifo.len()
-    }
-
-    fn len_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn limit(&self) -> Limit {
-        self.fifo.limit
-    }
-
-    fn set_limit(&mut self, limit: Limit) {
-        self.fifo.limit = limit;
-    }
+    one_band_backlog!(fifo);
 
     fn set_link_rate(&mut self, rate_bps: u64) {
         self.pkts_per_sec = rate_bps as f64 / (8.0 * self.cfg.mean_pkt_bytes as f64);
