@@ -36,6 +36,44 @@ pub mod tcp_flags {
     pub const SYN: u8 = 0x02;
     pub const FIN: u8 = 0x01;
     pub const ACK: u8 = 0x10;
+    /// ECN-Echo (RFC 3168 §6.1): the receiver saw CE; on a SYN with CWR, "I am ECN-capable".
+    pub const ECE: u8 = 0x40;
+    /// Congestion Window Reduced (RFC 3168 §6.1.2): the sender has reduced for the ECE.
+    pub const CWR: u8 = 0x80;
+}
+
+/// The IP header's ECN field (RFC 3168 §5), with the codepoints' values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable: an AQM drops it.
+    #[default]
+    NotEct = 0,
+    /// ECN-capable transport, ECT(1) (RFC 3168; L4S's identifier, RFC 9331).
+    Ect1 = 1,
+    /// ECN-capable transport, ECT(0): what an RFC 3168 sender sets.
+    Ect0 = 2,
+    /// Congestion Experienced: set by an AQM in place of a drop.
+    Ce = 3,
+}
+
+impl Ecn {
+    /// The field's two bits (from an IP header's TOS byte: `tos & 3`).
+    pub fn from_bits(b: u8) -> Ecn {
+        match b & 3 {
+            1 => Ecn::Ect1,
+            2 => Ecn::Ect0,
+            3 => Ecn::Ce,
+            _ => Ecn::NotEct,
+        }
+    }
+
+    /// Whether an AQM may mark it instead of dropping it (ECT or already CE: Linux's
+    /// `INET_ECN_set_ce` succeeds on both).
+    #[inline]
+    pub fn markable(self) -> bool {
+        self != Ecn::NotEct
+    }
 }
 
 /// At most this many SACK blocks fit in one segment (RFC 2018 §3: 3 with timestamps).
@@ -79,6 +117,8 @@ pub struct Packet {
     pub proto: Proto,
     /// IP time to live, decremented by each router (not by the sending host).
     pub ttl: u8,
+    /// The IP header's ECN field.
+    pub ecn: Ecn,
     /// When the source emitted it.
     pub created: Instant,
     /// Sequence number for UDP and ping (per flow).

@@ -118,6 +118,8 @@ fn flow_rows(e: &Engine) -> Vec<FlowRow> {
                 owd_mean_s: f.owd.mean().map(|m| m / 1e9),
                 retransmits: f.retransmits.window,
                 timeouts: f.timeouts.window,
+                ce_received: f.ce_received.window,
+                ecn_reductions: f.ecn_reductions.window,
                 loss_rate: if f.pkts_sent.window > 0 {
                     f.pkts_dropped.window as f64 / f.pkts_sent.window as f64
                 } else {
@@ -166,6 +168,7 @@ fn queue_rows(e: &Engine) -> Vec<QueueRow> {
                     .filter(|r| s.dropped[r.index()].window > 0)
                     .map(|r| (r.name(), s.dropped[r.index()].window))
                     .collect(),
+                marked: s.marked.window,
             }
         })
         .collect()

@@ -42,6 +42,9 @@ pub struct FlowRow {
     pub owd_mean_s: Option<f64>,
     pub retransmits: u64,
     pub timeouts: u64,
+    /// Data packets received marked CE, and the sender's ECN window reductions (RFC 3168).
+    pub ce_received: u64,
+    pub ecn_reductions: u64,
     pub loss_rate: f64,
     pub start_s: Option<f64>,
     pub completion_time_s: Option<f64>,
@@ -68,6 +71,8 @@ pub struct QueueRow {
     pub enqueued: u64,
     pub dropped: u64,
     pub drops_by_reason: BTreeMap<&'static str, u64>,
+    /// Packets marked CE in place of a drop (RFC 3168 §5).
+    pub marked: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -149,6 +149,9 @@ class BlindSplitbuffQdisc(PlanObject):
 class CodelQdisc(PlanObject):
     """CoDel's parameters (plan keys `target_ns`, `interval_ns`)."""
     kind: Literal["codel"] = "codel"
+    # Mark ECN-capable packets CE instead of dropping them (RFC 8289 §5, RFC 3168). Default
+    # off, as Linux's `codel` (`noecn`).
+    ecn: bool = False
     # Sliding window over which the minimum sojourn must stay above target before dropping;
     # also the base of the control law (RFC 8289 §4.2: 100 ms).
     interval_ns: int = 100_000_000
@@ -165,6 +168,9 @@ class FifoQdisc(PlanObject):
 class FqCodelQdisc(PlanObject):
     """FQ-CoDel's parameters (plan keys `target_ns`, `interval_ns`, `flows`, `quantum_bytes`)."""
     kind: Literal["fq_codel"] = "fq_codel"
+    # Mark ECN-capable packets CE instead of dropping them (RFC 8290 §4.1 recommends it).
+    # Default on, as Linux's `fq_codel`.
+    ecn: bool = True
     # Number of flow queues packets are hashed into (RFC 8290 §5.1: 1024; Linux allows 65536).
     flows: int = 1024
     # CoDel interval per flow queue (RFC 8290 §5.1: 100 ms).
@@ -184,6 +190,9 @@ class PieQdisc(PlanObject):
     alpha: float = 0.125
     # Weight of the delay trend, per second (RFC 8033 §4.2: 1.25).
     beta: float = 1.25
+    # Mark ECN-capable packets CE instead of dropping them while the drop probability is at
+    # most 10%; above it, drop them too (RFC 8033 §5.1). Default off, as Linux's `pie`.
+    ecn: bool = False
     # MAX_BURST, how long a burst into an uncongested queue passes without drops
     # (RFC 8033 §4.4: 150 ms).
     max_burst_ns: int = 150_000_000
@@ -207,6 +216,9 @@ class RedQdisc(PlanObject):
     mode), both in the same unit; the rest default to [`RedConfig::default`]'s values.
     """
     kind: Literal["red"] = "red"
+    # Mark ECN-capable packets CE instead of dropping them early, also above `max_th` (Linux
+    # `sch_red`'s `ecn` without `harddrop`; ns-2 `setbit_`). Default off, as both.
+    ecn: bool = False
     # Gentle RED (Floyd 2000; ns-2 default on).
     gentle: bool = True
     # Drop probability at `max_th` (ns-2 `linterm_` 10: 0.1).
@@ -319,6 +331,12 @@ class TcpOptions(PlanObject):
     # Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     # after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     delayed_ack: bool = True
+    # Explicit Congestion Notification (RFC 3168): ask for it in the SYN (with ECE and CWR),
+    # send new data ECT(0) once the peer agrees, and take an ECN-Echo as a congestion event
+    # (once per window, nothing retransmitted). Default off: Linux's `net.ipv4.tcp_ecn = 2`
+    # accepts ECN from a peer that asks but does not ask; `true` is `tcp_ecn = 1`. A receiver
+    # always accepts, as Linux's default does.
+    ecn: bool = False
     # F-RTO (RFC 5682, Standards Track): after a timeout, the first ACKs tell whether the
     # timeout was spurious (the segments were delayed, not lost); if so the window reduction
     # is undone and the window is not retransmitted. SACK connections use §3's SACK-enhanced

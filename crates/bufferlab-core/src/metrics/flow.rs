@@ -67,6 +67,10 @@ pub struct FlowStats {
     pub retransmits: Counter,
     /// Retransmission timeouts (TCP).
     pub timeouts: Counter,
+    /// Data packets that reached the receiver marked CE (RFC 3168).
+    pub ce_received: Counter,
+    /// Window reductions the sender made for an ECN-Echo (RFC 3168 §6.1.2).
+    pub ecn_reductions: Counter,
     /// RTT samples in ns (TCP sender samples, ping echo RTTs), within the window.
     pub rtt: Hist,
     /// One-way delay of data packets, within the window.
@@ -109,6 +113,8 @@ impl FlowStats {
             bytes_delivered: Counter::default(),
             retransmits: Counter::default(),
             timeouts: Counter::default(),
+            ce_received: Counter::default(),
+            ecn_reductions: Counter::default(),
             rtt: Hist::default(),
             owd: Hist::default(),
             cwnd_bytes: 0,

@@ -15,7 +15,7 @@ use super::framing::wire_bytes;
 use super::ring::Ring;
 use crate::metrics::flow::{Counter, FlowStats, Window};
 use crate::metrics::hist::Hist;
-use crate::packet::{Arena, NodeId, PktId};
+use crate::packet::{Arena, Ecn, NodeId, PktId};
 use crate::qdisc::{DropReason, Drops, QItem, Qdisc, QueueDisc};
 use crate::rng::Rng;
 use crate::scenario::{Framing, RingSpec};
@@ -86,6 +86,8 @@ pub struct PortStats {
     pub dropped: [Counter; DropReason::ALL.len()],
     /// Time from reaching the NIC ring to the start of transmission (ports with a ring).
     pub ring_sojourn: Hist,
+    /// Packets the discipline marked CE in place of dropping them (RFC 3168 §5).
+    pub marked: Counter,
 }
 
 impl PortStats {
@@ -102,6 +104,7 @@ impl PortStats {
             sojourn_zeros: 0,
             sojourn: Hist::default(),
             ring_sojourn: Hist::default(),
+            marked: Counter::default(),
             occ_pkts_area: 0,
             occ_bytes_area: 0,
             last_change: Instant::ZERO,
@@ -310,6 +313,15 @@ impl Port {
         }
     }
 
+    /// Marks the discipline made (RFC 3168 §5: CE in place of a drop), counted in the window of
+    /// the marked packet's arrival, as drops are.
+    #[cold]
+    fn count_marks(&mut self, enq: Instant) {
+        let w = self.stats.window;
+        self.stats.marked.add(&w, enq, self.drops.marks);
+        self.drops.marks = 0;
+    }
+
     /// Re-arm the discipline's timer if it wants one earlier than the pending one.
     #[inline]
     fn arm_qdisc_timer(&mut self, id: u32, sched: &mut Sched) {
@@ -332,6 +344,7 @@ impl Port {
             enq: now,
             flow: p.flow,
             srtt_ns: p.srtt_ns,
+            ecn: p.ecn,
         };
         let w = self.stats.window;
         self.stats.arrivals.add(&w, now, 1);
@@ -370,6 +383,9 @@ impl Port {
         if self.qdisc.enqueue(now, item, &mut self.drops) {
             self.stats.enqueued.add(&w, now, 1);
         }
+        if self.drops.marks > 0 {
+            self.count_marks(now); // PIE and RED mark at enqueue
+        }
         if let Some(a) = &mut self.adaptive {
             if !self.drops.items.is_empty() {
                 a.on_drop(now);
@@ -394,6 +410,13 @@ impl Port {
         let next = self.qdisc.dequeue(now, &mut self.drops);
         self.account_drops(cx);
         let item = next?;
+        if self.drops.marks > 0 {
+            self.count_marks(item.enq);
+        }
+        if item.ecn == Ecn::Ce {
+            // A mark made here or upstream travels in the packet.
+            cx.arena.get_mut(item.id).ecn = Ecn::Ce;
+        }
         self.backlog.0 -= 1;
         self.backlog.1 -= item.bytes as u64;
         self.stats.record_sojourn(now, now - item.enq);

@@ -24,6 +24,9 @@ pub struct CodelConfig {
     /// also the base of the control law (RFC 8289 §4.2: 100 ms).
     #[schemars(range(min = 1))]
     pub interval_ns: Duration,
+    /// Mark ECN-capable packets CE instead of dropping them (RFC 8289 §5, RFC 3168). Default
+    /// off, as Linux's `codel` (`noecn`).
+    pub ecn: bool,
 }
 
 impl Default for CodelConfig {
@@ -32,6 +35,7 @@ impl Default for CodelConfig {
         CodelConfig {
             target_ns: Duration::from_ms(5),
             interval_ns: Duration::from_ms(100),
+            ecn: false,
         }
     }
 }
@@ -177,11 +181,18 @@ impl CodelVars {
                 // Sojourn went below target: leave the dropping state.
                 self.dropping = false;
             } else {
-                // Drop on schedule; each drop tightens the schedule.
+                // Drop on schedule; each drop tightens the schedule. With ECN an ECN-capable
+                // packet is marked and sent instead, and the round ends (Linux `codel_dequeue`).
                 while self.dropping && now >= self.drop_next {
-                    let Some(victim) = item else { break };
-                    drops.push(victim, DropReason::Aqm);
+                    let Some(mut victim) = item else { break };
                     self.count += 1;
+                    if p.ecn && drops.mark(&mut victim) {
+                        item = Some(victim);
+                        self.drop_next =
+                            Self::control_law(self.drop_next, p.interval_ns, self.count);
+                        break;
+                    }
+                    drops.push(victim, DropReason::Aqm);
                     let (next, ok) = self.do_dequeue(p, now, q, mtu_bytes);
                     item = next;
                     if !ok {
@@ -193,10 +204,15 @@ impl CodelVars {
                 }
             }
         } else if ok_to_drop {
-            // Enter the dropping state with one drop.
-            drops.push(first, DropReason::Aqm);
-            let (next, _) = self.do_dequeue(p, now, q, mtu_bytes);
-            item = next;
+            // Enter the dropping state with one drop (or one mark).
+            let mut first = first;
+            if p.ecn && drops.mark(&mut first) {
+                item = Some(first);
+            } else {
+                drops.push(first, DropReason::Aqm);
+                let (next, _) = self.do_dequeue(p, now, q, mtu_bytes);
+                item = next;
+            }
             self.dropping = true;
             // If we were dropping recently, resume near the rate that last controlled the
             // queue instead of starting over at one drop per interval.

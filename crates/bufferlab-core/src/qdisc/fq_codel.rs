@@ -33,6 +33,9 @@ pub struct FqCodelConfig {
     /// under 64 B a round cannot send a minimum-size packet.
     #[schemars(range(min = 64, max = 1_048_576))]
     pub quantum_bytes: u32,
+    /// Mark ECN-capable packets CE instead of dropping them (RFC 8290 §4.1 recommends it).
+    /// Default on, as Linux's `fq_codel`.
+    pub ecn: bool,
 }
 
 impl Default for FqCodelConfig {
@@ -44,6 +47,7 @@ impl Default for FqCodelConfig {
             interval_ns: Duration::from_ms(100),
             flows: 1024,
             quantum_bytes: 1514,
+            ecn: true,
         }
     }
 }
@@ -51,11 +55,16 @@ impl Default for FqCodelConfig {
 impl FqCodelConfig {
     /// What the bounds of each key cannot say: target below interval (RFC 8289 §4.3).
     pub fn check(&self) -> Result<(), Problem> {
+        self.codel().check()
+    }
+
+    /// The CoDel each flow queue runs.
+    pub fn codel(&self) -> CodelConfig {
         CodelConfig {
             target_ns: self.target_ns,
             interval_ns: self.interval_ns,
+            ecn: self.ecn,
         }
-        .check()
     }
 }
 
@@ -183,10 +192,7 @@ impl FqCodel {
         let cap = (limit.pkts.unwrap_or(DEFAULT_LIMIT_PKTS) + 1).min(1 << 16) as usize;
         let mut q = FqCodel {
             cfg,
-            codel: CodelConfig {
-                target_ns: cfg.target_ns,
-                interval_ns: cfg.interval_ns,
-            },
+            codel: cfg.codel(),
             limit,
             seed,
             slots: Vec::with_capacity(cap),

@@ -19,7 +19,7 @@ pub mod splitbuff;
 #[cfg(test)]
 pub(crate) mod testkit;
 
-use crate::packet::{FlowId, PktId};
+use crate::packet::{Ecn, FlowId, PktId};
 use crate::problem::Problem;
 use crate::time::{Duration, Instant};
 
@@ -125,6 +125,8 @@ pub struct QItem {
     /// The sender's smoothed RTT stamped in the packet, `Duration::ZERO` if none (SplitBuff
     /// reads it).
     pub srtt_ns: Duration,
+    /// The packet's ECN field; a discipline that marks sets it to CE (the port writes it back).
+    pub ecn: Ecn,
 }
 
 /// A buffer limit in packets and/or bytes; `None` means unlimited on that axis.
@@ -146,12 +148,26 @@ impl Limit {
 #[derive(Default, Debug)]
 pub struct Drops {
     pub items: Vec<(QItem, DropReason)>,
+    /// Packets marked CE in place of a drop since the port last counted them.
+    pub marks: u64,
 }
 
 impl Drops {
     #[inline]
     pub fn push(&mut self, item: QItem, reason: DropReason) {
         self.items.push((item, reason));
+    }
+
+    /// ECN (RFC 3168 §5; RFC 8311 §4.2 lets AQMs choose): mark `item` CE in place of dropping
+    /// it. `false` when it is not ECN-capable, and then the caller drops it.
+    #[inline]
+    pub fn mark(&mut self, item: &mut QItem) -> bool {
+        if !item.ecn.markable() {
+            return false;
+        }
+        item.ecn = Ecn::Ce;
+        self.marks += 1;
+        true
     }
 }
 

@@ -12,6 +12,10 @@ use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{Duration, Instant};
 
+/// The drop probability up to which ECN-capable packets are marked instead (RFC 8033 §5.1:
+/// 10%; Linux `sch_pie` the same).
+const MARK_ECN_TH: f64 = 0.1;
+
 /// PIE's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `max_burst_ns`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -32,6 +36,9 @@ pub struct PieConfig {
     /// (RFC 8033 §4.4: 150 ms).
     #[schemars(range(max = crate::time::MAX_DURATION_NS))]
     pub max_burst_ns: Duration,
+    /// Mark ECN-capable packets CE instead of dropping them while the drop probability is at
+    /// most 10%; above it, drop them too (RFC 8033 §5.1). Default off, as Linux's `pie`.
+    pub ecn: bool,
 }
 
 impl Default for PieConfig {
@@ -44,6 +51,7 @@ impl Default for PieConfig {
             alpha: 0.125,
             beta: 1.25,
             max_burst_ns: Duration::from_ms(150),
+            ecn: false,
         }
     }
 }
@@ -170,6 +178,13 @@ impl QueueDisc for Pie {
             return false;
         }
         if self.drop_early() {
+            let mut item = item;
+            // RFC 8033 §5.1: mark rather than drop below the 10% threshold; a queue that needs
+            // more than that is not being controlled by marks (unresponsive or overloaded).
+            if self.cfg.ecn && self.drop_prob <= MARK_ECN_TH && drops.mark(&mut item) {
+                self.fifo.push_admitted(item);
+                return true;
+            }
             drops.push(item, DropReason::Aqm);
             return false;
         }

@@ -38,6 +38,8 @@ pub struct RedConfig {
     pub wait: bool,
     /// Typical packet size, for the idle-time decay (ns-2 `mean_pktsize_`).
     pub mean_pkt_bytes: u32,
+    /// Mark ECN-capable packets CE instead of dropping them early (RFC 3168 §5; Floyd 1994).
+    pub ecn: bool,
 }
 
 impl Default for RedConfig {
@@ -54,6 +56,7 @@ impl Default for RedConfig {
             gentle: true,
             wait: true,
             mean_pkt_bytes: 500,
+            ecn: false,
         }
     }
 }
@@ -100,6 +103,9 @@ pub struct RedSpec {
     /// Typical packet size for the idle-time decay (ns-2 `mean_pktsize_`: 500 B).
     #[schemars(range(min = 1, max = 65535))]
     pub mean_pkt_bytes: u32,
+    /// Mark ECN-capable packets CE instead of dropping them early, also above `max_th` (Linux
+    /// `sch_red`'s `ecn` without `harddrop`; ns-2 `setbit_`). Default off, as both.
+    pub ecn: bool,
 }
 
 impl Default for RedSpec {
@@ -117,6 +123,7 @@ impl Default for RedSpec {
             gentle: d.gentle,
             wait: d.wait,
             mean_pkt_bytes: d.mean_pkt_bytes,
+            ecn: d.ecn,
         }
     }
 }
@@ -170,6 +177,7 @@ impl RedSpec {
             gentle: self.gentle,
             wait: self.wait,
             mean_pkt_bytes: self.mean_pkt_bytes,
+            ecn: self.ecn,
         };
         if c.max_th <= c.min_th {
             return Err(at_key(
@@ -283,10 +291,13 @@ impl QueueDisc for Red {
         } else {
             self.above = false;
         }
+        let mut item = item;
         if early {
             self.count = 0;
-            drops.push(item, DropReason::Aqm);
-            return false;
+            if !(self.cfg.ecn && drops.mark(&mut item)) {
+                drops.push(item, DropReason::Aqm);
+                return false;
+            }
         }
         if !self.fifo.push(item) {
             drops.push(item, DropReason::Overflow);

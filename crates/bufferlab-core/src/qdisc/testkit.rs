@@ -92,6 +92,7 @@ pub(crate) fn cbr(
                 enq: t,
                 flow,
                 srtt_ns: Duration::ZERO,
+                ecn: Default::default(),
             },
         ));
         id += 1;

@@ -99,6 +99,12 @@ pub struct TcpOptions {
     /// timestamps either way; `false` leaves the option's bytes out (ns-2's agents; the
     /// crosscheck runs ns-3 and bufferlab without them).
     pub timestamps: bool,
+    /// Explicit Congestion Notification (RFC 3168): ask for it in the SYN (with ECE and CWR),
+    /// send new data ECT(0) once the peer agrees, and take an ECN-Echo as a congestion event
+    /// (once per window, nothing retransmitted). Default off: Linux's `net.ipv4.tcp_ecn = 2`
+    /// accepts ECN from a peer that asks but does not ask; `true` is `tcp_ecn = 1`. A receiver
+    /// always accepts, as Linux's default does.
+    pub ecn: bool,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     pub delayed_ack: bool,
@@ -179,6 +185,7 @@ impl Default for TcpOptions {
             rack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
             timestamps: true,
+            ecn: false,
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
             beta: None,
@@ -218,6 +225,7 @@ pub struct TcpParams {
     pub rack: bool,
     pub ssthresh_from: SsthreshFrom,
     pub timestamps: bool,
+    pub ecn: bool,
     pub delayed_ack: bool,
     pub delack_ns: Duration,
     pub initial_window: u32,
@@ -323,6 +331,7 @@ impl TcpOptions {
             rack: self.rack,
             ssthresh_from: self.ssthresh_from,
             timestamps: self.timestamps,
+            ecn: self.ecn,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,

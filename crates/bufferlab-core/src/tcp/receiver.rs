@@ -5,7 +5,7 @@
 use super::params::TcpParams;
 use crate::hooks::{AgentHooks, Io};
 use crate::packet::{
-    tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader, MAX_SACK_BLOCKS,
+    tcp_flags, AgentId, Ecn, FlowId, NodeId, Packet, Proto, TcpHeader, MAX_SACK_BLOCKS,
 };
 use crate::time::{Duration, Instant};
 
@@ -31,6 +31,11 @@ pub struct RecvConn {
     /// The sender's RTT estimate from its latest segment, stamped on ACKs (seed 004 §III-A).
     srtt_ns: Duration,
     fin: bool,
+    /// ECN (RFC 3168 §6.1.3): a CE was seen and no CWR since: every ACK carries ECE.
+    demand_cwr: bool,
+    /// ACKs still to send at once after a CE (Linux's quick-ACK mode: `tcp_enter_quickack_mode`
+    /// with 2), so the sender hears of the congestion without the delayed-ACK wait.
+    quickacks: u8,
 }
 
 impl Default for RecvConn {
@@ -46,6 +51,8 @@ impl Default for RecvConn {
             delack_armed: None,
             srtt_ns: Duration::ZERO,
             fin: false,
+            demand_cwr: false,
+            quickacks: 0,
         }
     }
 }
@@ -159,6 +166,11 @@ impl TcpReceiver {
 
     fn reply(&mut self, io: &mut Io, conn: u32, flags: u8) {
         let c = &mut self.conns[conn as usize];
+        let flags = if c.demand_cwr {
+            flags | tcp_flags::ECE
+        } else {
+            flags
+        };
         let mut tcp = TcpHeader {
             conn,
             ack: c.rcv_nxt,
@@ -199,6 +211,19 @@ impl TcpReceiver {
         }
         let c = &mut self.conns[h.conn as usize];
         c.srtt_ns = pkt.srtt_ns;
+        // RFC 3168 §6.1.3: CWR ends the echo; CE (of this same segment too) starts it again.
+        if h.flags & tcp_flags::CWR != 0 {
+            c.demand_cwr = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            let st = &mut io.flows[self.flow as usize];
+            let w = st.window;
+            st.ce_received.add(&w, io.now, 1);
+            if !c.demand_cwr {
+                c.quickacks = 2;
+            }
+            c.demand_cwr = true;
+        }
         // RFC 7323 §4.3: echo the timestamp of the segment that advanced the left edge, so the
         // sender's RTT samples include delayed-ACK waits and not out-of-order spacing.
         if h.seq <= c.last_ack_sent && h.ts_val >= c.ts_recent {
@@ -215,13 +240,15 @@ impl TcpReceiver {
             c.pending += 1;
             // RFC 5681 §4.2: ACK at once when a segment fills a gap; otherwise at least every
             // second full-sized segment.
-            filled_gap || !self.delayed_ack || c.pending >= 2
+            filled_gap || !self.delayed_ack || c.pending >= 2 || c.quickacks > 0
         } else {
             // Out of order: an immediate duplicate ACK (RFC 5681 §4.2).
             c.insert(h.seq, end);
             true
         };
         if immediate {
+            let c = &mut self.conns[h.conn as usize];
+            c.quickacks = c.quickacks.saturating_sub(1);
             self.reply(io, h.conn, tcp_flags::ACK);
         } else if c.delack_at.is_none() {
             let at = io.now + self.delack_ns;
@@ -256,7 +283,15 @@ impl AgentHooks for TcpReceiver {
             let c = &mut self.conns[conn];
             c.ts_recent = pkt.tcp.ts_val;
             c.srtt_ns = pkt.srtt_ns;
-            self.reply(io, conn as u32, tcp_flags::SYN | tcp_flags::ACK);
+            // RFC 3168 §6.1.1: agree to ECN when the SYN asks (ECE and CWR), as Linux's default
+            // `tcp_ecn = 2` does.
+            let ecn_setup = tcp_flags::ECE | tcp_flags::CWR;
+            let agree = if flags & ecn_setup == ecn_setup {
+                tcp_flags::ECE
+            } else {
+                0
+            };
+            self.reply(io, conn as u32, tcp_flags::SYN | tcp_flags::ACK | agree);
         } else if pkt.tcp.len > 0 {
             self.on_data(io, pkt);
         } else if flags & tcp_flags::FIN != 0 {

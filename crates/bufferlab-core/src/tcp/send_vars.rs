@@ -23,6 +23,8 @@ pub(super) struct SendConfig {
     pub(super) use_frto: bool,
     /// The send buffer: at most this much outstanding.
     pub(super) sndbuf: u64,
+    /// Whether it asks for ECN (RFC 3168 §6.1.1).
+    pub(super) ecn: bool,
 }
 
 impl SendConfig {
@@ -38,6 +40,7 @@ impl SendConfig {
             use_prr: p.prr,
             use_frto: p.frto,
             sndbuf: p.sndbuf_bytes,
+            ecn: p.ecn,
         }
     }
 }
@@ -80,6 +83,13 @@ pub(super) struct SendVars {
     /// (RFC 7661 §4.1; Linux `tcp_is_cwnd_limited`), or a window- or application-limited flow
     /// would inflate cwnd without bound and burst when the limit lifts.
     pub(super) cwnd_limited: bool,
+    /// ECN was agreed in the handshake (or asked for, without one): new data goes out ECT(0).
+    pub(super) ecn_ok: bool,
+    /// The next new segment carries CWR (RFC 3168 §6.1.2): a reduction was made.
+    pub(super) cwr_pending: bool,
+    /// The window reduction an ECN-Echo began (Linux's CWR state) lasts until the cumulative ACK
+    /// passes this byte (one past the highest sent then); no further ECE reduces before.
+    pub(super) cwr_end: Option<u64>,
 }
 
 impl SendVars {
@@ -104,6 +114,9 @@ impl SendVars {
             syn_retransmitted: false,
             last_send: Instant::ZERO,
             cwnd_limited: true,
+            ecn_ok: p.ecn && !p.handshake,
+            cwr_pending: false,
+            cwr_end: None,
         }
     }
 }
@@ -113,4 +126,6 @@ impl SendVars {
 pub(super) struct SendStats {
     /// Timeouts F-RTO found spurious and undid.
     pub(super) spurious_timeouts: u64,
+    /// Window reductions made for an ECN-Echo.
+    pub(super) ecn_reductions: u64,
 }

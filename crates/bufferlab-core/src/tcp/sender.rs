@@ -17,7 +17,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::send_vars::{SendConfig, SendStats, SendVars};
 use crate::hooks::Io;
-use crate::packet::{tcp_flags, AgentId, FlowId, NodeId, Packet, Proto, TcpHeader};
+use crate::packet::{tcp_flags, AgentId, Ecn, FlowId, NodeId, Packet, Proto, TcpHeader};
 use crate::time::{Duration, Instant};
 
 /// Where a connection's packets go.
@@ -124,11 +124,28 @@ impl SendConn {
         self.stats.spurious_timeouts
     }
 
+    /// Window reductions made for an ECN-Echo (RFC 3168 §6.1.2).
+    pub fn ecn_reductions(&self) -> u64 {
+        self.stats.ecn_reductions
+    }
+
+    /// Whether ECN was agreed.
+    pub fn ecn_ok(&self) -> bool {
+        self.v.ecn_ok
+    }
+
     /// Open the connection (with a SYN if the handshake is on) and send what is written.
     pub fn open(&mut self, io: &mut Io, peer: &Peer) {
         if self.cfg.handshake {
             self.state = State::SynSent;
-            self.send_ctl(io, peer, tcp_flags::SYN);
+            // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR. A retransmitted SYN goes
+            // without them (Linux's fallback), so a path that drops ECN-setup SYNs still opens.
+            let ecn = if self.cfg.ecn {
+                tcp_flags::ECE | tcp_flags::CWR
+            } else {
+                0
+            };
+            self.send_ctl(io, peer, tcp_flags::SYN | ecn);
             self.restart_timer(io, peer);
         } else {
             self.state = State::Open;
@@ -212,8 +229,19 @@ impl SendConn {
 
     /// Send the segment `[seq, seq + len)`.
     fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32) {
-        let h = self.header(io, seq, len, tcp_flags::ACK);
-        let p = self.packet(io, peer, h);
+        // RFC 3168 §6.1.5: only new data is ECN-capable (a retransmission is not, as Linux's
+        // `tcp_ecn_send`), and the first new segment after a reduction carries CWR.
+        let ect = self.v.ecn_ok && seq >= self.v.max;
+        let mut flags = tcp_flags::ACK;
+        if ect && self.v.cwr_pending {
+            flags |= tcp_flags::CWR;
+            self.v.cwr_pending = false;
+        }
+        let h = self.header(io, seq, len, flags);
+        let mut p = self.packet(io, peer, h);
+        if ect {
+            p.ecn = Ecn::Ect0;
+        }
         self.count_sent(io, peer, p.size, seq < self.v.max);
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(1);
@@ -321,7 +349,13 @@ impl SendConn {
     fn enter_recovery(&mut self, io: &mut Io, peer: &Peer) {
         // RecoverFS (RFC 6937 §3) is the same base: Linux's PRR divides by `prior_cwnd`.
         let base = self.reduction_base();
-        self.cc.on_congestion(io.now, &mut self.w, base);
+        // A loss inside an ECN reduction's window is the same congestion: it is not reduced
+        // for again (RFC 3168 §6.1.2; Linux's `tcp_enter_recovery` keeps a CWR state's ssthresh).
+        let in_cwr = self.v.cwr_end.take().is_some();
+        if !in_cwr {
+            self.cc.on_congestion(io.now, &mut self.w, base);
+            self.note_reduction();
+        }
         self.v.in_recovery = true;
         self.v.recover = Some(self.v.max);
         if self.cfg.sack {
@@ -330,7 +364,7 @@ impl SendConn {
             // after a slow-start overshoot it does for half an RTT, and holding the fast
             // retransmit back that long leaves the hole open past the timer. Linux's PRR forces
             // this first retransmission the same way (`tcp_cwnd_reduction`).
-            if self.cfg.use_prr {
+            if self.cfg.use_prr && !(in_cwr && self.prr.is_some()) {
                 // RFC 6937 §3: RecoverFS, in segments.
                 self.prr = Some(Prr::start(base.div_ceil(self.cfg.mss)));
             }
@@ -395,6 +429,11 @@ impl SendConn {
         let was_all_acked = self.v.una >= self.v.end;
         let advanced = ack > self.v.una;
         let duplicate = ack == self.v.una && h.len == 0 && self.v.max > self.v.una;
+        // The ECN-Echo first: the ACK that carries it grows nothing (Linux's `tcp_ack` enters
+        // CWR before `tcp_cong_control`).
+        if self.v.ecn_ok && h.flags & tcp_flags::ECE != 0 {
+            self.on_ecn_echo(io, peer);
+        }
         if advanced {
             self.on_new_ack(io, peer, ack, h.ts_ecr);
         } else if duplicate && (!self.cfg.sack || new_sack) {
@@ -468,6 +507,10 @@ impl SendConn {
                     // control: a 40 B SYN crosses each link faster than a full segment, and
                     // Vegas would take it for a base RTT no data segment can reach.
                     self.rtt.sample(io.now.saturating_since(h.ts_ecr));
+                    // RFC 3168 §6.1.1: the peer agrees with ECE (and not CWR) in its SYN-ACK.
+                    self.v.ecn_ok = self.cfg.ecn
+                        && h.flags & tcp_flags::ECE != 0
+                        && h.flags & tcp_flags::CWR == 0;
                     self.state = State::Open;
                     self.v.rto_at = None;
                     self.pump(io, peer);
@@ -580,6 +623,33 @@ impl SendConn {
         self.stats.spurious_timeouts += 1;
     }
 
+    /// An ACK with ECN-Echo (RFC 3168 §6.1.2): reduce as for a loss, at most once per window
+    /// and not during a loss recovery, and retransmit nothing. With SACK and PRR the window comes
+    /// down over the next round as in a recovery (Linux `tcp_enter_cwr`); without, at once.
+    fn on_ecn_echo(&mut self, io: &mut Io, peer: &Peer) {
+        if self.v.in_recovery || self.v.cwr_end.is_some() || self.v.una >= self.v.max {
+            return;
+        }
+        let base = self.reduction_base();
+        self.cc.on_congestion(io.now, &mut self.w, base);
+        self.v.cwr_end = Some(self.v.max);
+        if self.cfg.sack && self.cfg.use_prr {
+            self.prr = Some(Prr::start(base.div_ceil(self.cfg.mss)));
+        }
+        self.note_reduction();
+        self.stats.ecn_reductions += 1;
+        let st = &mut io.flows[peer.flow as usize];
+        let w = st.window;
+        st.ecn_reductions.add(&w, io.now, 1);
+    }
+
+    /// A reduction was made: with ECN, the next new segment says so (CWR, RFC 3168 §6.1.2).
+    fn note_reduction(&mut self) {
+        if self.v.ecn_ok {
+            self.v.cwr_pending = true;
+        }
+    }
+
     /// An ACK of new data: RTT sample, window growth or recovery progress, the timer.
     fn on_new_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Instant) {
         let acked = ack - self.v.una;
@@ -622,7 +692,16 @@ impl SendConn {
                 restart = self.v.first_partial;
                 self.v.first_partial = false;
             }
+        } else if self.v.cwr_end.is_some_and(|end| ack < end) {
+            // Inside an ECN reduction's window: PRR sets the window (with SACK), nothing grows
+            // it (Linux's CWR state: `tcp_cwnd_reduction`, not `tcp_cong_avoid`).
         } else {
+            if self.v.cwr_end.take().is_some() {
+                // The reduction's window is acknowledged: cwnd = ssthresh (Linux
+                // `tcp_end_cwnd_reduction`), and growth resumes from there.
+                self.w.cwnd_bytes = self.w.ssthresh_bytes;
+                self.prr = None;
+            }
             let info = AckInfo {
                 now: io.now,
                 acked_bytes: acked,
@@ -755,6 +834,7 @@ impl SendConn {
             self.w.ssthresh_bytes = held;
         }
         self.v.in_recovery = false;
+        self.v.cwr_end = None;
         self.prr = None;
         self.v.reo_at = None;
         self.v.recover = Some(self.v.max);

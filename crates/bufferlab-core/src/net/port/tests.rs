@@ -129,6 +129,7 @@ fn fq_codel(limit_pkts: u64) -> Qdisc {
         interval_ns: Duration::from_ms(5),
         flows: 4,
         quantum_bytes: 1514,
+        ecn: true,
     };
     let limit = Limit {
         pkts: Some(limit_pkts),

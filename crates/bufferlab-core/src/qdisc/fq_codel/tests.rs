@@ -175,6 +175,7 @@ mod pass_through {
             interval_ns: NS * 3_000_000,
             flows: 4,
             quantum_bytes: 1514,
+            ecn: true,
         };
         let limit = Limit {
             pkts: Some(limit),
@@ -194,7 +195,7 @@ mod pass_through {
                 match op {
                     Op::Arrive { flow, bytes, gap } => {
                         now += NS * gap;
-                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO };
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default()  };
                         prop_assert_eq!(a.enqueue(now, it, &mut da), b.enqueue(now, it, &mut db));
                     }
                     Op::Serve { gap } => {
@@ -217,7 +218,7 @@ mod pass_through {
                 match op {
                     Op::Arrive { flow, bytes, gap } => {
                         now += NS * gap;
-                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO };
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default()  };
                         if a.len_pkts() == 0 {
                             let got = a.pass_through(now, it, &mut da);
                             prop_assert!(got.is_some());

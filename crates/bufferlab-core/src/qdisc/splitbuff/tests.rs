@@ -12,6 +12,7 @@ fn it(id: u32, flow: u32, srtt_ns: Duration, enq: Instant) -> QItem {
         enq,
         flow,
         srtt_ns,
+        ecn: Default::default(),
     }
 }
 
