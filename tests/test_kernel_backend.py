@@ -113,8 +113,9 @@ size = "100KB"
     client, server = kp.host(0), kp.host(1)
     # F-RTO and RACK are the sender's: on there, as bufferlab's defaults (Linux's), whatever
     # the machine runs.
-    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1"}
-    assert server.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_timestamps": "1"}
+    # ECN: not asked for (Linux's default 2: accept when asked) at both ends.
+    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
+    assert server.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
     assert client.routes == {1: {"initcwnd": "4", "rto_min": "50ms"}}
     assert server.routes == {0: {"quickack": "1"}}
     (src,) = client.roles
@@ -161,16 +162,26 @@ def test_conflicting_settings_on_one_host_are_refused(tmp_path):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
 
 
+def test_ecn_asks_at_the_sender_and_is_accepted_everywhere(tmp_path):
+    one = '\n[[traffic]]\nkind = "tcp"\nfrom = "{}"\nto = "{}"\necn = {}\n'
+    kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true"))))
+    assert (kp.host(0).sysctls["ipv4/tcp_ecn"], kp.host(1).sysctls["ipv4/tcp_ecn"]) == ("1", "2")
+    # Senders on one host must agree: tcp_ecn is one setting per namespace.
+    body = one.format("client", "server", "true") + one.format("client", "server", "false")
+    with pytest.raises(ScenarioError, match=r"traffic\[1\]\.ecn: .*tcp_ecn is one setting per host"):
+        kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
+
+
 def test_frto_and_rack_map_to_the_senders_namespace(tmp_path):
     one = '\n[[traffic]]\nkind = "tcp"\nfrom = "{}"\nto = "{}"\nfrto = {}\n'
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true"))))
-    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1"}
-    assert kp.host(1).sysctls == {"ipv4/tcp_timestamps": "1"}
+    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
+    assert kp.host(1).sysctls == {"ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
     # Opposite directions: each namespace has its own sender.
     body = one.format("client", "server", "true") + one.format("server", "client", "false") + "rack = false\n"
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
-    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1"},
-                                                       {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0", "ipv4/tcp_timestamps": "1"})
+    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"},
+                                                       {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"})
     # Two senders in one namespace cannot differ.
     body = one.format("client", "server", "true") + one.format("client", "server", "false")
     with pytest.raises(ScenarioError, match=r"traffic\[1\]\.frto: .*different value \(2\)"):

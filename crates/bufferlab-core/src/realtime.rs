@@ -20,7 +20,7 @@ use crate::agent::Agent;
 use crate::build::build_network;
 use crate::engine::Engine;
 pub use crate::engine::TtlExpired;
-use crate::packet::{AgentId, FlowId, NodeId, Packet, PktId, Proto};
+use crate::packet::{AgentId, Ecn, FlowId, NodeId, Packet, PktId, Proto};
 use crate::results::RunOutput;
 use crate::scenario::Scenario;
 use crate::time::{Duration, Instant};
@@ -42,6 +42,8 @@ pub struct Outbound {
     pub flow: FlowId,
     pub ttl: u8,
     pub proto: Proto,
+    /// The IP header's ECN field (what a marking AQM reads and sets).
+    pub ecn: Ecn,
 }
 
 /// The scenario's network with real hosts at its host nodes.
@@ -145,6 +147,7 @@ impl RealtimeNet {
             size: o.size,
             proto: o.proto,
             ttl: o.ttl,
+            ecn: o.ecn,
             created: now,
             ..Default::default()
         };

@@ -10,7 +10,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use bufferlab_core::metrics::hist::Hist;
-use bufferlab_core::packet::{FlowId, NodeId, Proto};
+use bufferlab_core::packet::{Ecn, FlowId, NodeId, Proto};
 use bufferlab_core::realtime::{Outbound, RealtimeNet, TtlExpired};
 use bufferlab_core::time::{Duration, Instant};
 
@@ -137,6 +137,7 @@ pub fn run(
                 return;
             }
             ipv4::set_ttl(pkt, d.ttl);
+            ipv4::set_ecn(pkt, d.ecn as u8);
             match sys::write_packet(fd_of[node as usize], pkt) {
                 Ok(()) => st.pkts_out += 1,
                 Err(_) => st.write_errors += 1,
@@ -194,6 +195,7 @@ pub fn run(
                     flow: classify(&h, n_flows),
                     ttl: h.ttl,
                     proto: proto_of(&h),
+                    ecn: Ecn::from_bits(h.ecn),
                 };
                 match net.inject(t, node, o) {
                     Some(id) => slab.put(id, &pkt[..h.len as usize]),
@@ -254,6 +256,7 @@ impl Routers {
                 flow: classify(&h, n_flows),
                 ttl: h.ttl,
                 proto: Proto::Udp,
+                ecn: Ecn::from_bits(h.ecn),
             };
             if let Some(id) = net.inject_from_router(now, router, o) {
                 slab.put(id, &m);
@@ -274,6 +277,7 @@ mod tests {
             dst: Ipv4Addr::new(10, 77, 0, 2),
             proto,
             ttl: 64,
+            ecn: 0,
             len: 1500,
             sport,
             dport,

@@ -14,6 +14,8 @@ pub struct Header {
     pub dst: Ipv4Addr,
     pub proto: u8,
     pub ttl: u8,
+    /// The ECN field, the TOS byte's low two bits (RFC 3168 §5).
+    pub ecn: u8,
     /// Total length from the header (the IP packet size the engine serializes).
     pub len: u16,
     /// TCP/UDP ports, or for an ICMP echo the identifier in both (RFC 792).
@@ -57,6 +59,7 @@ pub fn parse(p: &[u8]) -> Option<Header> {
         dst: Ipv4Addr::new(p[16], p[17], p[18], p[19]),
         proto,
         ttl: p[8],
+        ecn: p[1] & 3,
         len,
         sport,
         dport,
@@ -73,6 +76,24 @@ pub fn set_ttl(p: &mut [u8], ttl: u8) {
     let old = u16::from_be_bytes([p[8], p[9]]);
     p[8] = ttl;
     let new = u16::from_be_bytes([p[8], p[9]]);
+    let hc = u16::from_be_bytes([p[10], p[11]]);
+    let mut sum = (!hc as u32) + (!old as u32) + new as u32;
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    let c = !(sum as u16);
+    p[10..12].copy_from_slice(&c.to_be_bytes());
+}
+
+/// Set the ECN field (the TOS byte's low two bits: an AQM's CE, RFC 3168 §5) and update the
+/// header checksum incrementally (RFC 1624 eq. 3, over the word holding version, IHL and TOS).
+pub fn set_ecn(p: &mut [u8], ecn: u8) {
+    if p.len() < 20 || p[1] & 3 == ecn & 3 {
+        return;
+    }
+    let old = u16::from_be_bytes([p[0], p[1]]);
+    p[1] = (p[1] & !3) | (ecn & 3);
+    let new = u16::from_be_bytes([p[0], p[1]]);
     let hc = u16::from_be_bytes([p[10], p[11]]);
     let mut sum = (!hc as u32) + (!old as u32) + new as u32;
     while sum > 0xffff {
@@ -157,5 +178,19 @@ mod tests {
             assert_eq!(p[8], ttl);
             assert_eq!(header_checksum(&p), 0, "ttl {ttl}");
         }
+    }
+
+    #[test]
+    fn ce_keeps_the_header_checksum_right() {
+        let mut p = test_udp(100, 64, [10, 77, 0, 2], 5000);
+        // An ECT(0) header with its checksum, then an AQM's CE.
+        p[1] = 0x02;
+        p[10..12].copy_from_slice(&[0, 0]);
+        let c = internet_checksum(&p[..20]);
+        p[10..12].copy_from_slice(&c.to_be_bytes());
+        assert_eq!(header_checksum(&p), 0);
+        set_ecn(&mut p, 3);
+        assert_eq!(parse(&p).unwrap().ecn, 3);
+        assert_eq!(header_checksum(&p), 0);
     }
 }

@@ -14,6 +14,10 @@ How TCP options map (every one per namespace or per route, never on the machine 
                    (RACK loss detection, the default, as Linux's own) or ``0`` for ``false``
 ``timestamps``     ``net.ipv4.tcp_timestamps`` inside both ends' namespaces, always set: ``1``
                    (the default, as Linux's own) or ``0``
+``ecn``            ``net.ipv4.tcp_ecn`` inside both ends' namespaces, always set: ``1`` (ask,
+                   ``true``) at the sender, ``2`` (accept when asked: Linux's default, and the
+                   simulator's receiver) at the receiver and at a sender with ``false``; the
+                   engine's AQMs read and set the real packets' ECN field
 ``ssthresh_from``  ``cwnd`` is what Linux does; ``flight`` is refused
 ``delayed_ack``    ``false``: route ``quickack 1`` at the receiver towards the sender
 ``initial_window`` route ``initcwnd`` at the sender towards the receiver
@@ -130,6 +134,8 @@ def build(sc: Any) -> KernelPlan:
     hosts = {n: Host(n, names[n]) for n in host_nodes(plan)}
     problems: list[Problem] = []
     flows: list[Flow] = []
+    # Per host that runs TCP: for each ecn value its sending blocks use, the first such block.
+    ecn_asks: dict[int, dict[bool, int]] = {}
     rng = random.Random(plan.run.seed)
     ccs = available_cc()
     duration = plan.run.duration_ns
@@ -200,6 +206,11 @@ def build(sc: Any) -> KernelPlan:
                     ts = "1" if tcp.timestamps else "0"
                     for h in (src, dst):
                         set_once(h, h.sysctls, "ipv4/tcp_timestamps", ts, i, "timestamps")
+                    # RFC 3168 §6.1.1: the sender asks in its SYN (set below, once every block
+                    # is read); every host accepts, as Linux's default (2) and the simulator's
+                    # receiver do.
+                    ecn_asks.setdefault(src.node, {}).setdefault(bool(tcp.ecn), i)
+                    ecn_asks.setdefault(dst.node, {})
                     if not tcp.delayed_ack:
                         set_once(dst, dst.routes.setdefault(s, {}), "quickack", "1", i, "delayed_ack")
                     if tcp.has("initial_window"):
@@ -248,6 +259,11 @@ def build(sc: Any) -> KernelPlan:
                         "stop_ns": t.stop_ns or duration, "interval_ns": t.interval_ns,
                         "payload": t.size_bytes - IP_UDP_HEADERS,
                     })
+    for node, asks in ecn_asks.items():
+        # A namespace has one tcp_ecn: its senders must agree (1 asks and also accepts).
+        if len(asks) > 1:
+            refuse(asks[False], "ecn", f"another traffic block sending from {hosts[node].name} sets ecn = true, and tcp_ecn is one setting per host")
+        hosts[node].sysctls["ipv4/tcp_ecn"] = "1" if True in asks else "2"
     if problems:
         raise ScenarioError(problems, getattr(sc, "source", None))
     return KernelPlan(hosts=list(hosts.values()), flows=flows)

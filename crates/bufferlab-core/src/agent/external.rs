@@ -6,7 +6,7 @@
 //! slot ([`handle`]).
 
 use super::{AgentHooks, Io};
-use crate::packet::{FlowId, NodeId, Packet, PktId};
+use crate::packet::{Ecn, FlowId, NodeId, Packet, PktId};
 use crate::time::Instant;
 
 /// The key of an external packet's bytes outside the engine: its arena slot.
@@ -21,6 +21,8 @@ pub fn handle(p: &Packet) -> PktId {
 pub struct Delivered {
     pub handle: PktId,
     pub ttl: u8,
+    /// The ECN field as it arrives (an AQM on the way may have set CE).
+    pub ecn: Ecn,
     /// When the engine delivered it (a driver's lateness is measured from here).
     pub at: Instant,
     pub flow: FlowId,
@@ -42,6 +44,7 @@ impl AgentHooks for External {
         self.inbox.push(Delivered {
             handle: handle(pkt),
             ttl: pkt.ttl,
+            ecn: pkt.ecn,
             at: io.now,
             flow: pkt.flow,
             src: pkt.src,

@@ -33,6 +33,7 @@ fn pkt(flow: FlowId) -> Outbound {
         flow,
         ttl: 64,
         proto: Proto::Udp,
+        ecn: Ecn::NotEct,
     }
 }
 
@@ -179,6 +180,7 @@ fn ttl_expiry_is_reported_and_a_router_can_answer() {
         flow: 99,
         ttl: 64,
         proto: Proto::Udp,
+        ecn: Ecn::NotEct,
     };
     let back = n.inject_from_router(e.at, 1, answer).unwrap();
     let got = drain(&mut n, Instant::NEVER);
