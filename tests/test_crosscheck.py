@@ -104,7 +104,8 @@ def test_aqm_parameters_in_ns3_names():
     assert codel["attrs"] == {"MaxSize": "999p", "Target": "3000000ns", "Interval": "50000000ns", "UseEcn": "false"}
     fq = bottleneck(to_ns3(dumbbell('{ discipline = "fq_codel" }')))["qdisc"]
     # ns-3's FQ-CoDel marks ECN by default; bufferlab's drops.
-    assert fq["type"] == "ns3::FqCoDelQueueDisc" and fq["attrs"]["UseEcn"] == "false"
+    # FQ-CoDel marks by default (Linux's ecn), CoDel does not (noecn): ns-3's UseEcn follows.
+    assert fq["type"] == "ns3::FqCoDelQueueDisc" and fq["attrs"]["UseEcn"] == "true"
     assert fq["attrs"]["Flows"] == "1024" and fq["attrs"]["MaxSize"] == "10239p"
     # ns-3's quantum defaults to the device MTU (1500 B); bufferlab's, as Linux's, is 1514 B.
     assert fq["quantum_bytes"] == 1514

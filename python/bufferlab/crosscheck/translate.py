@@ -169,11 +169,12 @@ def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int
             "Gentle": "true" if q.gentle else "false",
             "Wait": "true" if q.wait else "false",
             "MeanPktSize": str(q.mean_pkt_bytes),
+            "UseEcn": "true" if q.ecn else "false",
         })
     elif isinstance(q, (pt.CodelQdisc, pt.FqCodelQdisc)):
         attrs["Target"] = _ns(q.target_ns)
         attrs["Interval"] = _ns(q.interval_ns)
-        attrs["UseEcn"] = "false"
+        attrs["UseEcn"] = "true" if q.ecn else "false"
         if isinstance(q, pt.FqCodelQdisc):
             attrs["Flows"] = str(q.flows)
             attrs.update(_extra(opts.qdisc, kind))
@@ -191,6 +192,8 @@ def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int
             "UseDequeueRateEstimator": "true",
             "DequeueThreshold": "16384",
             "UseCapDropAdjustment": "true",
+            # RFC 8033 §5.1: marks up to a 10% probability (ns-3's MarkEcnThreshold default).
+            "UseEcn": "true" if q.ecn else "false",
         })
     attrs.update(_extra(opts.qdisc, kind))
     return {"type": NS3_QDISC[kind], "attrs": attrs}
@@ -289,6 +292,8 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
         "SegmentSize": str(opts.mss_bytes),
         "InitialCwnd": str(opts.initial_window),
         "Sack": "true" if opts.sack else "false",
+        # RFC 3168: both ends of a connection are built with this; "On" asks and accepts.
+        "UseEcn": "On" if opts.ecn else "Off",
         "DelAckCount": "2" if opts.delayed_ack else "1",
         "DelAckTimeout": _ns(opts.delack_ns),
         # ns-3: RTO = max(SRTT + max(G, 4 RTTVAR), MinRto); bufferlab: SRTT + max(min_rto, 4 RTTVAR).

@@ -61,13 +61,14 @@ TOLERANCES: dict[str, tuple[str, float]] = {
     "RTT p50": ("rel", 0.15),
     "RTT p99": ("rel", 0.30),
     "drops": ("rel", 0.30),
+    "marks": ("rel", 0.30),
     "retransmits": ("rel", 0.30),
     "completion median": ("rel", 0.25),
     "timeouts": ("rel", 0.50),
 }
 # Counts near zero: when both means are below NEAR_ZERO per run, a drops or retransmits row holds
 # if the means differ by at most NEAR_ZERO_ABS (absolute).
-COUNTS = ("drops", "retransmits")
+COUNTS = ("drops", "marks", "retransmits")
 NEAR_ZERO, NEAR_ZERO_ABS = 5.0, 3.0
 # Timeouts are context unless both means exceed this per run; then TOLERANCES["timeouts"].
 TIMEOUTS_COMPARED_ABOVE = 5.0
@@ -107,6 +108,8 @@ CASES: tuple[Case, ...] = (
     Case("linux-stack-fq-codel", ("client->server",)),
     Case("linux-stack-bql-off", ("client->server",)),
     Case("web-fifo-1bdp", ("server->client",)),
+    # ECN (RFC 3168): the marking AQMs with ECN senders.
+    *(Case(f"{cc}-{q}-ecn-10", DUMBBELL) for cc in ("reno", "cubic") for q in ("codel", "fq-codel", "pie")),
 )
 # Measured first on the kernel (the rows tests/test_validation_linux.py checks).
 KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10")
@@ -116,7 +119,7 @@ KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10")
 
 _KEEP = {
     "flows": ("id", "kind", "goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits", "timeouts", "start_s", "pkts_dropped"),
-    "queues": ("link", "sojourn_mean_s", "sojourn_p99_s", "occupancy_mean_pkts", "dropped", "ring_sojourn_mean_s"),
+    "queues": ("link", "sojourn_mean_s", "sojourn_p99_s", "occupancy_mean_pkts", "dropped", "marked", "ring_sojourn_mean_s"),
     "links": ("link", "utilization"),
 }
 
@@ -316,6 +319,8 @@ def case_rows(case: Case, sc: Scenario, sims: list[dict[str, Any]], kernels: lis
             add(f"RTT {q}, {label}", kind, "ms", lambda s, ids=ids, q=q: _mean([_rtt(s, i, q) for i in ids]))
     for link in case.links:
         add(f"drops {link}", "drops", "n", lambda s, link=link: _get(s, "queues", "link", link, "dropped"))
+        if "-ecn" in case.name:
+            add(f"marks {link}", "marks", "n", lambda s, link=link: _get(s, "queues", "link", link, "marked"))
     add("retransmits (all TCP flows)", "retransmits", "n", lambda s: _sum(s, "retransmits"))
     add("timeouts (all TCP flows)", "timeouts", "n", lambda s: _sum(s, "timeouts"))
     if any(s.get("transfers") for s in sims):
@@ -394,8 +399,8 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         f"only where a scenario has more than one flow) ±{100 * tol['per-class goodput'][1]:g}%; "
         f"mean sojourn ±{100 * tol['mean sojourn'][1]:g}%; p99 sojourn ±{100 * tol['p99 sojourn'][1]:g}%; "
         f"RTT p50 ±{100 * tol['RTT p50'][1]:g}%; RTT p99 ±{100 * tol['RTT p99'][1]:g}%; drops ±{100 * tol['drops'][1]:g}%; "
-        f"retransmits ±{100 * tol['retransmits'][1]:g}%; median completion time per size class "
-        f"±{100 * tol['completion median'][1]:g}%. Drops and retransmits near zero: when both means are below "
+        f"CE marks (ECN cases) ±{100 * tol['marks'][1]:g}%; retransmits ±{100 * tol['retransmits'][1]:g}%; median completion time per size class "
+        f"±{100 * tol['completion median'][1]:g}%. Drops, marks and retransmits near zero: when both means are below "
         f"{NEAR_ZERO:g} per run, the row holds if they differ by at most {NEAR_ZERO_ABS:g} (absolute). Timeouts "
         f"(RTO expiries; Linux's `tcpi_total_rto`) are context unless both means exceed {TIMEOUTS_COMPARED_ABOVE:g} "
         f"per run, then ±{100 * tol['timeouts'][1]:g}%. Completion p99 and transfer counts are context. "
