@@ -9,7 +9,7 @@ use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
 use crate::packet::{Arena, NodeId, Packet, PktId, Proto};
-use crate::results::RunOutput;
+use crate::results::TimeSeries;
 use crate::scenario::RunSpec;
 use crate::sched::{Ev, Sched};
 use crate::time::Instant;
@@ -18,7 +18,7 @@ mod sample;
 
 /// The network, its agents and the books, and the event heap that drives them. Built by
 /// [`crate::build`]; run by [`Engine::run_until`] (or by a wall-clock driver through
-/// [`crate::realtime`]); closed by [`Engine::finish`] into [`crate::report`]'s rows.
+/// [`crate::realtime`]); closed by `report::finish` into the result rows.
 pub struct Engine {
     sched: Sched,
     arena: Arena,
@@ -272,14 +272,14 @@ impl Engine {
         }
     }
 
-    /// Close the books and turn them into the result rows ([`crate::report`]).
-    pub fn finish(mut self) -> Result<RunOutput, String> {
+    /// Close the books at the end of the run: every port's last counts, and the time series
+    /// recorded so far (the report turns the rest into rows).
+    pub(crate) fn close(&mut self) -> TimeSeries {
         let end = self.end();
         for p in &mut self.ports {
             p.finish(end);
         }
-        let timeseries = std::mem::take(&mut self.sampling.timeseries);
-        crate::report::report(&self, timeseries)
+        std::mem::take(&mut self.sampling.timeseries)
     }
 }
 

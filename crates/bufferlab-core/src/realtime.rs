@@ -168,7 +168,7 @@ impl RealtimeNet {
         if end < self.eng.end() {
             self.eng.end_early(end);
         }
-        self.eng.finish()
+        crate::report::finish(self.eng)
     }
 }
 

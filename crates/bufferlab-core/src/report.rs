@@ -12,6 +12,12 @@ fn hist_secs(ns: u64) -> f64 {
     Duration::from_ns(ns).secs()
 }
 
+/// Close a finished run's books and turn them into the result rows.
+pub fn finish(mut eng: Engine) -> Result<RunOutput, String> {
+    let timeseries = eng.close();
+    report(&eng, timeseries)
+}
+
 /// Close the books: conservation check and the result rows (`timeseries`: the rows sampled
 /// during the run).
 pub(crate) fn report(e: &Engine, timeseries: TimeSeries) -> Result<RunOutput, String> {

@@ -23,7 +23,7 @@ pub fn run_with_progress(
     if !eng.run_until(Instant::ZERO + sc.run.duration_ns, progress) {
         return Err("interrupted".to_string());
     }
-    eng.finish()
+    crate::report::finish(eng)
 }
 
 /// Check a scenario without running it: every problem found, or none. (Building is checking:
@@ -55,7 +55,7 @@ pub fn run_engine(
     if !eng.run_until(eng.end(), progress) {
         return Err("interrupted".to_string());
     }
-    let mut out = eng.finish()?;
+    let mut out = crate::report::finish(eng)?;
     out.summary.engine.wall_seconds = t0.elapsed().as_secs_f64();
     Ok(out)
 }
