@@ -4,6 +4,7 @@ scenario beyond what one run can hold is refused with its key."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -71,3 +72,31 @@ def test_ctrl_c_stops_a_run_and_writes_nothing(tmp_path):
     assert p.returncode == 130, err
     assert err.strip() == "interrupted; nothing written", err
     assert not out.exists()
+
+
+UDP_FIFO = str(REPO / "scenarios" / "udp-fifo.toml")
+# The M/D/1 example's 12 Mb/s Poisson source typed in Tbps: ~833 M packets a second, nearly all
+# dropped at the first queue, each still an event.
+TERA = ["--set", 'traffic[0].rate="10Tbps"']
+
+
+def test_an_offered_load_beyond_the_links_is_estimated_as_the_long_run_it_is():
+    r = cli("validate", UDP_FIFO, *TERA)
+    assert r.exit_code == 0, r.output
+    # 120 s x 833 M packets a second: ~100 G packets created, ~3 h at 9 M events/s.
+    assert "~100,000,000,000 packets" in r.output.replace("99,999,999,999", "100,000,000,000"), r.output
+    assert "note: this run is estimated at about" in r.output, r.output
+    r = cli("run", UDP_FIFO, *TERA)
+    assert r.exit_code == 2 and "--yes" in r.output, r.output
+
+
+def test_the_overload_estimate_is_within_2x_of_the_events_counted():
+    from bufferlab.scenario import load_scenario
+    from bufferlab.simulate import prepare_plan, run_prepared
+
+    sc = load_scenario(UDP_FIFO, overrides={"traffic[0].rate": "10Tbps", "run.duration": "2ms", "run.measure": ["0s", "2ms"]})
+    prepared = prepare_plan(sc)
+    e = json.loads(prepared.estimate())
+    assert e["packets"] > 1_000_000, e  # the offered load, not the ~2 packets the link carries
+    events = run_prepared(prepared, sc.plan).summary["engine"]["events"]
+    assert 0.5 <= e["events"] / events <= 2.0, (e, events)

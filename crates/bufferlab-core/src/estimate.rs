@@ -6,6 +6,11 @@
 //! share (an equal split of each link among the flows that cross it) for the whole run; each
 //! packet crossing a link costs about one event, and each packet a source creates one more
 //! (its timer or the ACK that clocked it) — within a factor of two of the examples' counts.
+//!
+//! An open-loop source (UDP, ping, ballast) creates what it offers whatever the links carry: a
+//! source typed `10Tbps` for `10Mbps` pays an event for each of its packets even though the first
+//! queue drops nearly all of them, so its packets count at the rate offered, its links' at most
+//! the rate they carry.
 
 use serde::Serialize;
 
@@ -149,7 +154,11 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
         if !bps.is_finite() {
             continue;
         }
-        let n = bps * duration_s / (8.0 * f.pkt_bytes.max(1) as f64);
+        let pkt_bits = 8.0 * f.pkt_bytes.max(1) as f64;
+        let n = bps * duration_s / pkt_bits;
+        // A closed-loop (TCP) source creates what its share lets through; an open-loop one
+        // creates all it offers, dropped at the first queue or not.
+        let n_created = if tcp { n } else { offer * duration_s / pkt_bits };
         // Replies: a TCP ACK every second segment; a ping reply per request.
         let back = if tcp {
             n / 2.0
@@ -158,7 +167,7 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
         } else {
             0.0
         };
-        created += n + back;
+        created += n_created + back;
         for &p in fw {
             load_bps[p as usize] += bps;
             pkts[p as usize] += n;
@@ -255,5 +264,24 @@ mod tests {
         assert_eq!(e.packets, 2000);
         assert_eq!(e.link_packets, 6000);
         assert_eq!(e.events, 8000);
+    }
+
+    /// A UDP source offering ~800 Gb/s into 20 Mb/s access links (`Tbps` typed for `Mbps`):
+    /// every packet it creates is counted, not only the few the links carry, and the count is
+    /// within 2x of the events the engine processes.
+    #[test]
+    fn open_loop_overload_counts_every_packet_created() {
+        let mut sc = dumbbell(
+            1,
+            serde_json::json!({ "kind": "udp", "rate_pps": 1.0e8, "size_bytes": 1000 }),
+        );
+        sc.run.duration_ns = crate::time::Duration::from_ns(20_000_000);
+        let e = check_and_estimate(&sc).unwrap();
+        // 1e8 pps x 20 ms = 2 M packets created; the links carry ~20 Mb/s worth (50 of them).
+        assert!((1_990_000..=2_010_000).contains(&e.packets), "{e:?}");
+        assert!(e.link_packets < 200, "{e:?}");
+        let out = crate::simulate::run(&sc).unwrap();
+        let ratio = e.events as f64 / out.summary.engine.events as f64;
+        assert!((0.5..=2.0).contains(&ratio), "estimate {e:?} against {} events", out.summary.engine.events);
     }
 }
