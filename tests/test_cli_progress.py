@@ -32,3 +32,20 @@ def test_no_progress_line_when_quiet_or_piped(monkeypatch):
     monkeypatch.setattr(common, "err_console", Console(file=io.StringIO()))  # a pipe
     with common.progress_line(10.0, quiet=False) as update:
         assert update is None
+
+
+def test_run_draws_the_progress_line_unless_quiet(monkeypatch):
+    """`bufferlab run` on a terminal draws it for a run of over half a second (this one takes ~1.5 s); `--quiet` does not."""
+    from typer.testing import CliRunner
+
+    from bufferlab.cli import app
+    from conftest import REPO
+
+    bench = str(REPO / "scenarios" / "bench" / "dumbbell-100M-100.toml")
+    for quiet, drawn in ((False, True), (True, False)):
+        err = io.StringIO()
+        monkeypatch.setattr(common, "err_console", Console(file=err, force_terminal=True, width=120))
+        args = ["run", bench, "--set", 'run.duration="400s"'] + (["--quiet"] if quiet else [])
+        r = CliRunner().invoke(app, args)
+        assert r.exit_code == 0, r.output
+        assert ("s simulated" in err.getvalue()) is drawn, err.getvalue()

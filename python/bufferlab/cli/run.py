@@ -45,6 +45,7 @@ def run(
         bool, typer.Option("--all-queues", help="List every host's queue and link too (by default a large topology's host ports are summed up in one line).")
     ] = False,
     yes: YesOption = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (there is none either when stderr is not a terminal).")] = False,
     backend: Annotated[
         str,
         typer.Option("--backend", help="`sim` (the simulator) or `kernel` (real Linux hosts in namespaces, the network in real time; root). See docs/kernel-backend.md."),
@@ -67,7 +68,7 @@ def run(
             _check_out(out)  # before the simulation: a bad --out costs nothing
         prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
         _confirm_cost(sc, yes, prepared)
-        with progress_line(sc.duration_s, quiet=as_json) as progress:
+        with progress_line(sc.duration_s, quiet=quiet or as_json) as progress:
             if backend == "kernel":
                 from .kernel import run_kernel_cli
 
