@@ -38,6 +38,7 @@ def test_a_run_beyond_an_hour_wants_yes_and_says_how_to_shorten_it():
     r = cli("run", DUMBBELL, *big)
     assert r.exit_code == 2
     assert "--set run.duration=" in r.output and "--yes" in r.output, r.output
+    assert "rates' units" not in r.output, r.output  # many flows, not an overload
 
 
 def test_flows_beyond_what_a_run_holds_are_refused_with_the_key():
@@ -88,6 +89,7 @@ def test_an_offered_load_beyond_the_links_is_estimated_as_the_long_run_it_is():
     assert "note: this run is estimated at about" in r.output, r.output
     r = cli("run", UDP_FIFO, *TERA)
     assert r.exit_code == 2 and "--yes" in r.output, r.output
+    assert "check the traffic rates' units" in r.output, r.output
 
 
 def test_the_overload_estimate_is_within_2x_of_the_events_counted():

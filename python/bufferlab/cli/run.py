@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 # Beyond this estimated wall time, `run` wants --yes and `validate` says how to shorten the run.
 LONG_RUN_S = 3600.0
+# Packets created per link transmission beyond which a long run's hint points at the sources' rates.
+OVERLOAD = 100
 
 
 def run(
@@ -139,10 +141,15 @@ def _cost_line(e: dict[str, Any]) -> str:
 
 def _shorten_hint(sc: Any, e: dict[str, Any]) -> str:
     target = sc.duration_s * LONG_RUN_S / max(e["wall_s"], 1e-9)
-    return (
+    hint = (
         f"estimated at about {hms(e['wall_s'])}; to shorten it, simulate less time "
         f"(--set run.duration=\"{max(target, 1):.0f}s\" fits an hour) or fewer pairs/flows"
     )
+    # Sources that create far more packets than the links can carry: most likely a rate's unit.
+    if e["packets"] > OVERLOAD * max(e["link_packets"], 1):
+        hint += (f"; the sources create {e['packets'] / max(e['link_packets'], 1):,.0f}x the packets "
+                 "the links carry (check the traffic rates' units)")
+    return hint
 
 
 def _confirm_cost(sc: Any, yes: bool, prepared: Any) -> None:
