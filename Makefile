@@ -18,7 +18,7 @@ demo: build
 test: kernel-deps test-rust test-python
 
 test-rust:
-	cargo test --release --workspace --exclude bufferlab-py
+	cargo test --release --workspace
 
 test-python: build
 	$(PY) -m pytest -q
