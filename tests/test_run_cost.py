@@ -102,3 +102,12 @@ def test_the_overload_estimate_is_within_2x_of_the_events_counted():
     assert e["packets"] > 1_000_000, e  # the offered load, not the ~2 packets the link carries
     events = run_prepared(prepared, sc.plan).summary["engine"]["events"]
     assert 0.5 <= e["events"] / events <= 2.0, (e, events)
+
+
+def test_a_sweep_with_a_point_beyond_an_hour_wants_yes(tmp_path):
+    spec = tmp_path / "tera.toml"
+    spec.write_text(f'base = "{UDP_FIFO}"\nseeds = 2\n[grid]\n"traffic[0].rate" = ["500pps", "10Tbps"]\n')
+    r = cli("sweep", str(spec), "--out", str(tmp_path / "out"))
+    assert r.exit_code == 2, r.output
+    assert 'point 2 of 2 (traffic[0].rate="10Tbps") is estimated at about 3.1 h' in r.output, r.output
+    assert "--yes" in r.output and not (tmp_path / "out").exists()

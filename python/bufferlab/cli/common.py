@@ -34,7 +34,9 @@ SetOption = Annotated[
     ),
 ]
 SeedOption = Annotated[Optional[int], typer.Option("--seed", min=0, help="Replace run.seed (same file and seed, same results).")]
-YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Run even if the estimate says it takes over an hour.")]
+YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Run even if the estimate says a run takes over an hour.")]
+# Beyond this estimated wall time, `run` and `sweep` want --yes and `validate` says how to shorten the run.
+LONG_RUN_S = 3600.0
 
 
 def fail(msg: str, code: int = 2) -> NoReturn:

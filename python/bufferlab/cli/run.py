@@ -12,6 +12,7 @@ import typer
 
 from ..errors import EngineError, ScenarioError
 from .common import (
+    LONG_RUN_S,
     SeedOption,
     SetOption,
     YesOption,
@@ -28,8 +29,6 @@ from .tables import counted, print_result
 if TYPE_CHECKING:
     from ..results import Result
 
-# Beyond this estimated wall time, `run` wants --yes and `validate` says how to shorten the run.
-LONG_RUN_S = 3600.0
 # Packets created per link transmission beyond which a long run's hint points at the sources' rates.
 OVERLOAD = 100
 

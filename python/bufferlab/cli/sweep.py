@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from ..errors import ScenarioError
-from .common import err_console, fail, out_console
+from .common import LONG_RUN_S, YesOption, err_console, fail, hms, out_console
+
+if TYPE_CHECKING:
+    from ..sweep.spec import Point
 
 
 # ---------------------------------------------------------------- sweep
@@ -39,6 +42,7 @@ def sweep(
     ] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List the points; run nothing.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    yes: YesOption = False,
 ) -> None:
     """Run every point × seed of a sweep spec into a Parquet results folder.
 
@@ -57,11 +61,13 @@ def sweep(
         sp = load_spec(spec)
         version = engine_version()
         points = sp.points(version)
-        check_points(points, str(spec))  # every point, before any runs
+        wall_s = check_points(points, str(spec))  # every point, before any runs
     except ScenarioError as e:
         for p in e.problems:
             err_console.print(f"{spec}: {p}", markup=False)
         raise typer.Exit(2) from None
+    if not yes and not dry_run:
+        _confirm_cost(spec, points, wall_s)
     if not dry_run:
         _check_out_dir(out)
     if dry_run:
@@ -102,6 +108,26 @@ def sweep(
     if r.failed:
         _show_failures(out, r.ran)
         raise typer.Exit(1)
+
+
+def _confirm_cost(spec: Path, points: list[Point], wall_s: dict[str, float]) -> None:
+    """Refuse a sweep with a run estimated at over an hour, as `bufferlab run` would, naming the
+    longest point."""
+    from ..sweep.check import describe_point
+
+    long = {pid: s for pid, s in wall_s.items() if s > LONG_RUN_S}
+    if not long:
+        return
+    firsts = list(dict.fromkeys(p.point_id for p in points))
+    worst = max(long, key=long.__getitem__)
+    p = next(p for p in points if p.point_id == worst)
+    err_console.print(
+        f"{spec}: {describe_point(p, firsts.index(worst) + 1, len(firsts))} is estimated at about "
+        f"{hms(long[worst])} a run ({len(long)} of {len(firsts)} points over an hour; `bufferlab "
+        "validate` on the point's scenario says why); pass --yes to run them as they are",
+        markup=False,
+    )
+    raise typer.Exit(2)
 
 
 def _check_out_dir(out: Path) -> None:

@@ -4,7 +4,9 @@ A typo'd key or a value the scenario checker refuses ("fast" for a rate, "-5pkt"
 would otherwise surface as failed runs, one per seed, after the good points had run. Each
 distinct resolved scenario (one per point; the seed changes nothing the checker looks at) goes
 through the same check as ``bufferlab validate`` -- the Python checks and the engine's -- and
-every problem is reported with the swept values of the first point that has it.
+every problem is reported with the swept values of the first point that has it. The same build
+gives each point's cost estimate, so that a sweep can refuse a run as long as `bufferlab run`
+would (a rate typed in Tbps for Mbps in one point of the grid).
 """
 
 from __future__ import annotations
@@ -24,24 +26,34 @@ def describe_point(point: Point, number: int, total: int) -> str:
     return f"point {number} of {total}" + (f" ({values})" if values else "")
 
 
-def check_points(points: Iterable[Point], source: str | None = None) -> None:
+def check_points(points: Iterable[Point], source: str | None = None) -> dict[str, float]:
     """Raise :class:`ScenarioError` naming the point and the key of every problem found in any
-    point; return quietly when every point can run."""
+    point; when every point can run, return each point's estimated wall seconds per run (by
+    ``point_id``; a point the engine cannot estimate is left out)."""
     from ..scenario import load_scenario
+    from ..simulate import prepare_plan
 
     firsts: dict[str, Point] = {}
     for p in points:
         firsts.setdefault(p.point_id, p)
     found: dict[str, tuple[int, Point, int]] = {}
+    wall_s: dict[str, float] = {}
     for number, p in enumerate(firsts.values(), 1):
         try:
-            load_scenario(p.scenario)
+            sc = load_scenario(p.scenario, engine_check=False)
+            # The engine checks the plan as it builds it; the estimate comes from that build.
+            prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
         except ScenarioError as e:
             for problem in e.problems:
                 at, first, n = found.get(problem, (number, p, 0))
                 found[problem] = (at, first, n + 1)
+            continue
+        try:
+            wall_s[p.point_id] = float(json.loads(prepared.estimate())["wall_s"])
+        except (ValueError, RuntimeError, KeyError):
+            pass
     if not found:
-        return
+        return wall_s
     total = len(firsts)
     out = []
     for problem, (number, p, n) in found.items():
