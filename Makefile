@@ -60,7 +60,7 @@ validate: build $(NS3_VENV)/.installed
 # hour). Measures only the kernel runs missing from python/bufferlab/kernel/suite/kernel/ (or made
 # from another version of their scenario file), then writes the page; not part of `make test`.
 validate-linux: build kernel-deps
-	nice -n -5 $(PY) -m bufferlab.kernel.suite --kernel --out docs/validation-linux.md
+	nice -n -5 $(PY) -m bufferlab.validate_linux --kernel --out docs/validation-linux.md
 
 # Every reproduction of the seed papers, quick profile (>= 3 seeds, every core): runs, figures and
 # report.md in repro-out/ (a rerun resumes), and docs/reproductions.md + docs/figures/ regenerated.

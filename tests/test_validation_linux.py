@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bufferlab.kernel import suite
+from bufferlab import validate_linux as suite
 from bufferlab.scenario import load_scenario
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "validation-linux.md"
@@ -30,10 +30,10 @@ def test_rows_the_page_says_hold_still_hold(name):
     seeds = list(range(1, suite.SEEDS + 1))
     kruns = suite.stored_runs(case, seeds)
     if not kruns or not PAGE.is_file():
-        pytest.skip(f"no stored kernel runs of {name} (python -m bufferlab.kernel.suite --kernel --only {name})")
+        pytest.skip(f"no stored kernel runs of {name} (python -m bufferlab.validate_linux --kernel --only {name})")
     on_page = suite.rows_on_page(PAGE.read_text(), name)
     if not on_page:
-        pytest.skip(f"{PAGE.name} has no rows of {name} yet (python -m bufferlab.kernel.suite rebuilds it)")
+        pytest.skip(f"{PAGE.name} has no rows of {name} yet (python -m bufferlab.validate_linux rebuilds it)")
     sims = suite.run_sim(case, [r["seed"] for r in kruns])
     rows = {r["metric"]: r for r in suite.case_rows(case, load_scenario(case.file), sims, [r["summary"] for r in kruns])}
     for metric in CHECKED[name]:
