@@ -158,7 +158,11 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
         let n = bps * duration_s / pkt_bits;
         // A closed-loop (TCP) source creates what its share lets through; an open-loop one
         // creates all it offers, dropped at the first queue or not.
-        let n_created = if tcp { n } else { offer * duration_s / pkt_bits };
+        let n_created = if tcp {
+            n
+        } else {
+            offer * duration_s / pkt_bits
+        };
         // Replies: a TCP ACK every second segment; a ping reply per request.
         let back = if tcp {
             n / 2.0
@@ -282,6 +286,10 @@ mod tests {
         assert!(e.link_packets < 200, "{e:?}");
         let out = crate::simulate::run(&sc).unwrap();
         let ratio = e.events as f64 / out.summary.engine.events as f64;
-        assert!((0.5..=2.0).contains(&ratio), "estimate {e:?} against {} events", out.summary.engine.events);
+        assert!(
+            (0.5..=2.0).contains(&ratio),
+            "estimate {e:?} against {} events",
+            out.summary.engine.events
+        );
     }
 }

@@ -498,7 +498,8 @@ fn traffic_keys() -> std::collections::BTreeMap<&'static str, Vec<&'static str>>
 }
 
 /// The names the scenario file takes, each declared once in the engine: disciplines, sizing
-/// rules, distribution laws, traffic kinds (and which run TCP), topology templates.
+/// rules, distribution laws, traffic kinds (and which run TCP), topology templates, and the unit
+/// suffixes of plan keys (`_ns`: a file key without it is read as a time).
 #[pyfunction]
 fn file_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
     use bufferlab_core::file;
@@ -509,6 +510,7 @@ fn file_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
         ("kinds", file::traffic::kind_names()),
         ("tcp_kinds", file::traffic::tcp_kind_names()),
         ("templates", file::topology::TEMPLATES.to_vec()),
+        ("unit_suffixes", file::schema::UNIT_SUFFIXES.to_vec()),
     ])
 }
 

@@ -19,6 +19,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ..scenario import NAMES
 from ..units import quantity_value
 
 __all__ = [
@@ -85,8 +86,10 @@ def axis(name: str, values: Iterable[float]) -> tuple[float, str]:
 
 # What a metric can physically be: a confidence band is not drawn past it.
 _FRACTIONS = ("loss_rate", "utilization", "cdf", "fairness")
-_NONNEGATIVE = ("_s", "_ns", "_bps", "_pps", "_pkts", "_bytes", "dropped", "enqueued", "retransmits",
-                "timeouts", "_sent", "_delivered", "_samples", "events", "count")
+# Times, rates, sizes and counts: the plan's unit suffixes (as the engine declares them) and the
+# results' own.
+_NONNEGATIVE = ("_s", *NAMES["unit_suffixes"], "dropped", "enqueued", "retransmits", "timeouts", "_sent",
+                "_delivered", "_samples", "events", "count")
 
 
 def bounds(name: str) -> tuple[float, float]:

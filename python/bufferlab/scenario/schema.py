@@ -17,8 +17,10 @@ import json
 import re
 from typing import Any
 
+from .. import _core  # type: ignore[attr-defined]
 
-UNIT_SUFFIX = re.compile(r"_(ns|bps|bytes|pkts|pps)$")
+# The plan keys' unit suffixes, as the engine's reader strips them (`file::schema::UNIT_SUFFIXES`).
+UNIT_SUFFIX = re.compile("(" + "|".join(re.escape(s) for s in _core.file_names()["unit_suffixes"]) + ")$")
 
 
 @functools.cache

@@ -13,7 +13,7 @@ use super::doc::Doc;
 use super::table::{boolean, choice, integer, number, Range};
 use super::units;
 
-const UNIT_SUFFIXES: [&str; 5] = ["_ns", "_bps", "_bytes", "_pkts", "_pps"];
+pub const UNIT_SUFFIXES: [&str; 5] = ["_ns", "_bps", "_bytes", "_pkts", "_pps"];
 
 fn defs() -> &'static Map<String, Value> {
     static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
