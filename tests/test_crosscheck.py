@@ -156,6 +156,11 @@ def test_tcp_options_from_the_file():
     assert tcp["mss"] == 960
     off = to_ns3(dumbbell(tcp='cc = "cubic"\ncubic_hystart = false'))["flows"][0]
     assert off["tcp"]["cc_attrs"]["HyStart"] == "false"
+    # Vegas runs bufferlab's thresholds on both sides, given or not (ns-3's own are 2, 4, 1).
+    vegas = to_ns3(dumbbell(tcp='cc = "vegas"'))["flows"][0]["tcp"]["cc_attrs"]
+    assert (vegas["Alpha"], vegas["Beta"], vegas["Gamma"]) == ("1", "3", "1")
+    given = to_ns3(dumbbell(tcp='cc = "vegas"\nvegas_alpha = 2\nvegas_beta = 5'))["flows"][0]["tcp"]["cc_attrs"]
+    assert (given["Alpha"], given["Beta"]) == ("2", "5")
 
 
 def test_flows_ports_and_start_times():

@@ -280,11 +280,11 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
     elif beta is not None and not (cc == "newreno" and beta == 0.5):
         why.add(f"{path}.tcp.beta", f"ns-3's {cc} has no decrease-factor setting (NewReno halves); leave beta out")
     if cc == "vegas":
-        # A block that leaves them out gets ns-3's own thresholds (2, 4, 1).
-        vegas = (("vegas_alpha", "Alpha", opts.vegas_alpha, 2), ("vegas_beta", "Beta", opts.vegas_beta, 4),
-                 ("vegas_gamma", "Gamma", opts.vegas_gamma, 1))
-        for key, attr, value, ns3_default in vegas:
-            v = value if opts.has(key) else ns3_default
+        # bufferlab's thresholds whether the block gives them or not (its defaults, 1, 3 and 1
+        # packets, are Brakmo & Peterson's; ns-3's own are 2, 4, 1): both sides run one model.
+        vegas = (("vegas_alpha", "Alpha", opts.vegas_alpha), ("vegas_beta", "Beta", opts.vegas_beta),
+                 ("vegas_gamma", "Gamma", opts.vegas_gamma))
+        for key, attr, v in vegas:
             if float(v) != int(v):
                 why.add(f"{path}.tcp.{key}", "ns-3's Vegas takes whole packets; give an integer")
             cc_attrs[attr] = str(int(v))
