@@ -497,6 +497,44 @@ fn traffic_keys() -> std::collections::BTreeMap<&'static str, Vec<&'static str>>
         .collect()
 }
 
+/// One quantity read as the scenario reader reads it: `kind` is `time`, `rate`, `bit_rate`,
+/// `size`, `bytes`, `per_second`, `time_dist` or `size_dist` (sizes in `pkt` of 1448 B). Returns
+/// `(value as JSON, None)` or `(None, message)`.
+#[pyfunction]
+fn parse_quantity(
+    kind: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<(Option<String>, Option<String>)> {
+    use bufferlab_core::file::law::{self, Quantity};
+    use bufferlab_core::file::units::{self, Rate, Size};
+    let v = to_doc(value)?;
+    let r: Result<serde_json::Value, String> = match kind {
+        "time" => units::time_ns(&v).map(serde_json::Value::from),
+        "rate" | "bit_rate" => units::rate(&v, kind == "rate").map(|r| match r {
+            Rate::Bps(b) => serde_json::json!({ "bps": b }),
+            Rate::Pps(p) => serde_json::json!({ "pps": p }),
+        }),
+        "size" => units::size(&v, true).map(|s| match s {
+            Size::Bytes(b) => serde_json::json!({ "bytes": b }),
+            Size::Pkts(n) => serde_json::json!({ "pkts": n }),
+        }),
+        "bytes" => units::bytes(&v).map(serde_json::Value::from),
+        "per_second" => units::per_second(&v).map(serde_json::Value::from),
+        "time_dist" => law::parse(&v, Quantity::Time),
+        "size_dist" => law::parse(
+            &v,
+            Quantity::Size {
+                pkt_bytes: Some(1448),
+            },
+        ),
+        other => return Err(PyValueError::new_err(format!("no quantity {other:?}"))),
+    };
+    Ok(match r {
+        Ok(x) => (Some(x.to_string()), None),
+        Err(e) => (None, Some(e)),
+    })
+}
+
 /// The names the scenario file takes, each declared once in the engine: disciplines, sizing
 /// rules, distribution laws, traffic kinds (and which run TCP), topology templates, and the unit
 /// suffixes of plan keys (`_ns`: a file key without it is read as a time).
@@ -563,6 +601,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(file_names, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(apply_overrides, m)?)?;
     m.add_function(wrap_pyfunction!(place_problems, m)?)?;
     m.add_function(wrap_pyfunction!(traffic_keys, m)?)?;
