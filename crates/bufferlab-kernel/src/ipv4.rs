@@ -67,15 +67,11 @@ pub fn parse(p: &[u8]) -> Option<Header> {
     })
 }
 
-/// Set the TTL and update the header checksum incrementally (RFC 1624 eq. 3:
-/// HC' = ~(~HC + ~m + m'), m the 16-bit word holding TTL and protocol).
-pub fn set_ttl(p: &mut [u8], ttl: u8) {
-    if p.len() < 20 || p[8] == ttl {
-        return;
-    }
-    let old = u16::from_be_bytes([p[8], p[9]]);
-    p[8] = ttl;
-    let new = u16::from_be_bytes([p[8], p[9]]);
+/// Rewrite the 16-bit header word at `at` and update the header checksum incrementally
+/// (RFC 1624 eq. 3: HC' = ~(~HC + ~m + m')).
+fn rewrite_word(p: &mut [u8], at: usize, new: u16) {
+    let old = u16::from_be_bytes([p[at], p[at + 1]]);
+    p[at..at + 2].copy_from_slice(&new.to_be_bytes());
     let hc = u16::from_be_bytes([p[10], p[11]]);
     let mut sum = (!hc as u32) + (!old as u32) + new as u32;
     while sum > 0xffff {
@@ -85,22 +81,21 @@ pub fn set_ttl(p: &mut [u8], ttl: u8) {
     p[10..12].copy_from_slice(&c.to_be_bytes());
 }
 
-/// Set the ECN field (the TOS byte's low two bits: an AQM's CE, RFC 3168 §5) and update the
-/// header checksum incrementally (RFC 1624 eq. 3, over the word holding version, IHL and TOS).
+/// Set the TTL (in the word it shares with the protocol), the checksum updated.
+pub fn set_ttl(p: &mut [u8], ttl: u8) {
+    if p.len() < 20 || p[8] == ttl {
+        return;
+    }
+    rewrite_word(p, 8, u16::from_be_bytes([ttl, p[9]]));
+}
+
+/// Set the ECN field (the TOS byte's low two bits: an AQM's CE, RFC 3168 §5; in the word it
+/// shares with version and IHL), the checksum updated.
 pub fn set_ecn(p: &mut [u8], ecn: u8) {
     if p.len() < 20 || p[1] & 3 == ecn & 3 {
         return;
     }
-    let old = u16::from_be_bytes([p[0], p[1]]);
-    p[1] = (p[1] & !3) | (ecn & 3);
-    let new = u16::from_be_bytes([p[0], p[1]]);
-    let hc = u16::from_be_bytes([p[10], p[11]]);
-    let mut sum = (!hc as u32) + (!old as u32) + new as u32;
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    let c = !(sum as u16);
-    p[10..12].copy_from_slice(&c.to_be_bytes());
+    rewrite_word(p, 0, u16::from_be_bytes([p[0], (p[1] & !3) | (ecn & 3)]));
 }
 
 /// The Internet checksum (RFC 1071) of `b`: 0 over data that carries a correct one.

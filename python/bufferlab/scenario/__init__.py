@@ -220,13 +220,14 @@ def load_scenario(
         if bad:
             raise ScenarioError([Problem("seed", bad)], src)
         seed = int(seed)
-    plan, problems, groups, origins = _core.read_scenario(
-        doc, list(overrides.items()) if overrides else None, seed, engine_check
-    )
+    if overrides:
+        # Applied once, here: the document kept is the one read.
+        bad = apply_overrides(doc, overrides)
+        if bad:
+            raise ScenarioError(bad, src)
+    plan, problems, groups, origins = _core.read_scenario(doc, None, seed, engine_check)
     if plan is None:
         raise ScenarioError([Problem(path, msg) for path, msg in problems], src)
-    if overrides:
-        apply_overrides(doc, overrides)
     return Scenario(handle=plan, document=doc, source=src, groups=dict(groups), origins=[tuple(o) for o in origins])
 
 

@@ -82,6 +82,15 @@ impl Doc {
     }
 }
 
+/// Shortest round trip in scientific form, the exponent signed and of two digits at least, as
+/// Python prints it (`1e+20`, `1.5e-07`).
+pub fn scientific(f: f64) -> String {
+    let s = format!("{f:e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
+
 /// A float as TOML and Python print it: `5.0`, `0.1`, `1e+20`.
 pub fn float_repr(f: f64) -> String {
     if f.is_nan() {
@@ -92,11 +101,7 @@ pub fn float_repr(f: f64) -> String {
     }
     let a = f.abs();
     if a != 0.0 && !(1e-4..1e16).contains(&a) {
-        // Shortest round trip in scientific form, exponent signed and two digits at least.
-        let s = format!("{f:e}");
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let e: i32 = e.parse().unwrap_or(0);
-        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+        return scientific(f);
     }
     let s = format!("{f:?}");
     if s.contains('.') || s.contains('e') {

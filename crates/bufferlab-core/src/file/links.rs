@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::doc::Doc;
 use super::queue::{default_queue, read_queue, read_ring};
-use super::table::{choice, join, number, Problems, Range, Table};
+use super::table::{choice, join, number, or_null, Problems, Range, Table};
 use super::units::{self, Rate};
 
 pub const DIR_KEYS: [&str; 6] = ["rate", "delay", "framing", "queue", "ring", "loss"];
@@ -28,10 +28,6 @@ pub fn link_rate_bps(v: &Doc) -> Result<u64, String> {
 /// A propagation delay (its bounds are the engine's: `DirSpec.delay_ns`).
 pub fn link_delay_ns(v: &Doc) -> Result<u64, String> {
     units::time_ns(v)
-}
-
-fn or_null<T: Into<Value>>(v: Option<T>) -> Value {
-    v.map_or(Value::Null, Into::into)
 }
 
 /// The direction keys `t` gives.

@@ -5,13 +5,11 @@
 use super::doc::Doc;
 use super::table::{index, join};
 use super::FileProblem;
+use crate::problem::Seg;
 
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-fn parse(path: &str) -> Option<Vec<Step>> {
+/// A key path's steps (`traffic[0].cc`, `traffic.0.cc` -> [traffic, 0, cc]); `None` if it is
+/// not one.
+pub fn key_path(path: &str) -> Option<Vec<Seg>> {
     let mut out = Vec::new();
     let b = path.as_bytes();
     let mut i = 0;
@@ -20,7 +18,7 @@ fn parse(path: &str) -> Option<Vec<Step>> {
             b'.' if i > 0 && i + 1 < b.len() && b[i + 1] != b'.' && b[i + 1] != b'[' => i += 1,
             b'[' => {
                 let end = path[i..].find(']')? + i;
-                out.push(Step::Index(path[i + 1..end].parse().ok()?));
+                out.push(Seg::Index(path[i + 1..end].parse().ok()?));
                 i = end + 1;
             }
             b'.' | b']' => return None,
@@ -30,8 +28,8 @@ fn parse(path: &str) -> Option<Vec<Step>> {
                     .map_or(path.len(), |e| e + i);
                 let name = &path[i..end];
                 out.push(match name.bytes().all(|c| c.is_ascii_digit()) {
-                    true => Step::Index(name.parse().ok()?),
-                    false => Step::Key(name.to_string()),
+                    true => Seg::Index(name.parse().ok()?),
+                    false => Seg::Key(name.to_string()),
                 });
                 i = end;
             }
@@ -51,7 +49,7 @@ fn kind_of(v: &Doc) -> String {
 pub fn apply(doc: &mut Doc, overrides: &[(String, Doc)]) -> Vec<FileProblem> {
     let mut problems = Vec::new();
     'each: for (key, value) in overrides {
-        let Some(steps) = parse(key) else {
+        let Some(steps) = key_path(key) else {
             problems.push((
                 key.clone(),
                 "not a key path (e.g. \"topology.bottleneck.rate\" or \"traffic[0].cc\")".into(),
@@ -63,28 +61,17 @@ pub fn apply(doc: &mut Doc, overrides: &[(String, Doc)]) -> Vec<FileProblem> {
         for (j, step) in steps.iter().enumerate() {
             let last = j == steps.len() - 1;
             match step {
-                Step::Index(i) => {
+                Seg::Index(i) => {
                     let n = node.as_list().map_or(0, <[Doc]>::len);
-                    let Doc::List(list) = node else {
-                        problems.push((
-                            key.clone(),
-                            format!(
-                                "{} has {n} entries, no [{i}]",
-                                if at.is_empty() { "document" } else { &at }
-                            ),
-                        ));
-                        continue 'each;
+                    let list = match node {
+                        Doc::List(list) if *i < n => list,
+                        _ => {
+                            let whole = if at.is_empty() { "document" } else { &at };
+                            problems
+                                .push((key.clone(), format!("{whole} has {n} entries, no [{i}]")));
+                            continue 'each;
+                        }
                     };
-                    if *i >= n {
-                        problems.push((
-                            key.clone(),
-                            format!(
-                                "{} has {n} entries, no [{i}]",
-                                if at.is_empty() { "document" } else { &at }
-                            ),
-                        ));
-                        continue 'each;
-                    }
                     at = index(&at, *i);
                     if last {
                         list[*i] = value.clone();
@@ -92,7 +79,7 @@ pub fn apply(doc: &mut Doc, overrides: &[(String, Doc)]) -> Vec<FileProblem> {
                     }
                     node = &mut list[*i];
                 }
-                Step::Key(k) => {
+                Seg::Key(k) => {
                     let desc = kind_of(node);
                     let Doc::Table(table) = node else {
                         problems.push((key.clone(), format!("{at} is {desc}, not a table")));
@@ -103,7 +90,7 @@ pub fn apply(doc: &mut Doc, overrides: &[(String, Doc)]) -> Vec<FileProblem> {
                         None => {
                             let fresh = if last {
                                 Doc::Null
-                            } else if matches!(steps[j + 1], Step::Index(_)) {
+                            } else if matches!(steps[j + 1], Seg::Index(_)) {
                                 Doc::List(vec![])
                             } else {
                                 Doc::Table(vec![])

@@ -262,13 +262,15 @@ pub fn number(range: Range, what: &str) -> impl Fn(&Doc) -> Result<f64, String> 
     }
 }
 
+/// A value read, or `null` when it could not be (the key was given: nothing is reported missing).
+pub fn or_null<T: Into<serde_json::Value>>(v: Option<T>) -> serde_json::Value {
+    v.map_or(serde_json::Value::Null, Into::into)
+}
+
 /// Python's `{:g}` for the bounds messages quote: `0`, `1`, `1e+06`.
 pub fn g(x: f64) -> String {
     if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-4) {
-        let s = format!("{x:e}");
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let e: i32 = e.parse().unwrap_or(0);
-        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+        super::doc::scientific(x)
     } else {
         let s = format!("{x}");
         s.strip_suffix(".0").map(str::to_string).unwrap_or(s)

@@ -21,7 +21,7 @@ use super::close::did_you_mean;
 use super::doc::Doc;
 use super::law::{self, Quantity};
 use super::schema::{definition, deref, tcp_keys, user_key, Reader};
-use super::table::{boolean, choice, index, integer, join, Problems, Table};
+use super::table::{boolean, choice, index, integer, join, or_null, Problems, Table};
 use super::topology::Topology;
 use super::units::{self, Rate, Size};
 use crate::tcp::params::{TcpParams, TS_OPTION_BYTES};
@@ -286,10 +286,6 @@ fn read_block(
         }
     }
     Some(Value::Object(spec))
-}
-
-fn or_null<T: Into<Value>>(v: Option<T>) -> Value {
-    v.map_or(Value::Null, Into::into)
 }
 
 /// A rate in packets per second (a bit rate counts packets of `size`).

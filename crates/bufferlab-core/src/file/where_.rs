@@ -11,25 +11,7 @@ use crate::problem::{Problem, Seg};
 
 /// A key path's steps: `links[3].forward` -> [links, 3, forward].
 pub fn steps(path: &str) -> Vec<Seg> {
-    let mut out = Vec::new();
-    for part in path.split('.') {
-        let (name, rest) = match part.find('[') {
-            Some(i) => (&part[..i], &part[i..]),
-            None => (part, ""),
-        };
-        if !name.is_empty() {
-            out.push(match name.parse::<usize>() {
-                Ok(i) => Seg::Index(i),
-                Err(_) => Seg::Key(name.to_string()),
-            });
-        }
-        for idx in rest.split('[').filter(|s| !s.is_empty()) {
-            if let Ok(i) = idx.trim_end_matches(']').parse() {
-                out.push(Seg::Index(i));
-            }
-        }
-    }
-    out
+    super::overrides::key_path(path).unwrap_or_default()
 }
 
 /// A path as text: `links[0].forward`.
