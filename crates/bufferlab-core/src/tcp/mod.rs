@@ -16,6 +16,7 @@
 pub mod cc;
 pub mod endpoint;
 pub mod frto;
+pub mod pacing;
 pub mod params;
 pub mod prr;
 pub mod rack;

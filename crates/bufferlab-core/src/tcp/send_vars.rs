@@ -90,6 +90,9 @@ pub(super) struct SendVars {
     /// The window reduction an ECN-Echo began (Linux's CWR state) lasts until the cumulative ACK
     /// passes this byte (one past the highest sent then); no further ECE reduces before.
     pub(super) cwr_end: Option<u64>,
+    /// Linux's `sk_pacing_rate` in bytes per second ([`super::pacing`]), updated after every
+    /// ACK; `None` (unlimited) before the first RTT sample.
+    pub(super) pacing_rate: Option<u64>,
 }
 
 impl SendVars {
@@ -117,6 +120,7 @@ impl SendVars {
             ecn_ok: p.ecn && !p.handshake,
             cwr_pending: false,
             cwr_end: None,
+            pacing_rate: None,
         }
     }
 }

@@ -10,6 +10,7 @@
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
+use super::pacing::{self, PacingInput};
 use super::params::{SsthreshFrom, TcpParams, DUP_THRESH};
 use super::prr::Prr;
 use super::rack::Rack;
@@ -127,6 +128,12 @@ impl SendConn {
     /// Window reductions made for an ECN-Echo (RFC 3168 §6.1.2).
     pub fn ecn_reductions(&self) -> u64 {
         self.stats.ecn_reductions
+    }
+
+    /// Linux's pacing rate for this connection in bytes per second (`sk_pacing_rate`), `None`
+    /// before the first RTT sample.
+    pub fn pacing_rate(&self) -> Option<u64> {
+        self.v.pacing_rate
     }
 
     /// Whether ECN was agreed.
@@ -322,6 +329,18 @@ impl SendConn {
         }
     }
 
+    /// Linux's `tcp_update_pacing_rate`, called at the end of `tcp_cong_control` on every ACK.
+    fn update_pacing_rate(&mut self) {
+        let w = PacingInput {
+            cwnd_bytes: self.w.cwnd_bytes,
+            ssthresh_bytes: self.w.ssthresh_bytes,
+            outstanding_bytes: self.v.max - self.v.una,
+            srtt: self.rtt.srtt(),
+        };
+        self.v.pacing_rate =
+            pacing::linux_rate(&w, pacing::SS_RATIO_PERCENT, pacing::CA_RATIO_PERCENT);
+    }
+
     fn update_gauges(&self, io: &mut Io, peer: &Peer) {
         let st = &mut io.flows[peer.flow as usize];
         st.cwnd_bytes = self.w.cwnd_bytes;
@@ -453,6 +472,7 @@ impl SendConn {
             self.sb.detect_losses();
             self.find_losses(io, peer, before);
         }
+        self.update_pacing_rate();
         // F-RTO step 3: nothing more leaves until the next ACK decides.
         if self.frto.phase() != Phase::Second {
             self.pump(io, peer);
@@ -513,6 +533,8 @@ impl SendConn {
                         && h.flags & tcp_flags::CWR == 0;
                     self.state = State::Open;
                     self.v.rto_at = None;
+                    // Linux runs `tcp_ack` on the SYN-ACK, so the rate starts from its RTT.
+                    self.update_pacing_rate();
                     self.pump(io, peer);
                     self.update_gauges(io, peer);
                 }
