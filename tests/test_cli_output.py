@@ -47,10 +47,32 @@ def test_a_large_dumbbell_sums_up_its_host_ports():
     r = cli(*args)
     assert r.exit_code == 0, r.output
     assert "r1->r2" in r.stdout and "s1->r1" not in r.stdout
-    assert "+ 24 host queues not listed" in r.stdout and "--all-queues" in r.stdout
+    assert "+ 24 host queues not listed" in r.stdout and "--all lists them" in r.stdout
     assert "+ 24 host links not listed" in r.stdout
     every = cli(*args, "--all-queues")
     assert "s6->r1" in every.stdout and "r2->d6" in every.stdout and "not listed" not in every.stdout
+
+
+def test_many_flows_are_summed_up_per_kind():
+    args = ("run", str(example_path("dumbbell")), "--set", "topology.pairs=30", "--set", 'run.duration="2s"')
+    r = cli(*args)
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.stdout.splitlines() if line.startswith("│ tcp-")]
+    assert len(rows) == 12
+    line = next(line for line in r.stdout.splitlines() if "tcp flows not listed" in line)
+    assert line.startswith("+ 18 tcp flows not listed; goodput of all 30: ")
+    assert "Jain's index" in line and "retransmits" in line
+    every = cli(*args, "--all")
+    assert len([line for line in every.stdout.splitlines() if line.startswith("│ tcp-")]) == 30
+    assert "flows not listed" not in every.stdout
+
+
+def test_jains_index():
+    from bufferlab.cli.tables import _jain
+
+    assert _jain([5.0, 5.0, 5.0]) == 1.0
+    assert abs(_jain([1.0, 0.0, 0.0, 0.0]) - 0.25) < 1e-12
+    assert _jain([]) is None
 
 
 def test_a_small_topology_lists_every_queue():

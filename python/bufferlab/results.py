@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import jsonfile
 from .outpath import check_out_dir, make_sibling, remove_leftovers
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ class Result:
         raise KeyError(f"no queue at {link!r}; queues: {', '.join(r.get('link', '?') for r in self.summary.get('queues', []))}")
 
     def summary_json(self) -> str:
-        return json.dumps(self.summary, indent=2, sort_keys=False) + "\n"
+        return jsonfile.dumps(self.summary)
 
     def __repr__(self) -> str:
         e = self.engine
@@ -139,7 +140,7 @@ class Result:
     def _write_files(self, d: Path) -> None:
         _write_text(d / "summary.json", self.summary_json())
         if self.plan is not None:
-            _write_text(d / "plan.json", json.dumps(self.plan, indent=2, sort_keys=True) + "\n")
+            _write_text(d / "plan.json", jsonfile.dumps(self.plan, sort_keys=True))
         self.flows.to_parquet(d / "flows.parquet", index=False)
         self.queues.to_parquet(d / "queues.parquet", index=False)
         self.links.to_parquet(d / "links.parquet", index=False)

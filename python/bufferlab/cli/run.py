@@ -42,8 +42,8 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print summary.json to stdout instead of tables.")] = False,
     seed: SeedOption = None,
     sets: SetOption = None,
-    all_queues: Annotated[
-        bool, typer.Option("--all-queues", help="List every host's queue and link too (by default a large topology's host ports are summed up in one line).")
+    list_all: Annotated[
+        bool, typer.Option("--all", "--all-queues", help="List every flow, and every host's queue and link (by default many flows, and a large topology's host ports, are summed up in a line each).")
     ] = False,
     yes: YesOption = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (there is none either when stderr is not a terminal).")] = False,
@@ -92,7 +92,7 @@ def run(
     if as_json:
         sys.stdout.write(result.summary_json())
         return
-    print_result(result, out_console, title=str(file), all_queues=all_queues)
+    print_result(result, out_console, title=str(file), list_all=list_all)
     if out is not None:
         out_console.print(f"wrote {written}", markup=False)
 

@@ -61,6 +61,10 @@ def _print_table(console: Console, title: str, cols: list[tuple[str, str, Callab
 
 # Up to this many queues every one is listed; beyond, the host ports are summed up.
 HOST_PORTS_SHOWN = 8
+# Up to this many flows every one is listed; beyond, the first FLOWS_LISTED and a line per kind
+# (a table of thousands of rows is unreadable and takes seconds to draw).
+FLOWS_SHOWN = 24
+FLOWS_LISTED = 12
 
 
 def _host_nodes(plan: dict[str, Any] | None) -> set[str]:
@@ -92,18 +96,47 @@ def _split_host_ports(rows: list[dict[str, Any]], hosts: set[str], all_rows: boo
 def _hidden_queues_line(hidden: list[dict[str, Any]]) -> str:
     worst = max(hidden, key=lambda q: q.get("sojourn_mean_s") or 0.0)
     return (f"+ {counted(len(hidden), 'host queue')} not listed: none dropped; the longest mean sojourn "
-            f"{_s(worst.get('sojourn_mean_s'))} at {worst.get('link')} (--all-queues lists them)")
+            f"{_s(worst.get('sojourn_mean_s'))} at {worst.get('link')} (--all lists them)")
 
 
 def _hidden_links_line(hidden: list[dict[str, Any]]) -> str:
     u = [ln.get("utilization") for ln in hidden if ln.get("utilization") is not None]
     span = f"; utilization {100 * min(u):.1f}% to {100 * max(u):.1f}%" if u else ""
-    return f"+ {counted(len(hidden), 'host link')} not listed{span} (--all-queues lists them)"
+    return f"+ {counted(len(hidden), 'host link')} not listed{span} (--all lists them)"
 
 
-def print_result(result: Result, console: Console, title: str | None = None, all_queues: bool = False) -> None:
-    """The readable summary: a line about the run, then flows, queues and links (a large
-    topology's host ports summed up in a line each unless ``all_queues``)."""
+def _jain(xs: list[float]) -> float | None:
+    """Jain's fairness index of ``xs`` (1 when all are equal)."""
+    sq = sum(x * x for x in xs)
+    return sum(xs) ** 2 / (len(xs) * sq) if xs and sq > 0 else None
+
+
+def _hidden_flows_lines(hidden: list[dict[str, Any]], flows: list[dict[str, Any]]) -> list[str]:
+    """A line per kind of the flows not listed: how many, and the spread of the goodput over all
+    flows of that kind."""
+    import statistics
+
+    lines = []
+    for kind in dict.fromkeys(str(f.get("kind")) for f in hidden):
+        n = sum(1 for f in hidden if str(f.get("kind")) == kind)
+        same = [f for f in flows if str(f.get("kind")) == kind]
+        g = [float(f["goodput_bps"]) for f in same if f.get("goodput_bps") is not None]
+        what = f"+ {counted(n, kind + ' flow')} not listed"
+        if g and kind != "ping":
+            j = _jain(g)
+            fair = f", Jain's index {j:.3f}" if j is not None else ""
+            what += (f"; goodput of all {len(same):,}: {format_rate_bps(min(g))} to {format_rate_bps(max(g))}, "
+                     f"median {format_rate_bps(statistics.median(g))}{fair}")
+        r = [int(f["retransmits"]) for f in same if f.get("retransmits") is not None]
+        if r and kind not in ("ping", "udp"):
+            what += f", {sum(r):,} retransmits"
+        lines.append(what + " (--all lists them)")
+    return lines
+
+
+def print_result(result: Result, console: Console, title: str | None = None, list_all: bool = False) -> None:
+    """The readable summary: a line about the run, then flows, queues and links (many flows, and
+    a large topology's host ports, summed up in a line each unless ``list_all``)."""
     s = result.summary
     e = s.get("engine", {})
     events = e.get("events", 0) or 0
@@ -139,9 +172,12 @@ def print_result(result: Result, console: Console, title: str | None = None, all
             ("retx", "right", lambda f: "-" if f.get("kind") in ("ping", "udp") else _f(f.get("retransmits"), str)),
             ("done in", "right", lambda f: _s(f.get("completion_time_s"))),
         ]
-        _print_table(console, "flows", cols, flows)
+        shown = flows if list_all or len(flows) <= FLOWS_SHOWN else flows[:FLOWS_LISTED]
+        _print_table(console, "flows", cols, shown)
+        for line in _hidden_flows_lines(flows[len(shown):], flows):
+            console.print(line, markup=False)
     hosts = _host_nodes(result.plan)
-    queues, hidden_queues = _split_host_ports(s.get("queues", []), hosts, all_queues)
+    queues, hidden_queues = _split_host_ports(s.get("queues", []), hosts, list_all)
     if queues:
         cols = [
             ("link", "left", lambda q: str(q.get("link"))),
@@ -158,7 +194,7 @@ def print_result(result: Result, console: Console, title: str | None = None, all
         _print_table(console, "queues", cols, queues)
     if hidden_queues:
         console.print(_hidden_queues_line(hidden_queues), markup=False)
-    links, hidden_links = _split_host_ports(s.get("links", []), hosts, all_queues)
+    links, hidden_links = _split_host_ports(s.get("links", []), hosts, list_all)
     if links:
         cols = [
             ("link", "left", lambda ln: str(ln.get("link"))),
