@@ -8,6 +8,12 @@
 //! Counts are kept as they change, so the pipe (RFC 6675 §4, `SetPipe`) costs O(1):
 //! `pipe = outstanding − sacked − lost + retransmitted` (the lost segments that were resent are
 //! in the network again).
+//!
+//! With RACK, the segments RACK must judge (neither SACKed nor lost and waiting for their
+//! retransmission) are also threaded on a list in the order they were last sent, as Linux keeps
+//! its `tsorted_sent_queue`: a retransmission moves to the tail, a SACK or a loss takes a segment
+//! off. RACK's walk then starts at the oldest and stops at the first segment it cannot yet call
+//! lost, so an ACK costs what it changes, not the window.
 
 use std::collections::VecDeque;
 
@@ -21,6 +27,10 @@ const RETX: u8 = 4;
 /// Sent more than once (kept when a lost retransmission clears `RETX`): RACK's RTT samples from
 /// such a segment are ambiguous.
 const EVER_RETX: u8 = 8;
+/// On the sending-order list (RACK only).
+const LISTED: u8 = 16;
+/// No segment (the list's ends).
+const NIL: u64 = u64::MAX;
 
 #[derive(Clone, Copy, Debug)]
 struct Seg {
@@ -29,9 +39,12 @@ struct Seg {
     flags: u8,
     /// When it was last sent (RACK orders segments by it).
     sent: Instant,
+    /// Neighbours on the sending-order list (segment numbers, `NIL` at the ends).
+    prev: u64,
+    next: u64,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Scoreboard {
     flags: VecDeque<Seg>,
     /// Segment number of `flags[0]` (the first unacknowledged segment).
@@ -50,9 +63,33 @@ pub struct Scoreboard {
     /// One past the highest segment RACK marked lost: [`Self::next_retx`] may stop at the loss
     /// scan only beyond it.
     rack_hi: u64,
-    /// Every segment below this one is SACKed or lost and waiting for its retransmission:
-    /// nothing RACK must judge (lowered when one is resent).
-    rack_from: u64,
+    /// The sending-order list's oldest and newest segments (RACK only; `NIL` when empty).
+    order_first: u64,
+    order_last: u64,
+    /// Segments RACK's walks have looked at, in all (a test reads the cost per ACK).
+    #[cfg(test)]
+    rack_visits: u64,
+}
+
+impl Default for Scoreboard {
+    fn default() -> Self {
+        Scoreboard {
+            flags: VecDeque::new(),
+            head: 0,
+            sacked: 0,
+            lost: 0,
+            retx: 0,
+            lost_scan: 0,
+            sacked_below_scan: 0,
+            retx_scan: 0,
+            rack: None,
+            rack_hi: 0,
+            order_first: NIL,
+            order_last: NIL,
+            #[cfg(test)]
+            rack_visits: 0,
+        }
+    }
 }
 
 impl Scoreboard {
@@ -85,6 +122,90 @@ impl Scoreboard {
 
     fn set(&mut self, seg: u64, f: u8) {
         self.flags[(seg - self.head) as usize].flags = f;
+    }
+
+    fn seg(&self, seg: u64) -> &Seg {
+        &self.flags[(seg - self.head) as usize]
+    }
+
+    fn seg_mut(&mut self, seg: u64) -> &mut Seg {
+        &mut self.flags[(seg - self.head) as usize]
+    }
+
+    /// Put `seg` on the sending-order list, which stays sorted by (last sent, end byte) as RFC
+    /// 8985's RACK_sent_after orders segments: after every segment sent before it, and after
+    /// those sent at the same instant that end lower. It was sent now, so it goes at the tail or,
+    /// when segments ending higher went out at the same nanosecond, just before them.
+    fn order_insert(&mut self, seg: u64) {
+        let key = {
+            let s = self.seg(seg);
+            (s.sent, s.start + s.len as u64)
+        };
+        let mut after = self.order_last;
+        while after != NIL {
+            let a = self.seg(after);
+            if (a.sent, a.start + a.len as u64) <= key {
+                break;
+            }
+            after = a.prev;
+        }
+        let before = if after == NIL {
+            self.order_first
+        } else {
+            self.seg(after).next
+        };
+        {
+            let s = self.seg_mut(seg);
+            s.prev = after;
+            s.next = before;
+            s.flags |= LISTED;
+        }
+        match after {
+            NIL => self.order_first = seg,
+            a => self.seg_mut(a).next = seg,
+        }
+        match before {
+            NIL => self.order_last = seg,
+            b => self.seg_mut(b).prev = seg,
+        }
+    }
+
+    /// Take `seg` off the sending-order list, if it is on it.
+    fn order_remove(&mut self, seg: u64) {
+        let (prev, next) = {
+            let s = self.seg_mut(seg);
+            if s.flags & LISTED == 0 {
+                return;
+            }
+            s.flags &= !LISTED;
+            (s.prev, s.next)
+        };
+        match prev {
+            NIL => self.order_first = next,
+            p => self.seg_mut(p).next = next,
+        }
+        match next {
+            NIL => self.order_last = prev,
+            n => self.seg_mut(n).prev = prev,
+        }
+    }
+
+    /// The list from scratch: every segment RACK must judge, sorted (after a spurious timeout
+    /// is undone, which puts the whole window back in flight; rare).
+    fn order_rebuild(&mut self) {
+        self.order_first = NIL;
+        self.order_last = NIL;
+        let mut keys: Vec<(Instant, u64, u64)> = Vec::new();
+        for (i, s) in self.flags.iter_mut().enumerate() {
+            s.flags &= !LISTED;
+            if s.flags & SACKED == 0 && !(s.flags & LOST != 0 && s.flags & RETX == 0) {
+                keys.push((s.sent, s.start + s.len as u64, self.head + i as u64));
+            }
+        }
+        keys.sort_unstable();
+        for (_, _, seg) in keys {
+            self.order_insert(seg);
+        }
     }
 
     /// The first unacknowledged segment's number.
@@ -127,7 +248,12 @@ impl Scoreboard {
             len,
             flags: 0,
             sent: now,
+            prev: NIL,
+            next: NIL,
         });
+        if self.rack.is_some() {
+            self.order_insert(self.end() - 1);
+        }
     }
 
     /// Run RACK's loss detection (RFC 8985) besides RFC 6675's IsLost.
@@ -163,51 +289,44 @@ impl Scoreboard {
     /// lost, a retransmission too (the loss RFC 6675 finds only by the timer). Returns when the
     /// earliest segment still inside its window would become lost (the reordering timer).
     ///
-    /// Segments never resent are in sending order, so the walk stops at the first of them sent
-    /// after RACK's reference; segments resent are sent later than their first copy and are
-    /// checked where they lie.
+    /// The walk follows the sending-order list from its oldest segment: the segments on it sent
+    /// before the reference that are past their deadline are lost and leave the list; the first
+    /// one still inside its window has the earliest deadline of those left (a deadline is its
+    /// sending time plus the same RACK.rtt + `reo_wnd`), and every later one is either later or
+    /// sent after the reference, so the walk stops there.
     pub fn rack_detect(&mut self, now: Instant, reo_wnd: Duration) -> Option<Instant> {
         let r = self.rack?;
         let (xmit, end, rtt) = r.reference()?;
-        let mut timer: Option<Instant> = None;
-        let from = self.rack_from.max(self.head);
-        let mut leading = true;
-        for i in (from - self.head) as usize..self.flags.len() {
-            let s = self.flags[i];
-            let f = s.flags;
-            if f & SACKED != 0 || (f & LOST != 0 && f & RETX == 0) {
-                if leading {
-                    self.rack_from = self.head + i as u64 + 1;
-                }
-                continue;
+        let mut seg = self.order_first;
+        while seg != NIL {
+            #[cfg(test)]
+            {
+                self.rack_visits += 1;
             }
-            leading = false;
-            let s_end = s.start + s.len as u64;
-            if (s.sent, s_end) > (xmit, end) {
-                if f & EVER_RETX == 0 {
-                    break;
-                }
-                continue;
+            let s = *self.seg(seg);
+            if (s.sent, s.start + s.len as u64) > (xmit, end) {
+                return None;
             }
             let deadline = s.sent + rtt + reo_wnd;
-            if deadline <= now {
-                let seg = self.head + i as u64;
-                let mut nf = f | LOST;
-                if f & LOST == 0 {
-                    self.lost += 1;
-                }
-                if f & RETX != 0 {
-                    nf &= !RETX;
-                    self.retx -= 1;
-                }
-                self.set(seg, nf);
-                self.retx_scan = self.retx_scan.min(seg);
-                self.rack_hi = self.rack_hi.max(seg + 1);
-            } else {
-                timer = Some(timer.map_or(deadline, |t| t.min(deadline)));
+            if deadline > now {
+                return Some(deadline);
             }
+            let f = s.flags;
+            let mut nf = f | LOST;
+            if f & LOST == 0 {
+                self.lost += 1;
+            }
+            if f & RETX != 0 {
+                nf &= !RETX;
+                self.retx -= 1;
+            }
+            self.order_remove(seg);
+            self.set(seg, nf & !LISTED);
+            self.retx_scan = self.retx_scan.min(seg);
+            self.rack_hi = self.rack_hi.max(seg + 1);
+            seg = s.next;
         }
-        timer
+        None
     }
 
     /// Bytes below `ack` are cumulatively acknowledged.
@@ -225,6 +344,9 @@ impl Scoreboard {
     /// Segments below `seg` are cumulatively acknowledged.
     pub fn ack_to(&mut self, seg: u64) {
         while self.head < seg {
+            if self.flags.front().is_some_and(|s| s.flags & LISTED != 0) {
+                self.order_remove(self.head);
+            }
             let Some(s) = self.flags.pop_front() else {
                 self.head = seg;
                 break;
@@ -261,6 +383,7 @@ impl Scoreboard {
             return false;
         }
         self.delivered(s);
+        self.order_remove(seg);
         self.set(seg, SACKED);
         self.sacked += 1;
         if f & LOST != 0 {
@@ -309,11 +432,23 @@ impl Scoreboard {
             if me == 1 {
                 self.sacked_below_scan += 1;
             } else if f & LOST == 0 {
-                self.set(self.lost_scan, f | LOST);
-                self.lost += 1;
+                self.lose(self.lost_scan);
             }
             self.lost_scan += 1;
         }
+    }
+
+    /// Mark `seg` (neither SACKed nor lost) lost. It waits for its retransmission and leaves
+    /// RACK's list, unless it was resent already (a resent segment is unmarked only when a
+    /// spurious timeout is undone): then its copy is still in flight and RACK still judges it.
+    fn lose(&mut self, seg: u64) {
+        let f = self.at(seg);
+        if f & RETX == 0 {
+            self.order_remove(seg);
+        }
+        let f = self.at(seg);
+        self.set(seg, f | LOST);
+        self.lost += 1;
     }
 
     /// Mark one segment lost (the first unacknowledged one when recovery starts on DupThresh
@@ -324,8 +459,7 @@ impl Scoreboard {
         }
         let f = self.at(seg);
         if f & (SACKED | LOST) == 0 {
-            self.set(seg, f | LOST);
-            self.lost += 1;
+            self.lose(seg);
             self.retx_scan = self.retx_scan.min(seg);
         }
     }
@@ -344,6 +478,9 @@ impl Scoreboard {
         self.lost_scan = self.end();
         self.sacked_below_scan = self.sacked;
         self.retx_scan = self.head;
+        // Nothing left in flight for RACK to judge (`flags = LOST` cleared every LISTED).
+        self.order_first = NIL;
+        self.order_last = NIL;
     }
 
     /// A timeout was found spurious (RFC 5682): no segment is presumed lost any more, and
@@ -358,7 +495,9 @@ impl Scoreboard {
         self.sacked_below_scan = 0;
         self.retx_scan = self.head;
         self.rack_hi = self.head;
-        self.rack_from = self.head;
+        if self.rack.is_some() {
+            self.order_rebuild();
+        }
     }
 
     /// RFC 6675 §4 NextSeg rule 1: the first lost segment not yet retransmitted.
@@ -385,8 +524,13 @@ impl Scoreboard {
             self.set(seg, f | RETX | EVER_RETX);
             self.retx += 1;
         }
-        self.flags[(seg - self.head) as usize].sent = now;
-        self.rack_from = self.rack_from.min(seg);
+        if self.rack.is_some() {
+            self.order_remove(seg);
+            self.seg_mut(seg).sent = now;
+            self.order_insert(seg);
+        } else {
+            self.seg_mut(seg).sent = now;
+        }
     }
 
     /// Drop every entry and return the memory (a finished connection).
@@ -563,3 +707,7 @@ mod tests {
         assert_eq!(s.next_retx(), Some(3), "segment 2 was SACKed");
     }
 }
+
+#[cfg(test)]
+#[path = "scoreboard_rack_tests.rs"]
+mod rack_order_tests;
