@@ -31,3 +31,17 @@ def test_scenario_file_reports_its_bottleneck():
     (r,) = _bench(str(EXAMPLES / "udp-fifo.toml"), "--seconds", "5")
     assert r["bottleneck"] == "client->server"
     assert r["sim_seconds"] == 5.0
+
+
+def test_packaged_stanford_benchmark_runs_by_name():
+    (r,) = _bench("stanford-2.5G-2000", "--seconds", "0.05")
+    assert r["name"] == "stanford-2.5G-2000"
+    assert r["bottleneck"] == "r1->r2"
+    assert r["sim_seconds"] == 0.05
+    assert r["estimated_wall_seconds"] > 0
+
+
+def test_an_unknown_benchmark_names_the_packaged_ones():
+    out = subprocess.run([sys.executable, "-m", "bufferlab.cli", "bench", "no-such"], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "stanford-10G-10000" in out.stdout + out.stderr

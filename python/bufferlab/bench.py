@@ -22,14 +22,26 @@ def builtin(name: str, seconds: float) -> dict[str, Any]:
     return json.loads(_core.bench(name, seconds))
 
 
+def packaged() -> dict[str, Path]:
+    """The benchmarks shipped as scenario files (``bench_scenarios/NAME.toml``): the many-flow
+    regime of buffer-sizing theory, run through the whole reader and engine."""
+    d = Path(__file__).parent / "bench_scenarios"
+    return {p.stem: p for p in sorted(d.glob("*.toml"))}
+
+
 def scenario_file(path: str | Path, seconds: float | None = None) -> dict[str, Any]:
-    """Run a scenario file (optionally for ``seconds`` of simulated time) and report its speed."""
-    from .simulate import run
+    """Run a scenario file (optionally for ``seconds`` of simulated time) and report its speed,
+    with the engine's estimate of its wall time beside the measured one."""
+    from .scenario import load_scenario
+    from .simulate import run_prepared
 
     # A shorter run measures over all of itself (the file's window may lie beyond it).
     overrides = {"run.duration": f"{seconds}s", "run.measure": ["0s", f"{seconds}s"]} if seconds else None
+    sc = load_scenario(path, overrides=overrides, engine_check=False)
     t0 = time.perf_counter()
-    res = run(path, overrides=overrides)
+    prepared = sc.prepare()
+    estimate = json.loads(prepared.estimate())
+    res = run_prepared(prepared, sc.plan)
     wall = time.perf_counter() - t0
     e = res.summary["engine"]
     busiest = max(res.summary["links"], key=lambda l: l["pkts_sent"], default=None)
@@ -46,6 +58,7 @@ def scenario_file(path: str | Path, seconds: float | None = None) -> dict[str, A
         "bottleneck": busiest["link"] if busiest else None,
         "bottleneck_pkts_per_sec": bottleneck_pkts / e["wall_seconds"] if e["wall_seconds"] else 0.0,
         "peak_packets": e["peak_packets"],
+        "estimated_wall_seconds": estimate["wall_s"],
     }
 
 

@@ -14,7 +14,7 @@ import typer
 def bench(
     targets: Annotated[
         Optional[list[str]],
-        typer.Argument(help="Built-in benchmark names (udp-fifo-1g, udp-3hop-1g) or scenario files; all built-ins if none."),
+        typer.Argument(help="Built-in benchmark names (udp-fifo-1g, udp-3hop-1g; stanford-2.5G-2000, stanford-10G-10000) or scenario files; the engine's built-ins (udp-*) if none."),
     ] = None,
     seconds: Annotated[
         Optional[float], typer.Option("--seconds", "-s", min=0.001, help="Simulated seconds (built-ins default to 10 s; files keep their own duration).")
@@ -26,7 +26,7 @@ def bench(
     from rich.table import Table
 
     from .. import _core  # type: ignore[attr-defined]
-    from ..bench import builtin, peak_rss_mb, scenario_file
+    from ..bench import builtin, packaged, peak_rss_mb, scenario_file
 
     names = list(targets or _core.bench_names())
     console = Console(highlight=False)
@@ -37,10 +37,14 @@ def bench(
         try:
             if name in _core.bench_names():
                 r = builtin(name, seconds or 10.0)
+            elif name in packaged():
+                r = scenario_file(packaged()[name], seconds)
+                r["name"] = name
             elif os.path.exists(name):
                 r = scenario_file(name, seconds)
             else:
-                console.print(f"{name}: neither a built-in benchmark ({', '.join(_core.bench_names())}) nor a file", style="red")
+                known = [*_core.bench_names(), *packaged()]
+                console.print(f"{name}: neither a built-in benchmark ({', '.join(known)}) nor a file", style="red")
                 raise typer.Exit(2)
         except typer.Exit:
             raise
@@ -54,7 +58,7 @@ def bench(
     if as_json:
         return
     t = Table(title=f"bufferlab bench — {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
-    for col in ["benchmark", "sim s", "wall s", "events", "M events/s", "M packets/s", "bottleneck kpkt/s", "peak RSS"]:
+    for col in ["benchmark", "sim s", "wall s", "estimated", "events", "M events/s", "M packets/s", "bottleneck kpkt/s", "peak RSS"]:
         t.add_column(col, justify="left" if col == "benchmark" else "right")
     for r in rows:
         bn = r.get("bottleneck_pkts_per_sec")
@@ -62,6 +66,7 @@ def bench(
             r["name"],
             f"{r['sim_seconds']:g}",
             f"{r['wall_seconds']:.3f}",
+            f"{r['estimated_wall_seconds']:.3g}" if r.get("estimated_wall_seconds") is not None else "-",
             f"{r['events']:,}",
             f"{r['events_per_sec'] / 1e6:.2f}",
             f"{r['packets_per_sec'] / 1e6:.2f}",
