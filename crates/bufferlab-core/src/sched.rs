@@ -1,4 +1,4 @@
-//! The event queue: a binary heap ordered by (time, sequence number).
+//! The event queue: a radix heap ordered by (time, sequence number).
 //!
 //! The sequence number breaks ties in insertion order, so two events at the same nanosecond always
 //! run in the order they were scheduled and a run is repeatable bit for bit.
@@ -57,46 +57,147 @@ impl Ord for Entry {
     }
 }
 
-#[derive(Default)]
+/// Buckets of the radix heap: one for the key equal to the last one taken, one per bit position
+/// of a 128-bit key at which a key can first differ from it.
+const BUCKETS: usize = 129;
+
+/// A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) over the (time, sequence) keys: the
+/// engine takes events in key order and schedules none before the one it is running, so a key
+/// only has to be compared with the last one taken. Bucket `i` holds the keys whose highest bit
+/// differing from it is bit `i − 1`; a push is one append, and a key moves to a lower bucket at
+/// most 128 times before it is taken. The buckets are plain vectors walked in order, where a
+/// binary heap of tens of thousands of events (every link's next arrival, every connection's
+/// timer in a many-flow run) spent a fifth of the run on cache misses in its sift. The order is
+/// the same total order, so runs are the same bit for bit.
+///
+/// An event scheduled before the last one taken (none in the engine today) goes to a small
+/// binary heap of its own, taken first: everything in it is earlier than every bucketed key.
 pub struct Sched {
-    heap: BinaryHeap<Entry>,
+    last: u128,
+    buckets: Vec<Vec<Entry>>,
+    /// Which buckets hold events (bit `i % 64` of word `i / 64`): the first one is found without
+    /// walking the bucket headers.
+    full: [u64; 3],
+    past: BinaryHeap<Entry>,
+    len: usize,
     seq: u64,
+}
+
+impl Default for Sched {
+    fn default() -> Self {
+        Sched::with_capacity(0)
+    }
 }
 
 impl Sched {
     pub fn with_capacity(n: usize) -> Self {
+        let mut buckets: Vec<Vec<Entry>> = (0..BUCKETS).map(|_| Vec::new()).collect();
+        // The high buckets take the far-future events (timers); the low ones fill as they come.
+        buckets[BUCKETS - 1].reserve(n);
         Sched {
-            heap: BinaryHeap::with_capacity(n),
+            last: 0,
+            buckets,
+            full: [0; 3],
+            past: BinaryHeap::new(),
+            len: 0,
             seq: 0,
         }
     }
 
     #[inline]
+    fn bucket(&self, key: u128) -> usize {
+        BUCKETS - 1 - (key ^ self.last).leading_zeros() as usize
+    }
+
+    #[inline]
     pub fn at(&mut self, at: Instant, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Entry {
+        let e = Entry {
             key: (at.as_ns() as u128) << 64 | self.seq as u128,
             ev,
-        });
+        };
+        self.len += 1;
+        if e.key < self.last {
+            self.past.push(e);
+        } else {
+            let b = self.bucket(e.key);
+            self.put(b, e);
+        }
+    }
+
+    #[inline]
+    fn put(&mut self, b: usize, e: Entry) {
+        self.buckets[b].push(e);
+        self.full[b / 64] |= 1 << (b % 64);
+    }
+
+    /// The lowest bucket holding events.
+    #[inline]
+    fn first_full(&self) -> Option<usize> {
+        self.full
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
+    }
+
+    /// Bring the smallest bucketed key into bucket 0 (it becomes the last key); false if there
+    /// is none.
+    #[inline]
+    fn settle(&mut self) -> bool {
+        let Some(i) = self.first_full() else {
+            return false;
+        };
+        if i == 0 {
+            return true;
+        }
+        let mut b = std::mem::take(&mut self.buckets[i]);
+        self.full[i / 64] &= !(1 << (i % 64));
+        self.last = b.iter().map(|e| e.key).min().unwrap_or(self.last);
+        for e in b.drain(..) {
+            let to = self.bucket(e.key);
+            self.put(to, e);
+        }
+        // Keep the emptied bucket's memory for its next turn.
+        self.buckets[i] = b;
+        true
     }
 
     /// The next event if it is due before `end`.
     #[inline]
     pub fn pop_before(&mut self, end: Instant) -> Option<(Instant, Ev)> {
-        match self.heap.peek() {
-            Some(e) if e.at() < end => self.heap.pop().map(|e| (e.at(), e.ev)),
-            _ => None,
-        }
+        let e = if let Some(p) = self.past.peek() {
+            if p.at() >= end {
+                return None;
+            }
+            self.past.pop()?
+        } else {
+            if !self.settle() || self.buckets[0][0].at() >= end {
+                return None;
+            }
+            let e = self.buckets[0].pop()?;
+            // Keys are unique: bucket 0 held this one only.
+            self.full[0] &= !1;
+            e
+        };
+        self.len -= 1;
+        Some((e.at(), e.ev))
     }
 
     /// When the next event is due, if any (what a wall-clock driver sleeps until).
-    #[inline]
     pub fn next_at(&self) -> Option<Instant> {
-        self.heap.peek().map(|e| e.at())
+        if let Some(p) = self.past.peek() {
+            return Some(p.at());
+        }
+        self.buckets[self.first_full()?]
+            .iter()
+            .map(|e| e.key)
+            .min()
+            .map(|k| Instant::from_ns((k >> 64) as u64))
     }
 
     pub fn pending(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 }
 

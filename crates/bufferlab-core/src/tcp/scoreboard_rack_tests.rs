@@ -59,7 +59,9 @@ fn check_list(s: &Scoreboard) {
         seg = x.next;
     }
     assert_eq!(s.order_last, prev);
-    assert!(seen.windows(2).all(|w| (w[0].0, w[0].1) <= (w[1].0, w[1].1)));
+    assert!(seen
+        .windows(2)
+        .all(|w| (w[0].0, w[0].1) <= (w[1].0, w[1].1)));
     let in_flight = s
         .flags
         .iter()
