@@ -32,4 +32,21 @@ def typed(source: Any) -> Scenario:
     return from_dict(Scenario, plan)
 
 
-__all__ = [*_generated, "Plan", "PlanObject", "PlanTypeError", "TCP_TRAFFIC", "field_names", "from_dict", "to_dict", "typed"]
+def flow_ids(plan: Any) -> list[tuple[str, int, str, str]]:
+    """(flow id, traffic block index, src, dst) in bufferlab's order: ``tcp-1``, ``udp-1``...,
+    numbered per kind over the blocks, one per pair (times ``count`` for ``tcp``). ``plan`` is a
+    loaded scenario, a plan dict or a typed plan, as the scenario reader writes it (its rrul
+    blocks expanded)."""
+    counters: dict[str, int] = {}
+    out = []
+    for b, block in enumerate(typed(plan).traffic):
+        kind = block.kind
+        per_pair = block.count if isinstance(block, TcpTraffic) else 1
+        for src, dst in block.pairs:
+            for _ in range(per_pair):
+                counters[kind] = counters.get(kind, 0) + 1
+                out.append((f"{kind}-{counters[kind]}", b, src, dst))
+    return out
+
+
+__all__ = [*_generated, "Plan", "PlanObject", "PlanTypeError", "TCP_TRAFFIC", "field_names", "flow_ids", "from_dict", "to_dict", "typed"]

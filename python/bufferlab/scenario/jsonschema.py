@@ -151,7 +151,13 @@ def _traffic() -> dict[str, Any]:
         "target": TIME,
         "max_share": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.2},
         "period": TIME,
+        "group": {"type": "string", "description": "a label for the block's flows (the flows table's group column)"},
+        "proto": engine_key("proto", definition("PingSpec")["properties"]["proto"]),
     }
+    # The rrul test's own keys, as the plan declares them.
+    for plan_key, prop in definition("RrulSpec")["properties"].items():
+        if plan_key not in ("pairs", "tcp", "group"):
+            own[user_key(plan_key)] = engine_key(plan_key, prop)
     branches = []
     for kind, keys in _core.traffic_keys().items():
         props = {k: (common.get(k) or own[k]) for k in keys}

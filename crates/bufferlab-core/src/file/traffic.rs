@@ -207,7 +207,11 @@ fn expand_rrul(spec: &Value, first: usize, read_ok: bool) -> Option<(Vec<Value>,
     if !read_ok || !crate::bounds::check_value(&json!({ "traffic": [spec] })).is_empty() {
         return Some((vec![spec.clone()], tests));
     }
-    let Ok(typed) = serde_json::from_value::<RrulSpec>(spec.clone()) else {
+    let mut fields = spec.clone();
+    if let Some(m) = fields.as_object_mut() {
+        m.remove("kind");
+    }
+    let Ok(typed) = serde_json::from_value::<RrulSpec>(fields) else {
         return Some((vec![spec.clone()], tests));
     };
     // The TCP options as the file gave them: those it leaves out stay out of the plan.
