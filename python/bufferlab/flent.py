@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from .results import Result
 
-__all__ = ["FILEFORMAT_VERSION", "STEP", "flent_data", "write_flent", "write_result", "FlentError"]
+__all__ = ["FILEFORMAT_VERSION", "STEP", "flent_data", "write_flent", "write_result", "sample_sweep", "write_sweep", "FlentError"]
 
 # flent/resultset.py: the version Flent 2.x writes and reads.
 FILEFORMAT_VERSION = 4
@@ -337,3 +337,48 @@ def write_result(result: Result, path: str | Path, *, title: str = "", note: str
         filename=path.name,
     )
     return write_flent(data, path)
+
+
+# ---------------------------------------------------------------- sweeps
+
+
+def sample_sweep(spec: Any) -> bool:
+    """Make a sweep spec's points sample at Flent's step where neither its base nor its keys set
+    ``run.sample`` (sampling reads the engine's counters and changes nothing in a run; the points'
+    stored results are keyed on it, so a sweep run before without it runs again). Returns whether
+    the spec changed."""
+    keys = set(spec.set) | set(spec.grid) | {k for z in spec.zips for k in z}
+    if "run.sample" in keys or (spec.base.get("run") or {}).get("sample") is not None:
+        return False
+    spec.set["run.sample"] = STEP
+    return True
+
+
+def write_sweep(points: Iterable[Any], store: str | Path, folder: str | Path, *, name: str = "") -> list[Path]:
+    """One Flent data file per finished point × seed of a sweep's results folder ``store``:
+    ``folder/<point_id>.s<seed>.flent.gz``, titled with the point's swept values. Points that
+    failed or did not run are left out."""
+    import pandas as pd
+
+    from .scenario import load_scenario
+
+    parts = Path(store) / "parts"
+    folder = Path(folder)
+    written = []
+    for p in points:
+        d = parts / p.part
+        if not (d / "timeseries.parquet").is_file() or not (d / "flows.parquet").is_file():
+            continue
+        plan = load_scenario(p.scenario).plan
+        run = plan["run"]
+        flows = pd.read_parquet(d / "flows.parquet")
+        ts = pd.read_parquet(d / "timeseries.parquet")
+        title = ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in p.params.items())
+        path = folder / f"{p.point_id}.s{p.seed}.flent.gz"
+        data = flent_data(
+            plan, ts, flow_starts=_starts(flows), step_s=run["sample_ns"] / 1e9,
+            duration_s=run["duration_ns"] / 1e9, title=title, note=f"{name} point {p.point_id}, seed {p.seed}".strip(),
+            filename=path.name,
+        )
+        written.append(write_flent(data, path))
+    return written
