@@ -401,6 +401,10 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
             "port": BASE_PORT + k,
             "start_ns": _dist(block.start_ns),
         }
+        if isinstance(block, pt.RrulTraffic):
+            why.add(f"{path}.kind", "give the plan the tcp and ping blocks an rrul block stands for (the scenario reader expands it)")
+            flows.append(f)
+            continue
         if isinstance(block, (pt.UdpTraffic, pt.PingTraffic, pt.BallastTraffic)) and block.stop_ns is not None:
             f["stop_ns"] = block.stop_ns
         if isinstance(block, pt.TCP_TRAFFIC):

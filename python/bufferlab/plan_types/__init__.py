@@ -14,11 +14,12 @@ from typing import Any, TypeAlias
 from .base import PlanObject, field_names
 from .codec import PlanTypeError, from_dict, to_dict
 from .generated import *  # noqa: F403
-from .generated import Scenario, TcpOnoffTraffic, TcpTraffic, WebTraffic, __all__ as _generated
+from .generated import RrulTraffic, Scenario, TcpOnoffTraffic, TcpTraffic, WebTraffic, __all__ as _generated
 
 Plan: TypeAlias = Scenario
-# The traffic kinds that run TCP (and carry a ``tcp`` table); ``isinstance`` narrows to them.
-TCP_TRAFFIC = (TcpTraffic, WebTraffic, TcpOnoffTraffic)
+# The traffic kinds that run TCP (and carry a ``tcp`` table); ``isinstance`` narrows to them. An
+# rrul block is one only in a plan made by hand: the scenario reader writes it as tcp and ping blocks.
+TCP_TRAFFIC = (TcpTraffic, WebTraffic, TcpOnoffTraffic, RrulTraffic)
 
 
 def typed(source: Any) -> Scenario:

@@ -87,26 +87,24 @@ def run_sections(page: Page, result: Result, name: str) -> None:
 
     ts = result.timeseries
     if len(ts):
-        sec = page.section("Time series")
         pairs = _ordered(sorted({(str(o), str(m)) for o, m in zip(ts["object"], ts["metric"])}))
-        for obj, metric in pairs:
-            data = ts[(ts["object"] == obj) & (ts["metric"] == metric)]
-            fig, dropped = figures.lines(data, metric, title=f"{obj}s: {label(metric)}")
-            sec.raw(f'<div class="figure">{page.figure(fig)}</div>')
-            if dropped:
-                sec.text(_left_out(dropped), "note")
+        _figures(page, page.section("Time series"), ts, pairs, figures.lines, "{obj}s: {what}")
     dist = result.distributions
     if len(dist):
         sec = page.section("Distributions")
         sec.text("Empirical CDFs from the engine's histograms, over the statistics window.", "note")
         pairs = sorted({(str(o), str(m)) for o, m in zip(dist["object"], dist["metric"])})
-        for obj, metric in pairs:
-            data = dist[(dist["object"] == obj) & (dist["metric"] == metric)]
-            fig, dropped = figures.cdfs(data, metric, title=f"{obj}s: CDF of {label(metric)}")
-            sec.raw(f'<div class="figure">{page.figure(fig)}</div>')
-            if dropped:
-                sec.text(_left_out(dropped), "note")
+        _figures(page, sec, dist, pairs, figures.cdfs, "{obj}s: CDF of {what}")
 
+
+def _figures(page: Page, sec: Any, table_: Any, pairs: list[tuple[str, str]], draw: Any, title: str) -> None:
+    """One figure per (object, metric) of a long table, drawn by ``draw``."""
+    for obj, metric in pairs:
+        data = table_[(table_["object"] == obj) & (table_["metric"] == metric)]
+        fig, dropped = draw(data, metric, title=title.format(obj=obj, what=label(metric)))
+        sec.raw(f'<div class="figure">{page.figure(fig)}</div>')
+        if dropped:
+            sec.text(_left_out(dropped), "note")
 
 
 def is_run(path: Path) -> bool:
