@@ -241,11 +241,11 @@ def flent_data(
                 # start carries nothing of it).
                 if start is not None and t > start:
                     col[index[t]] = v / MBIT
-        for i, v in enumerate(col):
+        # As Flent's runners record them: netperf's interval (``dur``), a probe's sequence number.
+        for t, v in zip(x_values, col):
             if v is not None:
-                row: dict[str, Any] = {"t": x_values[i], "val": v}
-                row["dur" if s.units == "Mbits/s" else "seq"] = step_s if s.units == "Mbits/s" else len(rows)
-                rows.append(row)
+                extra = {"dur": step_s} if s.units == "Mbits/s" else {"seq": len(rows)}
+                rows.append({"t": t, "val": v, **extra})
         results[s.name] = col
         raw[s.name] = rows
         meta[s.name] = {"UNITS": s.units, "RUNNER": s.runner, "MEAN_VALUE": _mean(col), "BUFFERLAB_FLOW": s.flow}
