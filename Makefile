@@ -10,12 +10,12 @@ DEMO     ?= $(EXAMPLES)/udp-fifo.toml
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: demo test test-rust test-python build deps clean validate validate-linux reproduce kernel-deps
+.PHONY: demo test test-rust test-python build deps clean validate validate-linux reproduce kernel-deps tool-deps
 
 demo: build
 	$(VENV)/bin/bufferlab run $(DEMO)
 
-test: kernel-deps test-rust test-python
+test: kernel-deps tool-deps test-rust test-python
 
 test-rust:
 	cargo test --release --workspace
@@ -74,6 +74,14 @@ reproduce: build
 kernel-deps:
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! (command -v ping && command -v iperf3) >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 iputils-ping >/dev/null; \
+	fi
+
+# The field's own tools the tests read bufferlab's output with: Flent (its plots need
+# python3-matplotlib in the distribution's python) and headless Chromium (the HTML report).
+# Installed only where they can be (root with apt), else those tests skip and say why.
+tool-deps:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! (command -v flent && command -v chromium && /usr/bin/python3 -c 'import matplotlib') >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends flent python3-matplotlib chromium fonts-liberation >/dev/null; \
 	fi
 
 clean:

@@ -66,8 +66,8 @@ fn mean(d: &Dist) -> Option<f64> {
 /// run (infinite for a bulk transfer), and whether it is TCP (its ACKs come back).
 fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
     let mut out = Vec::new();
-    for t in &sc.traffic {
-        let (n, bps, tcp) = match t {
+    for (_, t) in crate::agent::rrul::plain(&sc.traffic) {
+        let (n, bps, tcp) = match t.as_ref() {
             TrafficSpec::Udp(u) => {
                 let on = u.stop_ns.map_or(1.0, |s| {
                     (s.as_ns() as f64 / NS_PER_SEC as f64 / duration_s).min(1.0)
@@ -114,6 +114,8 @@ fn offered(sc: &Scenario, duration_s: f64) -> Vec<(f64, bool)> {
                 };
                 (s.pairs.len(), pps * s.size_bytes as f64 * 8.0, false)
             }
+            // `rrul::plain` has replaced it by its blocks.
+            TrafficSpec::Rrul(_) => (0, 0.0, false),
         };
         out.extend(std::iter::repeat_n((bps, tcp), n));
     }

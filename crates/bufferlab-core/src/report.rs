@@ -112,6 +112,7 @@ fn flow_rows(e: &Engine) -> Vec<FlowRow> {
                 kind: info.kind,
                 src: names[info.src as usize].clone(),
                 dst: names[info.dst as usize].clone(),
+                group: info.group.clone(),
                 goodput_bps: f.bytes_delivered.window as f64 * 8.0 / wsecs,
                 throughput_bps: f.bytes_received.window as f64 * 8.0 / wsecs,
                 bytes_delivered: f.bytes_delivered.window,

@@ -30,6 +30,9 @@ pub struct FlowRow {
     pub kind: &'static str,
     pub src: String,
     pub dst: String,
+    /// The traffic block's group label (an rrul test's), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     pub goodput_bps: f64,
     pub throughput_bps: f64,
     pub bytes_delivered: u64,

@@ -197,6 +197,9 @@ pub struct UdpSpec {
     pub start_ns: Dist,
     #[serde(default)]
     pub stop_ns: Option<Instant>,
+    /// A label for this block's flows: the flows table's `group` column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 fn ballast_size() -> u32 {
@@ -252,6 +255,9 @@ pub struct BallastSpec {
     pub start_ns: Dist,
     #[serde(default)]
     pub stop_ns: Option<Instant>,
+    /// A label for this block's flows: the flows table's `group` column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 fn one_second() -> Duration {
@@ -259,8 +265,18 @@ fn one_second() -> Duration {
 }
 
 fn default_ping_size() -> u32 {
-    // Linux ping: 56 B of data + 8 B ICMP + 20 B IP.
-    84
+    PingSpec::DEFAULT_SIZE_BYTES
+}
+
+/// What a latency probe sends.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PingProto {
+    /// ICMP echo request and reply, as `ping`.
+    #[default]
+    Icmp,
+    /// A UDP datagram the far host sends back, as `irtt` (Flent's UDP latency probe).
+    Udp,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -275,10 +291,21 @@ pub struct PingSpec {
     #[serde(default = "default_ping_size")]
     #[schemars(range(min = 28, max = 65535))]
     pub size_bytes: u32,
+    /// `icmp` (echo request and reply) or `udp` (a datagram echoed back).
+    #[serde(default)]
+    pub proto: PingProto,
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
     #[serde(default)]
     pub stop_ns: Option<Instant>,
+    /// A label for this block's flows: the flows table's `group` column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+impl PingSpec {
+    /// Linux ping: 56 B of data + 8 B ICMP + 20 B IP.
+    pub const DEFAULT_SIZE_BYTES: u32 = 84;
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -297,6 +324,9 @@ pub struct TcpSpec {
     pub size_bytes: Option<u64>,
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// A label for this block's flows: the flows table's `group` column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 fn one_u32() -> u32 {
@@ -316,6 +346,9 @@ pub struct WebSpec {
     pub start_ns: Dist,
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// A label for this block's flows: the flows table's `group` column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -326,6 +359,69 @@ pub struct OnOffSpec {
     pub idle_ns: Dist,
     #[serde(default = "zero_start")]
     pub start_ns: Dist,
+    #[serde(default)]
+    pub tcp: TcpOptions,
+    /// A label for this block's flows: the flows table's `group` column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+fn flent_streams() -> u32 {
+    // Flent's rrul test: four TCP streams each way (tests/rrul.conf).
+    4
+}
+
+fn flent_udp_probes() -> u32 {
+    // Flent's rrul test: three UDP latency probes, marked EF, BK and BE (tests/rrul.conf).
+    3
+}
+
+fn flent_step() -> Duration {
+    // Flent's --step-size (0.2 s): its ping interval and irtt's (settings.py, runners.py).
+    Duration::from_ms(200)
+}
+
+fn flent_delay() -> Duration {
+    // Flent's --delay (5 s): the TCP streams start this long after the probes.
+    Duration::from_secs(5)
+}
+
+/// Flent's Realtime Response Under Load test (tests/rrul.conf) between a client and a server:
+/// TCP uploads and downloads with ICMP and UDP latency probes running through them. The scenario
+/// reader expands it into `tcp` and `ping` blocks labelled with its group (docs/traffic-rrul.md).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RrulSpec {
+    /// `(client, server)` pairs: one test per pair (Flent's host and the netserver it tests to).
+    pub pairs: Vec<(String, String)>,
+    /// TCP uploads, client to server (Flent's rrul: 4; Cardozo et al.: 1).
+    #[serde(default = "flent_streams")]
+    #[schemars(range(max = 100_000))]
+    pub uploads: u32,
+    /// TCP downloads, server to client (Flent's rrul: 4; Cardozo et al.: 50).
+    #[serde(default = "flent_streams")]
+    #[schemars(range(max = 100_000))]
+    pub downloads: u32,
+    /// UDP latency probes (Flent's rrul: 3).
+    #[serde(default = "flent_udp_probes")]
+    #[schemars(range(max = 1_000))]
+    pub udp_probes: u32,
+    /// Time between ICMP echo requests (Flent's step size: 0.2 s).
+    #[serde(default = "flent_step")]
+    #[schemars(range(min = 1))]
+    pub ping_interval_ns: Duration,
+    /// Time between UDP probes (Flent runs irtt at its step size: 0.2 s).
+    #[serde(default = "flent_step")]
+    #[schemars(range(min = 1))]
+    pub udp_interval_ns: Duration,
+    /// When the TCP streams start, after the probes (which start with the run; Flent's --delay: 5 s).
+    #[serde(default = "flent_delay")]
+    #[schemars(range(max = MAX_DURATION_NS))]
+    pub delay_ns: Duration,
+    /// The label of each test's flows (`rrul-1`, `rrul-2`, ... in file order by default; a block
+    /// with several pairs adds `-1`, `-2`, ... to its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     #[serde(default)]
     pub tcp: TcpOptions,
 }
@@ -339,6 +435,7 @@ pub enum TrafficSpec {
     Web(WebSpec),
     TcpOnoff(OnOffSpec),
     Ballast(BallastSpec),
+    Rrul(RrulSpec),
 }
 
 impl TrafficSpec {
@@ -350,6 +447,20 @@ impl TrafficSpec {
             TrafficSpec::Web(_) => "web",
             TrafficSpec::TcpOnoff(_) => "tcp_onoff",
             TrafficSpec::Ballast(_) => "ballast",
+            TrafficSpec::Rrul(_) => "rrul",
+        }
+    }
+
+    /// The block's group label, if it has one.
+    pub fn group(&self) -> Option<&str> {
+        match self {
+            TrafficSpec::Udp(s) => s.group.as_deref(),
+            TrafficSpec::Ping(s) => s.group.as_deref(),
+            TrafficSpec::Tcp(s) => s.group.as_deref(),
+            TrafficSpec::Web(s) => s.group.as_deref(),
+            TrafficSpec::TcpOnoff(s) => s.group.as_deref(),
+            TrafficSpec::Ballast(s) => s.group.as_deref(),
+            TrafficSpec::Rrul(s) => s.group.as_deref(),
         }
     }
 }

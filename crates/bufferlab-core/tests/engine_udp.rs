@@ -106,10 +106,15 @@ fn cbr_above_capacity_drops_exactly_the_excess() {
 }
 
 fn ping_rtt(framing: &str, size: u32, rate: u64, delay: u64) -> (f64, u64) {
+    ping_rtt_proto(framing, size, rate, delay, "icmp")
+}
+
+fn ping_rtt_proto(framing: &str, size: u32, rate: u64, delay: u64, proto: &str) -> (f64, u64) {
     let mut v = access(
         dir(rate, delay, 100),
         dir(rate, delay, 100),
-        json!([{ "kind": "ping", "pairs": [["client", "server"]], "interval_ns": 100 * NS_PER_MS, "size_bytes": size }]),
+        json!([{ "kind": "ping", "pairs": [["client", "server"]], "interval_ns": 100 * NS_PER_MS,
+                 "size_bytes": size, "proto": proto }]),
         2 * NS_PER_SEC,
         1,
     );
@@ -137,6 +142,76 @@ fn idle_ping_rtt_is_propagation_plus_serialization() {
     let expect = 2 * (delay + tx_time(1696, 800_000).as_ns());
     let (_, mean_ns) = ping_rtt("atm", 1500, 800_000, delay);
     assert_eq!(mean_ns, expect);
+}
+
+#[test]
+fn udp_echo_probe_measures_the_same_rtt_as_icmp() {
+    // The far host sends the datagram back at once: every probe is answered, and its RTT is the
+    // path's, as an ICMP echo of the same size.
+    let delay = 3 * NS_PER_MS + 7;
+    let expect = 2 * (delay + tx_time(84, 2_000_000).as_ns());
+    let (_, mean_ns) = ping_rtt_proto("none", 84, 2_000_000, delay, "udp");
+    assert_eq!(mean_ns, expect);
+}
+
+#[test]
+fn the_time_series_carries_each_steps_probe_rtt() {
+    let delay = 5 * NS_PER_MS;
+    let mut v = access(
+        dir(1_000_000, delay, 100),
+        dir(1_000_000, delay, 100),
+        json!([{ "kind": "ping", "pairs": [["client", "server"]], "interval_ns": 100 * NS_PER_MS }]),
+        NS_PER_SEC,
+        1,
+    );
+    v["run"]["sample_ns"] = json!(100 * NS_PER_MS);
+    let out = run(&scenario(v)).unwrap();
+    let ts = &out.timeseries;
+    let rtts: Vec<f64> = (0..ts.value.len())
+        .filter(|&i| ts.metric[i] == "rtt_s" && ts.id[i] == "ping-1")
+        .map(|i| ts.value[i])
+        .collect();
+    let expect = 2.0 * (delay + tx_time(84, 1_000_000).as_ns()) as f64 / 1e9;
+    // Requests at 0, 0.1, ..., 0.9 s, each back 11.3 ms later inside its own step: one row per
+    // step sampled (0.1 to 0.9 s), the last reply coming after the last sample.
+    assert_eq!(rtts.len(), 9, "{rtts:?}");
+    assert!(rtts.iter().all(|r| (r - expect).abs() < 1e-12), "{rtts:?}");
+}
+
+#[test]
+fn an_rrul_block_in_a_plan_builds_its_labelled_flows() {
+    let v = access(
+        dir(10_000_000, 5 * NS_PER_MS, 100),
+        dir(10_000_000, 5 * NS_PER_MS, 100),
+        json!([{ "kind": "rrul", "pairs": [["client", "server"]], "uploads": 1, "downloads": 2,
+                 "delay_ns": 100 * NS_PER_MS }]),
+        NS_PER_SEC,
+        1,
+    );
+    let out = run(&scenario(v)).unwrap();
+    let f = &out.summary.flows;
+    let kinds: Vec<(&str, &str)> = f.iter().map(|r| (r.kind, r.src.as_str())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("tcp", "client"),
+            ("tcp", "server"),
+            ("tcp", "server"),
+            ("ping", "client"),
+            ("ping", "client"),
+            ("ping", "client"),
+            ("ping", "client")
+        ]
+    );
+    assert!(f.iter().all(|r| r.group.as_deref() == Some("rrul-1")));
+    // Streams start after the delay; every probe is answered.
+    assert!(f[..3]
+        .iter()
+        .all(|r| r.start_s == Some(0.1) && r.goodput_bps > 0.0));
+    // Every probe is answered (the streams' slow start may drop one in the full FIFO).
+    assert!(f[3..]
+        .iter()
+        .all(|r| r.rtt_samples >= 3 && r.pkts_sent == 5));
 }
 
 #[test]

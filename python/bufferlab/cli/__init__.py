@@ -7,6 +7,7 @@
     ballast.py     ballast
     bench.py       bench
     reproduce.py   reproduce
+    report.py      report
     crosscheck.py  crosscheck
     kernel.py      cleanup, exec, shell, compare (and run --backend kernel)
 
@@ -24,7 +25,7 @@ import sys
 
 import typer
 
-from . import ballast, bench, crosscheck, info, kernel, plot, reproduce, run, sweep
+from . import ballast, bench, crosscheck, info, kernel, plot, report, reproduce, run, sweep
 from .common import err_console
 
 __all__ = ["app", "main"]
@@ -53,6 +54,7 @@ app.command()(sweep.query)
 app.command()(ballast.ballast)
 app.command()(bench.bench)
 app.command()(reproduce.reproduce)
+app.command()(report.report)
 app.command()(crosscheck.crosscheck)
 app.command()(kernel.cleanup)
 app.command(name="exec")(kernel.exec_)

@@ -51,6 +51,10 @@ def run(
         str,
         typer.Option("--backend", help="`sim` (the simulator) or `kernel` (real Linux hosts in namespaces, the network in real time; root). See docs/kernel-backend.md."),
     ] = "sim",
+    flent: Annotated[
+        Optional[Path],
+        typer.Option("--flent", help="Also write Flent's data file (FILE.flent.gz) for Flent's plots and GUI; samples at Flent's 0.2 s step if run.sample is not set. See docs/flent.md.", show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario and print its flows, queues and links.
 
@@ -64,7 +68,15 @@ def run(
     try:
         # The engine checks the plan as it builds it, once; the estimate comes from that build (the
         # kernel backend then builds its own network around the real hosts).
-        sc = load_scenario(file, seed=seed, overrides=parse_sets(sets), engine_check=False)
+        overrides = parse_sets(sets)
+        sc = load_scenario(file, seed=seed, overrides=overrides, engine_check=False)
+        if flent is not None:
+            check_flent_path(flent)
+            if sc.plan["run"].get("sample_ns") is None:
+                # Sampling reads the engine's counters and changes nothing in the run.
+                from ..flent import STEP
+
+                sc = load_scenario(file, seed=seed, overrides={**overrides, "run.sample": STEP}, engine_check=False)
         if out is not None:
             _check_out(out)  # before the simulation: a bad --out costs nothing
         prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
@@ -89,12 +101,44 @@ def run(
         raise typer.Exit(1) from None
     if out is not None:
         written = _write_result(result, out)
+    if flent is not None:
+        write_flent_file(result, flent, title=file.stem, note=f"{file}, seed {sc.seed}")
     if as_json:
         sys.stdout.write(result.summary_json())
         return
     print_result(result, out_console, title=str(file), list_all=list_all)
     if out is not None:
         out_console.print(f"wrote {written}", markup=False)
+    if flent is not None:
+        out_console.print(f"wrote {flent}", markup=False)
+
+
+def check_flent_path(path: Path) -> None:
+    """Refuse a Flent file name Flent would not find, or a place it cannot be written (exit 2)."""
+    if not path.name.endswith(".flent.gz"):
+        fail(f"--flent {path}: name it *.flent.gz, the suffix Flent opens (e.g. {path.name.split('.')[0] or 'run'}.flent.gz)")
+    if path.is_dir():
+        fail(f"--flent {path}: is a folder; give a file name")
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        fail(f"--flent {path}: {parent} is not a folder")
+
+
+def write_flent_file(result: Result, path: Path, *, title: str, note: str) -> None:
+    """Write the run as a Flent data file; a run Flent cannot show, or a failed write, exits 1."""
+    from ..flent import FlentError, write_result
+    from ..outpath import describe_os_error
+
+    try:
+        write_result(result, path, title=title, note=note)
+    except FlentError as e:
+        err_console.print(f"--flent {path}: {e}", markup=False)
+        raise typer.Exit(1) from None
+    except OSError as e:
+        err_console.print(f"--flent {path}: writing failed: {describe_os_error(e)}", markup=False)
+        raise typer.Exit(1) from None
 
 
 def _check_out(out: Path) -> None:

@@ -43,6 +43,10 @@ def sweep(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List the points; run nothing.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     yes: YesOption = False,
+    flent: Annotated[
+        Optional[Path],
+        typer.Option("--flent", metavar="DIR", help="Also write one Flent data file per point x seed into DIR (<point_id>.s<seed>.flent.gz); the points sample at Flent's 0.2 s step unless the spec sets run.sample. See docs/flent.md."),
+    ] = None,
 ) -> None:
     """Run every point × seed of a sweep spec into a Parquet results folder.
 
@@ -59,6 +63,12 @@ def sweep(
         fail("--dask-local starts a cluster and --scheduler uses a running one: give one of them")
     try:
         sp = load_spec(spec)
+        if flent is not None:
+            from ..flent import sample_sweep
+
+            if flent.exists() and not flent.is_dir():
+                fail(f"--flent {flent}: is not a folder")
+            sample_sweep(sp)
         version = engine_version()
         points = sp.points(version)
         wall_s = check_points(points, str(spec))  # every point, before any runs
@@ -105,6 +115,14 @@ def sweep(
         f"{r.total} runs: {r.done} done, {r.failed} failed, {r.skipped} already in {out} "
         f"({r.wall_seconds:.1f} s)", markup=False,
     )
+    if flent is not None:
+        from ..flent import FlentError, write_sweep
+
+        try:
+            written = write_sweep(points, out, flent, name=sp.name or spec.stem)
+        except (FlentError, OSError) as e:
+            fail(f"--flent {flent}: {e}", 1)
+        err_console.print(f"wrote {len(written)} Flent files into {flent}", markup=False)
     if r.failed:
         _show_failures(out, r.ran)
         raise typer.Exit(1)

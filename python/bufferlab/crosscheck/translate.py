@@ -31,6 +31,7 @@ from collections import deque
 from typing import Any
 
 from .. import plan_types as pt
+from ..plan_types import flow_ids
 from ..errors import Problem, ScenarioError
 from ..scenario import Scenario, translate as map_key
 from ..scenario import TCP_KINDS
@@ -84,22 +85,6 @@ class _Refusals:
             p = Problem(f"{p.path}.discipline", p.message)
         if p not in self.items:
             self.items.append(p)
-
-
-def flow_ids(plan: Any) -> list[tuple[str, int, str, str]]:
-    """(flow id, traffic block index, src, dst) in bufferlab's order: ``tcp-1``, ``udp-1``...,
-    numbered per kind over the blocks, one per pair (times ``count`` for ``tcp``). ``plan`` is a
-    loaded scenario, a plan dict or a typed plan."""
-    counters: dict[str, int] = {}
-    out = []
-    for b, block in enumerate(pt.typed(plan).traffic):
-        kind = block.kind
-        per_pair = block.count if isinstance(block, pt.TcpTraffic) else 1
-        for src, dst in block.pairs:
-            for _ in range(per_pair):
-                counters[kind] = counters.get(kind, 0) + 1
-                out.append((f"{kind}-{counters[kind]}", b, src, dst))
-    return out
 
 
 def _largest_packet(plan: pt.Scenario) -> int:
@@ -416,6 +401,10 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
             "port": BASE_PORT + k,
             "start_ns": _dist(block.start_ns),
         }
+        if isinstance(block, pt.RrulTraffic):
+            why.add(f"{path}.kind", "give the plan the tcp and ping blocks an rrul block stands for (the scenario reader expands it)")
+            flows.append(f)
+            continue
         if isinstance(block, (pt.UdpTraffic, pt.PingTraffic, pt.BallastTraffic)) and block.stop_ns is not None:
             f["stop_ns"] = block.stop_ns
         if isinstance(block, pt.TCP_TRAFFIC):
@@ -444,6 +433,8 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
                 f["burst_packets"] = block.burst.packets
                 f["burst_every_ns"] = block.burst.every_ns
         elif isinstance(block, pt.PingTraffic):
+            if block.proto != "icmp":
+                why.add(f"{path}.proto", "the ns-3 program's probe is an ICMP echo; leave proto out")
             f["interval_ns"] = block.interval_ns
             f["size_bytes"] = block.size_bytes
         else:

@@ -174,6 +174,11 @@ def build(sc: Any) -> KernelPlan:
         cc = CC_NAMES.get(tcp.cc, tcp.cc)
         if isinstance(t, pt.TCP_TRAFFIC) and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")
+        if isinstance(t, pt.RrulTraffic):
+            refuse(i, "kind", "give the plan the tcp and ping blocks an rrul block stands for (the scenario reader expands it)")
+            continue
+        if isinstance(t, pt.PingTraffic) and t.proto != "icmp":
+            refuse(i, "proto", "the hosts' probe is iputils ping (ICMP); leave proto out")
         if isinstance(t, (pt.UdpTraffic, pt.PingTraffic)) and t.size_bytes > MTU_BYTES:
             refuse(i, "size", f"{t.size_bytes} B exceeds the hosts' {MTU_BYTES} B MTU (the kernel would fragment it)")
         # Socket sizes only where the block sets them: the kernel's own otherwise.

@@ -14,11 +14,12 @@ from typing import Any, TypeAlias
 from .base import PlanObject, field_names
 from .codec import PlanTypeError, from_dict, to_dict
 from .generated import *  # noqa: F403
-from .generated import Scenario, TcpOnoffTraffic, TcpTraffic, WebTraffic, __all__ as _generated
+from .generated import RrulTraffic, Scenario, TcpOnoffTraffic, TcpTraffic, WebTraffic, __all__ as _generated
 
 Plan: TypeAlias = Scenario
-# The traffic kinds that run TCP (and carry a ``tcp`` table); ``isinstance`` narrows to them.
-TCP_TRAFFIC = (TcpTraffic, WebTraffic, TcpOnoffTraffic)
+# The traffic kinds that run TCP (and carry a ``tcp`` table); ``isinstance`` narrows to them. An
+# rrul block is one only in a plan made by hand: the scenario reader writes it as tcp and ping blocks.
+TCP_TRAFFIC = (TcpTraffic, WebTraffic, TcpOnoffTraffic, RrulTraffic)
 
 
 def typed(source: Any) -> Scenario:
@@ -32,4 +33,21 @@ def typed(source: Any) -> Scenario:
     return from_dict(Scenario, plan)
 
 
-__all__ = [*_generated, "Plan", "PlanObject", "PlanTypeError", "TCP_TRAFFIC", "field_names", "from_dict", "to_dict", "typed"]
+def flow_ids(plan: Any) -> list[tuple[str, int, str, str]]:
+    """(flow id, traffic block index, src, dst) in bufferlab's order: ``tcp-1``, ``udp-1``...,
+    numbered per kind over the blocks, one per pair (times ``count`` for ``tcp``). ``plan`` is a
+    loaded scenario, a plan dict or a typed plan, as the scenario reader writes it (its rrul
+    blocks expanded)."""
+    counters: dict[str, int] = {}
+    out = []
+    for b, block in enumerate(typed(plan).traffic):
+        kind = block.kind
+        per_pair = block.count if isinstance(block, TcpTraffic) else 1
+        for src, dst in block.pairs:
+            for _ in range(per_pair):
+                counters[kind] = counters.get(kind, 0) + 1
+                out.append((f"{kind}-{counters[kind]}", b, src, dst))
+    return out
+
+
+__all__ = [*_generated, "Plan", "PlanObject", "PlanTypeError", "TCP_TRAFFIC", "field_names", "flow_ids", "from_dict", "to_dict", "typed"]

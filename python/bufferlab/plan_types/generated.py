@@ -34,6 +34,12 @@ CcKind: TypeAlias = Literal["newreno", "cubic", "vegas"]
 Framing: TypeAlias = Literal["none", "ethernet", "atm"]
 
 
+# What a latency probe sends.
+# ``"icmp"``: ICMP echo request and reply, as `ping`.
+# ``"udp"``: A UDP datagram the far host sends back, as `irtt` (Flent's UDP latency probe).
+PingProto: TypeAlias = Literal["icmp", "udp"]
+
+
 # What a congestion event's reduction is taken from (the window `ssthresh` is a fraction of).
 # ``"cwnd"``: The congestion window when the loss is found, as Linux (`tcp_init_cwnd_reduction` calls
 # the algorithm's `ssthresh()`, which reads `snd_cwnd`), ns-2, FreeBSD and ns-3's
@@ -418,6 +424,8 @@ class BallastTraffic(PlanObject):
     pairs: tuple[tuple[str, str], ...]
     auto: bool = False
     burst: BurstSpec | None = None
+    # A label for this block's flows: the flows table's `group` column.
+    group: str | None = None
     # Largest share of the uplink the ballast may take (eq. 7; 0.2).
     max_share: float = 0.2
     # The controller's decision period (`None`: its default).
@@ -438,12 +446,43 @@ class BallastTraffic(PlanObject):
 class PingTraffic(PlanObject):
     kind: Literal["ping"] = "ping"
     pairs: tuple[tuple[str, str], ...]
+    # A label for this block's flows: the flows table's `group` column.
+    group: str | None = None
     # Time between echo requests (ping's default: 1 s).
     interval_ns: int = 1_000_000_000
+    # `icmp` (echo request and reply) or `udp` (a datagram echoed back).
+    proto: PingProto = "icmp"
     # IP packet size (Linux ping: 84 B).
     size_bytes: int = 84
     start_ns: Dist = ConstDist(value=0.0)
     stop_ns: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RrulTraffic(PlanObject):
+    """Flent's Realtime Response Under Load test (tests/rrul.conf) between a client and a server:
+    TCP uploads and downloads with ICMP and UDP latency probes running through them. The scenario
+    reader expands it into `tcp` and `ping` blocks labelled with its group (docs/traffic-rrul.md).
+    """
+    kind: Literal["rrul"] = "rrul"
+    # `(client, server)` pairs: one test per pair (Flent's host and the netserver it tests to).
+    pairs: tuple[tuple[str, str], ...]
+    # When the TCP streams start, after the probes (which start with the run; Flent's --delay: 5 s).
+    delay_ns: int = 5_000_000_000
+    # TCP downloads, server to client (Flent's rrul: 4; Cardozo et al.: 50).
+    downloads: int = 4
+    # The label of each test's flows (`rrul-1`, `rrul-2`, ... in file order by default; a block
+    # with several pairs adds `-1`, `-2`, ... to its own).
+    group: str | None = None
+    # Time between ICMP echo requests (Flent's step size: 0.2 s).
+    ping_interval_ns: int = 200_000_000
+    tcp: TcpOptions = TcpOptions()
+    # Time between UDP probes (Flent runs irtt at its step size: 0.2 s).
+    udp_interval_ns: int = 200_000_000
+    # UDP latency probes (Flent's rrul: 3).
+    udp_probes: int = 3
+    # TCP uploads, client to server (Flent's rrul: 4; Cardozo et al.: 1).
+    uploads: int = 4
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -452,6 +491,8 @@ class TcpOnoffTraffic(PlanObject):
     pairs: tuple[tuple[str, str], ...]
     size_bytes: Dist
     idle_ns: Dist
+    # A label for this block's flows: the flows table's `group` column.
+    group: str | None = None
     start_ns: Dist = ConstDist(value=0.0)
     tcp: TcpOptions = TcpOptions()
 
@@ -462,6 +503,8 @@ class TcpTraffic(PlanObject):
     pairs: tuple[tuple[str, str], ...]
     # Connections per pair.
     count: int = 1
+    # A label for this block's flows: the flows table's `group` column.
+    group: str | None = None
     # Bytes to transfer; `None` is a bulk transfer that never ends.
     size_bytes: int | None = None
     start_ns: Dist = ConstDist(value=0.0)
@@ -479,6 +522,8 @@ class UdpTraffic(PlanObject):
     size_bytes: int
     arrivals: Arrivals = "cbr"
     burst: BurstSpec | None = None
+    # A label for this block's flows: the flows table's `group` column.
+    group: str | None = None
     start_ns: Dist = ConstDist(value=0.0)
     stop_ns: int | None = None
     # IP time to live (hops).
@@ -493,11 +538,13 @@ class WebTraffic(PlanObject):
     # New connections per second (Poisson).
     arrival_rate: float
     size_bytes: Dist
+    # A label for this block's flows: the flows table's `group` column.
+    group: str | None = None
     start_ns: Dist = ConstDist(value=0.0)
     tcp: TcpOptions = TcpOptions()
 
 
-TrafficSpec: TypeAlias = UdpTraffic | PingTraffic | TcpTraffic | WebTraffic | TcpOnoffTraffic | BallastTraffic
+TrafficSpec: TypeAlias = UdpTraffic | PingTraffic | TcpTraffic | WebTraffic | TcpOnoffTraffic | BallastTraffic | RrulTraffic
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -530,12 +577,14 @@ __all__ = [
     "LognormalDist",
     "ParetoDist",
     "PieQdisc",
+    "PingProto",
     "PingTraffic",
     "PrioSmallQdisc",
     "QdiscSpec",
     "QueueSpec",
     "RedQdisc",
     "RingSpec",
+    "RrulTraffic",
     "RunSpec",
     "Scenario",
     "SizingSpec",

@@ -127,6 +127,15 @@ def _direction() -> dict[str, Any]:
     }
 
 
+def _kind_props(kind: str) -> dict[str, Any]:
+    """The plan properties of traffic kind ``kind`` (its ``TrafficSpec`` branch)."""
+    for b in definition("TrafficSpec").get("oneOf", []):
+        props = deref(b).get("properties", {})
+        if props.get("kind", {}).get("const") == kind:
+            return props
+    raise KeyError(f"no traffic kind {kind!r} in the plan's schema")
+
+
 def _traffic() -> dict[str, Any]:
     tcp = {k: engine_key(plan_key, prop) for k, (plan_key, prop) in tcp_keys().items()}
     tcp["mss"] = {**SIZE, "description": describe_key(tcp_keys()["mss"][1])}
@@ -151,7 +160,13 @@ def _traffic() -> dict[str, Any]:
         "target": TIME,
         "max_share": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.2},
         "period": TIME,
+        "group": {"type": "string", "description": "a label for the block's flows (the flows table's group column)"},
+        "proto": engine_key("proto", _kind_props("ping")["proto"]),
     }
+    # The rrul test's own keys, as the plan declares them.
+    for plan_key, prop in _kind_props("rrul").items():
+        if plan_key not in ("pairs", "tcp", "group"):
+            own[user_key(plan_key)] = engine_key(plan_key, prop)
     branches = []
     for kind, keys in _core.traffic_keys().items():
         props = {k: (common.get(k) or own[k]) for k in keys}

@@ -154,6 +154,7 @@ pub fn build(loc: &Loc, s: &BallastSpec, b: &mut Builder) -> Result<(), Problem>
             ttl: s.ttl,
             start_ns: s.start_ns.clone(),
             stop_ns: s.stop_ns,
+            group: s.group.clone(),
         };
         return udp::build_kind(loc, "ballast", &spec, b);
     }

@@ -1,7 +1,7 @@
 //! Turning the scenario's traffic blocks into agents and flows.
 
 pub use super::builder::{Builder, FlowInfo, DEFAULT_PKT_BYTES, MAX_FLOWS};
-use super::{ballast, ping, udp};
+use super::{ballast, ping, rrul, udp};
 use crate::problem::{Loc, Problem};
 use crate::scenario::{Scenario, TrafficSpec};
 
@@ -18,6 +18,7 @@ pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Problem> {
             TrafficSpec::Web(s) => (s.pairs.len(), 1),
             TrafficSpec::TcpOnoff(s) => (s.pairs.len(), 1),
             TrafficSpec::Ballast(s) => (s.pairs.len(), 1),
+            TrafficSpec::Rrul(s) => (s.pairs.len(), rrul::flows_per_pair(s)),
         };
         total += pairs as u64 * per_pair;
         if total > MAX_FLOWS {
@@ -31,17 +32,32 @@ pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Problem> {
             )));
         }
     }
-    for (i, t) in sc.traffic.iter().enumerate() {
-        let loc = Loc::root().key("traffic").at(i);
-        match t {
-            TrafficSpec::Udp(u) => udp::build(&loc, u, b)?,
-            TrafficSpec::Ping(p) => ping::build(&loc, p, b)?,
-            TrafficSpec::Ballast(s) => ballast::build(&loc, s, b)?,
-            TrafficSpec::Tcp(_) | TrafficSpec::Web(_) | TrafficSpec::TcpOnoff(_) => {
-                super::tcp::build(&loc, t, b)?
-            }
-        }
+    // An rrul block in the plan itself (the scenario reader expands those of a file) stands for
+    // the blocks it expands to, labelled as the reader labels them.
+    for (i, t) in rrul::plain(&sc.traffic) {
+        build_block(&Loc::root().key("traffic").at(i), &t, b)?;
     }
     ballast::wire(b);
+    Ok(())
+}
+
+/// One block's agents and flows, its flows labelled with its group.
+fn build_block(loc: &Loc, t: &TrafficSpec, b: &mut Builder) -> Result<(), Problem> {
+    let first = b.flows.len();
+    match t {
+        TrafficSpec::Udp(u) => udp::build(loc, u, b)?,
+        TrafficSpec::Ping(p) => ping::build(loc, p, b)?,
+        TrafficSpec::Ballast(s) => ballast::build(loc, s, b)?,
+        TrafficSpec::Tcp(_) | TrafficSpec::Web(_) | TrafficSpec::TcpOnoff(_) => {
+            super::tcp::build(loc, t, b)?
+        }
+        // `rrul::plain` has replaced it by its blocks.
+        TrafficSpec::Rrul(_) => {}
+    }
+    if let Some(g) = t.group() {
+        for f in &mut b.flows[first..] {
+            f.group = Some(g.to_string());
+        }
+    }
     Ok(())
 }

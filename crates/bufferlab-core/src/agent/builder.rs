@@ -19,6 +19,8 @@ pub struct FlowInfo {
     pub dst: NodeId,
     /// The flow's full-sized data packet in IP bytes (what buffer-sizing rules count packets in).
     pub pkt_bytes: u32,
+    /// Its traffic block's group label, if any (an rrul test's label).
+    pub group: Option<String>,
 }
 
 /// Most flows (rows of the flows table) one scenario may have, over all its traffic blocks.
@@ -74,6 +76,7 @@ impl<'a> Builder<'a> {
             src,
             dst,
             pkt_bytes: DEFAULT_PKT_BYTES,
+            group: None,
         });
         (self.flows.len() - 1) as FlowId
     }

@@ -9,6 +9,7 @@ pub mod build;
 pub mod builder;
 pub mod external;
 pub mod ping;
+pub mod rrul;
 pub mod udp;
 
 pub mod tcp;

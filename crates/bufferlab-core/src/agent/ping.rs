@@ -1,7 +1,8 @@
-//! Ping: ICMP echo requests at a fixed interval, and the host that answers them.
+//! Ping: echo requests at a fixed interval, and the host that answers them.
 //!
 //! As Linux `ping` does, the request carries its send time in its payload and the reply echoes it,
-//! so the RTT is measured at the client from the echoed time alone.
+//! so the RTT is measured at the client from the echoed time alone. The UDP variant is the same
+//! exchange in datagrams, as `irtt` (Flent's UDP latency probe) and netperf's UDP_RR make it.
 
 use super::builder::Builder;
 use super::{Agent, AgentHooks, Io};
@@ -9,7 +10,7 @@ use crate::dist::Sampler;
 use crate::packet::{AgentId, FlowId, NodeId, Packet, Proto};
 use crate::problem::{Loc, Problem};
 use crate::rng::{stream, Rng, Stream};
-use crate::scenario::PingSpec;
+use crate::scenario::{PingProto, PingSpec};
 use crate::time::{Duration, Instant};
 
 pub struct PingClient {
@@ -18,6 +19,8 @@ pub struct PingClient {
     server: AgentId,
     me: AgentId,
     size: u32,
+    /// What the request is sent as: an ICMP echo request or a UDP datagram.
+    request: Proto,
     interval: Duration,
     start: Sampler,
     stop: Instant,
@@ -35,7 +38,12 @@ impl AgentHooks for PingClient {
     }
 
     fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
-        if pkt.proto == Proto::EchoReply {
+        // The server answers an ICMP request with an echo reply and a datagram with a datagram.
+        let reply = match self.request {
+            Proto::EchoRequest => Proto::EchoReply,
+            other => other,
+        };
+        if pkt.proto == reply {
             let st = &mut io.flows[self.flow as usize];
             let w = st.window;
             st.bytes_received.add(&w, io.now, pkt.size as u64);
@@ -50,7 +58,7 @@ impl AgentHooks for PingClient {
             src_agent: self.me,
             dst_agent: self.server,
             size: self.size,
-            proto: Proto::EchoRequest,
+            proto: self.request,
             ttl: 64,
             created: io.now,
             seq: self.seq,
@@ -65,23 +73,27 @@ impl AgentHooks for PingClient {
     }
 }
 
-/// Answers echo requests at once with a reply of the same size.
+/// Answers echo requests at once with a reply of the same size: an ICMP echo reply to an ICMP
+/// request, the datagram itself sent back to a UDP one.
 pub struct PingServer;
 
 impl AgentHooks for PingServer {
     fn on_start(&mut self, _io: &mut Io) {}
 
     fn on_packet(&mut self, io: &mut Io, pkt: &Packet) {
-        if pkt.proto == Proto::EchoRequest {
-            io.send(Packet {
-                dst: pkt.src,
-                src_agent: pkt.dst_agent,
-                dst_agent: pkt.src_agent,
-                proto: Proto::EchoReply,
-                ttl: 64,
-                ..*pkt
-            });
-        }
+        let proto = match pkt.proto {
+            Proto::EchoRequest => Proto::EchoReply,
+            Proto::Udp => Proto::Udp,
+            _ => return,
+        };
+        io.send(Packet {
+            dst: pkt.src,
+            src_agent: pkt.dst_agent,
+            dst_agent: pkt.src_agent,
+            proto,
+            ttl: 64,
+            ..*pkt
+        });
     }
 
     fn on_timer(&mut self, _io: &mut Io, _token: u32) {}
@@ -107,6 +119,10 @@ pub fn build(loc: &Loc, p: &PingSpec, b: &mut Builder) -> Result<(), Problem> {
                 server,
                 me,
                 size: p.size_bytes,
+                request: match p.proto {
+                    PingProto::Icmp => Proto::EchoRequest,
+                    PingProto::Udp => Proto::Udp,
+                },
                 interval: p.interval_ns,
                 start: start.clone(),
                 stop: p.stop_ns.unwrap_or(Instant::NEVER).min(b.end),

@@ -8,12 +8,13 @@ use crate::results::TimeSeries;
 use crate::time::{Duration, Instant};
 
 /// The rows so far, and what each rate is taken against: per port (busy ns, IP bytes sent) and
-/// per flow (bytes delivered) at the previous sample.
+/// per flow (bytes delivered; RTT samples and their sum) at the previous sample.
 #[derive(Default)]
 pub(super) struct Sampling {
     pub(super) timeseries: TimeSeries,
     prev_port: Vec<(Duration, u64)>,
     prev_flow: Vec<u64>,
+    prev_rtt: Vec<(u64, u64)>,
     prev_sample: Instant,
 }
 
@@ -33,6 +34,7 @@ impl Sampling {
         let ts = &mut self.timeseries;
         self.prev_port.resize(ports.len(), (Duration::ZERO, 0));
         self.prev_flow.resize(flows.len(), 0);
+        self.prev_rtt.resize(flows.len(), (0, 0));
         for (p, prev) in ports.iter().zip(self.prev_port.iter_mut()) {
             let name = &p.params.name;
             let (busy, bytes) = (p.busy_ns_until(now), p.stats.bytes_sent.total);
@@ -63,7 +65,8 @@ impl Sampling {
             ts.push(t, "link", name, "throughput_bps", rate(bytes - prev.1));
             *prev = (busy, bytes);
         }
-        for ((f, info), prev) in flows.iter().zip(flow_info).zip(self.prev_flow.iter_mut()) {
+        let prev = self.prev_flow.iter_mut().zip(self.prev_rtt.iter_mut());
+        for ((f, info), (prev, prev_rtt)) in flows.iter().zip(flow_info).zip(prev) {
             let d = f.bytes_delivered.total;
             ts.push(t, "flow", &info.id, "goodput_bps", rate(d - *prev));
             *prev = d;
@@ -71,6 +74,13 @@ impl Sampling {
                 ts.push(t, "flow", &info.id, "cwnd_bytes", f.cwnd_bytes as f64);
                 ts.push(t, "flow", &info.id, "srtt_s", f.srtt_ns.secs());
             }
+            // A probe's RTT: the mean of the replies that came back in the step (none: no row).
+            let (n, sum) = (f.rtt_samples_total, f.rtt_sum_ns_total);
+            if info.kind == "ping" && n > prev_rtt.0 {
+                let mean_ns = (sum - prev_rtt.1) as f64 / (n - prev_rtt.0) as f64;
+                ts.push(t, "flow", &info.id, "rtt_s", mean_ns / 1e9);
+            }
+            *prev_rtt = (n, sum);
         }
         self.prev_sample = now;
     }

@@ -21,7 +21,7 @@ use super::close::did_you_mean;
 use super::doc::Doc;
 use super::law::{self, Quantity};
 use super::schema::{definition, deref, tcp_keys, user_key, Reader};
-use super::table::{boolean, choice, index, integer, join, or_null, Problems, Table};
+use super::table::{boolean, choice, index, integer, join, name, or_null, Problems, Table};
 use super::topology::Topology;
 use super::units::{self, Rate, Size};
 use crate::tcp::params::{TcpParams, TS_OPTION_BYTES};
@@ -49,6 +49,16 @@ const UNSUPPORTED: &[(&str, &[(&str, &str)])] = &[
         "tcp_onoff",
         &[("stop", "on/off sources run to the end of the run")],
     ),
+    (
+        "rrul",
+        &[
+            (
+                "start",
+                "an rrul test's probes start with the run and its TCP streams `delay` later",
+            ),
+            ("stop", "an rrul test runs to the end of the run"),
+        ],
+    ),
 ];
 
 /// One traffic kind as the plan declares it.
@@ -61,9 +71,14 @@ pub struct KindDecl {
 }
 
 impl KindDecl {
-    /// The keys a block of this kind takes: the common ones, its fields', the TCP options.
+    /// The keys a block of this kind takes: the common ones (less those it refuses), its
+    /// fields', the TCP options.
     pub fn keys(&self) -> Vec<&'static str> {
-        let mut out: Vec<&'static str> = COMMON.to_vec();
+        let refused = unsupported(self.kind);
+        let mut out: Vec<&'static str> = COMMON
+            .into_iter()
+            .filter(|k| !refused.iter().any(|(u, _)| u == k))
+            .collect();
         for (k, _) in &self.fields {
             let u = user_key(k);
             if *k != "tcp" && !out.contains(&u) {
@@ -82,6 +97,14 @@ impl KindDecl {
             .find(|(k, _)| *k == plan_key)
             .and_then(|(_, p)| p.get("default"))
     }
+}
+
+/// The keys kind `kind` refuses, with the reason.
+fn unsupported(kind: &str) -> &'static [(&'static str, &'static str)] {
+    UNSUPPORTED
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(&[][..], |(_, u)| *u)
 }
 
 /// The traffic kinds, in the plan's order.
@@ -146,14 +169,66 @@ pub fn read_traffic(
     let graph = topo.map(components);
     let mut out = Vec::new();
     let mut origins = Vec::new();
+    let mut rrul_tests = 0;
     for (i, block) in blocks.iter().enumerate() {
         let path = index("traffic", i);
-        if let Some(spec) = read_block(block, &path, topo, graph.as_ref(), p) {
-            origins.push((format!("traffic[{}]", out.len()), path));
-            out.push(spec);
+        let before = p.len();
+        let Some(spec) = read_block(block, &path, topo, graph.as_ref(), p) else {
+            continue;
+        };
+        let parts = match expand_rrul(&spec, rrul_tests, p.len() == before) {
+            Some((parts, tests)) => {
+                rrul_tests += tests;
+                parts
+            }
+            None => vec![spec],
+        };
+        for part in parts {
+            origins.push((format!("traffic[{}]", out.len()), path.clone()));
+            out.push(part);
         }
     }
     (out, origins)
+}
+
+/// An rrul block as the `tcp` and `ping` blocks it stands for ([`crate::agent::rrul`]), and the
+/// number of tests in it; `None` for a block of another kind. A block with a problem, or a
+/// number out of its bounds, stays as it is, so that those are reported at its own keys.
+fn expand_rrul(spec: &Value, first: usize, read_ok: bool) -> Option<(Vec<Value>, usize)> {
+    use crate::agent::rrul;
+    use crate::scenario::{RrulSpec, TrafficSpec};
+    if spec.get("kind").and_then(Value::as_str) != Some("rrul") {
+        return None;
+    }
+    let tests = spec
+        .get("pairs")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if !read_ok || !crate::bounds::check_value(&json!({ "traffic": [spec] })).is_empty() {
+        return Some((vec![spec.clone()], tests));
+    }
+    let mut fields = spec.clone();
+    if let Some(m) = fields.as_object_mut() {
+        m.remove("kind");
+    }
+    let Ok(typed) = serde_json::from_value::<RrulSpec>(fields) else {
+        return Some((vec![spec.clone()], tests));
+    };
+    // The TCP options as the file gave them: those it leaves out stay out of the plan.
+    let tcp = spec.get("tcp").cloned().unwrap_or_else(|| json!({}));
+    let parts = rrul::expand(&typed, first)
+        .iter()
+        .filter_map(|b| {
+            let mut v = serde_json::to_value(b).ok()?;
+            let m = v.as_object_mut()?;
+            m.retain(|_, x| !x.is_null());
+            if matches!(b, TrafficSpec::Tcp(_)) {
+                m.insert("tcp".into(), tcp.clone());
+            }
+            Some(v)
+        })
+        .collect();
+    Some((parts, tests))
 }
 
 fn read_block(
@@ -189,15 +264,14 @@ fn read_block(
         }
     };
     let decl = kinds().iter().find(|k| k.kind == kind)?;
-    let unsupported = UNSUPPORTED
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map_or(&[][..], |(_, u)| *u);
-    let t = Table::open(block, path, p, &decl.keys(), unsupported, None);
+    let t = Table::open(block, path, p, &decl.keys(), unsupported(&kind), None);
     let mut spec = Map::new();
     spec.insert("kind".into(), Value::from(kind.as_str()));
     spec.insert("pairs".into(), Value::from(pairs(&t, topo, graph, p)));
-    if t.has("start") {
+    if t.has("group") {
+        spec.insert("group".into(), or_null(t.get(p, "group", &name)));
+    }
+    if t.has("start") && kind != "rrul" {
         spec.insert(
             "start_ns".into(),
             or_null(t.get(p, "start", &|v| law::parse(v, Quantity::Time))),
@@ -268,6 +342,18 @@ fn read_block(
             stop(&t, &mut spec, p);
         }
         "ballast" => ballast(&t, &mut spec, decl, p),
+        "rrul" => {
+            // Counts and times by their declared types; the TCP options as for a tcp block.
+            for (k, prop) in &decl.fields {
+                let user = user_key(k);
+                if matches!(*k, "tcp" | "group") || !t.has(user) {
+                    continue;
+                }
+                let r = Reader::of(k, prop);
+                spec.insert((*k).into(), or_null(t.get(p, user, &|v| r.read(v))));
+            }
+            spec.insert("tcp".into(), Value::Object(tcp_options(&t, p).0));
+        }
         _ => {
             // ping
             let interval = if t.has("interval") {
@@ -282,6 +368,12 @@ fn read_block(
                 default("size_bytes")
             };
             spec.insert("size_bytes".into(), size);
+            if t.has("proto") {
+                if let Some((k, prop)) = decl.fields.iter().find(|(k, _)| *k == "proto") {
+                    let r = Reader::of(k, prop);
+                    spec.insert("proto".into(), or_null(t.get(p, "proto", &|v| r.read(v))));
+                }
+            }
             stop(&t, &mut spec, p);
         }
     }

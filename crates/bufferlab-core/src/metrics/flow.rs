@@ -75,6 +75,10 @@ pub struct FlowStats {
     pub rtt: Hist,
     /// One-way delay of data packets, within the window.
     pub owd: Hist,
+    /// Every RTT sample of the run (in or out of the window), counted and summed in ns, for the
+    /// time series' mean RTT per step.
+    pub rtt_samples_total: u64,
+    pub rtt_sum_ns_total: u64,
     /// Latest congestion window in bytes (TCP), for time series.
     pub cwnd_bytes: u64,
     /// Latest smoothed RTT in ns (TCP), for time series.
@@ -117,6 +121,8 @@ impl FlowStats {
             ecn_reductions: Counter::default(),
             rtt: Hist::default(),
             owd: Hist::default(),
+            rtt_samples_total: 0,
+            rtt_sum_ns_total: 0,
             cwnd_bytes: 0,
             srtt_ns: Duration::ZERO,
             completed_at: None,
@@ -141,6 +147,8 @@ impl FlowStats {
 
     #[inline]
     pub fn on_rtt_sample(&mut self, now: Instant, rtt: Duration) {
+        self.rtt_samples_total += 1;
+        self.rtt_sum_ns_total = self.rtt_sum_ns_total.saturating_add(rtt.as_ns());
         if self.window.contains(now) {
             self.rtt.record(rtt.as_ns());
         }
