@@ -109,5 +109,5 @@ def test_a_sweep_with_a_point_beyond_an_hour_wants_yes(tmp_path):
     spec.write_text(f'base = "{UDP_FIFO}"\nseeds = 2\n[grid]\n"traffic[0].rate" = ["500pps", "10Tbps"]\n')
     r = cli("sweep", str(spec), "--out", str(tmp_path / "out"))
     assert r.exit_code == 2, r.output
-    assert 'point 2 of 2 (traffic[0].rate="10Tbps") is estimated at about 3.1 h' in r.output, r.output
+    assert 'point 2 of 2 (traffic[0].rate="10Tbps") is estimated at about 1.4 h' in r.output, r.output
     assert "--yes" in r.output and not (tmp_path / "out").exists()

@@ -52,11 +52,16 @@ pub struct BenchResult {
     pub events_per_sec: f64,
     pub packets_per_sec: f64,
     pub peak_packets: u64,
+    /// What the engine's estimate said the run would take (`crate::estimate`).
+    pub estimated_wall_seconds: f64,
 }
 
 pub fn run(name: &str, seconds: f64) -> Result<BenchResult, String> {
     let sc = scenario(name, seconds)
         .ok_or_else(|| format!("unknown benchmark {name:?} (one of {NAMES:?})"))?;
+    let estimated = crate::estimate::check_and_estimate(&sc)
+        .map(|e| e.wall_s)
+        .map_err(|p| format!("{p:?}"))?;
     let t0 = Instant::now();
     let out = crate::simulate::run(&sc)?;
     let wall = t0.elapsed().as_secs_f64();
@@ -70,5 +75,6 @@ pub fn run(name: &str, seconds: f64) -> Result<BenchResult, String> {
         events_per_sec: e.events as f64 / wall,
         packets_per_sec: e.packets as f64 / wall,
         peak_packets: e.peak_packets,
+        estimated_wall_seconds: estimated,
     })
 }

@@ -18,10 +18,16 @@ use crate::engine::Engine;
 use crate::scenario::{Dist, Scenario, TrafficSpec};
 use crate::time::NS_PER_SEC;
 
-/// Engine speed assumed for the wall-time estimate: events per wall second on one core, as
-/// measured on the 100-flow dumbbell (docs/BENCHMARKS.md: ~1.4 M bottleneck packets and ~9 M
-/// events per second).
-pub const EVENTS_PER_SEC: f64 = 9.0e6;
+/// Engine speed assumed for the wall-time estimate, in events per wall second on one core, for
+/// an event of a TCP flow (a segment, an ACK, a timer: the 100-flow dumbbell runs 13 M events/s,
+/// docs/BENCHMARKS.md) and for one of an open-loop source (a UDP packet: `udp-fifo-1g` runs 20 M).
+pub const TCP_EVENTS_PER_SEC: f64 = 13.0e6;
+pub const OPEN_EVENTS_PER_SEC: f64 = 20.0e6;
+/// The engine slows as the packets alive outgrow the caches: each arriving packet's slot, each
+/// link's pipe and each connection's state is then a miss. The speed is divided by
+/// 1 + (packets in flight) / `WORKING_SET_PKTS`, fitted on `stanford-2.5G-2000` (about 32 k
+/// packets in flight, 2.9 M events/s, 4.5 times slower per event than the 100-flow dumbbell).
+pub const WORKING_SET_PKTS: f64 = 10_000.0;
 
 /// A TCP ACK's IP size (no payload).
 const ACK_BYTES: f64 = 40.0;
@@ -37,6 +43,8 @@ pub struct Estimate {
     pub busiest_link: String,
     pub busiest_link_packets: u64,
     pub events: u64,
+    /// Packets on the wires at once, on average (each link's packet rate times its delay).
+    pub in_flight: u64,
     pub wall_s: f64,
     /// The speed `wall_s` assumes.
     pub events_per_s: f64,
@@ -147,6 +155,9 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
     let mut load_bps = vec![0.0f64; np];
     let mut pkts = vec![0.0f64; np];
     let mut created = 0.0;
+    // Events of TCP flows (their share of link packets and of packets created).
+    let mut tcp_pkts = vec![0.0f64; np];
+    let mut tcp_created = 0.0;
     for ((f, (fw, bw)), &(offer, tcp)) in flows.iter().zip(&paths).zip(&offers) {
         let share = fw
             .iter()
@@ -174,13 +185,22 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
             0.0
         };
         created += n_created + back;
+        if tcp {
+            tcp_created += n_created + back;
+        }
         for &p in fw {
             load_bps[p as usize] += bps;
             pkts[p as usize] += n;
+            if tcp {
+                tcp_pkts[p as usize] += n;
+            }
         }
         for &p in bw {
             load_bps[p as usize] += back * ACK_BYTES * 8.0 / duration_s;
             pkts[p as usize] += back;
+            if tcp {
+                tcp_pkts[p as usize] += back;
+            }
         }
     }
     // No link carries more than its rate.
@@ -188,12 +208,24 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
         let rate = eng.ports()[p].params.rate_bps as f64;
         if load_bps[p] > rate {
             pkts[p] *= rate / load_bps[p];
+            tcp_pkts[p] *= rate / load_bps[p];
         }
     }
+    // Little's law on every wire: packets per second times the propagation delay.
+    let in_flight: f64 = (0..np)
+        .map(|p| {
+            pkts[p] / duration_s.max(1e-9) * eng.ports()[p].params.delay_ns.as_ns() as f64
+                / NS_PER_SEC as f64
+        })
+        .sum();
     let link_packets: f64 = pkts.iter().sum();
     // The first of the busiest (a dumbbell's bottleneck before its equally busy access links).
     let busiest = (0..np).rev().max_by(|&a, &b| pkts[a].total_cmp(&pkts[b]));
     let events = link_packets + created;
+    let tcp_events = tcp_pkts.iter().sum::<f64>() + tcp_created;
+    let slowdown = 1.0 + in_flight / WORKING_SET_PKTS;
+    let wall_s = slowdown
+        * (tcp_events / TCP_EVENTS_PER_SEC + (events - tcp_events).max(0.0) / OPEN_EVENTS_PER_SEC);
     Estimate {
         flows: flows.len() as u64,
         packets: created as u64,
@@ -201,8 +233,13 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
         busiest_link: busiest.map_or(String::new(), |p| eng.ports()[p].params.name.clone()),
         busiest_link_packets: busiest.map_or(0, |p| pkts[p] as u64),
         events: events as u64,
-        wall_s: events / EVENTS_PER_SEC,
-        events_per_s: EVENTS_PER_SEC,
+        in_flight: in_flight as u64,
+        wall_s,
+        events_per_s: if wall_s > 0.0 {
+            events / wall_s
+        } else {
+            TCP_EVENTS_PER_SEC
+        },
     }
 }
 
