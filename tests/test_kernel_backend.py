@@ -383,23 +383,37 @@ def test_sigterm_and_ctrl_c_clean_up(tmp_path, sig):
 
 
 @needs_kernel
-def test_sigkill_leftovers_are_removed_by_cleanup(tmp_path):
+@pytest.mark.parametrize("reaped", [True, False], ids=["reaped", "zombie"])
+def test_sigkill_leftovers_are_removed_by_cleanup(tmp_path, reaped):
+    """A killed run is dead whether or not its parent has reaped it yet: a zombie holds no
+    namespace and runs nothing, so cleanup removes what it left."""
     f = scenario(tmp_path, '[[traffic]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "100ms"', duration="20s")
     p = _start_and_wait(f)
     ns = sorted(n for n in os.listdir("/run/netns") if n.startswith(f"bl{p.pid}-"))
     assert len(ns) == 2
     pids = subprocess.run(["ip", "netns", "pids", ns[0]], capture_output=True, text=True).stdout.split()
     assert pids, "a program runs in the namespace"
-    p.kill()
-    p.wait()
-    assert our_namespaces(p.pid), "SIGKILL leaves the namespaces"
-    r = cli("cleanup")
-    assert r.returncode == 0, r.stderr
-    for n in ns:
-        assert n in r.stdout
-    assert our_namespaces(p.pid) == []
-    time.sleep(0.2)
-    assert not any(_alive(q) for q in pids), "programs of the killed run were stopped"
+    try:
+        p.kill()
+        if reaped:
+            p.wait()
+        else:
+            deadline = time.monotonic() + 10
+            while _alive(str(p.pid)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert Path(f"/proc/{p.pid}").exists() and not _alive(str(p.pid)), "the killed run is a zombie"
+        assert our_namespaces(p.pid), "SIGKILL leaves the namespaces"
+        r = cli("cleanup")
+        assert r.returncode == 0, r.stderr
+        for n in ns:
+            assert n in r.stdout
+        assert our_namespaces(p.pid) == []
+        time.sleep(0.2)
+        assert not any(_alive(q) for q in pids), "programs of the killed run were stopped"
+    finally:
+        p.kill()
+        p.wait()
+        cli("cleanup")
 
 
 @needs_kernel
@@ -428,6 +442,21 @@ def test_exec_without_a_running_network_says_so():
     r = cli("exec", "nosuchhost", "--", "true")
     assert r.returncode == 2
     assert "no running network has a host 'nosuchhost'" in r.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_exec_takes_a_zombie_owner_for_gone():
+    """`exec` looks for running networks as cleanup does: an exited, unreaped owner runs none."""
+    from bufferlab.cli.kernel import _running
+
+    child = subprocess.Popen(["true"])
+    deadline = time.monotonic() + 10
+    while _running(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert Path(f"/proc/{child.pid}").exists(), "a zombie still has its /proc entry"
+    assert not _running(child.pid)
+    child.wait()
+    assert not _running(child.pid) and _running(os.getpid())
 
 
 @needs_kernel
