@@ -5,8 +5,8 @@ use super::{ballast, ping, udp};
 use crate::problem::{Loc, Problem};
 use crate::scenario::{Scenario, TrafficSpec};
 
-/// Build every traffic block of the scenario.
-pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Problem> {
+/// Build every traffic block of the scenario, or the problems of every block that cannot be.
+pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Vec<Problem>> {
     // Checked before anything is built: 10,000 pairs x 100,000 connections would otherwise
     // allocate a billion flows' state before the run could say no.
     let mut total: u64 = 0;
@@ -26,21 +26,26 @@ pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Problem> {
             } else {
                 ("pairs", format!("{pairs} pairs"))
             };
-            return Err(Loc::root().key("traffic").at(i).key(key).problem(format!(
+            return Err(vec![Loc::root().key("traffic").at(i).key(key).problem(format!(
                 "{what} bring the scenario to {total} flows, more than the {MAX_FLOWS} one run can hold (lower the count or the number of pairs, or split the study into a sweep)"
-            )));
+            ))]);
         }
     }
+    let mut errs = Vec::new();
     for (i, t) in sc.traffic.iter().enumerate() {
         let loc = Loc::root().key("traffic").at(i);
-        match t {
-            TrafficSpec::Udp(u) => udp::build(&loc, u, b)?,
-            TrafficSpec::Ping(p) => ping::build(&loc, p, b)?,
-            TrafficSpec::Ballast(s) => ballast::build(&loc, s, b)?,
+        let built = match t {
+            TrafficSpec::Udp(u) => udp::build(&loc, u, b),
+            TrafficSpec::Ping(p) => ping::build(&loc, p, b),
+            TrafficSpec::Ballast(s) => ballast::build(&loc, s, b),
             TrafficSpec::Tcp(_) | TrafficSpec::Web(_) | TrafficSpec::TcpOnoff(_) => {
-                super::tcp::build(&loc, t, b)?
+                super::tcp::build(&loc, t, b)
             }
-        }
+        };
+        errs.extend(built.err());
+    }
+    if !errs.is_empty() {
+        return Err(errs);
     }
     ballast::wire(b);
     Ok(())
