@@ -246,6 +246,19 @@ def test_without_what_it_needs_the_cli_says_which_in_one_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error: the kernel backend needs"), r.stderr
 
 
+def test_a_network_stopped_before_or_inside_its_window_says_what_it_measured():
+    from bufferlab.kernel.run import window_warning
+
+    window = [10 * 10**9, 120 * 10**9]
+    before = window_warning(window, {"duration_s": 4.0, "measure_s": [4.0, 4.0]})
+    assert "stopped before the measurement window [10s, 120s] (run.measure) opened: nothing was measured" in before
+    assert """--set 'run.measure=["0s", "120s"]'""" in before
+    inside = window_warning(window, {"duration_s": 60.0, "measure_s": [10.0, 60.0]})
+    assert "the figures above are over 10s-60s, the part of it that ran" in inside
+    assert window_warning(window, {"duration_s": 120.0, "measure_s": [10.0, 120.0]}) is None
+    assert window_warning(None, {"duration_s": 4.0, "measure_s": [0.0, 4.0]}) is None
+
+
 # ---------------------------------------------------------------- on the kernel
 
 
@@ -436,6 +449,27 @@ def test_web_and_onoff_transfers_complete_on_the_kernel(tmp_path):
     # A transfer takes at least the handshake, the request and the data's serialization: two
     # round trips of 10.1 ms plus 50 KB at 10 Mb/s (~41 ms of 1500 B packets).
     assert onoff.completion_time_s.min() > 2 * IDLE_RTT_S + 50_000 * 8 / 10e6
+
+
+@needs_kernel
+def test_shell_says_what_a_network_stopped_before_its_window_measured(tmp_path):
+    """`bufferlab shell` runs as long as its command: stopped before the file's window opens it
+    measured nothing and says so (table and summary.json), stopped inside it the part that ran."""
+    f = scenario(tmp_path, '[[traffic]]\nkind = "udp"\nfrom = "client"\nto = "server"\nrate = "2Mbps"\nsize = "1000B"', duration="20s")
+    out = tmp_path / "before"
+    r = cli("shell", f, "--node", "client", "--set", 'run.measure=["10s", "20s"]', "--out", out, "--", "sleep", "1")
+    assert r.returncode == 0, r.stderr
+    assert "warning: the network ran" in r.stdout and "nothing was measured" in r.stdout, r.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    a, b = summary["run"]["measure_s"]
+    assert a == b == summary["run"]["duration_s"] and summary["flows"][0]["goodput_bps"] == 0
+    assert "nothing was measured" in summary["warnings"][0]
+    out = tmp_path / "inside"
+    r = cli("shell", f, "--node", "client", "--set", 'run.measure=["0.5s", "20s"]', "--out", out, "--", "sleep", "2")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["measure_s"][0] == 0.5 and summary["flows"][0]["goodput_bps"] > 1e6
+    assert "the part of it that ran" in summary["warnings"][0]
 
 
 def test_exec_without_a_running_network_says_so():

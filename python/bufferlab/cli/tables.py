@@ -206,3 +206,6 @@ def print_result(result: Result, console: Console, title: str | None = None, lis
         _print_table(console, "links", cols, links)
     if hidden_links:
         console.print(_hidden_links_line(hidden_links), markup=False)
+    # What would mislead a reader of the figures above (summary.json has the same list).
+    for w in s.get("warnings", []):
+        console.print(f"warning: {w}", markup=False, style="bold")

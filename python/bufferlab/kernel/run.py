@@ -23,6 +23,7 @@ from typing import Any
 from .. import plan_types as pt
 from ..errors import BufferlabError
 from ..results import Result
+from ..units import format_time_ns
 from . import plan as kplan
 from .merge import fix_timeseries, merge
 
@@ -173,6 +174,24 @@ def _readline(p: subprocess.Popen, deadline: float) -> str:
     return "timed out"
 
 
+def window_warning(measure_ns: list[int] | None, run: dict[str, Any]) -> str | None:
+    """What a network stopped before the end of its measurement window measured (``bufferlab
+    shell``, where the command decides when it stops), or None: the engine measures only inside
+    the window, so one stopped before it opened measured nothing, and says so rather than pass
+    the whole run off as the window."""
+    if not measure_ns or run["duration_s"] >= measure_ns[1] / 1e9:
+        return None
+    t = lambda s: format_time_ns(s * 1e9)  # noqa: E731
+    a, b = (x / 1e9 for x in measure_ns)
+    ma, mb = run["measure_s"]
+    if mb <= ma:
+        return (f"the network ran {t(run['duration_s'])} and stopped before the measurement window "
+                f"[{t(a)}, {t(b)}] (run.measure) opened: nothing was measured, so every rate and count "
+                f"above is 0; to measure from the start, --set 'run.measure=[\"0s\", \"{t(b)}\"]'")
+    return (f"the network stopped at {t(run['duration_s'])}, inside the measurement window [{t(a)}, {t(b)}] "
+            f"(run.measure): the figures above are over {t(ma)}-{t(mb)}, the part of it that ran")
+
+
 def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_us: float | None = None) -> Result:
     """Run a loaded scenario with real hosts; the same Result as a simulation, with
     ``summary["backend"] == "kernel"`` and the driver's figures in ``summary["kernel"]``."""
@@ -209,4 +228,7 @@ def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, An
     }
     if "kernel_ballast" in summary:  # what each ballast tool sent and decided (docs/ballast.md)
         summary["kernel"]["ballast"] = summary.pop("kernel_ballast")
+    warnings = [w for w in (window_warning(pt.typed(sc).run.measure_ns, summary["run"]),) if w]
+    if warnings:
+        summary["warnings"] = warnings
     return Result(summary, out.get("timeseries"), transfers, plan=sc.plan, distributions=distributions)

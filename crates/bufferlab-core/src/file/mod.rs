@@ -218,13 +218,19 @@ fn measure(rt: &Table, p: &mut Problems, duration: Option<u64>) -> Option<[u64; 
         return None;
     }
     if let Some(d) = duration.filter(|d| b > *d) {
-        let _ = d;
+        // A run measures only inside its window, and the window only inside the run: the part
+        // that would run, or the whole run when the window would not even open.
         let dur = rt.raw("duration").map(Doc::plain).unwrap_or_default();
+        let from = if a < d {
+            list[0].plain()
+        } else {
+            "0s".to_string()
+        };
         rt.problem(
             p,
             Some("measure"),
             format!(
-                "the window ends at {}, after the run (duration {dur})",
+                "the window ends at {}, after the run (duration {dur}); measure within it (try [\"{from}\", \"{dur}\"])",
                 list[1].plain()
             ),
         );
