@@ -259,6 +259,23 @@ def test_a_network_stopped_before_or_inside_its_window_says_what_it_measured():
     assert window_warning(None, {"duration_s": 4.0, "measure_s": [0.0, 4.0]}) is None
 
 
+def test_lateness_is_judged_against_the_shortest_round_trip():
+    from bufferlab.kernel.run import lateness_check
+
+    quiet = {"lateness_p50_s": 30e-6, "lateness_p99_s": 80e-6, "lateness_max_s": 1e-3, "min_round_trip_s": 0.01}
+    figures, warning = lateness_check(quiet)
+    assert warning is None
+    assert figures == {"p50_s": 30e-6, "p99_s": 80e-6, "max_s": 1e-3, "min_round_trip_s": 0.01,
+                       "p50_bound_s": 1e-4, "p99_bound_s": 5e-4}
+    _, warning = lateness_check({**quiet, "lateness_p99_s": 2e-3})
+    assert warning.startswith("the network ran late: delivery lateness p50 30us, p99 2ms, max 1ms; "
+                              "p99 beyond 500us (5% of the shortest round trip, 10ms)"), warning
+    _, warning = lateness_check({**quiet, "lateness_p50_s": 2e-4, "lateness_p99_s": 2e-3})
+    assert "p50 beyond 100us (1% of" in warning and "p99 beyond 500us" in warning
+    # A microsecond round trip (a datacenter) makes tens of microseconds late too late.
+    assert lateness_check({**quiet, "min_round_trip_s": 1e-3})[1] is not None
+
+
 # ---------------------------------------------------------------- on the kernel
 
 
@@ -470,6 +487,66 @@ def test_shell_says_what_a_network_stopped_before_its_window_measured(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["run"]["measure_s"][0] == 0.5 and summary["flows"][0]["goodput_bps"] > 1e6
     assert "the part of it that ran" in summary["warnings"][0]
+
+
+# Busy loops at a real-time priority above the driver's (sys.rs: SCHED_FIFO 10): 2 ms on, 2 ms
+# off, on one core, for at most argv[1] seconds -- other work on a busy machine that the driver
+# cannot preempt (other real-time tasks, or a virtual machine's cores taken by its host).
+SPINNER = """
+import os, sys, time
+os.sched_setaffinity(0, {int(sys.argv[2])})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))
+end = time.monotonic() + float(sys.argv[1])
+while (t := time.monotonic()) < end:
+    while time.monotonic() < min(t + 0.002, end):
+        pass
+    time.sleep(0.002)
+"""
+
+
+def _lateness_run(tmp_path: Path, name: str, cpu: int | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+    f = scenario(tmp_path, '[[traffic]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "10ms"\n'
+                 '[[traffic]]\nkind = "udp"\nfrom = "server"\nto = "client"\nrate = "2Mbps"\nsize = "1000B"',
+                 name=f"{name}.toml", duration="2s")
+    out = tmp_path / name
+    pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
+    r = subprocess.run([str(BIN), "run", str(f), "--backend", "kernel", "--out", str(out)],
+                       capture_output=True, text=True, timeout=60, preexec_fn=pin)
+    assert r.returncode == 0, r.stderr
+    return r, json.loads((out / "summary.json").read_text())
+
+
+@needs_kernel
+def test_a_run_on_a_quiet_machine_does_not_warn_of_lateness(tmp_path):
+    r, summary = _lateness_run(tmp_path, "quiet")
+    if not summary["kernel"]["driver"]["realtime_priority"]:
+        pytest.skip("the driver could not take a real-time priority here, so other work delays it")
+    late = summary["kernel"]["lateness"]
+    assert late["p99_s"] < late["p99_bound_s"] and late["p50_s"] < late["p50_bound_s"], late
+    assert late["min_round_trip_s"] == 0.01  # 5 ms each way
+    assert "ran late" not in r.stdout and "warnings" not in summary
+    assert re.search(r"delivery lateness p50 [\d.]+us, p99 [\d.]+us, max ", r.stdout), r.stdout
+
+
+@needs_kernel
+def test_a_run_on_a_loaded_machine_says_it_ran_late(tmp_path):
+    """Both cores busy with work the driver cannot preempt, the run pinned to the first: the
+    lateness passes its bound and the run says so in its table and summary.json."""
+    cpus = sorted(os.sched_getaffinity(0))
+    spinners = [subprocess.Popen([sys.executable, "-c", SPINNER, "8", str(c)]) for c in cpus[:2]]
+    try:
+        time.sleep(0.3)
+        if any(p.poll() not in (None, 0) for p in spinners):
+            pytest.skip("busy loops cannot take a real-time priority here")
+        r, summary = _lateness_run(tmp_path, "loaded", cpu=cpus[0])
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+    late = summary["kernel"]["lateness"]
+    assert late["p99_s"] > late["p99_bound_s"], late
+    assert "warning: the network ran late" in r.stdout, r.stdout
+    assert any(w.startswith("the network ran late") for w in summary["warnings"])
 
 
 def test_exec_without_a_running_network_says_so():

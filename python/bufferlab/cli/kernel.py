@@ -184,3 +184,6 @@ def compare(
         sys.stdout.write(comparison_json(compare_results(sims, kernels)))
         return
     print_comparison(compare_results(sims, kernels), out_console, title=f"{file}: simulator vs kernel ({seeds} seed{'s' if seeds > 1 else ''})")
+    for i, k in enumerate(kernels):  # a kernel run that ran late, or measured less than its window
+        for w in k.summary.get("warnings", []):
+            out_console.print(f"warning: kernel run {i + 1} (seed {base + i}): {w}", markup=False, style="bold")

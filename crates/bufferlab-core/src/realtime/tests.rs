@@ -201,6 +201,29 @@ fn stopped_inside_its_window_a_run_measured_the_part_that_ran() {
 }
 
 #[test]
+fn the_shortest_round_trip_is_the_flows_or_the_hosts() {
+    // No flows: a and b, through r, 5 ms each way on each link.
+    assert_eq!(net(json!({ "kind": "fifo" }), 100).min_round_trip(), Some(20 * MS));
+    let fifo = json!({ "kind": "fifo" });
+    let slow = json!({ "rate_bps": 10_000_000u64, "delay_ns": 40 * MS,
+                       "queue": { "qdisc": fifo.clone(), "limit_pkts": 100 } });
+    // Hosts a, b, c; a flow a -> c over the 40 ms links alone: its round trip, not a <-> b's.
+    let sc: Scenario = serde_json::from_value(json!({
+        "run": { "duration_ns": 1_000 * MS },
+        "nodes": ["a", "r", "b", "c"],
+        "links": [
+            { "a": "a", "b": "r", "forward": dir(fifo.clone(), 100), "reverse": dir(fifo.clone(), 100) },
+            { "a": "r", "b": "b", "forward": dir(fifo.clone(), 100), "reverse": dir(fifo, 100) },
+            { "a": "r", "b": "c", "forward": slow.clone(), "reverse": slow },
+        ],
+        "traffic": [{ "kind": "ping", "pairs": [["a", "c"]], "interval_ns": 100 * MS }],
+    }))
+    .unwrap();
+    let n = RealtimeNet::build(&sc, &[0, 2, 3]).unwrap();
+    assert_eq!(n.min_round_trip(), Some(90 * MS));
+}
+
+#[test]
 fn ttl_expiry_is_reported_and_a_router_can_answer() {
     let mut n = net(json!({ "kind": "fifo" }), 100);
     let mut p = pkt(7);
