@@ -10,7 +10,7 @@ DEMO     ?= $(EXAMPLES)/udp-fifo.toml
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: demo test test-rust test-python build deps clean validate validate-linux reproduce kernel-deps tool-deps
+.PHONY: demo test test-rust test-python build deps clean validate validate-linux reproduce kernel-deps tool-deps ns3
 
 demo: build
 	$(VENV)/bin/bufferlab run $(DEMO)
@@ -45,6 +45,9 @@ $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
 # wheel, installed on first use into its own environment in the cache (about 520 MB).
 NS3_VENV ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/bufferlab/ns3-venv
 NS3_WHEEL := ns3==3.44.post0
+
+# ns-3 alone, where `bufferlab crosscheck` finds it (what its message without ns-3 advises).
+ns3: $(NS3_VENV)/.installed
 
 $(NS3_VENV)/.installed:
 	test -x $(NS3_VENV)/bin/python || $(PYTHON) -m venv $(NS3_VENV)

@@ -98,6 +98,13 @@ def test_version():
     assert r.exit_code == 0 and r.stdout.startswith("bufferlab ") and "engine" in r.stdout
 
 
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_flag_prints_what_version_prints(flag):
+    r = cli(flag)
+    assert r.exit_code == 0, r.output
+    assert r.stdout == cli("version").stdout
+
+
 @pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["validate", "--help"], ["version", "--help"]])
 def test_help(args):
     r = cli(*args)

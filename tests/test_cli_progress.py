@@ -49,3 +49,43 @@ def test_run_draws_the_progress_line_unless_quiet(monkeypatch):
         r = CliRunner().invoke(app, args)
         assert r.exit_code == 0, r.output
         assert ("s simulated" in err.getvalue()) is drawn, err.getvalue()
+
+
+def test_on_a_terminal_the_bar_shows_and_ctrl_c_ends_the_run_cleanly(tmp_path):
+    """As a user sees it: `bufferlab run` in a terminal (a pty) draws the bar with the simulated
+    time and the time left; Ctrl-C typed there clears it, says so in one line and exits 130."""
+    import os
+    import pty
+    import select
+    import sys
+
+    from conftest import REPO
+
+    bench = str(REPO / "scenarios" / "bench" / "dumbbell-100M-100.toml")
+    argv = [sys.executable, "-m", "bufferlab", "run", bench, "--set", 'run.duration="3000s"', "--yes",
+            "--out", str(tmp_path / "out")]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command, on the pty
+        os.execvp(argv[0], argv)
+    out, sent, deadline = b"", False, time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.2)[0]:
+            try:
+                data = os.read(fd, 4096)
+            except OSError:  # the child closed the pty
+                break
+            if not data:
+                break
+            out += data
+        if not sent and b" left" in out:
+            os.write(fd, b"\x03")  # Ctrl-C, as typed: the terminal sends SIGINT to the command
+            sent = True
+    else:
+        os.kill(pid, 9)
+    _, status = os.waitpid(pid, 0)
+    text = out.decode(errors="replace")
+    assert sent, text
+    assert "s simulated" in text and " left" in text
+    assert os.waitstatus_to_exitcode(status) == 130, text
+    assert text.rstrip().endswith("interrupted; nothing written"), repr(text[-200:])
+    assert "Traceback" not in text and not (tmp_path / "out").exists()

@@ -12,7 +12,8 @@ The convention for writers of those pages:
 A page's runnable blocks run in order (a later block may use what an earlier one wrote), with
 ``bash -e -o pipefail``, in a fresh temporary folder holding what a clone holds at its root (the
 ``scenarios/`` folder, README and docs), the package's ``bufferlab`` first on PATH, and a time
-budget per block. The commands are the pages' own; the example scenarios and sweep specs they
+budget per block. What they write must be ignored by the repository's ``.gitignore``: a reader who
+follows the tour in their clone finds ``git status`` as clean as before. The commands are the pages' own; the example scenarios and sweep specs they
 use are small enough to run in seconds.
 """
 
@@ -118,9 +119,31 @@ def _clone(tmp: Path) -> Path:
     return root
 
 
+def _files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+def _not_ignored(paths: set[str]) -> list[str]:
+    """The paths (relative to a clone's root) that the repository's .gitignore does not ignore."""
+    if not paths:
+        return []
+    proc = subprocess.run(
+        ["git", "-c", "core.excludesFile=/dev/null", "check-ignore", "--no-index", "--stdin"],
+        cwd=REPO, input="\n".join(sorted(paths)), capture_output=True, text=True,
+    )
+    if proc.returncode not in (0, 1):
+        pytest.skip(f"git check-ignore cannot run here: {proc.stderr.strip()}")
+    return sorted(paths - set(proc.stdout.splitlines()))
+
+
+def test_ignored_paths_are_read_from_the_gitignore():
+    assert _not_ignored({"runs/x/summary.json", "wait.png", "scenarios/udp-fifo.toml"}) == ["scenarios/udp-fifo.toml"]
+
+
 @pytest.mark.parametrize("page", [p for p in PAGES if runnable(p)], ids=lambda p: p.name)
 def test_the_commands_of_a_page_run_as_written(page, tmp_path):
     root = _clone(tmp_path)
+    shipped = _files(root)
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["MPLBACKEND"] = "Agg"
@@ -137,6 +160,9 @@ def test_the_commands_of_a_page_run_as_written(page, tmp_path):
         )
         assert "Traceback" not in proc.stderr, f"{where}:\n{proc.stderr[-3000:]}"
         assert "Warning" not in proc.stderr, f"{where}: a warning leaked:\n{proc.stderr[-3000:]}"
+    left = _not_ignored(_files(root) - shipped)
+    tops = sorted({p.split("/", 1)[0] for p in left})
+    assert not left, f"{page.relative_to(REPO)}: its commands leave files .gitignore does not cover, under {tops}: {left[:5]}"
 
 
 # The reproduce list and its page are renamed with the reproductions themselves.

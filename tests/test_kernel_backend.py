@@ -246,6 +246,36 @@ def test_without_what_it_needs_the_cli_says_which_in_one_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("error: the kernel backend needs"), r.stderr
 
 
+def test_a_network_stopped_before_or_inside_its_window_says_what_it_measured():
+    from bufferlab.kernel.run import window_warning
+
+    window = [10 * 10**9, 120 * 10**9]
+    before = window_warning(window, {"duration_s": 4.0, "measure_s": [4.0, 4.0]})
+    assert "stopped before the measurement window [10s, 120s] (run.measure) opened: nothing was measured" in before
+    assert """--set 'run.measure=["0s", "120s"]'""" in before
+    inside = window_warning(window, {"duration_s": 60.0, "measure_s": [10.0, 60.0]})
+    assert "the figures above are over 10s-60s, the part of it that ran" in inside
+    assert window_warning(window, {"duration_s": 120.0, "measure_s": [10.0, 120.0]}) is None
+    assert window_warning(None, {"duration_s": 4.0, "measure_s": [0.0, 4.0]}) is None
+
+
+def test_lateness_is_judged_against_the_shortest_round_trip():
+    from bufferlab.kernel.run import lateness_check
+
+    quiet = {"lateness_p50_s": 30e-6, "lateness_p99_s": 80e-6, "lateness_max_s": 1e-3, "min_round_trip_s": 0.01}
+    figures, warning = lateness_check(quiet)
+    assert warning is None
+    assert figures == {"p50_s": 30e-6, "p99_s": 80e-6, "max_s": 1e-3, "min_round_trip_s": 0.01,
+                       "p50_bound_s": 1e-4, "p99_bound_s": 5e-4}
+    _, warning = lateness_check({**quiet, "lateness_p99_s": 2e-3})
+    assert warning.startswith("the network ran late: delivery lateness p50 30us, p99 2ms, max 1ms; "
+                              "p99 beyond 500us (5% of the shortest round trip, 10ms)"), warning
+    _, warning = lateness_check({**quiet, "lateness_p50_s": 2e-4, "lateness_p99_s": 2e-3})
+    assert "p50 beyond 100us (1% of" in warning and "p99 beyond 500us" in warning
+    # A microsecond round trip (a datacenter) makes tens of microseconds late too late.
+    assert lateness_check({**quiet, "min_round_trip_s": 1e-3})[1] is not None
+
+
 # ---------------------------------------------------------------- on the kernel
 
 
@@ -383,23 +413,37 @@ def test_sigterm_and_ctrl_c_clean_up(tmp_path, sig):
 
 
 @needs_kernel
-def test_sigkill_leftovers_are_removed_by_cleanup(tmp_path):
+@pytest.mark.parametrize("reaped", [True, False], ids=["reaped", "zombie"])
+def test_sigkill_leftovers_are_removed_by_cleanup(tmp_path, reaped):
+    """A killed run is dead whether or not its parent has reaped it yet: a zombie holds no
+    namespace and runs nothing, so cleanup removes what it left."""
     f = scenario(tmp_path, '[[traffic]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "100ms"', duration="20s")
     p = _start_and_wait(f)
     ns = sorted(n for n in os.listdir("/run/netns") if n.startswith(f"bl{p.pid}-"))
     assert len(ns) == 2
     pids = subprocess.run(["ip", "netns", "pids", ns[0]], capture_output=True, text=True).stdout.split()
     assert pids, "a program runs in the namespace"
-    p.kill()
-    p.wait()
-    assert our_namespaces(p.pid), "SIGKILL leaves the namespaces"
-    r = cli("cleanup")
-    assert r.returncode == 0, r.stderr
-    for n in ns:
-        assert n in r.stdout
-    assert our_namespaces(p.pid) == []
-    time.sleep(0.2)
-    assert not any(_alive(q) for q in pids), "programs of the killed run were stopped"
+    try:
+        p.kill()
+        if reaped:
+            p.wait()
+        else:
+            deadline = time.monotonic() + 10
+            while _alive(str(p.pid)) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert Path(f"/proc/{p.pid}").exists() and not _alive(str(p.pid)), "the killed run is a zombie"
+        assert our_namespaces(p.pid), "SIGKILL leaves the namespaces"
+        r = cli("cleanup")
+        assert r.returncode == 0, r.stderr
+        for n in ns:
+            assert n in r.stdout
+        assert our_namespaces(p.pid) == []
+        time.sleep(0.2)
+        assert not any(_alive(q) for q in pids), "programs of the killed run were stopped"
+    finally:
+        p.kill()
+        p.wait()
+        cli("cleanup")
 
 
 @needs_kernel
@@ -424,10 +468,106 @@ def test_web_and_onoff_transfers_complete_on_the_kernel(tmp_path):
     assert onoff.completion_time_s.min() > 2 * IDLE_RTT_S + 50_000 * 8 / 10e6
 
 
+@needs_kernel
+def test_shell_says_what_a_network_stopped_before_its_window_measured(tmp_path):
+    """`bufferlab shell` runs as long as its command: stopped before the file's window opens it
+    measured nothing and says so (table and summary.json), stopped inside it the part that ran."""
+    f = scenario(tmp_path, '[[traffic]]\nkind = "udp"\nfrom = "client"\nto = "server"\nrate = "2Mbps"\nsize = "1000B"', duration="20s")
+    out = tmp_path / "before"
+    r = cli("shell", f, "--node", "client", "--set", 'run.measure=["10s", "20s"]', "--out", out, "--", "sleep", "1")
+    assert r.returncode == 0, r.stderr
+    assert "warning: the network ran" in r.stdout and "nothing was measured" in r.stdout, r.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    a, b = summary["run"]["measure_s"]
+    assert a == b == summary["run"]["duration_s"] and summary["flows"][0]["goodput_bps"] == 0
+    assert "nothing was measured" in summary["warnings"][0]
+    out = tmp_path / "inside"
+    r = cli("shell", f, "--node", "client", "--set", 'run.measure=["0.5s", "20s"]', "--out", out, "--", "sleep", "2")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["measure_s"][0] == 0.5 and summary["flows"][0]["goodput_bps"] > 1e6
+    assert "the part of it that ran" in summary["warnings"][0]
+
+
+# Busy loops at a real-time priority above the driver's (sys.rs: SCHED_FIFO 10): 2 ms on, 2 ms
+# off, on one core, for at most argv[1] seconds -- other work on a busy machine that the driver
+# cannot preempt (other real-time tasks, or a virtual machine's cores taken by its host).
+SPINNER = """
+import os, sys, time
+os.sched_setaffinity(0, {int(sys.argv[2])})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))
+end = time.monotonic() + float(sys.argv[1])
+while (t := time.monotonic()) < end:
+    while time.monotonic() < min(t + 0.002, end):
+        pass
+    time.sleep(0.002)
+"""
+
+
+def _lateness_run(tmp_path: Path, name: str, cpu: int | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+    f = scenario(tmp_path, '[[traffic]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "10ms"\n'
+                 '[[traffic]]\nkind = "udp"\nfrom = "server"\nto = "client"\nrate = "2Mbps"\nsize = "1000B"',
+                 name=f"{name}.toml", duration="2s")
+    out = tmp_path / name
+    pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
+    r = subprocess.run([str(BIN), "run", str(f), "--backend", "kernel", "--out", str(out)],
+                       capture_output=True, text=True, timeout=60, preexec_fn=pin)
+    assert r.returncode == 0, r.stderr
+    return r, json.loads((out / "summary.json").read_text())
+
+
+@needs_kernel
+def test_a_run_on_a_quiet_machine_does_not_warn_of_lateness(tmp_path):
+    r, summary = _lateness_run(tmp_path, "quiet")
+    if not summary["kernel"]["driver"]["realtime_priority"]:
+        pytest.skip("the driver could not take a real-time priority here, so other work delays it")
+    late = summary["kernel"]["lateness"]
+    assert late["p99_s"] < late["p99_bound_s"] and late["p50_s"] < late["p50_bound_s"], late
+    assert late["min_round_trip_s"] == 0.01  # 5 ms each way
+    assert "ran late" not in r.stdout and "warnings" not in summary
+    assert re.search(r"delivery lateness p50 [\d.]+us, p99 [\d.]+us, max ", r.stdout), r.stdout
+
+
+@needs_kernel
+def test_a_run_on_a_loaded_machine_says_it_ran_late(tmp_path):
+    """Both cores busy with work the driver cannot preempt, the run pinned to the first: the
+    lateness passes its bound and the run says so in its table and summary.json."""
+    cpus = sorted(os.sched_getaffinity(0))
+    spinners = [subprocess.Popen([sys.executable, "-c", SPINNER, "8", str(c)]) for c in cpus[:2]]
+    try:
+        time.sleep(0.3)
+        if any(p.poll() not in (None, 0) for p in spinners):
+            pytest.skip("busy loops cannot take a real-time priority here")
+        r, summary = _lateness_run(tmp_path, "loaded", cpu=cpus[0])
+    finally:
+        for p in spinners:
+            p.kill()
+            p.wait()
+    late = summary["kernel"]["lateness"]
+    assert late["p99_s"] > late["p99_bound_s"], late
+    assert "warning: the network ran late" in r.stdout, r.stdout
+    assert any(w.startswith("the network ran late") for w in summary["warnings"])
+
+
 def test_exec_without_a_running_network_says_so():
     r = cli("exec", "nosuchhost", "--", "true")
     assert r.returncode == 2
     assert "no running network has a host 'nosuchhost'" in r.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
+def test_exec_takes_a_zombie_owner_for_gone():
+    """`exec` looks for running networks as cleanup does: an exited, unreaped owner runs none."""
+    from bufferlab.cli.kernel import _running
+
+    child = subprocess.Popen(["true"])
+    deadline = time.monotonic() + 10
+    while _running(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert Path(f"/proc/{child.pid}").exists(), "a zombie still has its /proc entry"
+    assert not _running(child.pid)
+    child.wait()
+    assert not _running(child.pid) and _running(os.getpid())
 
 
 @needs_kernel

@@ -232,3 +232,87 @@ def test_plots_draw_run_folders_side_by_side(runs, tmp_path):
     assert med["nobql"] > 5 * med["bql"]
     r = cli("plot", "sweep", runs / "bql", "--x", "a", "--y", "flows.goodput_bps", "-o", tmp_path / "s.png")
     assert r.exit_code == 2 and "not a sweep's results folder" in r.output
+
+
+# ---------------------------------------------------------------- a first plot of a large topology
+
+
+@pytest.fixture(scope="module")
+def dumbbell(tmp_path_factory):
+    """The dumbbell example (ten pairs: 42 queues, 10 flows) for 3 s, sampled."""
+    d = tmp_path_factory.mktemp("db") / "run"
+    short = {"run.duration": "3s", "run.measure": ["0.5s", "3s"], "run.sample": "100ms"}
+    bufferlab.run(example_path("dumbbell"), overrides=short).write(d)
+    return d
+
+
+def _title(args) -> str:
+    """Run a plot command; the title of the figure it saved."""
+    import bufferlab.plot as p
+
+    seen = []
+    real = p.save
+    p.save = lambda fig, path, **kw: (seen.append(fig), real(fig, path, **kw))[1]
+    try:
+        r = cli(*png_cli_args)
+    finally:
+        p.save = real
+    assert r.exit_code == 0, r.output
+    return seen[-1].axes[0].get_title()
+
+
+def test_plots_of_a_dumbbell_draw_its_bottleneck_not_all_42_queues(dumbbell, tmp_path):
+    for kind, metric in (("timeseries", "qlen_pkts"), ("cdf", "sojourn_s")):
+        title = _title(["plot", kind, dumbbell, "--metric", metric, "-o", tmp_path / "f.png", "--data", tmp_path / "f.csv"])
+        d = pd.read_csv(tmp_path / "f.csv")
+        drawn = set(d["id"]) if "id" in d.columns else {"r1->r2"}  # one id: no id column
+        assert drawn == {"r1->r2"}, (kind, drawn)
+        assert title == f"{metric} of r1->r2 (the busiest of 42 queues by mean; --id for others)", title
+    # Asked for, every queue is drawn, and the title says which.
+    title = _title(["plot", "timeseries", dumbbell, "--metric", "qlen_pkts", "--id", "s1->r1", "--id", "r1->r2",
+                    "-o", tmp_path / "g.png", "--data", tmp_path / "g.csv"])
+    assert set(pd.read_csv(tmp_path / "g.csv")["id"]) == {"s1->r1", "r1->r2"}
+    assert title == "qlen_pkts of s1->r1, r1->r2"
+    # Ten flows are few enough to draw all.
+    title = _title(["plot", "cdf", dumbbell, "--metric", "rtt_s", "-o", tmp_path / "h.png", "--data", tmp_path / "h.csv"])
+    assert pd.read_csv(tmp_path / "h.csv")["id"].nunique() == 10 and title == "rtt_s of all 10 flows"
+
+
+def test_a_run_without_time_series_names_the_key_to_set(tmp_path):
+    run = tmp_path / "run"
+    bufferlab.run(example_path("udp-fifo"), overrides={"run.duration": "2s", "run.measure": ["0s", "2s"]}).write(run)
+    r = cli("plot", "timeseries", run, "--metric", "qlen_pkts", "-o", tmp_path / "q.png")
+    assert r.exit_code == 2
+    assert "set run.sample" in r.output and "--set run.sample=10ms" in r.output, r.output
+    r = cli("plot", "cdf", run, "--metric", "throughput_bps", "-o", tmp_path / "q.png")
+    assert r.exit_code == 2 and "set run.sample" in r.output, r.output
+
+
+def test_a_legend_never_covers_data():
+    """Where matplotlib's best place inside the axes still lies over a curve, the legend goes
+    outside; a legend with a free place stays inside."""
+    from bufferlab.plot._common import covers_data, legend_clear_of_data, new_axes
+
+    fig, ax = new_axes()
+    x = np.linspace(0, 1, 200)
+    for k in range(12):  # curves through every corner and the middle
+        ax.plot(x, (x * (k + 1)) % 1.0, label=f"c{k}" if k < 3 else None)
+    leg = legend_clear_of_data(ax)
+    assert not covers_data(ax, leg)
+    fig.canvas.draw()
+    assert leg.get_window_extent().x0 >= ax.get_window_extent().x1
+    fig, ax = new_axes()
+    ax.plot(x, x, label="rising")
+    leg = legend_clear_of_data(ax)
+    assert not covers_data(ax, leg)
+    fig.canvas.draw()
+    assert leg.get_window_extent().x1 <= ax.get_window_extent().x1  # inside, off the diagonal
+    # The check sees a legend over a line, markers, bars and error bars.
+    for draw in (lambda a: a.plot(x, 0 * x + 0.9), lambda a: a.plot([0.1], [0.9], "o"),
+                 lambda a: a.bar([0.1], [1.0], width=0.2), lambda a: a.errorbar([0.1], [0.5], yerr=[0.5], fmt="none")):
+        fig, ax = new_axes()
+        draw(ax)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.plot([], [], label="x")
+        assert covers_data(ax, ax.legend(loc="upper left")), draw

@@ -84,7 +84,18 @@ def test_list_names_papers_by_author_and_year():
 
 
 @pytest.mark.parametrize("name", list(ITEMS))
-def test_smoke_profile_runs_draws_and_judges(name, tmp_path):
+def test_smoke_profile_runs_draws_and_judges(name, tmp_path, monkeypatch):
+    import bufferlab.reproduce.run as run_mod
+    from bufferlab.plot._common import covers_data
+
+    def clear_and_check(fig):  # the figure as saved: no legend over its data
+        clear(fig)
+        fig.canvas.draw()
+        covering = [ax.get_title() or i for i, ax in enumerate(fig.axes) if ax.get_legend() and covers_data(ax, ax.get_legend())]
+        assert not covering, f"{name}: legends over the data in {covering}"
+
+    clear = run_mod.clear_legends
+    monkeypatch.setattr(run_mod, "clear_legends", clear_and_check)
     item = ITEMS[name]
     res = run_item(item, "smoke", tmp_path, backend="inline")
     assert len(res.claims) == len(item.claims) > 0
@@ -93,6 +104,10 @@ def test_smoke_profile_runs_draws_and_judges(name, tmp_path):
         assert all(c.verdict == NOT_COMPARABLE for c in res.claims)
         return
     assert res.figure is not None and res.figure.stat().st_size > 5000
+    from PIL import Image
+
+    with Image.open(res.figure) as png:  # print quality
+        assert min(png.info["dpi"]) >= 150 - 0.5, png.info
     assert (res.folder / "plotted.csv").stat().st_size > 0
     # at least one claim gets a number from the smoke run
     assert any(c.est.n >= 1 for c in res.claims), [c.row() for c in res.claims]

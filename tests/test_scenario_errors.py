@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import tomllib
 
 import pytest
 from conftest import example_doc, example_path
@@ -101,7 +102,8 @@ CASES = [
     ("braud-table2", setk(["run", "seed"], -1), "run.seed", "too small"),
     ("braud-table2", setk(["run", "seed"], 1.5), "run.seed", "expected a seed"),
     ("braud-table2", setk(["run", "measure"], ["150s", "50s"]), "run.measure", 'try ["50s", "150s"]'),
-    ("braud-table2", setk(["run", "measure"], ["50s", "250s"]), "run.measure", "after the run"),
+    ("braud-table2", setk(["run", "measure"], ["50s", "250s"]), "run.measure", 'after the run (duration 200s); measure within it (try ["50s", "200s"])'),
+    ("braud-table2", setk(["run", "measure"], ["250s", "300s"]), "run.measure", '(try ["0s", "200s"])'),
     ("braud-table2", setk(["run", "measure"], "50s"), "run.measure", "expected a window"),
     ("braud-table2", setk(["run", "measure"], ["50s", "1x"]), "run.measure[1]", "not a time"),
     ("braud-table2", setk(["run", "sample"], "1ns"), "run.sample", "longer step"),
@@ -163,6 +165,88 @@ def test_every_problem_is_reported_at_once():
     paths = [p.path for p in problems(doc)]
     assert {"topology.bottleneck.rate", "topology.bottleneck.delay", "traffic[0].cc", "run.duratoin", "run.duration"} <= set(paths)
     assert len(paths) == len(set(paths))  # each once
+
+
+# Thirteen independent mistakes of every kind, in one file: each must be reported on the first
+# try, not after the others are fixed (the reader's, the bounds', the rules across keys that
+# only the engine's build used to find, and those of parts of a link the others spoil).
+EVERY_KIND = """
+[run]
+duration = "1000s"
+measure = ["800s", "200s"]      # reversed window
+sample = "1us"                  # 1e9 samples per series
+[topology]
+template = "access"
+[topology.up]
+rate = "10Mbps"
+delay = "10 parsecs"            # bad unit
+jitter = "1ms"                  # unknown key
+queue = { discipline = "codel", limit = "100pkt", target = "200ms", interval = "100ms" }  # target >= interval
+[topology.down]
+rate = "20Tbps"                 # out of range
+delay = "10ms"
+queue = { discipline = "fifoo", limit = "0pkt" }  # unknown discipline, zero limit
+[[traffic]]
+kind = "tcp"
+from = "sender"                 # unknown node
+to = "server"
+[[traffic]]
+kind = "udp"
+from = "client"
+to = "server"
+rate = "1Mbps"
+size = true                     # wrong type
+[[traffic]]
+kind = "tpc"                    # misspelt kind
+from = "client"
+to = "server"
+[[traffic]]
+kind = "tcp"
+from = "server"
+to = "client"
+min_rto = "10s"                 # above max_rto
+max_rto = "1s"
+[[traffic]]
+kind = "web"
+from = "server"
+to = "client"
+arrival_rate = "1/s"
+size = "10KB"
+rwnd = "100B"                   # less than a segment
+"""
+
+
+def test_a_file_with_every_kind_of_mistake_reports_them_all_in_one_pass(tmp_path):
+    from typer.testing import CliRunner
+
+    from bufferlab.cli import app
+
+    f = tmp_path / "every.toml"
+    f.write_text(EVERY_KIND)
+    want = {
+        "run.measure": "the window ends before it starts",
+        "run.sample": "samples per series",
+        "topology.up.delay": "unknown unit",
+        "topology.up.jitter": "unknown key",
+        "topology.up.queue.target": "must be below interval",
+        "topology.down.rate": "absurd rate",
+        "topology.down.queue.discipline": 'did you mean "fifo"',
+        "topology.down.queue.limit": "at least 1 packet",
+        "traffic[0].from": 'unknown node or group "sender"',
+        "traffic[1].size": "got true",
+        "traffic[2].kind": 'did you mean "tcp"',
+        "traffic[3].min_rto": "above max_rto",
+        "traffic[4].rwnd": "less than one segment",
+    }
+    got = {p.path: p.message for p in problems(tomllib.loads(EVERY_KIND))}
+    assert set(got) == set(want), sorted(got)
+    for path, words in want.items():
+        assert words in got[path], (path, got[path])
+    r = CliRunner().invoke(app, ["validate", str(f)])
+    assert r.exit_code == 2
+    assert f"{len(want)} problems" in r.stderr, r.stderr
+    for path in want:
+        assert f"{path}: " in r.stderr
 
 
 def test_problems_are_strings_with_path_and_message():

@@ -17,7 +17,7 @@ import difflib
 import math
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 from typing import Any
 
 __all__ = [
@@ -121,8 +121,65 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "p": ("pkt", "pps"),
 }
 
-_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_QUANTITY_RE = re.compile(rf"^\s*({_NUMBER})\s*([^\s\d.+-][^\s]*)?\s*$")
+# Read as the engine's reader reads text (units.rs split_text): ASCII digits, Unicode's White_Space
+# (Rust's char::is_whitespace: Python's str.isspace less U+001C..U+001F), and a number taken
+# whole, its exponent included when digits follow the e, never given back to a unit (an atomic
+# group: "7e1+x" is not 7 followed by the unit "e1+x").
+_WS_CHARS = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+_WS = f"[{re.escape(_WS_CHARS)}]"
+_NOT_WS = f"[^{re.escape(_WS_CHARS)}]"
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_QUANTITY_RE = re.compile(rf"{_WS}*(?>({_NUMBER})){_WS}*((?![0-9.+-]){_NOT_WS}+)?{_WS}*")
+# A plain number in a distribution, as Rust's f64 parser takes it (case aside, inf and nan too).
+_FLOAT_RE = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|infinity|nan)", re.I)
+
+
+def _strip(s: str) -> str:
+    return s.strip(_WS_CHARS)
+
+# Numbers are held as the engine's reader holds them (crates/bufferlab-core/src/file/decimal.rs),
+# so that both read a value alike: at most 30 significant digits (later ones dropped) and the
+# exponent kept within +-100000; the products and quotients below are then exact in a context of
+# 120 digits, and no exponent typed (3333362e33707073) can overflow one.
+_MAX_DIGITS = 30
+_MAX_EXP = 100_000
+_I64 = 2**63
+_CTX = Context(prec=120, Emax=10**6, Emin=-(10**6), rounding=ROUND_HALF_EVEN)
+_DEC_RE = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?")
+# Beyond this many zeros a number in a message is written in scientific notation (Dec::show).
+_SHOWN_ZEROS = 12
+
+
+def _dec(number: str) -> Decimal:
+    """``number`` (``[+-]?(d+(.d*)?|.d+)([eE][+-]?d+)?``) as the engine's reader reads it;
+    InvalidOperation for anything else."""
+    m = _DEC_RE.fullmatch(number)
+    if not m or not (m.group(2) or m.group(3)):
+        raise InvalidOperation(number)
+    sign, whole, frac, e = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+    exp = int(e) if e else 0
+    if not -_I64 <= exp < _I64:  # the reader's exponent is an i64; past it, a million
+        exp = -1_000_000 if e.startswith("-") else 1_000_000
+    digits = (whole + frac).lstrip("0")
+    exp += max(0, len(digits) - _MAX_DIGITS) - len(frac)
+    exp = max(-_MAX_EXP, min(_MAX_EXP, exp))
+    d = Decimal(f"{'-' if sign == '-' else ''}{digits[:_MAX_DIGITS] or '0'}E{exp}")
+    return d.normalize(_CTX)
+
+
+def _show(d: Decimal) -> str:
+    """A number for a message: plain, unless that takes more than a dozen zeros (Dec::show)."""
+    if d.is_zero():
+        return "0"
+    d = d.normalize(_CTX)
+    sign, digits, exp = d.as_tuple()
+    m = "".join(map(str, digits))
+    zeros = exp if exp >= 0 else -exp - len(m)
+    if zeros <= _SHOWN_ZEROS:
+        return format(d, "f")
+    rest = f".{m[1:]}" if len(m) > 1 else ""
+    return f"{'-' if sign else ''}{m[0]}{rest}e{exp + len(m) - 1}"
+
 
 # What each kind of quantity looks like, for messages.
 _EXAMPLE = {
@@ -148,10 +205,10 @@ def _kind_of_unit(unit: str) -> str | None:
 
 
 def _bare_number_message(value: Any, kind: str, example: str | None = None) -> str:
-    n = (repr(value) if not isinstance(value, str) else value).strip()
+    n = _strip(repr(value) if not isinstance(value, str) else value)
     head = f"{n} is a bare number; a {kind} needs a unit"
     try:
-        d = Decimal(n)
+        d = _dec(n)
     except InvalidOperation:
         d = Decimal(0)
     if kind in ("rate", "bit rate") and d >= 1000:
@@ -160,7 +217,7 @@ def _bare_number_message(value: Any, kind: str, example: str | None = None) -> s
         return f'{head} (try "{_fmt_decimal_rate(d)}" if it is in bits per second)'
     if kind == "time" and 0 < d < 1:
         # A fraction is seconds (ns-3's Seconds(0.05), a config in s): "50ms".
-        return f'{head} (try "{format((d * 1000).normalize(), "f")}ms" if it is in seconds)'
+        return f'{head} (try "{_show(_CTX.multiply(d, 1000))}ms" if it is in seconds)'
     a, b = _EXAMPLE[example or kind]
     return f"{head} (try {a.format(n=n)} or {b.format(n=n)})"
 
@@ -182,20 +239,18 @@ def _split(value: Any, kind: str, example: str | None = None) -> tuple[Decimal, 
         raise UnitError(
             f"expected a {kind} such as {ex[0].format(n=10)}, got {_type_name(value)}"
         )
-    if re.fullmatch(r"\s*[+-]?\d+,\d+\s*\S*\s*", value):
-        raise UnitError(f"{_quote(value)}: write decimals with a point (try {_quote(value.strip().replace(',', '.'))})")
-    m = _QUANTITY_RE.match(value)
+    if re.fullmatch(rf"{_WS}*[+-]?[0-9]+,[0-9]+{_WS}*{_NOT_WS}*{_WS}*", value):
+        raise UnitError(f"{_quote(value)}: write decimals with a point (try {_quote(_strip(value).replace(',', '.'))})")
+    m = _QUANTITY_RE.fullmatch(value)
     if not m:
         raise UnitError(f"{_quote(value)} is not a {kind} (write a number and a unit, e.g. {ex[0].format(n=10)})")
     number, unit = m.group(1), m.group(2) or ""
     if not unit:
         raise UnitError(_bare_number_message(number, kind, example))
     try:
-        d = Decimal(number)
+        d = _dec(number)
     except InvalidOperation:  # pragma: no cover - the regex only admits valid numbers
         raise UnitError(f"{_quote(value)} is not a {kind}") from None
-    if not d.is_finite():
-        raise UnitError(f"{_quote(value)} is not a {kind}")
     return d, unit, number
 
 
@@ -242,7 +297,7 @@ def parse_time_ns(value: Any) -> int:
         raise _unknown_unit(value, number, unit, "time", ["ns", "us", "ms", "s", "min", "h"])
     if d < 0:
         raise UnitError(f"{_quote(value)}: a time must not be negative")
-    ns = (d * TIME_UNITS[unit]).to_integral_value(rounding=ROUND_HALF_EVEN)
+    ns = _CTX.multiply(d, TIME_UNITS[unit]).to_integral_value(rounding=ROUND_HALF_EVEN)
     if ns >= 2**63:
         raise UnitError(f"{_quote(value)} is too long (at most about 292 years)")
     return int(ns)
@@ -262,7 +317,7 @@ def parse_rate(value: Any, *, allow_pps: bool = True) -> Rate:
     d, unit, number = _split(value, kind, None if allow_pps else "bit rate")
     units = list(BIT_RATE_UNITS) + (list(PACKET_RATE_UNITS) if allow_pps else [])
     if unit in ("Bps", "KBps", "MBps", "GBps", "B/s", "KB/s", "MB/s", "GB/s"):
-        bits = d * 8 * SIZE_UNITS[unit[0] + "B" if unit[0] != "B" else "B"]
+        bits = _CTX.multiply(_CTX.multiply(d, 8), SIZE_UNITS[unit[0] + "B" if unit[0] != "B" else "B"])
         raise UnitError(
             f"{_quote(value)} is in bytes per second; rates are in bits (try {_quote(_fmt_decimal_rate(bits))})"
         )
@@ -273,13 +328,13 @@ def parse_rate(value: Any, *, allow_pps: bool = True) -> Rate:
     if d <= 0:
         raise UnitError(f"{_quote(value)}: a rate must be greater than zero")
     if unit in BIT_RATE_UNITS:
-        bps = (d * BIT_RATE_UNITS[unit]).to_integral_value(rounding=ROUND_HALF_EVEN)
+        bps = _CTX.multiply(d, BIT_RATE_UNITS[unit]).to_integral_value(rounding=ROUND_HALF_EVEN)
         if bps < 1:
             raise UnitError(f"{_quote(value)} is below 1 bps")
         if bps > 10**13:
             raise UnitError(f"{_quote(value)} is an absurd rate (at most 10Tbps)")
         return Rate(bps=int(bps))
-    pps = float(d * PACKET_RATE_UNITS[unit])
+    pps = float(_CTX.multiply(d, PACKET_RATE_UNITS[unit]))
     if pps > 1e9:
         raise UnitError(f"{_quote(value)} is an absurd rate (at most 10^9 packets per second)")
     return Rate(pps=pps)
@@ -288,8 +343,8 @@ def parse_rate(value: Any, *, allow_pps: bool = True) -> Rate:
 def _fmt_decimal_rate(bps: Decimal) -> str:
     for unit, f in (("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3)):
         if bps >= f:
-            return f"{format((bps / f).normalize(), 'f')}{unit}"
-    return f"{format(bps.normalize(), 'f')}bps"
+            return f"{_show(_CTX.divide(bps, f))}{unit}"
+    return f"{_show(bps)}bps"
 
 
 @dataclass(frozen=True)
@@ -317,11 +372,11 @@ def parse_size(value: Any, *, allow_pkt: bool = True) -> Size:
         if d > 10**12:
             raise UnitError(f"{_quote(value)} is an absurd number of packets (at most 10^12)")
         return Size(pkts=int(d))
-    b = d * SIZE_UNITS[unit]
-    if b != b.to_integral_value():
-        raise UnitError(f"{_quote(value)} is not a whole number of bytes")
+    b = _CTX.multiply(d, SIZE_UNITS[unit])
     if b > 2**50:
         raise UnitError(f"{_quote(value)} is an absurd size (at most 1 PiB)")
+    if b != b.to_integral_value():
+        raise UnitError(f"{_quote(value)} is not a whole number of bytes")
     return Size(bytes=int(b))
 
 
@@ -332,7 +387,7 @@ def parse_bytes(value: Any) -> int:
     return s.bytes
 
 
-_PER_RE = re.compile(rf"^\s*({_NUMBER})\s*/\s*([0-9.]*)\s*([a-zµ]+)\s*$")
+_PER_RE = re.compile(rf"{_WS}*(?>({_NUMBER})){_WS}*/{_WS}*([0-9.]*){_WS}*([a-zµ]+){_WS}*")
 
 
 def parse_per_second(value: Any) -> float:
@@ -341,30 +396,38 @@ def parse_per_second(value: Any) -> float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             raise UnitError(f"{value} is a bare number; an event rate needs a unit (try \"{value}/s\")")
         raise UnitError(f"expected an event rate such as \"1/s\", got {_type_name(value)}")
-    m = _PER_RE.match(value)
+    m = _PER_RE.fullmatch(value)
     if not m:
-        m2 = _QUANTITY_RE.match(value)
+        m2 = _QUANTITY_RE.fullmatch(value)
         if m2 and not m2.group(2):
-            raise UnitError(f"{value} is a bare number; an event rate needs a unit (try \"{value.strip()}/s\")")
+            raise UnitError(f"{value} is a bare number; an event rate needs a unit (try \"{_strip(value)}/s\")")
         hint = f' (try "{m2.group(1)}/s")' if m2 else ' (e.g. "1/s")'
         raise UnitError(f"{_quote(value)} is not an event rate{hint}")
-    count, per_n, per_unit = Decimal(m.group(1)), m.group(2) or "1", m.group(3)
+    count, per_n, per_unit = _dec(m.group(1)), m.group(2) or "1", m.group(3)
     if per_unit not in TIME_UNITS:
         close = difflib.get_close_matches(per_unit, list(TIME_UNITS), n=1, cutoff=0.5)
         fix = f' (try "{m.group(1)}/{per_n if per_n != "1" else ""}{close[0]}")' if close else ""
         raise UnitError(f"{_quote(value)} is not an event rate: unknown time unit {_quote(per_unit)}{fix}")
     try:
-        per_ns = Decimal(per_n) * TIME_UNITS[per_unit]
+        per_ns = _CTX.multiply(_dec(per_n), TIME_UNITS[per_unit])
     except InvalidOperation:
         raise UnitError(f"{_quote(value)} is not an event rate") from None
     if count <= 0 or per_ns <= 0:
         raise UnitError(f"{_quote(value)}: an event rate must be greater than zero")
-    return float(count * NS_PER_S / per_ns)
+    # As the engine's reader: each side to the nearest float, then one division (IEEE 754: x/0
+    # is infinite, 0/0 not a number). Beyond floats either way is not a rate to simulate.
+    num, den = float(_CTX.multiply(count, NS_PER_S)), float(per_ns)
+    rate = num / den if den else (math.nan if num == 0 else math.inf)
+    if not math.isfinite(rate):
+        raise UnitError(f"{_quote(value)} is an absurd event rate")
+    if rate == 0:
+        raise UnitError(f"{_quote(value)}: an event rate must be greater than zero")
+    return rate
 
 
 # ---------------------------------------------------------------- distributions
 
-_DIST_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.S)
+_DIST_RE = re.compile(rf"{_WS}*([A-Za-z_][A-Za-z0-9_]*){_WS}*\((.*)\){_WS}*", re.S)
 
 # name -> (positional parameter names, keyword parameter names, required names)
 _DIST_SIGNATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -395,7 +458,7 @@ def parse_dist(value: Any, quantity: str, *, pkt_bytes: int | None = None) -> di
     if quantity not in ("time", "size"):
         raise ValueError(f"quantity must be 'time' or 'size', not {quantity!r}")
     if isinstance(value, str):
-        m = _DIST_RE.match(value)
+        m = _DIST_RE.fullmatch(value)
     else:
         m = None
     if m is None:
@@ -417,13 +480,13 @@ def parse_dist(value: Any, quantity: str, *, pkt_bytes: int | None = None) -> di
         raise UnitError(f"{_quote(value)}: zipf is a distribution of sizes, not of times")
     positional, keywords = _DIST_SIGNATURES[name]
     args: dict[str, str] = {}
-    parts = [p.strip() for p in body.split(",")] if body.strip() else []
+    parts = [_strip(p) for p in body.split(",")] if _strip(body) else []
     seen_keyword = False
     for i, part in enumerate(parts):
         if "=" in part:
             seen_keyword = True
             key, _, val = part.partition("=")
-            key, val = key.strip(), val.strip()
+            key, val = _strip(key), _strip(val)
             if key not in keywords:
                 close = difflib.get_close_matches(key, list(keywords), n=1, cutoff=0.5)
                 hint = f' (did you mean "{close[0]}"?)' if close else ""
@@ -451,6 +514,8 @@ def parse_dist(value: Any, quantity: str, *, pkt_bytes: int | None = None) -> di
 
     def plain(key: str) -> float:
         try:
+            if not _FLOAT_RE.fullmatch(args[key]):
+                raise ValueError(args[key])
             x = float(args[key])
         except ValueError:
             raise UnitError(f"{_quote(value)}: {key} must be a plain number, not {_quote(args[key])}") from None

@@ -14,20 +14,7 @@ use crate::scenario::{DirSpec, Scenario};
 use crate::sizing::{self, AdaptiveSizer, SizingCtx};
 use crate::time::{Duration, Instant};
 
-/// What the bounds of each key cannot say about a port (those are checked by
-/// [`crate::bounds`]): a limit or a sizing rule, not both.
-fn check_dir(loc: &Loc, d: &DirSpec, errs: &mut Vec<Problem>) {
-    let q = &d.queue;
-    if q.sizing.is_some() && (q.limit_pkts.is_some() || q.limit_bytes.is_some()) {
-        errs.push(
-            loc.key("queue")
-                .problem("give either a limit or a sizing rule, not both"),
-        );
-    }
-}
-
-/// Most samples one time series may hold (`run.sample_ns`).
-pub const MAX_SAMPLES: u64 = 10_000_000;
+pub use crate::rules::MAX_SAMPLES;
 
 /// The round-trip propagation time of a path out and back.
 fn path_delay(ports: &[PortParams], path: &[u32]) -> Duration {
@@ -61,16 +48,6 @@ fn read_network(
             end: Instant::ZERO + run.duration_ns.max(Duration::from_ns(1)),
         },
     };
-    // Each time series keeps one sample per step: bound the count, or a tiny step over a long
-    // run would take the machine's memory (and its time: a sample is an event).
-    if let Some(step) = run.sample_ns.filter(|&s| s > Duration::ZERO) {
-        let n = run.duration_ns / step;
-        if n > MAX_SAMPLES {
-            errs.push(Loc::root().key("run").key("sample_ns").problem(format!(
-                "would record {n} samples per series (at most {MAX_SAMPLES}); use a longer step"
-            )));
-        }
-    }
     if sc.nodes.is_empty() {
         errs.push(
             Loc::root()
@@ -118,8 +95,6 @@ fn read_network(
                 l.a
             )));
         }
-        check_dir(&here.key("forward"), &l.forward, errs);
-        check_dir(&here.key("reverse"), &l.reverse, errs);
         let (Some(a), Some(b)) = (a, b) else { continue };
         for (from, to, d, dir) in [(a, b, &l.forward, "forward"), (b, a, &l.reverse, "reverse")] {
             port_params.push(PortParams {
@@ -269,10 +244,12 @@ fn build_port(pid: usize, path: &Loc, d: &DirSpec, cx: &PortCx) -> Result<Port, 
 /// The engine with its network, flows and agents, before any agent has started: what the
 /// kernel backend builds on (it replaces the agents by the real hosts).
 ///
-/// The plan's bounds are checked first ([`crate::bounds`]): every number out of bounds is
-/// reported at once, and nothing is built from one.
+/// The plan's bounds ([`crate::bounds`]) and its rules across keys ([`crate::rules`]) are
+/// checked first, together: every one broken is reported at once, and nothing is built.
 pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
     let mut errs = crate::bounds::check(sc);
+    let rules = crate::rules::check(sc);
+    errs.extend(crate::rules::new_places(&errs, rules));
     if !errs.is_empty() {
         return Err(errs);
     }
@@ -287,9 +264,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         port_params.iter().map(|p| (p.from, p.to)).collect(),
     );
     let mut b = Builder::new(run.seed, window, Instant::ZERO + run.duration_ns, &topo.ids);
-    if let Err(e) = build_traffic(sc, &mut b) {
-        return Err(vec![e]);
-    }
+    build_traffic(sc, &mut b)?;
     let flow_paths = route_flows(&topo, &b.flows, &mut errs);
     if !errs.is_empty() {
         return Err(errs);

@@ -410,14 +410,16 @@ impl Engine {
     }
 
     /// The run stopped early at `end`: the books close there, and every rate and mean is over
-    /// the part of the measurement window that ran.
+    /// the part of the measurement window that ran. A run stopped before its window opened
+    /// measured nothing: its window is left empty, at the stop (counters count only inside a
+    /// window, so the time before it cannot be measured after the fact).
     pub(crate) fn end_early(&mut self, end: Instant) {
         let end = end.max(Instant::from_ns(1));
         self.run.duration_ns = end.since_start();
         let mut w = self.window;
         w.end = w.end.min(end);
         if w.start >= w.end {
-            w.start = Instant::ZERO;
+            w = Window { start: end, end };
         }
         self.window = w;
         for p in &mut self.ports {

@@ -20,6 +20,7 @@ pub mod realtime;
 pub mod report;
 pub mod results;
 pub mod rng;
+pub mod rules;
 pub mod scenario;
 pub mod sched;
 pub mod simulate;

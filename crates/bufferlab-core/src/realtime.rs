@@ -86,6 +86,35 @@ impl RealtimeNet {
         &self.eng.topology().names
     }
 
+    /// The shortest round trip of the network's traffic: the smallest round-trip propagation
+    /// delay of the scenario's flows, or of any two hosts when it has none (a shell's programs
+    /// may talk to any host). A driver's lateness adds to every delay a host sees, so this is the
+    /// scale it is judged against. `None` when no two hosts are joined.
+    pub fn min_round_trip(&self) -> Option<Duration> {
+        let topo = self.eng.topology();
+        let ports = self.eng.ports();
+        let one_way = |a: NodeId, b: NodeId| {
+            topo.path(a, b).map(|p| {
+                p.iter()
+                    .map(|&i| ports[i as usize].params.delay_ns)
+                    .sum::<Duration>()
+            })
+        };
+        let round_trip = |a: NodeId, b: NodeId| Some(one_way(a, b)? + one_way(b, a)?);
+        let flows = self.eng.flow_info();
+        if !flows.is_empty() {
+            return flows.iter().filter_map(|f| round_trip(f.src, f.dst)).min();
+        }
+        let hosts: Vec<NodeId> = (0..self.ext.len() as NodeId)
+            .filter(|&n| self.ext[n as usize] != NO_AGENT)
+            .collect();
+        hosts
+            .iter()
+            .flat_map(|&a| hosts.iter().filter(move |&&b| b > a).map(move |&b| (a, b)))
+            .filter_map(|(a, b)| round_trip(a, b))
+            .min()
+    }
+
     /// Time of the last event processed.
     pub fn now(&self) -> Instant {
         self.eng.now()

@@ -101,6 +101,14 @@ fn close_books(e: &Engine) -> Result<ConservationRow, String> {
 
 fn flow_rows(e: &Engine) -> Vec<FlowRow> {
     let wsecs = e.window().len().secs();
+    // An empty window (a real-time run stopped before it opened) measured no rate.
+    let bps = |bytes: u64| {
+        if wsecs > 0.0 {
+            bytes as f64 * 8.0 / wsecs
+        } else {
+            0.0
+        }
+    };
     let names = &e.topology().names;
     e.flows()
         .iter()
@@ -113,8 +121,8 @@ fn flow_rows(e: &Engine) -> Vec<FlowRow> {
                 src: names[info.src as usize].clone(),
                 dst: names[info.dst as usize].clone(),
                 group: info.group.clone(),
-                goodput_bps: f.bytes_delivered.window as f64 * 8.0 / wsecs,
-                throughput_bps: f.bytes_received.window as f64 * 8.0 / wsecs,
+                goodput_bps: bps(f.bytes_delivered.window),
+                throughput_bps: bps(f.bytes_received.window),
                 bytes_delivered: f.bytes_delivered.window,
                 pkts_sent: f.pkts_sent.window,
                 pkts_dropped: f.pkts_dropped.window,
@@ -194,7 +202,7 @@ fn link_rows(e: &Engine) -> Vec<LinkRow> {
                 Framing::Ethernet => "ethernet",
                 Framing::Atm => "atm",
             },
-            utilization: p.stats.busy_ns.window as f64 / w.len().as_ns() as f64,
+            utilization: p.stats.busy_ns.window as f64 / w.len().as_ns().max(1) as f64,
             bytes_sent: p.stats.bytes_sent.window,
             wire_bytes_sent: p.stats.wire_bytes_sent.window,
             pkts_sent: p.stats.pkts_sent.window,

@@ -58,6 +58,8 @@ type Finished = std::io::Result<(RealtimeNet, Instant, DriverStats)>;
 pub struct Session {
     lab: Lab,
     net: Option<RealtimeNet>,
+    /// The network's shortest round trip ([`RealtimeNet::min_round_trip`]).
+    min_round_trip: Option<Duration>,
     ctl: Arc<Control>,
     thread: Option<JoinHandle<Finished>>,
     stats: DriverStats,
@@ -73,6 +75,7 @@ impl Session {
         let lab = Lab::create(&hosts)?;
         Ok(Session {
             lab,
+            min_round_trip: net.min_round_trip(),
             net: Some(net),
             ctl: Arc::new(Control::default()),
             thread: None,
@@ -141,6 +144,11 @@ impl Session {
 
     pub fn stats(&self) -> &DriverStats {
         &self.stats
+    }
+
+    /// The shortest round trip of the network's traffic, what its lateness is judged against.
+    pub fn min_round_trip(&self) -> Option<Duration> {
+        self.min_round_trip
     }
 
     /// Stop the driver if it runs and remove the hosts.

@@ -113,11 +113,22 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// Whether process `pid` exists (a namespace left by a process that no longer does is stale).
+/// Whether process `pid` still runs (a namespace left by one that does not is stale). A zombie
+/// — killed, not yet reaped by its parent — has exited: its descriptors and namespaces are
+/// released and it runs nothing, though `kill(pid, 0)` still finds it (proc(5): state `Z`).
 pub fn process_alive(pid: u32) -> bool {
+    if let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        return !matches!(stat_state(&stat), Some('Z' | 'X'));
+    }
     // SAFETY: signal 0 checks existence and permission only.
     let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
     r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// The state letter of a `/proc/<pid>/stat` line: the field after the command name, which is
+/// in parentheses and may itself hold spaces and parentheses (so read from the last `)`).
+fn stat_state(stat: &str) -> Option<char> {
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
 }
 
 /// Read one packet from a non-blocking descriptor: `Ok(None)` when nothing is waiting.
@@ -174,4 +185,37 @@ pub fn realtime_priority() -> bool {
     let p = libc::sched_param { sched_priority: 10 };
     // SAFETY: pid 0 is the calling thread; `p` outlives the call.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_state_reads_past_a_command_with_parentheses() {
+        assert_eq!(stat_state("42 (sleep) S 1 42 42 0"), Some('S'));
+        assert_eq!(stat_state("42 (a) b) Z 1 42"), Some('Z'));
+        assert_eq!(stat_state("42 (no end"), None);
+    }
+
+    #[test]
+    fn a_zombie_is_not_alive() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        // Not reaped: after it exits the child stays a zombie until `wait`.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while process_alive(pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        assert_eq!(
+            stat_state(&state),
+            Some('Z'),
+            "the child is a zombie, not gone"
+        );
+        assert!(!process_alive(pid));
+        child.wait().unwrap();
+        assert!(!process_alive(pid));
+        assert!(process_alive(std::process::id()));
+    }
 }

@@ -109,6 +109,10 @@ impl KernelNet {
             drv.set_item(k, st.lateness.quantile(q).map(|v| v as f64 / 1e9))?;
         }
         drv.set_item("lateness_max_s", st.lateness.max().map(|v| v as f64 / 1e9))?;
+        drv.set_item(
+            "min_round_trip_s",
+            self.s.min_round_trip().map(|d| d.as_ns() as f64 / 1e9),
+        )?;
         d.set_item("driver", drv)?;
         Ok(d)
     }

@@ -22,6 +22,7 @@ problems, each printed on its own line on stderr as ``key.path: what is wrong (t
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -43,6 +44,23 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version_flag(value: bool) -> None:
+    if value:
+        info.version()
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version_flag, is_eager=True, help="Print the package's and the engine's versions (as `bufferlab version`) and exit."),
+    ] = False,
+) -> None:
+    """A deterministic packet-level simulator for router-buffer experiments."""
+
 
 # In the order `bufferlab --help` lists them.
 app.command()(run.run)

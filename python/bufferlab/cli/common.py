@@ -106,8 +106,10 @@ def progress_line(duration_s: float, quiet: bool) -> Iterator[Callable[[float, i
         nonlocal started
         wall = time.monotonic() - t0
         if not started and wall > 0.5:
-            bar.start()
+            # Marked first: a Ctrl-C that lands inside start() must still stop the bar (else its
+            # refresh thread draws it again after the message that the run was interrupted).
             started = True
+            bar.start()
         speed = f"{events / wall / 1e6:.1f} M events/s" if wall > 0 and events else ""
         left = (duration_s - sim_s) * wall / sim_s if sim_s > 0 else None
         eta = f"~{hms(left)} left" if left is not None else ""

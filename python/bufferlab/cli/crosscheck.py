@@ -124,7 +124,7 @@ def crosscheck(
 ) -> None:
     """Run a scenario in bufferlab and in ns-3 and compare flows, queues and links.
 
-    Needs ns-3: `pip install bufferlab[ns3]` (or `make validate`). What ns-3 cannot express
+    Needs ns-3: `make ns3` in the source tree (or `pip install ns3==3.44.post0`). What ns-3 cannot express
     (SplitBuff, a NIC ring with BQL, ATM framing, ...) is refused naming the key that blocks it.
     """
     from .. import plan_types as pt

@@ -71,9 +71,18 @@ def _live_namespaces() -> dict[str, list[str]]:
         return out
     for n in names:
         m = re.fullmatch(r"bl(\d+)-(.+)", n)
-        if m and Path(f"/proc/{m.group(1)}").exists():
+        if m and _running(int(m.group(1))):
             out.setdefault(m.group(2), []).append(n)
     return out
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` still runs: a zombie (exited, not yet reaped) does not, as the
+    engine's clean-up judges it (proc(5): the state after the command's last parenthesis)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
 
 
 def cleanup() -> None:
@@ -175,3 +184,6 @@ def compare(
         sys.stdout.write(comparison_json(compare_results(sims, kernels)))
         return
     print_comparison(compare_results(sims, kernels), out_console, title=f"{file}: simulator vs kernel ({seeds} seed{'s' if seeds > 1 else ''})")
+    for i, k in enumerate(kernels):  # a kernel run that ran late, or measured less than its window
+        for w in k.summary.get("warnings", []):
+            out_console.print(f"warning: kernel run {i + 1} (seed {base + i}): {w}", markup=False, style="bold")

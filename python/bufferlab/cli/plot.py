@@ -26,6 +26,19 @@ if TYPE_CHECKING:
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 DATA_SUFFIXES = (".csv", ".parquet")
 
+# A default plot of a large topology draws its busiest few series, not one per host port: beyond
+# MANY_SERIES queues, links or flows (a ten-pair dumbbell has 42 queues), those whose mean is at
+# least BUSY_SHARE of the busiest one's, at most FEW_SERIES; --id draws others.
+MANY_SERIES = 12
+FEW_SERIES = 4
+BUSY_SHARE = 0.1
+
+# What to do when a table a plot needs is empty, by table.
+EMPTY_HINT = {
+    "timeseries": ": the run recorded no time series; set run.sample (run.sample = \"10ms\" in the "
+                  "scenario's [run], or --set run.sample=10ms with a scenario file) and run it again",
+}
+
 plot_app = typer.Typer(
     help="Draw figures from run output folders (one or several side by side), a sweep's results folder or a scenario file.",
     no_args_is_help=True,
@@ -132,7 +145,8 @@ def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | 
         if seed is not None:
             src.df = src.df[src.df["seed"] == seed]
         if src.df.empty:
-            fail(f"no {table} rows in {', '.join(map(str, srcs))}" + (f" for --seed {seed}" if seed is not None else ""))
+            fail(f"no {table} rows in {', '.join(map(str, srcs))}" + (f" for --seed {seed}" if seed is not None else "")
+                 + EMPTY_HINT.get(table, ""))
         return src
     if sets:
         fail("--set changes a scenario file before it runs; these are stored results")
@@ -150,7 +164,8 @@ def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | 
     if seed is not None:
         df = df[df["seed"] == seed]
     if df.empty:
-        fail(f"no {table} rows in {srcs[0]}" + (" for that --point/--seed" if point or seed is not None else ""))
+        fail(f"no {table} rows in {srcs[0]}" + (" for that --point/--seed" if point or seed is not None else "")
+             + EMPTY_HINT.get(table, ""))
     return Source(df, tables.swept)
 
 
@@ -186,6 +201,43 @@ def refuse_unnamed_keys(df: pd.DataFrame, swept: list[str], named: list[str], *,
     fail("\n".join(lines))
 
 
+def _id_means(df: pd.DataFrame, cdf_col: str | None) -> pd.Series:
+    """Each id's mean value: of its samples, or of its CDF points (sum of value x step of the
+    CDF), averaged over its curves (seeds, runs)."""
+    if cdf_col is None:
+        return df.groupby("id")["value"].mean()
+    curve = [c for c in ("id", "run", "point_id", "seed") if c in df.columns]
+
+    def mean(g: pd.DataFrame) -> float:
+        g = g.sort_values(cdf_col, kind="stable")
+        step = g[cdf_col].diff().fillna(g[cdf_col])
+        return float((g["value"] * step).sum())
+
+    per_curve = df.groupby(curve)[["value", cdf_col]].apply(mean).rename("mean").reset_index()
+    return per_curve.groupby("id")["mean"].mean()
+
+
+def _default_ids(df: pd.DataFrame, cdf_col: str | None) -> tuple[list[str] | None, str]:
+    """The ids a plot given no --id draws (None: every one) and the title's words for them."""
+    import pandas as pd
+
+    means = _id_means(df, cdf_col).sort_values(ascending=False, kind="stable")
+    n = len(means)
+    noun = str(df["object"].iloc[0]) if "object" in df.columns and df["object"].nunique() == 1 else "series"
+    nouns = noun if noun == "series" else noun + "s"
+    if n <= MANY_SERIES:
+        shown = list(means.index)
+        return None, (", ".join(map(str, shown)) if n <= FEW_SERIES else f"all {n} {nouns}")
+    top = means.iloc[0] if pd.notna(means.iloc[0]) else 0.0
+    busy = [i for i, m in means.items() if top > 0 and m >= BUSY_SHARE * top][:FEW_SERIES] or [means.index[0]]
+    which = "the busiest" if len(busy) == 1 else f"the {len(busy)} busiest"
+    return busy, f"{', '.join(map(str, busy))} ({which} of {n} {nouns} by mean; --id for others)"
+
+
+def _title(fig, metric: str, words: str) -> None:
+    fig.axes[0].set_title(f"{metric} of {words}", fontsize="small")
+
+
 # ---------------------------------------------------------------- timeseries
 
 
@@ -194,7 +246,7 @@ def plot_timeseries(
     srcs: Sources,
     metric: Annotated[str, typer.Option("--metric", "-m", help="qlen_pkts, qlen_bytes, cwnd_bytes, srtt_s, throughput_bps, ...")],
     out: OutFile,
-    ids: Annotated[Optional[list[str]], typer.Option("--id", help="Queue/link/flow id to show (repeatable; default all).")] = None,
+    ids: Annotated[Optional[list[str]], typer.Option("--id", help=f"Queue/link/flow id to show (repeatable; default all, or beyond {MANY_SERIES} the busiest few).")] = None,
     point: PointOpt = None,
     seed: SeedOpt = None,
     sets: SetOpt = None,
@@ -214,10 +266,16 @@ def plot_timeseries(
         fail(f"{srcs[0]} holds {df['point_id'].nunique()} points: choose one with --point "
              f"({', '.join(sorted(df['point_id'].unique())[:5])}, ...)")
     by = ["run"] if src.runs else (["seed"] if df["seed"].nunique() > 1 else [])
+    sel = df[df["metric"] == metric]
+    words = ", ".join(ids) if ids else ""
+    if not ids and len(sel):
+        ids, words = _default_ids(sel, None)
     try:
         fig, d = timeseries(df, metric, ids=ids, by=by)
     except ValueError as e:
         fail(str(e))
+    if words:
+        _title(fig, metric, words)
     _write(fig, d, out, data)
 
 
@@ -229,7 +287,7 @@ def plot_cdf(
     srcs: Sources,
     metric: Annotated[str, typer.Option("--metric", "-m", help="sojourn_s, rtt_s (from the CDF tables) or a time-series metric such as throughput_bps.")],
     out: OutFile,
-    ids: Annotated[Optional[list[str]], typer.Option("--id", help="Queue/flow id (repeatable; default all, one line each).")] = None,
+    ids: Annotated[Optional[list[str]], typer.Option("--id", help=f"Queue/flow id (repeatable; default all, one line each, or beyond {MANY_SERIES} the busiest few).")] = None,
     by: ByOpt = None,
     point: PointOpt = None,
     seed: SeedOpt = None,
@@ -252,13 +310,19 @@ def plot_cdf(
         cdf_col = None
         known = set(src.df.get("metric", pd.Series(dtype=str)))
         if metric not in known:
-            fail(f"no {metric} in {', '.join(map(str, srcs))}; metrics: {', '.join(sorted(known)) or 'none'}")
+            fail(f"no {metric} in {', '.join(map(str, srcs))}; metrics: {', '.join(sorted(known)) or 'none'}"
+                 + ("" if known else EMPTY_HINT["timeseries"]))
     df = src.df[src.df["metric"] == metric]
     if ids:
         missing = sorted(set(ids) - set(df["id"]))
         if missing:
             fail(f"--id {', '.join(missing)}: no {metric} there; ids: {_show_values(list(df['id'].unique()), 12)}")
         df = df[df["id"].isin(ids)]
+        words = ", ".join(ids)
+    else:
+        chosen, words = _default_ids(df, cdf_col)
+        if chosen is not None:
+            df = df[df["id"].isin(chosen)]
     groups = list(by or [])
     for k in groups:
         if k not in df.columns:
@@ -270,6 +334,7 @@ def plot_cdf(
         groups.append("id")
     fig, d = cdf(df, cdf_col=cdf_col, by=groups, replicate=[c for c in ("point_id", "seed") if c in df.columns],
                  metric=metric, logx=logx, logy=logy)
+    _title(fig, metric, words)
     _write(fig, d, out, data)
 
 

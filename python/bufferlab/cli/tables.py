@@ -145,10 +145,10 @@ def print_result(result: Result, console: Console, title: str | None = None, lis
     head = f"{title}: " if title else ""
     if s.get("backend") == "kernel":
         d = s.get("kernel", {}).get("driver", {})
-        late = d.get("lateness_p99_s")
+        late = ", ".join(f"{q} {_s(d.get(f'lateness_{q}_s'))}" for q in ("p50", "p99", "max"))
         console.print(
             f"{head}{e.get('sim_seconds', 0):g} s in real time on the kernel backend ({wall:.3g} s with set-up); "
-            f"{d.get('pkts_in', 0):,} packets from the hosts, delivery lateness p99 {_s(late)}",
+            f"{d.get('pkts_in', 0):,} packets from the hosts, delivery lateness {late}",
             markup=False,
         )
     else:
@@ -206,3 +206,6 @@ def print_result(result: Result, console: Console, title: str | None = None, lis
         _print_table(console, "links", cols, links)
     if hidden_links:
         console.print(_hidden_links_line(hidden_links), markup=False)
+    # What would mislead a reader of the figures above (summary.json has the same list).
+    for w in s.get("warnings", []):
+        console.print(f"warning: {w}", markup=False, style="bold")

@@ -1,7 +1,8 @@
 """Finding ns-3 and building the crosscheck program against it.
 
-ns-3 comes from the PyPI wheel ``ns3`` (``pip install bufferlab[ns3]``; ``make validate`` puts it
-in its own environment, ``~/.cache/bufferlab/ns3-venv``). The wheel holds ns-3's headers and
+ns-3 comes from the PyPI wheel ``ns3``: ``make ns3`` in the source tree puts it in its own
+environment, ``~/.cache/bufferlab/ns3-venv`` (``make validate`` does too), or
+``python -m pip install ns3==3.44.post0`` into the Python that runs bufferlab. The wheel holds ns-3's headers and
 shared libraries; the program in ``ns3-program/`` (C++ sources inside this package, so they ship
 in the wheel) is compiled against them with g++ once per machine, into
 ``${XDG_CACHE_HOME:-~/.cache}/bufferlab/ns3-build/<hash>/``, the hash covering the sources, the
@@ -25,10 +26,12 @@ import sys
 import uuid
 from pathlib import Path
 
-__all__ = ["Ns3Missing", "find_prefix", "program", "cache_dir", "NS3_VERSION", "HINT"]
+__all__ = ["Ns3Missing", "find_prefix", "program", "cache_dir", "NS3_VERSION", "hint"]
 
 NS3_VERSION = "3.44"
-HINT = "ns-3 is not installed: `pip install bufferlab[ns3]` (or `make validate`, which installs it into ~/.cache/bufferlab/ns3-venv)"
+# The PyPI wheel the Makefile's ns3 target installs (bufferlab itself is not on PyPI, so
+# `pip install bufferlab[ns3]` is not a command that works).
+NS3_WHEEL = "ns3==3.44.post0"
 MODULES = ("core", "network", "internet", "point-to-point", "traffic-control", "applications", "internet-apps")
 
 
@@ -39,6 +42,15 @@ class Ns3Missing(RuntimeError):
 def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "bufferlab"
+
+
+def hint() -> str:
+    """How to get ns-3, as commands that work from where bufferlab runs."""
+    return (
+        f"ns-3 is not installed: run `make ns3` in bufferlab's source tree (ns-3 {NS3_VERSION} from PyPI, "
+        f"about 520 MB, into {cache_dir() / 'ns3-venv'}, where bufferlab looks for it), "
+        f"or `{sys.executable} -m pip install '{NS3_WHEEL}'`"
+    )
 
 
 def _sources_dir() -> Path:
@@ -83,7 +95,7 @@ def find_prefix() -> Path:
     for c in candidates:
         if _usable(c):
             return c
-    raise Ns3Missing(HINT)
+    raise Ns3Missing(hint())
 
 
 def _compile_cmd(prefix: Path, src: Path, out: Path) -> list[str]:

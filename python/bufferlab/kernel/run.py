@@ -23,6 +23,7 @@ from typing import Any
 from .. import plan_types as pt
 from ..errors import BufferlabError
 from ..results import Result
+from ..units import format_time_ns
 from . import plan as kplan
 from .merge import fix_timeseries, merge
 
@@ -32,6 +33,13 @@ READY_TIMEOUT_S = 30.0
 # Microseconds the driver polls without sleeping before each event: wake-ups from sleep cost
 # tens of microseconds on a busy or virtual machine; spinning trades a core for precision.
 SPIN_ENV = "BUFFERLAB_KERNEL_SPIN_US"
+# How late the driver may deliver before the results move, as shares of the network's shortest
+# round trip (docs/kernel-backend.md, "Honest real time"). A delivery late by L adds L to every
+# delay a host sees, and a round trip holds two deliveries (the data's, the ACK's or reply's):
+# a median within 1% keeps mean RTTs (and the rates of TCP, which follow 1/RTT) within about 2%,
+# a 99th percentile within 5% keeps the tails within about 10%.
+LATENESS_P50_SHARE = 0.01
+LATENESS_P99_SHARE = 0.05
 
 
 class KernelUnavailable(BufferlabError):
@@ -173,6 +181,47 @@ def _readline(p: subprocess.Popen, deadline: float) -> str:
     return "timed out"
 
 
+def lateness_check(driver: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The driver's delivery lateness against its bounds (``LATENESS_*_SHARE`` of the shortest
+    round trip): the figures for ``summary["kernel"]["lateness"]``, and a warning when either
+    quantile is beyond its bound, else None."""
+    rtt = driver.get("min_round_trip_s")
+    q = {k: driver.get(f"lateness_{k}_s") for k in ("p50", "p99", "max")}
+    bounds = {"p50": LATENESS_P50_SHARE * rtt, "p99": LATENESS_P99_SHARE * rtt} if rtt else {}
+    figures = {**{f"{k}_s": v for k, v in q.items()}, "min_round_trip_s": rtt,
+               **{f"{k}_bound_s": v for k, v in bounds.items()}}
+    over = [k for k, b in bounds.items() if q[k] is not None and q[k] > b]
+    if not over:
+        return figures, None
+    t = lambda s: format_time_ns(s * 1e9)  # noqa: E731
+    share = {"p50": LATENESS_P50_SHARE, "p99": LATENESS_P99_SHARE}
+    beyond = "; ".join(f"{k} beyond {t(bounds[k])} ({share[k]:.0%} of the shortest round trip, {t(rtt)})" for k in over)
+    return figures, (
+        f"the network ran late: delivery lateness p50 {t(q['p50'])}, p99 {t(q['p99'])}, max {t(q['max'])}; {beyond}. "
+        "The delays the hosts measured (RTTs, one-way delays, completion times) carry up to twice that lateness, "
+        "and TCP's rates follow them: the machine was too busy to keep this network in real time "
+        "(docs/kernel-backend.md, Honest real time)"
+    )
+
+
+def window_warning(measure_ns: list[int] | None, run: dict[str, Any]) -> str | None:
+    """What a network stopped before the end of its measurement window measured (``bufferlab
+    shell``, where the command decides when it stops), or None: the engine measures only inside
+    the window, so one stopped before it opened measured nothing, and says so rather than pass
+    the whole run off as the window."""
+    if not measure_ns or run["duration_s"] >= measure_ns[1] / 1e9:
+        return None
+    t = lambda s: format_time_ns(s * 1e9)  # noqa: E731
+    a, b = (x / 1e9 for x in measure_ns)
+    ma, mb = run["measure_s"]
+    if mb <= ma:
+        return (f"the network ran {t(run['duration_s'])} and stopped before the measurement window "
+                f"[{t(a)}, {t(b)}] (run.measure) opened: nothing was measured, so every rate and count "
+                f"above is 0; to measure from the start, --set 'run.measure=[\"0s\", \"{t(b)}\"]'")
+    return (f"the network stopped at {t(run['duration_s'])}, inside the measurement window [{t(a)}, {t(b)}] "
+            f"(run.measure): the figures above are over {t(ma)}-{t(mb)}, the part of it that ran")
+
+
 def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_us: float | None = None) -> Result:
     """Run a loaded scenario with real hosts; the same Result as a simulation, with
     ``summary["backend"] == "kernel"`` and the driver's figures in ``summary["kernel"]``."""
@@ -209,4 +258,8 @@ def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, An
     }
     if "kernel_ballast" in summary:  # what each ballast tool sent and decided (docs/ballast.md)
         summary["kernel"]["ballast"] = summary.pop("kernel_ballast")
+    summary["kernel"]["lateness"], late = lateness_check(summary["kernel"]["driver"])
+    warnings = [w for w in (window_warning(pt.typed(sc).run.measure_ns, summary["run"]), late) if w]
+    if warnings:
+        summary["warnings"] = warnings
     return Result(summary, out.get("timeseries"), transfers, plan=sc.plan, distributions=distributions)

@@ -25,6 +25,7 @@ from ..units import quantity_value
 __all__ = [
     "new_axes", "label", "scale", "axis", "bounds", "save", "to_numbers", "group_label", "groups", "value_label",
     "natural_key", "legend_title", "series_label", "series_colors", "place_legend", "colorbar_for", "log_axis",
+    "covers_data", "legend_clear_of_data",
 ]
 
 _SUFFIX = {
@@ -238,9 +239,9 @@ LEGEND_ROWS = 18
 
 
 def place_legend(ax: Any, title: str | None = None, extra: Sequence[Any] = ()) -> None:
-    """A legend that stays readable: inside for a few series, outside the axes on the right
-    (in columns of at most LEGEND_ROWS) for many; nothing when no series has a label.
-    ``extra`` handles (a confidence band's entry) come last."""
+    """A legend that stays readable and off the data: inside for a few series where it covers
+    none, else outside the axes on the right (in columns of at most LEGEND_ROWS); nothing when
+    no series has a label. ``extra`` handles (a confidence band's entry) come last."""
     handles, labels = ax.get_legend_handles_labels()
     handles = [*handles, *extra]
     labels = [*labels, *(h.get_label() for h in extra)]
@@ -248,14 +249,72 @@ def place_legend(ax: Any, title: str | None = None, extra: Sequence[Any] = ()) -
         return
     n = len(labels)
     if n <= LEGEND_INSIDE:
-        ax.legend(handles, labels, fontsize="small", title=title, title_fontsize="small")
+        legend_clear_of_data(ax, handles, labels, fontsize="small", title=title, title_fontsize="small")
         return
-    ncol = math.ceil(n / LEGEND_ROWS)
-    ax.legend(handles, labels, fontsize="x-small", title=title, title_fontsize="small", loc="upper left",
-              bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, ncol=ncol, frameon=False)
+    _legend_outside(ax, handles, labels, ncol=math.ceil(n / LEGEND_ROWS), fontsize="x-small", title=title,
+                    title_fontsize="small", frameon=False)
+
+
+def _legend_outside(ax: Any, *args: Any, ncol: int = 1, **kw: Any) -> Any:
+    """The legend outside the axes on the right, the figure widened to hold it."""
+    kw = {k: v for k, v in kw.items() if k not in ("loc", "bbox_to_anchor", "borderaxespad")}
+    leg = ax.legend(*args, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, ncol=ncol, **kw)
     fig = ax.figure
     w, h = fig.get_size_inches()
     fig.set_size_inches(w + 1.6 * ncol, h)
+    return leg
+
+
+def legend_clear_of_data(ax: Any, *args: Any, **kw: Any) -> Any:
+    """``ax.legend(...)`` where matplotlib finds the emptiest place (``loc="best"``), moved
+    outside the axes on the right if even that place covers a curve, a marker, a bar or a
+    label (:func:`covers_data`)."""
+    leg = ax.legend(*args, **{**kw, "loc": "best"})
+    if covers_data(ax, leg):
+        leg.remove()
+        leg = _legend_outside(ax, *args, **kw)
+    return leg
+
+
+def covers_data(ax: Any, legend: Any) -> bool:
+    """Whether ``legend`` (of ``ax``) lies over anything drawn in the axes: a line or its
+    markers, a filled area or bar, a collection (error bars), a text; only what shows inside
+    the axes counts, so a legend outside them covers nothing."""
+    from matplotlib.collections import LineCollection, PathCollection
+    from matplotlib.transforms import Bbox
+
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    box = Bbox.intersection(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+    if box is None or box.width <= 0 or box.height <= 0:
+        return False
+
+    def path_hits(path: Any, transform: Any, filled: bool) -> bool:
+        return bool(transform.transform_path(path).intersects_bbox(box, filled=filled))
+
+    for line in ax.lines:
+        if not line.get_visible():
+            continue
+        xy = line.get_transform().transform(line.get_xydata())
+        if line.get_marker() not in (None, "None", "none", "", " ") and any(box.contains(x, y) for x, y in xy):
+            return True
+        if line.get_linestyle() not in ("None", "none", "", " ") and path_hits(line.get_path(), line.get_transform(), False):
+            return True
+    for coll in ax.collections:
+        if not coll.get_visible():
+            continue
+        if isinstance(coll, PathCollection):  # scatter: a marker at each offset
+            xy = coll.get_offset_transform().transform(coll.get_offsets())
+            if any(box.contains(x, y) for x, y in xy):
+                return True
+            continue
+        filled = len(coll.get_facecolor()) > 0 and not isinstance(coll, LineCollection)
+        if any(path_hits(p, coll.get_transform(), filled) for p in coll.get_paths()):
+            return True
+    for patch in ax.patches:
+        if patch.get_visible() and path_hits(patch.get_path(), patch.get_transform(), True):
+            return True
+    return any(t.get_visible() and t.get_text() and box.overlaps(t.get_window_extent(renderer)) for t in ax.texts)
 
 
 def log_axis(ax: Any, which: str) -> None:

@@ -36,6 +36,22 @@ def errorbars(ax, agg: pd.DataFrame, x: str, label: str | None = None, **kw) -> 
                 label=label, **{"marker": "o", "ms": 4, **kw})
 
 
+def clear_legends(fig) -> None:
+    """Move every legend that lies over data (:func:`covers_data`: matplotlib's best place
+    was not free) outside its axes on the right, and lay the figure out again to hold them."""
+    from ..plot._common import covers_data
+
+    moved = False
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is not None and covers_data(ax, leg):
+            leg.set_loc("upper left")
+            leg.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+            moved = True
+    if moved:
+        fig.tight_layout()
+
+
 def new_figure(ncols: int = 1, nrows: int = 1, w: float = 5.2, h: float = 3.6):
     import matplotlib.pyplot as plt
 

@@ -30,7 +30,11 @@ from ..sweep import load_spec, run_sweep
 from ..sweep.backends import Backend, PoolBackend, default_workers
 from ..sweep.runner import engine_version
 from .claims import ClaimResult, judge
+from .figures import clear_legends
 from .item import Data, Item
+
+# A reproduction figure is for print: at least 150 dpi (docs/figures/ and each item's figure.png).
+FIGURE_DPI = 150
 
 __all__ = ["ItemResult", "SharedPool", "check_repro_dir", "run_item", "run_items", "slug", "dask_local"]
 
@@ -200,7 +204,9 @@ def run_item(
     res.wall_seconds = time.perf_counter() - t0
     _timing(res)
     output = item.analyze(Data(item.name, profile, sweeps, res.seeds))
-    output.figure.savefig(folder / "figure.png", dpi=80)
+    # Print quality: 150 dpi, and no legend over the data.
+    clear_legends(output.figure)
+    output.figure.savefig(folder / "figure.png", dpi=FIGURE_DPI, bbox_inches="tight")
     plt.close(output.figure)
     output.plotted.to_csv(folder / "plotted.csv", index=False)
     res.claims = []

@@ -5,8 +5,8 @@ use super::{ballast, ping, rrul, udp};
 use crate::problem::{Loc, Problem};
 use crate::scenario::{Scenario, TrafficSpec};
 
-/// Build every traffic block of the scenario.
-pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Problem> {
+/// Build every traffic block of the scenario, or the problems of every block that cannot be.
+pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Vec<Problem>> {
     // Checked before anything is built: 10,000 pairs x 100,000 connections would otherwise
     // allocate a billion flows' state before the run could say no.
     let mut total: u64 = 0;
@@ -27,15 +27,20 @@ pub fn build_traffic(sc: &Scenario, b: &mut Builder) -> Result<(), Problem> {
             } else {
                 ("pairs", format!("{pairs} pairs"))
             };
-            return Err(Loc::root().key("traffic").at(i).key(key).problem(format!(
+            return Err(vec![Loc::root().key("traffic").at(i).key(key).problem(format!(
                 "{what} bring the scenario to {total} flows, more than the {MAX_FLOWS} one run can hold (lower the count or the number of pairs, or split the study into a sweep)"
-            )));
+            ))]);
         }
     }
     // An rrul block in the plan itself (the scenario reader expands those of a file) stands for
-    // the blocks it expands to, labelled as the reader labels them.
+    // the blocks it expands to, labelled as the reader labels them. Every block's problems, not
+    // the first block's only.
+    let mut errs = Vec::new();
     for (i, t) in rrul::plain(&sc.traffic) {
-        build_block(&Loc::root().key("traffic").at(i), &t, b)?;
+        errs.extend(build_block(&Loc::root().key("traffic").at(i), &t, b).err());
+    }
+    if !errs.is_empty() {
+        return Err(errs);
     }
     ballast::wire(b);
     Ok(())

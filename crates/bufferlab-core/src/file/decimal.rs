@@ -12,6 +12,9 @@ pub struct Dec {
 }
 
 const MAX_DIGITS: usize = 30;
+/// Beyond this many zeros before or after its digits, [`Dec::show`] writes a number in scientific
+/// notation.
+pub const SHOWN_ZEROS: i64 = 12;
 
 impl Dec {
     /// Parse `[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?` exactly (None for anything else).
@@ -46,7 +49,8 @@ impl Dec {
             }
             None => 0,
         };
-        exp -= frac.len() as i64;
+        // Saturating: an exponent near i64's ends must not wrap round to the other sign.
+        exp = exp.saturating_sub(frac.len() as i64);
         let digits: String = format!("{int}{frac}");
         let digits = digits.trim_start_matches('0');
         let mut mant: u128 = 0;
@@ -58,7 +62,7 @@ impl Dec {
             }
             mant = mant * 10 + u128::from(c - b'0');
         }
-        exp += dropped;
+        exp = exp.saturating_add(dropped);
         Some(
             Dec {
                 neg,
@@ -174,6 +178,33 @@ impl Dec {
         s.parse().unwrap_or(0.0)
     }
 
+    /// For a message: plain notation, unless that takes more than [`SHOWN_ZEROS`] zeros, then
+    /// scientific (`3.33e33707079`), so that a number typed with a huge exponent is not spelt
+    /// out in a hundred thousand digits.
+    pub fn show(&self) -> String {
+        let d = self.normalize();
+        let m = d.mant.to_string();
+        let zeros = if d.exp >= 0 {
+            d.exp as i64
+        } else {
+            -(d.exp as i64) - m.len() as i64
+        };
+        if d.mant == 0 || zeros <= SHOWN_ZEROS {
+            return d.plain();
+        }
+        let sign = if d.is_negative() { "-" } else { "" };
+        let rest = if m.len() > 1 {
+            format!(".{}", &m[1..])
+        } else {
+            String::new()
+        };
+        format!(
+            "{sign}{}{rest}e{}",
+            &m[..1],
+            d.exp as i64 + m.len() as i64 - 1
+        )
+    }
+
     /// Plain notation, no exponent (`format(d.normalize(), "f")`).
     pub fn plain(&self) -> String {
         let d = self.normalize();
@@ -195,6 +226,12 @@ impl Dec {
     pub fn div_int(self, k: u128) -> Dec {
         let mut num = self.mant;
         let mut exp = self.exp;
+        // Powers of ten move the exponent: a unit's prefix divides exactly.
+        let mut k = k;
+        while k > 1 && k.is_multiple_of(10) {
+            k /= 10;
+            exp -= 1;
+        }
         // Scale up so that the quotient keeps 30 digits.
         while num < 10u128.pow(36) && num.checked_mul(10).is_some() {
             num *= 10;
@@ -266,5 +303,32 @@ mod tests {
             "10"
         );
         assert_eq!(Dec::parse("0.05").unwrap().times(1000).plain(), "50");
+        // A prefix divides exactly, whatever the digits.
+        let d = Dec::parse("435985906703278539944896578851").unwrap();
+        assert_eq!(
+            d.div_int(1_000_000_000).plain(),
+            "435985906703278539944.896578851"
+        );
+    }
+
+    #[test]
+    fn huge_exponents_neither_wrap_nor_spell_out() {
+        let d = Dec::parse("1.5e-9223372036854775808").unwrap();
+        assert!(d.is_zero() || d.exp < 0, "{d:?}");
+        let d = Dec::parse("3333362e33707073").unwrap();
+        assert_eq!(d.show(), "3.333362e100006");
+        assert_eq!(Dec::parse("1e-100").unwrap().show(), "1e-100");
+        assert_eq!(Dec::parse("1e12").unwrap().show(), "1000000000000");
+        assert_eq!(Dec::parse("1e13").unwrap().show(), "1e13");
+        assert_eq!(
+            Dec::parse("0.0000000000001").unwrap().show(),
+            "0.0000000000001"
+        );
+        assert_eq!(Dec::parse("0.00000000000001").unwrap().show(), "1e-14");
+        assert_eq!(
+            Dec::parse("-0.000000000000123").unwrap().show(),
+            "-0.000000000000123"
+        );
+        assert_eq!(Dec::parse("0").unwrap().show(), "0");
     }
 }

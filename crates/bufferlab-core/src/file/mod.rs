@@ -4,8 +4,10 @@
 //! expanded into the plan the engine runs ([`crate::scenario::Scenario`]).
 //!
 //! Every problem is found in one pass and born with its file key: the reader's own, the bounds
-//! the plan's types declare, and what only the built engine knows (routes, sizing rules), the
-//! latter two placed at the file's keys through the origins the templates record.
+//! the plan's types declare, the rules across the keys of each part ([`crate::rules`]: CoDel's
+//! target below its interval, a TCP block's RTO bounds in order, ...), and what only the built
+//! engine knows (sizing rules), the last three placed at the file's keys through the origins the
+//! templates record.
 
 pub mod close;
 pub mod decimal;
@@ -79,12 +81,20 @@ pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Ve
     plan.insert("traffic".into(), Value::Array(traffic));
     let plan = Value::Object(plan);
     if !p.is_empty() || !read_topology {
-        // One pass: the bounds of what could be read are reported with the reader's problems.
+        // One pass: the bounds of what could be read, and the rules across its keys, are
+        // reported with the reader's problems (a rule only where nothing above or below its key
+        // is wrong already: one mistake, one message).
         let mut found = p.items;
         let bounds = where_::place(&crate::bounds::check_value(&plan), &origins);
         for b in bounds {
             if !found.iter().any(|(path, _)| *path == b.0) {
                 found.push(b);
+            }
+        }
+        let rules = where_::place(&crate::rules::check_value(&plan), &origins);
+        for r in rules {
+            if !found.iter().any(|(path, _)| nested(path, &r.0)) {
+                found.push(r);
             }
         }
         return Err(found);
@@ -111,6 +121,13 @@ pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Ve
         groups,
         origins,
     })
+}
+
+/// Whether one key path is the other or lies under it (`a.b` and `a.b.c`, `a` and `a[0]`).
+fn nested(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    long.strip_prefix(short)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }
 
 fn read_run(top: &Table, p: &mut Problems, seed: Option<u64>) -> Map<String, Value> {
@@ -201,13 +218,19 @@ fn measure(rt: &Table, p: &mut Problems, duration: Option<u64>) -> Option<[u64; 
         return None;
     }
     if let Some(d) = duration.filter(|d| b > *d) {
-        let _ = d;
+        // A run measures only inside its window, and the window only inside the run: the part
+        // that would run, or the whole run when the window would not even open.
         let dur = rt.raw("duration").map(Doc::plain).unwrap_or_default();
+        let from = if a < d {
+            list[0].plain()
+        } else {
+            "0s".to_string()
+        };
         rt.problem(
             p,
             Some("measure"),
             format!(
-                "the window ends at {}, after the run (duration {dur})",
+                "the window ends at {}, after the run (duration {dur}); measure within it (try [\"{from}\", \"{dur}\"])",
                 list[1].plain()
             ),
         );

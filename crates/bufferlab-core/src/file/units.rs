@@ -151,10 +151,10 @@ fn fmt_rate(bps: Dec) -> String {
         ("kbps", 1_000),
     ] {
         if bps.cmp_int(f) != Ordering::Less {
-            return format!("{}{unit}", bps.div_int(f).plain());
+            return format!("{}{unit}", bps.div_int(f).show());
         }
     }
-    format!("{}bps", bps.plain())
+    format!("{}bps", bps.show())
 }
 
 fn bare_number_message(n: &str, kind: Kind, example: Kind) -> String {
@@ -171,7 +171,7 @@ fn bare_number_message(n: &str, kind: Kind, example: Kind) -> String {
         // A fraction is seconds (ns-3's Seconds(0.05), a config in s).
         return format!(
             "{head} (try \"{}ms\" if it is in seconds)",
-            d.times(1000).plain()
+            d.times(1000).show()
         );
     }
     let (a, b) = example.examples(n);
@@ -485,13 +485,17 @@ pub fn size(value: &Doc, allow_pkt: bool) -> Result<Size, String> {
             )),
         };
     }
+    // The bound first: beyond u128 a product keeps only its magnitude, not its last digits.
     let b = d.times(lookup(SIZE_UNITS, &unit).unwrap_or(1));
+    if b.cmp_int(1 << 50) == Ordering::Greater {
+        return Err(format!("{} is an absurd size (at most 1 PiB)", quote(v)));
+    }
     if !b.is_integral() {
         return Err(format!("{} is not a whole number of bytes", quote(v)));
     }
     match b.round_even() {
-        Some(n) if n <= 1 << 50 => Ok(Size::Bytes(n as u64)),
-        _ => Err(format!("{} is an absurd size (at most 1 PiB)", quote(v))),
+        Some(n) => Ok(Size::Bytes(n as u64)),
+        None => Err(format!("{} is an absurd size (at most 1 PiB)", quote(v))),
     }
 }
 
@@ -575,7 +579,18 @@ pub fn per_second(value: &Doc) -> Result<f64, String> {
             quote(s)
         ));
     }
-    Ok(c.times(NS_PER_S).to_f64() / per_ns.to_f64())
+    // Beyond f64 either way (a count of 1e400, a time of 1e-400 ns): not a rate to simulate.
+    let rate = c.times(NS_PER_S).to_f64() / per_ns.to_f64();
+    if !rate.is_finite() {
+        return Err(format!("{} is an absurd event rate", quote(s)));
+    }
+    if rate == 0.0 {
+        return Err(format!(
+            "{}: an event rate must be greater than zero",
+            quote(s)
+        ));
+    }
+    Ok(rate)
 }
 
 #[cfg(test)]

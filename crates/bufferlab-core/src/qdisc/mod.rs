@@ -48,6 +48,17 @@ pub enum QdiscSpec {
 }
 
 impl QdiscSpec {
+    /// What the bounds of each key cannot say (RED's thresholds, CoDel's target below its
+    /// interval), before anything is built; problems name the key relative to the `qdisc` table.
+    pub fn check(&self) -> Result<(), Problem> {
+        match self {
+            QdiscSpec::Red(s) => s.config().map(|_| ()),
+            QdiscSpec::Codel(c) => c.check(),
+            QdiscSpec::FqCodel(c) => c.check(),
+            _ => Ok(()),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             QdiscSpec::Fifo {} => "fifo",

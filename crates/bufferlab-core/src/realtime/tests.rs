@@ -155,6 +155,74 @@ fn stopping_early_closes_the_books_at_the_stop() {
     assert!((u - 0.5).abs() < 1e-9, "utilization {u}");
 }
 
+/// The a->r network of [`net`] with a measurement window of 100-500 ms.
+fn net_measured() -> RealtimeNet {
+    let fifo = json!({ "kind": "fifo" });
+    let sc: Scenario = serde_json::from_value(json!({
+        "run": { "duration_ns": 1_000 * MS, "measure_ns": [100 * MS, 500 * MS] },
+        "nodes": ["a", "r", "b"],
+        "links": [
+            { "a": "a", "b": "r", "forward": dir(fifo.clone(), 100), "reverse": dir(fifo.clone(), 100) },
+            { "a": "r", "b": "b", "forward": dir(fifo.clone(), 100), "reverse": dir(fifo, 100) },
+        ],
+    }))
+    .unwrap();
+    RealtimeNet::build(&sc, &[0, 2]).unwrap()
+}
+
+#[test]
+fn stopped_before_its_window_a_run_measured_nothing_and_says_so() {
+    let mut n = net_measured();
+    for _ in 0..10 {
+        n.inject(T0, 0, pkt(0)).unwrap();
+    }
+    drain(&mut n, Instant::NEVER);
+    let out = n.finish(T0 + 50 * MS).unwrap();
+    // Not the whole run passed off as the window: an empty window at the stop, rates of 0.
+    assert_eq!(out.summary.run.measure_s, [0.05, 0.05]);
+    let l = &out.summary.links[0];
+    assert_eq!((l.utilization, l.pkts_sent), (0.0, 0));
+    assert_eq!(out.summary.queues[0].occupancy_mean_pkts, 0.0);
+}
+
+#[test]
+fn stopped_inside_its_window_a_run_measured_the_part_that_ran() {
+    let mut n = net_measured();
+    drain(&mut n, T0 + 100 * MS);
+    for _ in 0..10 {
+        n.inject(T0 + 100 * MS, 0, pkt(0)).unwrap();
+    }
+    drain(&mut n, Instant::NEVER);
+    let out = n.finish(T0 + 124 * MS).unwrap();
+    assert_eq!(out.summary.run.measure_s, [0.1, 0.124]);
+    // Ten packets of 1.2 ms in the 24 ms that ran of the window: the link was busy half of it.
+    let u = out.summary.links[0].utilization;
+    assert!((u - 0.5).abs() < 1e-9, "utilization {u}");
+}
+
+#[test]
+fn the_shortest_round_trip_is_the_flows_or_the_hosts() {
+    // No flows: a and b, through r, 5 ms each way on each link.
+    assert_eq!(net(json!({ "kind": "fifo" }), 100).min_round_trip(), Some(20 * MS));
+    let fifo = json!({ "kind": "fifo" });
+    let slow = json!({ "rate_bps": 10_000_000u64, "delay_ns": 40 * MS,
+                       "queue": { "qdisc": fifo.clone(), "limit_pkts": 100 } });
+    // Hosts a, b, c; a flow a -> c over the 40 ms links alone: its round trip, not a <-> b's.
+    let sc: Scenario = serde_json::from_value(json!({
+        "run": { "duration_ns": 1_000 * MS },
+        "nodes": ["a", "r", "b", "c"],
+        "links": [
+            { "a": "a", "b": "r", "forward": dir(fifo.clone(), 100), "reverse": dir(fifo.clone(), 100) },
+            { "a": "r", "b": "b", "forward": dir(fifo.clone(), 100), "reverse": dir(fifo, 100) },
+            { "a": "r", "b": "c", "forward": slow.clone(), "reverse": slow },
+        ],
+        "traffic": [{ "kind": "ping", "pairs": [["a", "c"]], "interval_ns": 100 * MS }],
+    }))
+    .unwrap();
+    let n = RealtimeNet::build(&sc, &[0, 2, 3]).unwrap();
+    assert_eq!(n.min_round_trip(), Some(90 * MS));
+}
+
 #[test]
 fn ttl_expiry_is_reported_and_a_router_can_answer() {
     let mut n = net(json!({ "kind": "fifo" }), 100);
