@@ -15,7 +15,7 @@ use crate::sizing::{self, AdaptiveSizer, SizingCtx};
 use crate::time::{Duration, Instant};
 
 /// What the bounds of each key cannot say about a port (those are checked by
-/// [`crate::bounds`]): a limit or a sizing rule, not both.
+/// [`crate::bounds`]): a limit or a sizing rule, not both; a trace Mahimahi would run.
 fn check_dir(loc: &Loc, d: &DirSpec, errs: &mut Vec<Problem>) {
     let q = &d.queue;
     if q.sizing.is_some() && (q.limit_pkts.is_some() || q.limit_bytes.is_some()) {
@@ -23,6 +23,9 @@ fn check_dir(loc: &Loc, d: &DirSpec, errs: &mut Vec<Problem>) {
             loc.key("queue")
                 .problem("give either a limit or a sizing rule, not both"),
         );
+    }
+    if let Some(p) = d.trace.as_ref().and_then(|t| t.check(&loc.key("trace"))) {
+        errs.push(p);
     }
 }
 
@@ -259,6 +262,9 @@ fn build_port(pid: usize, path: &Loc, d: &DirSpec, cx: &PortCx) -> Result<Port, 
     );
     if let Some(r) = &d.ring {
         port = port.with_ring(r);
+    }
+    if let Some(t) = &d.trace {
+        port = port.with_trace(t);
     }
     if let Some(a) = adaptive {
         port = port.with_adaptive(a);

@@ -21,6 +21,7 @@ pub use crate::qdisc::pie::PieConfig;
 pub use crate::qdisc::prio_small::PrioSmallConfig;
 pub use crate::qdisc::red::RedSpec;
 pub use crate::qdisc::splitbuff::{BlindSplitBuffConfig, SplitBuffConfig};
+pub use crate::net::trace::TraceSpec;
 pub use crate::qdisc::QdiscSpec;
 pub use crate::tcp::params::TcpOptions;
 
@@ -70,7 +71,7 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirSpec {
-    /// Transmission rate (bits on the wire, after framing).
+    /// Transmission rate (bits on the wire, after framing); a trace's mean rate with `trace`.
     #[schemars(range(min = 1, max = 10_000_000_000_000u64))]
     pub rate_bps: u64,
     /// One-way propagation delay.
@@ -85,6 +86,10 @@ pub struct DirSpec {
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub loss: f64,
+    /// Send only at a trace's delivery opportunities (Mahimahi's format; `rate = "trace(FILE)"`
+    /// in the file); `rate_bps` is then the trace's mean rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceSpec>,
 }
 
 /// Link-layer framing: what a packet costs on the wire.

@@ -17,11 +17,14 @@ pub mod queue;
 pub mod schema;
 pub mod table;
 pub mod topology;
+pub mod trace;
 pub mod traffic;
 pub mod units;
 mod where_;
 
 pub use where_::place;
+
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
@@ -50,8 +53,14 @@ pub struct Read {
 pub type FileProblem = (String, String);
 
 /// Read `doc` (with `seed` in place of `run.seed`): the plan, or every problem at once.
-/// `engine_check` adds what only the built engine can check (routes, sizing rules).
-pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Vec<FileProblem>> {
+/// `engine_check` adds what only the built engine can check (routes, sizing rules). Files the
+/// scenario names (link traces) are found from `dir`, the scenario file's folder.
+pub fn read(
+    doc: &Doc,
+    seed: Option<u64>,
+    engine_check: bool,
+    dir: &Path,
+) -> Result<Read, Vec<FileProblem>> {
     let mut p = Problems::default();
     let top = Table::open(doc, "", &mut p, &TOP_KEYS, &[], None);
     if top.raw("description").is_some_and(|d| d.as_str().is_none()) {
@@ -62,7 +71,7 @@ pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Ve
         .get("seed")
         .and_then(Value::as_u64)
         .unwrap_or(DEFAULT_SEED);
-    let topo = topology::read_topology(&top, &mut p, topo_seed);
+    let topo = topology::read_topology(&top, &mut p, topo_seed, dir);
     let (traffic, t_origins) = traffic::read_traffic(&top, topo.as_ref(), &mut p);
     let mut origins = vec![("run".to_string(), "run".to_string())];
     if let Some(t) = &topo {

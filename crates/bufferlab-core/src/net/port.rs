@@ -13,6 +13,7 @@ use rand::Rng as _;
 
 use super::framing::wire_bytes;
 use super::ring::Ring;
+use super::trace::{TraceClock, TraceSpec};
 use crate::metrics::flow::{Counter, FlowStats, Window};
 use crate::metrics::hist::Hist;
 use crate::packet::{Arena, Ecn, NodeId, PktId};
@@ -196,6 +197,8 @@ pub struct Port {
     qdisc_timer: Option<Instant>,
     /// The NIC ring and its byte queue limits, if the port has one.
     pub ring: Option<Box<Ring>>,
+    /// The delivery opportunities the serializer waits for, if the link is trace-driven.
+    pub trace: Option<Box<TraceClock>>,
     /// The RTT-adaptive sizing rule re-sizing the discipline, if the port uses it.
     pub adaptive: Option<Box<AdaptiveSizer>>,
     drops: Drops,
@@ -224,6 +227,7 @@ impl Port {
             qdisc,
             sizing,
             ring: None,
+            trace: None,
             adaptive: None,
             tx_end: Instant::ZERO,
             tx_pending: false,
@@ -247,6 +251,16 @@ impl Port {
     /// Give the port a NIC ring between its discipline and the wire.
     pub fn with_ring(mut self, spec: &RingSpec) -> Self {
         self.ring = Some(Box::new(Ring::new(spec)));
+        self.bypass_bytes = 0;
+        self.bypass_qdisc = false;
+        self
+    }
+
+    /// Send only at the delivery opportunities of a trace ([`super::trace`]). Every packet then
+    /// goes through the discipline: none can skip it when the wire looks idle, since the wire
+    /// waits for its next opportunity.
+    pub fn with_trace(mut self, spec: &TraceSpec) -> Self {
+        self.trace = Some(Box::new(TraceClock::new(spec)));
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
@@ -445,6 +459,9 @@ impl Port {
     /// The serializer is free: take the next packet from the ring, or the discipline if none.
     fn start_tx(&mut self, id: u32, cx: &mut PortCtx) {
         let now = cx.now;
+        if self.trace.is_some() && !self.at_opportunity(id, cx) {
+            return;
+        }
         let (pkt, bytes) = if let Some(r) = &mut self.ring {
             let Some((pkt, bytes, at)) = r.pop() else {
                 return;
@@ -462,6 +479,26 @@ impl Port {
         self.transmit(id, pkt, bytes, cx);
     }
 
+    /// A trace-driven port with something to send: whether an opportunity is open now; if not,
+    /// the serializer waits for the next one (a `TxDone` then), the packet in the discipline.
+    #[cold]
+    fn at_opportunity(&mut self, id: u32, cx: &mut PortCtx) -> bool {
+        let waiting = self.backlog.0 > 0 || self.ring.as_ref().is_some_and(|r| r.len() > 0);
+        let Some(t) = &mut self.trace else {
+            return true;
+        };
+        if !waiting {
+            return false;
+        }
+        let slot = t.next_slot(cx.now);
+        if slot > cx.now {
+            self.tx_end = slot;
+            self.want_tx_done(id, cx.sched);
+            return false;
+        }
+        true
+    }
+
     /// Serialize `pkt` (of `bytes` IP bytes) from now: it enters the pipe, lost or due at the far
     /// end.
     #[inline]
@@ -472,9 +509,19 @@ impl Port {
             self.set_last_tx(bytes);
         }
         let (wire, tx) = (self.last_tx_wire, self.last_tx_ns);
-        let end = now + tx;
-        // Busy time inside the window: the overlap of [now, end) with it.
-        let busy_in = end.min(w.end).saturating_since(now.max(w.start));
+        let busy_end = now + tx;
+        let end = match &mut self.trace {
+            None => busy_end,
+            Some(t) => {
+                // A trace-driven link is busy for the time the bytes take at the trace's mean
+                // rate (its `rate_bps`, what its utilization is a share of); the packet is
+                // delivered at the opportunity that carries its last byte.
+                t.busy_until = busy_end;
+                t.send(wire)
+            }
+        };
+        // Busy time inside the window: the overlap of [now, busy_end) with it.
+        let busy_in = busy_end.min(w.end).saturating_since(now.max(w.start));
         let st = &mut self.stats;
         st.busy_ns.total += tx.as_ns();
         st.busy_ns.window += busy_in.as_ns();
@@ -525,7 +572,11 @@ impl Port {
         let now = cx.now;
         self.tx_pending = false;
         if let Some(r) = &mut self.ring {
-            r.dql.completed(now, self.wire_bytes as u64);
+            // A trace-driven port also wakes for an opportunity with nothing completing.
+            if self.wire_bytes > 0 {
+                r.dql.completed(now, self.wire_bytes as u64);
+                self.wire_bytes = 0;
+            }
         }
         self.start_tx(id, cx);
         self.fill_ring(cx);
@@ -562,7 +613,8 @@ impl Port {
 
     /// How long the serializer has been busy from the start of the run up to `now`.
     pub fn busy_ns_until(&self, now: Instant) -> Duration {
-        Duration::from_ns(self.stats.busy_ns.total) - self.tx_end.saturating_since(now)
+        let busy_end = self.trace.as_ref().map_or(self.tx_end, |t| t.busy_until);
+        Duration::from_ns(self.stats.busy_ns.total) - busy_end.saturating_since(now)
     }
 
     /// Close the occupancy integral at the end of the run.
@@ -627,3 +679,5 @@ pub fn drop_packet(pkt: PktId, cx: &mut PortCtx) {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trace_tests;
