@@ -43,6 +43,7 @@ pub(crate) fn report(e: &Engine, timeseries: TimeSeries) -> Result<RunOutput, St
         queues: queue_rows(e),
         links: link_rows(e),
         conservation: cons,
+        captures: e.capture_rows(),
     };
     Ok(RunOutput {
         summary,

@@ -172,17 +172,23 @@ impl Prepared {
         serde_json::to_string(&e).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
-    /// Run it; as the module's `run`.
-    #[pyo3(signature = (progress=None))]
+    /// Run it; as the module's `run`. The plan's packet captures (`run.capture`) are written
+    /// into `capture_dir` if it is given (an existing folder), else not at all.
+    #[pyo3(signature = (progress=None, capture_dir=None))]
     fn run<'py>(
         &mut self,
         py: Python<'py>,
         progress: Option<PyObject>,
+        capture_dir: Option<std::path::PathBuf>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let eng = self
+        let mut eng = self
             .eng
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this plan has already run"))?;
+        if let Some(dir) = capture_dir {
+            eng.attach_capture(&dir, false)
+                .map_err(pyo3::exceptions::PyOSError::new_err)?;
+        }
         run_built(py, eng, self.t0, progress)
     }
 }

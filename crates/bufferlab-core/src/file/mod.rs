@@ -34,7 +34,15 @@ use table::{integer, Problems, Table};
 /// The seed of a file that gives none.
 pub const DEFAULT_SEED: u64 = 1;
 const TOP_KEYS: [&str; 6] = ["description", "run", "topology", "node", "link", "traffic"];
-const RUN_KEYS: [&str; 4] = ["duration", "seed", "measure", "sample"];
+const RUN_KEYS: [&str; 7] = [
+    "duration",
+    "seed",
+    "measure",
+    "sample",
+    "capture",
+    "capture_snaplen",
+    "capture_limit",
+];
 
 /// A scenario read and expanded.
 #[derive(Debug)]
@@ -172,7 +180,44 @@ fn read_run(top: &Table, p: &mut Problems, seed: Option<u64>) -> Map<String, Val
                 .map_or(Value::Null, Value::from),
         );
     }
+    // The points are the engine's to check against the topology; their bounds too.
+    if rt.has("capture") {
+        run.insert(
+            "capture".into(),
+            rt.get(p, "capture", &capture_points)
+                .map_or(Value::Null, Value::from),
+        );
+    }
+    for (key, plan_key) in [
+        ("capture_snaplen", "capture_snaplen_bytes"),
+        ("capture_limit", "capture_limit_bytes"),
+    ] {
+        if rt.has(key) {
+            let v = rt.get(p, key, &units::bytes);
+            run.insert(plan_key.into(), v.map_or(Value::Null, Value::from));
+        }
+    }
     run
+}
+
+/// `capture = ["r1->r2", "h1"]`: the capture points, as strings.
+fn capture_points(v: &Doc) -> Result<Vec<String>, String> {
+    let example = "e.g. [\"r1->r2\", \"r1->r2:drops\", \"h1\"]";
+    let Some(list) = v.as_list() else {
+        return Err(format!(
+            "expected a list of capture points ({example}), got {}",
+            v.describe()
+        ));
+    };
+    list.iter()
+        .map(|x| match x.as_str() {
+            Some(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+            _ => Err(format!(
+                "expected capture points as strings ({example}), got {}",
+                x.describe()
+            )),
+        })
+        .collect()
 }
 
 fn measure(rt: &Table, p: &mut Problems, duration: Option<u64>) -> Option<[u64; 2]> {

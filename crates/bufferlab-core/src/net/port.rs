@@ -14,6 +14,7 @@ use rand::Rng as _;
 use super::framing::wire_bytes;
 use super::ring::Ring;
 use super::trace::{TraceClock, TraceSpec};
+use crate::capture::{Capture, Tap};
 use crate::metrics::flow::{Counter, FlowStats, Window};
 use crate::metrics::hist::Hist;
 use crate::packet::{Arena, Ecn, NodeId, PktId};
@@ -56,6 +57,8 @@ pub struct PortCtx<'a> {
     /// Each flow's source node: drops of packets from it count as the flow's losses.
     pub flow_src: &'a [NodeId],
     pub totals: &'a mut Totals,
+    /// The run's packet capture, if it has one (ports with `taps` hand it packets).
+    pub capture: Option<&'a mut Capture>,
 }
 
 /// A port's counters and measurements, in the order a packet's hop touches them (`repr(C)`
@@ -186,6 +189,8 @@ pub struct Port {
     bypass_qdisc: bool,
     /// Whether the link has a random loss rate (`params.loss > 0`).
     lossy: bool,
+    /// Where the run's capture takes packets from this port ([`Tap::bit`]s); 0 without one.
+    pub(crate) taps: u8,
     /// With a ring: the IP bytes being serialized, for BQL's completion count.
     wire_bytes: u32,
     // Second line: the pipe, then the counters.
@@ -207,6 +212,8 @@ pub struct Port {
     /// The sizing rule the limit came from, if any.
     pub sizing: Option<String>,
     loss_rng: Rng,
+    /// The port's index in the engine (what the capture knows it by).
+    index: u32,
 }
 
 impl Port {
@@ -238,6 +245,8 @@ impl Port {
             last_tx_ns: Duration::ZERO,
             delay_ns,
             lossy,
+            taps: 0,
+            index: 0,
             backlog: (0, 0),
             pipe: VecDeque::with_capacity(64),
             qdisc_timer: None,
@@ -264,6 +273,12 @@ impl Port {
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
+    }
+
+    /// Hand the run's capture the packets seen at `taps` (port `index` of the engine).
+    pub fn set_taps(&mut self, index: u32, taps: u8) {
+        self.index = index;
+        self.taps = taps;
     }
 
     /// Let an RTT-adaptive sizer re-size the discipline (seed 003 §4.2).
@@ -323,6 +338,7 @@ impl Port {
             // In the window of its arrival here, like `arrivals` (docs/measurement.md): a
             // window's drops are then a part of its arrivals, whenever the drop happens.
             self.stats.dropped[reason.index()].add(&w, item.enq, 1);
+            tap(self.taps, self.index, Tap::Drops, item.id, cx);
             drop_packet(item.id, cx);
         }
     }
@@ -362,6 +378,7 @@ impl Port {
         };
         let w = self.stats.window;
         self.stats.arrivals.add(&w, now, 1);
+        tap(self.taps, self.index, Tap::Arrivals, pkt, cx);
         if self.backlog.0 == 0 && self.wire_idle(now) {
             // An empty discipline before an idle wire: the packet would be queued and dequeued
             // at once, with a sojourn of 0 and the occupancy 0 before and after. An empty FIFO
@@ -377,6 +394,7 @@ impl Port {
             if let Some(it) = through {
                 self.stats.enqueued.add(&w, now, 1);
                 self.stats.record_sojourn(now, Duration::ZERO);
+                tap(self.taps, self.index, Tap::Departures, it.id, cx);
                 self.transmit(id, it.id, it.bytes, cx);
                 return;
             }
@@ -434,6 +452,7 @@ impl Port {
         self.backlog.0 -= 1;
         self.backlog.1 -= item.bytes as u64;
         self.stats.record_sojourn(now, now - item.enq);
+        tap(self.taps, self.index, Tap::Departures, item.id, cx);
         Some(item)
     }
 
@@ -508,6 +527,7 @@ impl Port {
         if self.last_tx_bytes != bytes {
             self.set_last_tx(bytes);
         }
+        tap(self.taps, self.index, Tap::Wire, pkt, cx);
         let (wire, tx) = (self.last_tx_wire, self.last_tx_ns);
         let busy_end = now + tx;
         let end = match &mut self.trace {
@@ -541,6 +561,7 @@ impl Port {
         // still being sent (the serializer stays busy for them all the same).
         if self.lossy && self.loss_rng.gen::<f64>() < self.params.loss {
             self.stats.dropped[DropReason::Loss.index()].add(&w, now, 1);
+            tap(self.taps, self.index, Tap::Drops, pkt, cx);
             drop_packet(pkt, cx);
         } else {
             let at = end + self.delay_ns;
@@ -654,10 +675,39 @@ impl Port {
 
     /// A packet that reached this port with its TTL spent (RFC 1812 §5.3.1): an arrival here,
     /// dropped before the discipline.
-    pub fn count_ttl_drop(&mut self, now: Instant) {
-        let w = self.stats.window;
+    pub fn drop_ttl(&mut self, pkt: PktId, cx: &mut PortCtx) {
+        let (w, now) = (self.stats.window, cx.now);
         self.stats.arrivals.add(&w, now, 1);
         self.stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);
+        tap(self.taps, self.index, Tap::Arrivals, pkt, cx);
+        tap(self.taps, self.index, Tap::Drops, pkt, cx);
+        drop_packet(pkt, cx);
+    }
+
+    /// The packet `pkt` reached the far end at `now`: the capture's, if it takes them here.
+    #[inline]
+    pub fn on_received(&self, now: Instant, pkt: &crate::packet::Packet, capture: Option<&mut Capture>) {
+        if self.taps & Tap::Received.bit() != 0 {
+            if let Some(c) = capture {
+                c.record(self.index, Tap::Received, now, pkt);
+            }
+        }
+    }
+}
+
+/// Hand `pkt` to the run's capture if the port's `taps` include `t` (one test of a byte when
+/// nothing is captured).
+#[inline]
+fn tap(taps: u8, index: u32, t: Tap, pkt: PktId, cx: &mut PortCtx) {
+    if taps & t.bit() != 0 {
+        tap_slow(index, t, pkt, cx);
+    }
+}
+
+#[cold]
+fn tap_slow(index: u32, t: Tap, pkt: PktId, cx: &mut PortCtx) {
+    if let Some(c) = cx.capture.as_deref_mut() {
+        c.record(index, t, cx.now, cx.arena.get(pkt));
     }
 }
 

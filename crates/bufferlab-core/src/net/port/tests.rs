@@ -99,6 +99,7 @@ pub(super) fn run_port(
                 flows: &mut flows,
                 flow_src: &flow_src,
                 totals: &mut totals,
+                capture: None,
             };
             let id = cx.arena.alloc(Packet {
                 size: s,
@@ -118,6 +119,7 @@ pub(super) fn run_port(
             flows: &mut flows,
             flow_src: &flow_src,
             totals: &mut totals,
+            capture: None,
         };
         match ev {
             Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
