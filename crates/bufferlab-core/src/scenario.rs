@@ -58,15 +58,15 @@ pub struct RunSpec {
     /// Packet captures, one pcap file per point: `"a->b"` (a link direction, on the wire),
     /// `"a->b:arrivals"`, `"a->b:departures"`, `"a->b:drops"` (its queue), `"h"`,
     /// `"h:egress"`, `"h:ingress"` (a node's own packets). See docs/capture.md.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub capture: Vec<String>,
     /// Bytes kept of each captured packet (zeros past its headers); its headers only if absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(range(min = 20, max = 262_144))]
     pub capture_snaplen_bytes: Option<u32>,
     /// Most bytes the run's capture files may hold together (100 MB if absent): capturing
     /// stops there, with a note in the summary.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(range(min = 1024, max = 1_099_511_627_776u64))]
     pub capture_limit_bytes: Option<u64>,
 }
@@ -102,7 +102,7 @@ pub struct DirSpec {
     pub loss: f64,
     /// Send only at a trace's delivery opportunities (Mahimahi's format; `rate = "trace(FILE)"`
     /// in the file); `rate_bps` is then the trace's mean rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub trace: Option<TraceSpec>,
 }
 
