@@ -632,6 +632,25 @@ impl Port {
         self.arm_qdisc_timer(id, cx.sched);
     }
 
+    /// A trace-driven port's capacity over `[from, to)`: the wire bytes its opportunities
+    /// there can carry (`None` for a port of constant rate).
+    pub fn trace_capacity_bytes(&self, from: Instant, to: Instant) -> Option<u64> {
+        self.trace
+            .as_ref()
+            .map(|t| t.opportunities_in(from, to) * super::trace::OPPORTUNITY_BYTES as u64)
+    }
+
+    /// The share of its capacity the port used over `[from, to)`: the busy time (`busy_ns`
+    /// over the span, given) over the span's length, or on a trace-driven link the wire bytes
+    /// sent (given) over what its opportunities there could carry.
+    pub fn utilization(&self, from: Instant, to: Instant, busy_ns: u64, wire_bytes: u64) -> f64 {
+        match self.trace_capacity_bytes(from, to) {
+            Some(0) => 0.0,
+            Some(cap) => wire_bytes as f64 / cap as f64,
+            None => busy_ns as f64 / to.saturating_since(from).as_ns().max(1) as f64,
+        }
+    }
+
     /// How long the serializer has been busy from the start of the run up to `now`.
     pub fn busy_ns_until(&self, now: Instant) -> Duration {
         let busy_end = self.trace.as_ref().map_or(self.tx_end, |t| t.busy_until);

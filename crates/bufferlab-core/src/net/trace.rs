@@ -180,6 +180,27 @@ impl TraceClock {
         self.cur
     }
 
+    /// Opportunities at times in `[from, to)`.
+    pub fn opportunities_in(&self, from: Instant, to: Instant) -> u64 {
+        self.count_before(to).saturating_sub(self.count_before(from))
+    }
+
+    /// Opportunities at times before `t`.
+    fn count_before(&self, t: Instant) -> u64 {
+        let (p, n) = (self.period.as_ns(), self.at.len() as u64);
+        let (c, r) = (t.as_ns() / p, t.as_ns() % p);
+        let below = |x: u64| self.at.partition_point(|a| a.as_ns() < x) as u64;
+        // Repetitions before the previous one lie wholly before t; the previous one's last
+        // opportunities fall on this one's start (its period), before t unless t is that start.
+        let earlier = c.saturating_sub(1) * n;
+        let previous = match (c, r) {
+            (0, _) => 0,
+            (_, 0) => below(p),
+            _ => n,
+        };
+        earlier + previous + below(r)
+    }
+
     /// Send `bytes` from the current opportunity on (the port calls it at the time
     /// [`Self::next_slot`] gave): returns the time of the opportunity that carries the last byte.
     #[inline]
@@ -296,6 +317,19 @@ mod tests {
         }
         // 50 repetitions of 5 opportunities, less the last one, at 1000 ms.
         assert_eq!(n, 50 * 5 - 1);
+    }
+
+    #[test]
+    fn opportunities_in_a_span_are_counted_as_listed() {
+        let c = clock(&[0, 0, 4, 10, 10]);
+        let all: Vec<u64> = (0..20u64)
+            .flat_map(|k| [0, 0, 4, 10, 10].map(|m| k * 10 + m))
+            .collect();
+        for (a, b) in [(0, 1), (0, 10), (0, 11), (3, 25), (10, 10), (10, 30), (7, 150), (20, 21)] {
+            let want = all.iter().filter(|&&m| a <= m && m < b).count() as u64;
+            let got = c.opportunities_in(Instant::from_ms(a), Instant::from_ms(b));
+            assert_eq!(got, want, "[{a}, {b}) ms");
+        }
     }
 
     #[test]
