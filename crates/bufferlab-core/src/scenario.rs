@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use crate::dist::Dist;
+pub use crate::net::trace::TraceSpec;
 pub use crate::qdisc::bql::BqlSpec;
 pub use crate::qdisc::codel::CodelConfig;
 pub use crate::qdisc::fq_codel::FqCodelConfig;
@@ -21,7 +22,6 @@ pub use crate::qdisc::pie::PieConfig;
 pub use crate::qdisc::prio_small::PrioSmallConfig;
 pub use crate::qdisc::red::RedSpec;
 pub use crate::qdisc::splitbuff::{BlindSplitBuffConfig, SplitBuffConfig};
-pub use crate::net::trace::TraceSpec;
 pub use crate::qdisc::QdiscSpec;
 pub use crate::tcp::params::TcpOptions;
 

@@ -410,7 +410,11 @@ fn read_scenario(
         return Ok((None, bad, vec![], vec![]));
     }
     let read = py
-        .allow_threads(|| catch_unwind(AssertUnwindSafe(|| file::read(&doc, seed, engine_check, &dir.unwrap_or_default()))))
+        .allow_threads(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                file::read(&doc, seed, engine_check, &dir.unwrap_or_default())
+            }))
+        })
         .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?;
     match read {
         Ok(r) => Ok((

@@ -96,7 +96,10 @@ pub struct Capture {
 /// The taps each port has on, from the capture points of `run` (empty if none), or the first
 /// point's problem: (index in `run.capture`, message).
 pub fn port_taps(run: &RunSpec, net: &Net) -> Result<Vec<u8>, (usize, String)> {
-    let mut taps = vec![0u8; if run.capture.is_empty() { 0 } else { net.ports.len() }];
+    if run.capture.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut taps = vec![0u8; net.ports.len()];
     let mut names: Vec<String> = Vec::new();
     for (i, p) in run.capture.iter().enumerate() {
         for (port, tap) in routes(p, net).map_err(|e| (i, e))? {
@@ -184,14 +187,20 @@ impl Capture {
             });
             return;
         }
-        let f = self.flows.get(p.flow as usize).copied().unwrap_or(FlowWire {
-            flow: p.flow,
-            src: p.src,
-            tcp: None,
-        });
+        let f = self
+            .flows
+            .get(p.flow as usize)
+            .copied()
+            .unwrap_or(FlowWire {
+                flow: p.flow,
+                src: p.src,
+                tcp: None,
+            });
         let h = encode(p, &f, &mut self.buf);
         // Headers only, or as many bytes as the snapshot length keeps (zeros past the headers).
-        let kept = self.snaplen.map_or(h.len, |s| (s as usize).min(h.total_len as usize));
+        let kept = self
+            .snaplen
+            .map_or(h.len, |s| (s as usize).min(h.total_len as usize));
         let (data, zeros) = if kept <= h.len {
             (kept, 0)
         } else {

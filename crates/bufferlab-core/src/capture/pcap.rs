@@ -43,9 +43,16 @@ impl PcapFile {
     }
 
     /// One record at `at`: `data`, then `zeros` zero bytes, of a packet `orig_len` bytes long.
-    pub fn write(&mut self, at: Instant, data: &[u8], zeros: usize, orig_len: u32) -> io::Result<()> {
+    pub fn write(
+        &mut self,
+        at: Instant,
+        data: &[u8],
+        zeros: usize,
+        orig_len: u32,
+    ) -> io::Result<()> {
         let kept = data.len() + zeros;
-        self.out.write_all(&record_header(at, kept as u32, orig_len))?;
+        self.out
+            .write_all(&record_header(at, kept as u32, orig_len))?;
         self.out.write_all(data)?;
         let mut left = zeros;
         while left > 0 {
@@ -110,7 +117,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.pcap");
         let mut f = PcapFile::create(&path, 9000).unwrap();
-        f.write(Instant::from_ms(1), &[0x45, 1, 2], 5000, 6000).unwrap();
+        f.write(Instant::from_ms(1), &[0x45, 1, 2], 5000, 6000)
+            .unwrap();
         f.flush().unwrap();
         let b = std::fs::read(&path).unwrap();
         assert_eq!(b.len() as u64, f.bytes);

@@ -32,7 +32,10 @@ pub struct Net<'a> {
 
 impl Net<'_> {
     fn node(&self, name: &str) -> Option<NodeId> {
-        self.names.iter().position(|n| n == name).map(|i| i as NodeId)
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| i as NodeId)
     }
 
     fn ports_between(&self, a: NodeId, b: NodeId) -> Vec<u32> {
@@ -64,7 +67,10 @@ pub fn routes(point: &str, net: &Net) -> Result<Routes, String> {
         };
         let (Some(na), Some(nb)) = (net.node(a), net.node(b)) else {
             let missing = if net.node(a).is_none() { a } else { b };
-            return Err(format!("no node {missing:?} (link directions: {})", net.some_directions()));
+            return Err(format!(
+                "no node {missing:?} (link directions: {})",
+                net.some_directions()
+            ));
         };
         let ports = net.ports_between(na, nb);
         if ports.is_empty() {
@@ -131,9 +137,7 @@ pub fn routes(point: &str, net: &Net) -> Result<Routes, String> {
 pub fn file_name(point: &str) -> String {
     let mut out = String::with_capacity(point.len() + 8);
     let (body, part) = match point.rsplit_once(':') {
-        Some((b, p))
-            if QUEUE_TAPS.iter().any(|q| q.0 == p) || NODE_PARTS.contains(&p) =>
-        {
+        Some((b, p)) if QUEUE_TAPS.iter().any(|q| q.0 == p) || NODE_PARTS.contains(&p) => {
             (b, Some(p))
         }
         _ => (point, None),
@@ -199,10 +203,15 @@ mod tests {
             ports: &ports,
         };
         let e = routes("r1->h2", &n).unwrap_err();
-        assert!(e.starts_with("no link from r1 to h2 (link directions: h1->r1, r1->h1"), "{e}");
+        assert!(
+            e.starts_with("no link from r1 to h2 (link directions: h1->r1, r1->h1"),
+            "{e}"
+        );
         let e = routes("r1->r2:drop", &n).unwrap_err();
         assert!(e.contains("did you mean \"drops\""), "{e}");
-        assert!(routes("r3", &n).unwrap_err().starts_with("no node or link direction \"r3\""));
+        assert!(routes("r3", &n)
+            .unwrap_err()
+            .starts_with("no node or link direction \"r3\""));
         assert!(routes("h1:egres", &n).unwrap_err().contains("egress"));
     }
 

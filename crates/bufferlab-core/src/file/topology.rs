@@ -174,7 +174,10 @@ fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64, dir: &Path) -> Option<Topolo
     let base = read_layer(&bt, p, dir);
     let fwd = complete(&base, "topology.bottleneck", p);
     let rt = t.sub(p, "bottleneck_reverse", &DIR_KEYS, &[], None);
-    let rev_layer = rt.as_ref().map(|rt| read_layer(rt, p, dir)).unwrap_or_default();
+    let rev_layer = rt
+        .as_ref()
+        .map(|rt| read_layer(rt, p, dir))
+        .unwrap_or_default();
     // A key missing from both is reported once, at the bottleneck.
     let rev = complete(&merge(&[&base, &rev_layer]), "topology.bottleneck", p);
 
@@ -269,7 +272,11 @@ fn access_layer(
         .cloned()
         .collect();
     let rest_doc = Doc::Table(rest);
-    let layer = read_layer(&Table::open(&rest_doc, &t.path, p, &DIR_KEYS, &[], None), p, dir);
+    let layer = read_layer(
+        &Table::open(&rest_doc, &t.path, p, &DIR_KEYS, &[], None),
+        p,
+        dir,
+    );
     let path = t.at("delay");
     if let Some(list) = delay.as_list() {
         if list.len() != pairs {
@@ -480,8 +487,14 @@ fn explicit_topology(
         let ft = lt.sub(p, "forward", &DIR_KEYS, &[], None);
         let rt = lt.sub(p, "reverse", &DIR_KEYS, &[], None);
         // A key missing from both the link and its direction is reported once, at the link.
-        let fl = ft.as_ref().map(|t| read_layer(t, p, dir)).unwrap_or_default();
-        let rl = rt.as_ref().map(|t| read_layer(t, p, dir)).unwrap_or_default();
+        let fl = ft
+            .as_ref()
+            .map(|t| read_layer(t, p, dir))
+            .unwrap_or_default();
+        let rl = rt
+            .as_ref()
+            .map(|t| read_layer(t, p, dir))
+            .unwrap_or_default();
         let fwd = complete(&merge(&[&common, &fl]), &path, p);
         let rev = complete(&merge(&[&common, &rl]), &path, p);
         if let Some((a, b)) = ends {

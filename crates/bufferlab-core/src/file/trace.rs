@@ -26,7 +26,10 @@ pub fn trace_name(v: &Doc) -> Option<&str> {
 pub fn parse(text: &str) -> Result<Vec<u64>, (usize, String)> {
     let mut out: Vec<u64> = Vec::new();
     if text.is_empty() {
-        return Err((0, "the file is empty (a trace needs at least one time)".into()));
+        return Err((
+            0,
+            "the file is empty (a trace needs at least one time)".into(),
+        ));
     }
     // `getline` semantics: a final newline ends the last line, it does not start an empty one.
     let body = text.strip_suffix('\n').unwrap_or(text);
@@ -43,10 +46,7 @@ pub fn parse(text: &str) -> Result<Vec<u64>, (usize, String)> {
             _ => {
                 return Err((
                     n,
-                    format!(
-                        "{} is not a time in whole milliseconds (e.g. 12)",
-                        quote(t)
-                    ),
+                    format!("{} is not a time in whole milliseconds (e.g. 12)", quote(t)),
                 ))
             }
         };
@@ -127,7 +127,10 @@ mod tests {
         assert_eq!(parse("1\n2\n\n3\n").unwrap_err().0, 3);
         assert_eq!(
             parse("1\n2\n3ms\n").unwrap_err(),
-            (3, "\"3ms\" is not a time in whole milliseconds (e.g. 12)".into())
+            (
+                3,
+                "\"3ms\" is not a time in whole milliseconds (e.g. 12)".into()
+            )
         );
         assert_eq!(parse("1\n-2\n").unwrap_err().0, 2);
         assert_eq!(parse("1\n2.5\n").unwrap_err().0, 2);
@@ -141,7 +144,10 @@ mod tests {
 
     #[test]
     fn names_and_files() {
-        assert_eq!(trace_name(&Doc::Str("trace(a/b.down)".into())), Some("a/b.down"));
+        assert_eq!(
+            trace_name(&Doc::Str("trace(a/b.down)".into())),
+            Some("a/b.down")
+        );
         assert_eq!(trace_name(&Doc::Str(" trace( x ) ".into())), Some("x"));
         assert_eq!(trace_name(&Doc::Str("10Mbps".into())), None);
         let dir = std::env::temp_dir().join(format!("bufferlab-trace-{}", std::process::id()));
@@ -153,7 +159,9 @@ mod tests {
         let e = read("missing.trace", &dir).unwrap_err();
         assert!(e.starts_with("trace(missing.trace): cannot read ") && e.ends_with("no such file"));
         std::fs::write(dir.join("bad.trace"), "1\nx\n").unwrap();
-        assert!(read("bad.trace", &dir).unwrap_err().contains("bad.trace line 2: \"x\""));
+        assert!(read("bad.trace", &dir)
+            .unwrap_err()
+            .contains("bad.trace line 2: \"x\""));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

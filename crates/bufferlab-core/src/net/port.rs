@@ -502,7 +502,7 @@ impl Port {
     /// the serializer waits for the next one (a `TxDone` then), the packet in the discipline.
     #[cold]
     fn at_opportunity(&mut self, id: u32, cx: &mut PortCtx) -> bool {
-        let waiting = self.backlog.0 > 0 || self.ring.as_ref().is_some_and(|r| r.len() > 0);
+        let waiting = self.backlog.0 > 0 || self.ring.as_ref().is_some_and(|r| !r.is_empty());
         let Some(t) = &mut self.trace else {
             return true;
         };
@@ -705,7 +705,12 @@ impl Port {
 
     /// The packet `pkt` reached the far end at `now`: the capture's, if it takes them here.
     #[inline]
-    pub fn on_received(&self, now: Instant, pkt: &crate::packet::Packet, capture: Option<&mut Capture>) {
+    pub fn on_received(
+        &self,
+        now: Instant,
+        pkt: &crate::packet::Packet,
+        capture: Option<&mut Capture>,
+    ) {
         if self.taps & Tap::Received.bit() != 0 {
             if let Some(c) = capture {
                 c.record(self.index, Tap::Received, now, pkt);

@@ -62,7 +62,9 @@ impl TraceSpec {
         }
         let last = *o.last().unwrap_or(&0);
         if last == 0 {
-            return Some(at.problem("the trace must last longer than 0 ms (its last time is its period)"));
+            return Some(
+                at.problem("the trace must last longer than 0 ms (its last time is its period)"),
+            );
         }
         if last > MAX_PERIOD_MS {
             return Some(at.problem(format!(
@@ -131,7 +133,11 @@ impl TraceClock {
     /// The time of opportunity `idx` in repetition `cycle`.
     #[inline]
     fn time_of(&self, cycle: u64, idx: usize) -> Instant {
-        Instant::ZERO + self.period.saturating_mul(cycle).saturating_add(self.at[idx])
+        Instant::ZERO
+            + self
+                .period
+                .saturating_mul(cycle)
+                .saturating_add(self.at[idx])
     }
 
     /// Move to the next opportunity, a full one.
@@ -182,7 +188,8 @@ impl TraceClock {
 
     /// Opportunities at times in `[from, to)`.
     pub fn opportunities_in(&self, from: Instant, to: Instant) -> u64 {
-        self.count_before(to).saturating_sub(self.count_before(from))
+        self.count_before(to)
+            .saturating_sub(self.count_before(from))
     }
 
     /// Opportunities at times before `t`.
@@ -325,7 +332,16 @@ mod tests {
         let all: Vec<u64> = (0..20u64)
             .flat_map(|k| [0, 0, 4, 10, 10].map(|m| k * 10 + m))
             .collect();
-        for (a, b) in [(0, 1), (0, 10), (0, 11), (3, 25), (10, 10), (10, 30), (7, 150), (20, 21)] {
+        for (a, b) in [
+            (0, 1),
+            (0, 10),
+            (0, 11),
+            (3, 25),
+            (10, 10),
+            (10, 30),
+            (7, 150),
+            (20, 21),
+        ] {
             let want = all.iter().filter(|&&m| a <= m && m < b).count() as u64;
             let got = c.opportunities_in(Instant::from_ms(a), Instant::from_ms(b));
             assert_eq!(got, want, "[{a}, {b}) ms");

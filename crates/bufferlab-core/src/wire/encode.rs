@@ -222,7 +222,18 @@ fn tcp(p: &Packet, f: &FlowWire, from_src: bool, o: &mut [u8]) -> (usize, u32) {
     };
     let ts = |at: Instant, ecr: Instant| {
         let (v, e) = (ms32(at), ms32(ecr));
-        [OPT_TIMESTAMP, 10, v[0], v[1], v[2], v[3], e[0], e[1], e[2], e[3]]
+        [
+            OPT_TIMESTAMP,
+            10,
+            v[0],
+            v[1],
+            v[2],
+            v[3],
+            e[0],
+            e[1],
+            e[2],
+            e[3],
+        ]
     };
     if syn {
         let m = shape.mss.to_be_bytes();
@@ -236,7 +247,7 @@ fn tcp(p: &Packet, f: &FlowWire, from_src: bool, o: &mut [u8]) -> (usize, u32) {
             put(&ts(h.ts_val, h.ts_ecr), &mut n);
         } else if shape.sack {
             put(&[OPT_NOP, OPT_NOP, OPT_SACK_PERMITTED, 2], &mut n);
-            }
+        }
         put(&[OPT_NOP, OPT_WSCALE, 3, ws], &mut n);
     } else {
         if shape.timestamps {

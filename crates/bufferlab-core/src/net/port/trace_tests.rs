@@ -191,7 +191,10 @@ fn a_saturated_link_carries_the_trace_mean_rate() {
     let expected = opportunities(&ms, window.end).len() as u64;
     assert_eq!(in_window, expected);
     let rate = in_window as f64 * 1500.0 * 8.0 / window.len().secs();
-    assert!((rate / s.mean_rate_bps() as f64 - 1.0).abs() < 1e-3, "{rate}");
+    assert!(
+        (rate / s.mean_rate_bps() as f64 - 1.0).abs() < 1e-3,
+        "{rate}"
+    );
     // Utilization is a share of the mean rate: 1, within the first packet's wait.
     let busy = port.stats.busy_ns.window as f64 / window.len().as_ns() as f64;
     assert!((busy - 1.0).abs() < 1e-3, "{busy}");

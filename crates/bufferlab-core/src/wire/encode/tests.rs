@@ -49,8 +49,8 @@ fn ipv4_header_checksum_of_a_known_header() {
     // The IPv4 header of RFC 791's usual worked example (192.168.0.1 -> 192.168.0.199, UDP,
     // total length 115): its checksum is b861.
     let mut h = [
-        0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00, 0xc0, 0xa8,
-        0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+        0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0x00, 0x00, 0xc0, 0xa8, 0x00,
+        0x01, 0xc0, 0xa8, 0x00, 0xc7,
     ];
     assert_eq!(internet_checksum(&h), 0xb861);
     h[10..12].copy_from_slice(&0xb861u16.to_be_bytes());
@@ -88,8 +88,14 @@ fn a_full_data_segment() {
     // TCP: 32768 -> 20003, seq ISN + 1 + 1448, ack the peer's ISN + 1, 32-byte header, ACK,
     // window 6 MiB >> 7 = 49152.
     assert_eq!(hex(&b[20..24]), "80004e23");
-    assert_eq!(u32::from_be_bytes(b[24..28].try_into().unwrap()), isn_a.wrapping_add(1449));
-    assert_eq!(u32::from_be_bytes(b[28..32].try_into().unwrap()), isn_b.wrapping_add(1));
+    assert_eq!(
+        u32::from_be_bytes(b[24..28].try_into().unwrap()),
+        isn_a.wrapping_add(1449)
+    );
+    assert_eq!(
+        u32::from_be_bytes(b[28..32].try_into().unwrap()),
+        isn_b.wrapping_add(1)
+    );
     assert_eq!(hex(&b[32..36]), "8010c000");
     // NOP, NOP, timestamps 1500 and 1490 (ms).
     assert_eq!(hex(&b[40..52]), "0101080a000005dc000005d2");
@@ -119,9 +125,21 @@ fn the_pinned_bytes_of_a_syn_and_its_syn_ack() {
     assert_eq!(
         hex(&out[..60]),
         concat!(
-            "4500003c000040004006", "2620", "0a4d0001", "0a4d0002",
-            "80004e23", "48662529", "00000000", "a0c2", "ffff", "f6e9", "0000",
-            "020405b4", "0402", "080a0000000700000000", "01030307",
+            "4500003c000040004006",
+            "2620",
+            "0a4d0001",
+            "0a4d0002",
+            "80004e23",
+            "48662529",
+            "00000000",
+            "a0c2",
+            "ffff",
+            "f6e9",
+            "0000",
+            "020405b4",
+            "0402",
+            "080a0000000700000000",
+            "01030307",
         )
     );
     assert!(l4_ok(&out[..60], 60));
