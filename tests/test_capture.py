@@ -276,6 +276,19 @@ def test_snap_length_and_the_size_limit(tmp_path):
     assert "capturing stopped" in r.stderr
 
 
+def test_a_result_read_back_keeps_its_captures(tmp_path):
+    from bufferlab import Result
+
+    out, s = run(tmp_path, ONE_FLOW)
+    r = Result.read(out)
+    assert [c["file"] for c in r.captures] == ["h1.pcap", "r1_to_r2.drops.pcap"]
+    r.write(tmp_path / "copy")
+    assert (tmp_path / "copy" / "h1.pcap").read_bytes() == (out / "h1.pcap").read_bytes()
+    # Written over itself, it keeps them too.
+    r.write(out)
+    assert (out / "h1.pcap").stat().st_size == s["captures"][0]["bytes"]
+
+
 def test_bad_points_and_flags_exit_2(tmp_path):
     sc = tmp_path / "sc.toml"
     sc.write_text(ONE_FLOW)

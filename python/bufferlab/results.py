@@ -173,7 +173,8 @@ class Result:
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else None
         import pandas as pd
 
-        r = cls(summary, plan=plan)
+        # Its packet captures sit beside the tables (and go along when it is written again).
+        r = cls(summary, plan=plan, capture_dir=d if summary.get("captures") else None)
         for name in ("timeseries", "transfers", "distributions"):
             p = d / f"{name}.parquet"
             if p.exists():
