@@ -2,7 +2,7 @@
 
 tshark and tcpdump read every file of a short run with no malformed packet and every checksum
 right; tcptrace reports a one-flow capture's bytes, retransmissions and RTT as the run's own
-summary does. The tools come from the distribution (``make capture-deps`` installs them as root);
+summary does. The tools come from the distribution (``make tool-deps`` installs them as root);
 without them these tests skip and say so.
 """
 
@@ -30,7 +30,7 @@ def cli(*args: str):
 def need(tool: str) -> str:
     path = shutil.which(tool)
     if path is None:
-        pytest.skip(f"{tool} is not installed (`make capture-deps` installs tcpdump, tshark and tcptrace as root)")
+        pytest.skip(f"{tool} is not installed (`make tool-deps` installs tcpdump, tshark and tcptrace as root)")
     return path
 
 
