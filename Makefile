@@ -80,11 +80,14 @@ kernel-deps:
 	fi
 
 # The field's own tools the tests read bufferlab's output with: Flent (its plots need
-# python3-matplotlib in the distribution's python) and headless Chromium (the HTML report).
-# Installed only where they can be (root with apt), else those tests skip and say why.
+# python3-matplotlib in the distribution's python), headless Chromium (the HTML report), and
+# tcpdump, tshark and tcptrace (the packet captures, tests/test_capture.py; tshark's package asks
+# whether non-root users may capture: no). Installed only where they can be (root with apt),
+# else those tests skip and say why.
 tool-deps:
-	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! (command -v flent && command -v chromium && /usr/bin/python3 -c 'import matplotlib') >/dev/null 2>&1; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends flent python3-matplotlib chromium fonts-liberation >/dev/null; \
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! (command -v flent && command -v chromium && /usr/bin/python3 -c 'import matplotlib' && command -v tcpdump && command -v tshark && command -v tcptrace) >/dev/null 2>&1; then \
+		echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends flent python3-matplotlib chromium fonts-liberation tcpdump tshark tcptrace >/dev/null; \
 	fi
 
 clean:

@@ -112,8 +112,9 @@ def check_out_file(path: str | os.PathLike[str], suffixes: tuple[str, ...] | Non
     return p
 
 
-# .NAME.part-<pid>-<hex> and .NAME.old-<pid>-<hex>: folders of one write, by its process.
-_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?:part|old)-(?:(?P<pid>\d+)-)?[0-9A-Za-z_]+$")
+# .NAME.part-<pid>-<hex>, .NAME.old-<pid>-<hex> and .NAME.capture-<pid>-<hex> (a run's packet
+# captures before they join its result): folders of one write, by its process.
+_LEFTOVER = re.compile(r"^\.(?P<name>.+)\.(?:part|old|capture)-(?:(?P<pid>\d+)-)?[0-9A-Za-z_]+$")
 
 
 def _alive(pid: int) -> bool:
@@ -127,7 +128,7 @@ def _alive(pid: int) -> bool:
 
 
 def remove_leftovers(out: Path) -> list[Path]:
-    """Remove the ``.OUT.part-*`` / ``.OUT.old-*`` folders beside ``out`` whose writer is gone
+    """Remove the ``.OUT.part-*`` / ``.OUT.old-*`` / ``.OUT.capture-*`` folders beside ``out`` whose writer is gone
     (a run killed while writing); returns what was removed."""
     removed: list[Path] = []
     try:

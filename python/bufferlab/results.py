@@ -2,7 +2,8 @@
 
 ``Result.write(dir)`` writes ``summary.json``, ``plan.json`` (the resolved scenario the engine
 ran) and Parquet tables -- ``flows``, ``queues``, ``links``, plus ``timeseries`` when the run
-sampled, ``transfers`` when it had finite transfers and ``distributions`` (CDFs) when any. It writes into a fresh directory beside
+sampled, ``transfers`` when it had finite transfers and ``distributions`` (CDFs) when any, and
+the run's packet captures (one ``.pcap`` per ``run.capture`` point, docs/capture.md). It writes into a fresh directory beside
 ``dir`` and renames it into place only once every file is complete, so an interrupted or failed
 write leaves no half-written ``dir``, and an existing ``dir`` is replaced only by a complete one.
 """
@@ -47,9 +48,12 @@ class Result:
         transfers: dict[str, list[Any]] | None = None,
         plan: dict[str, Any] | None = None,
         distributions: dict[str, list[Any]] | None = None,
+        capture_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.summary = summary
         self.plan = plan
+        # Where the engine wrote the packet captures (copied into each folder written).
+        self.capture_dir = None if capture_dir is None else Path(capture_dir)
         self._timeseries = timeseries or {}
         self._transfers = transfers or {}
         self._distributions = distributions or {}
@@ -92,6 +96,12 @@ class Result:
     @property
     def engine(self) -> dict[str, Any]:
         return self.summary.get("engine", {})
+
+    @property
+    def captures(self) -> list[dict[str, Any]]:
+        """The packet capture files of the run: point, file, packets, bytes, and when and why
+        capturing stopped early (``stopped_s``, ``note``; None when it did not)."""
+        return list(self.summary.get("captures", []))
 
     def flow(self, flow_id: str) -> dict[str, Any]:
         """One flow's summary row by id (``"udp-1"``)."""
@@ -150,6 +160,9 @@ class Result:
             self.transfers.to_parquet(d / "transfers.parquet", index=False)
         if len(self.distributions):
             self.distributions.to_parquet(d / "distributions.parquet", index=False)
+        if self.capture_dir is not None:
+            for c in self.captures:
+                _link_or_copy(self.capture_dir / c["file"], d / c["file"])
 
     @classmethod
     def read(cls, out_dir: str | os.PathLike[str]) -> Result:
@@ -160,7 +173,8 @@ class Result:
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else None
         import pandas as pd
 
-        r = cls(summary, plan=plan)
+        # Its packet captures sit beside the tables (and go along when it is written again).
+        r = cls(summary, plan=plan, capture_dir=d if summary.get("captures") else None)
         for name in ("timeseries", "transfers", "distributions"):
             p = d / f"{name}.parquet"
             if p.exists():
@@ -204,6 +218,14 @@ def _columns(cols: dict[str, list[Any]], order: tuple[str, ...]) -> pd.DataFrame
         return pd.DataFrame({c: [] for c in order})
     names = [c for c in order if c in cols] + [c for c in cols if c not in order]
     return pd.DataFrame({c: cols[c] for c in names})
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    """``src`` at ``dst`` too: a hard link where the file system allows one, else a copy."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
 
 
 def _write_text(path: Path, text: str) -> None:

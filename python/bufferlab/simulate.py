@@ -6,6 +6,7 @@ the engine's side. The backends, sweeps and commands call it here; the package r
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -41,12 +42,15 @@ def run(
     seed: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     progress: Callable[..., Any] | None = None,
+    capture_dir: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Run a scenario (a TOML path, a dict, or a loaded :class:`Scenario`) and return its result.
 
     ``seed`` replaces the file's ``run.seed``; ``overrides`` sets keys first, by dotted path
     (``{"topology.bottleneck.queue.limit": "50pkt"}``); ``progress(sim_seconds)`` (or
     ``progress(sim_seconds, events)``) is called about every 0.2 s while the engine runs.
+    The scenario's packet captures (``run.capture``) are written into the existing folder
+    ``capture_dir`` (and copied by :meth:`Result.write`); without one, none is written.
     Raises :class:`ScenarioError` (with ``.problems``) for a
     scenario that cannot run, before the engine starts; Ctrl-C stops the engine
     (``KeyboardInterrupt``).
@@ -59,7 +63,7 @@ def run(
     else:
         # The engine checks the plan as it builds it: one check, one build.
         sc = load_scenario(scenario, seed=seed, overrides=overrides, engine_check=False)
-    return run_plan(sc.plan, origins=sc.origins, source=sc.source, progress=progress)
+    return run_plan(sc.plan, origins=sc.origins, source=sc.source, progress=progress, capture_dir=capture_dir)
 
 
 def run_plan(
@@ -68,10 +72,11 @@ def run_plan(
     origins: list[tuple[str, str]] | None = None,
     source: str | None = None,
     progress: Callable[..., Any] | None = None,
+    capture_dir: str | os.PathLike[str] | None = None,
 ) -> Result:
     """Run an already expanded plan (the engine's JSON form)."""
     prepared = prepare_plan(plan, origins=origins, source=source)
-    return run_prepared(prepared, plan, progress=progress)
+    return run_prepared(prepared, plan, progress=progress, capture_dir=capture_dir)
 
 
 def prepare_plan(plan: dict[str, Any] | Scenario, *, origins: list[tuple[str, str]] | None = None, source: str | None = None) -> Any:
@@ -87,17 +92,28 @@ def prepare_plan(plan: dict[str, Any] | Scenario, *, origins: list[tuple[str, st
         raise EngineError(f"the engine failed: {e}") from e
 
 
-def run_prepared(prepared: Any, plan: dict[str, Any], *, progress: Callable[..., Any] | None = None) -> Result:
-    """Run a plan built by :func:`prepare_plan`."""
+def run_prepared(
+    prepared: Any,
+    plan: dict[str, Any],
+    *,
+    progress: Callable[..., Any] | None = None,
+    capture_dir: str | os.PathLike[str] | None = None,
+) -> Result:
+    """Run a plan built by :func:`prepare_plan`; its captures into ``capture_dir`` if given."""
     cb = _progress_adapter(progress)
     try:
-        out = prepared.run(cb)
+        out = prepared.run(cb, None if capture_dir is None else os.fspath(capture_dir))
     except RuntimeError as e:
         raise EngineError(f"the engine failed: {e}") from e
+    except OSError as e:
+        raise EngineError(f"the packet capture cannot start: {e}") from e
     summary = out["summary"]
     if isinstance(summary, (str, bytes)):
         summary = json.loads(summary)
-    return Result(summary, out.get("timeseries"), out.get("transfers"), plan=plan, distributions=out.get("distributions"))
+    return Result(
+        summary, out.get("timeseries"), out.get("transfers"), plan=plan,
+        distributions=out.get("distributions"), capture_dir=capture_dir,
+    )
 
 
 def _progress_adapter(progress: Callable[..., Any] | None) -> Callable[[float, int], Any] | None:

@@ -2,6 +2,7 @@
 //! agents. Every problem found is reported, each naming the plan's key path.
 
 use crate::agent::build::{build_traffic, Builder, FlowInfo, DEFAULT_PKT_BYTES};
+use crate::capture::point::Net;
 use crate::engine::Engine;
 use crate::metrics::flow::Window;
 use crate::net::port::{Port, PortParams};
@@ -235,6 +236,9 @@ fn build_port(pid: usize, path: &Loc, d: &DirSpec, cx: &PortCx) -> Result<Port, 
     if let Some(r) = &d.ring {
         port = port.with_ring(r);
     }
+    if let Some(t) = &d.trace {
+        port = port.with_trace(t);
+    }
     if let Some(a) = adaptive {
         port = port.with_adaptive(a);
     }
@@ -259,10 +263,15 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         return Err(errs);
     }
 
-    let topo = Topology::new(
-        sc.nodes.clone(),
-        port_params.iter().map(|p| (p.from, p.to)).collect(),
-    );
+    let ends: Vec<(NodeId, NodeId)> = port_params.iter().map(|p| (p.from, p.to)).collect();
+    let net = Net {
+        names: &sc.nodes,
+        ports: &ends,
+    };
+    if let Err((i, e)) = crate::capture::port_taps(run, &net) {
+        return Err(vec![Loc::root().key("run").key("capture").at(i).problem(e)]);
+    }
+    let topo = Topology::new(sc.nodes.clone(), ends);
     let mut b = Builder::new(run.seed, window, Instant::ZERO + run.duration_ns, &topo.ids);
     build_traffic(sc, &mut b)?;
     let flow_paths = route_flows(&topo, &b.flows, &mut errs);

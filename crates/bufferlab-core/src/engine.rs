@@ -5,6 +5,8 @@ use sample::Sampling;
 use crate::agent::build::FlowInfo;
 use crate::agent::external::Delivered;
 use crate::agent::{Agent, AgentHooks, Io};
+use crate::capture::point::Net;
+use crate::capture::{port_ends, Capture, CaptureRow, Seen};
 use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
@@ -42,6 +44,8 @@ pub struct Engine {
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     ttl_expired: Option<Vec<TtlExpired>>,
+    /// The run's packet capture (`run.capture`), once given a folder to write in.
+    capture: Option<Box<Capture>>,
 }
 
 /// A packet a router dropped because its TTL ran out (RFC 1812 §5.3.1), as a driver needs it
@@ -67,6 +71,7 @@ macro_rules! port_ctx {
             flows: &mut $e.flows,
             flow_src: &$e.flow_src,
             totals: &mut $e.totals,
+            capture: $e.capture.as_deref_mut(),
         }
     };
 }
@@ -128,6 +133,7 @@ impl Engine {
             events: 0,
             now: Instant::ZERO,
             ttl_expired: None,
+            capture: None,
         }
     }
 
@@ -217,10 +223,10 @@ impl Engine {
         // there. (A router always has a route on: the packet came along one.)
         if ttl <= 1 {
             let port = self.topo.next_port(node, dst);
-            if let Some(pt) = self.ports.get_mut(port as usize) {
-                pt.count_ttl_drop(now);
+            match self.ports.get_mut(port as usize) {
+                Some(pt) => pt.drop_ttl(pkt, &mut cx),
+                None => drop_packet(pkt, &mut cx),
             }
-            drop_packet(pkt, &mut cx);
             return;
         }
         cx.arena.get_mut(pkt).ttl -= 1;
@@ -246,6 +252,7 @@ impl Engine {
                     let port = &mut self.ports[p as usize];
                     let to = port.params.to;
                     if let Some(pkt) = port.pop_arrival(p, &mut self.sched) {
+                        port.on_received(now, self.arena.get(pkt), self.capture.as_deref_mut());
                         self.arrive(now, to, pkt);
                     }
                 }
@@ -278,6 +285,9 @@ impl Engine {
         let end = self.end();
         for p in &mut self.ports {
             p.finish(end);
+        }
+        if let Some(c) = &mut self.capture {
+            c.flush(end);
         }
         std::mem::take(&mut self.sampling.timeseries)
     }
@@ -346,6 +356,50 @@ impl Engine {
     /// The packet arena (live packets and its high-water mark).
     pub(crate) fn arena(&self) -> &Arena {
         &self.arena
+    }
+
+    /// The capture files written, one row each (none without a capture).
+    pub(crate) fn capture_rows(&self) -> Vec<CaptureRow> {
+        self.capture.as_ref().map_or_else(Vec::new, |c| c.rows())
+    }
+}
+
+/// A packet capture of the run (`run.capture`, checked when the engine was built).
+impl Engine {
+    /// Write the run's capture points into `dir` (nothing if the run has none). `defer`: the
+    /// packets' bytes are the driver's, handed over by [`Engine::take_seen`] and written with
+    /// [`Engine::write_seen`].
+    pub fn attach_capture(&mut self, dir: &std::path::Path, defer: bool) -> Result<(), String> {
+        if self.run.capture.is_empty() {
+            return Ok(());
+        }
+        let ends = port_ends(&self.ports);
+        let net = Net {
+            names: &self.topo.names,
+            ports: &ends,
+        };
+        let taps = crate::capture::port_taps(&self.run, &net)
+            .map_err(|(i, e)| format!("run.capture[{i}]: {e}"))?;
+        let c = Capture::create(&self.run, &net, &self.flow_info, dir, defer)?;
+        for (i, (p, t)) in self.ports.iter_mut().zip(taps).enumerate() {
+            p.set_taps(i as u32, t);
+        }
+        self.capture = Some(Box::new(c));
+        Ok(())
+    }
+
+    /// Packets seen by a deferred capture since the last call.
+    pub(crate) fn take_seen(&mut self, out: &mut Vec<Seen>) {
+        if let Some(c) = &mut self.capture {
+            c.take_seen(out);
+        }
+    }
+
+    /// Write a packet a deferred capture saw, as the real IPv4 bytes `ip`.
+    pub(crate) fn write_seen(&mut self, s: &Seen, ip: &[u8]) {
+        if let Some(c) = &mut self.capture {
+            c.write_bytes(s.port, s.tap, s.at, ip);
+        }
     }
 }
 

@@ -6,6 +6,7 @@ pub mod ballast;
 pub mod bench;
 pub mod bounds;
 pub mod build;
+pub mod capture;
 pub mod dist;
 pub mod engine;
 pub mod estimate;
@@ -27,6 +28,7 @@ pub mod simulate;
 pub mod sizing;
 pub mod tcp;
 pub mod time;
+pub mod wire;
 
 pub use results::RunOutput;
 pub use scenario::Scenario;

@@ -18,6 +18,7 @@ use crate::agent::build::FlowInfo;
 use crate::agent::external::{Delivered, External};
 use crate::agent::Agent;
 use crate::build::build_network;
+pub use crate::capture::Seen;
 use crate::engine::Engine;
 pub use crate::engine::TtlExpired;
 use crate::packet::{AgentId, Ecn, FlowId, NodeId, Packet, PktId, Proto};
@@ -188,6 +189,25 @@ impl RealtimeNet {
     /// A scenario flow's packets from its source count in its throughput as they arrive.
     pub fn take_deliveries(&mut self, f: impl FnMut(NodeId, Delivered)) {
         self.eng.take_external_deliveries(f);
+    }
+
+    /// Write the scenario's packet captures (`run.capture`) into `dir`, of the real packets:
+    /// the engine records where and when it saw each ([`Self::take_seen`]) and the driver hands
+    /// their bytes over ([`Self::write_seen`]).
+    pub fn attach_capture(&mut self, dir: &std::path::Path) -> Result<(), String> {
+        self.eng.attach_capture(dir, true)
+    }
+
+    /// The packets the capture saw since the last call; each one's handle ([`Seen::pkt`]'s
+    /// `seq`) stays valid until the next injection.
+    pub fn take_seen(&mut self, out: &mut Vec<Seen>) {
+        self.eng.take_seen(out);
+    }
+
+    /// Write a packet the capture saw, as its real bytes `ip` (its TTL and ECN field those the
+    /// engine gave it there).
+    pub fn write_seen(&mut self, s: &Seen, ip: &[u8]) {
+        self.eng.write_seen(s, ip);
     }
 
     /// Close the books at `end` (the run's duration, or earlier when it was stopped): the same

@@ -43,6 +43,7 @@ pub(crate) fn report(e: &Engine, timeseries: TimeSeries) -> Result<RunOutput, St
         queues: queue_rows(e),
         links: link_rows(e),
         conservation: cons,
+        captures: e.capture_rows(),
     };
     Ok(RunOutput {
         summary,
@@ -202,7 +203,12 @@ fn link_rows(e: &Engine) -> Vec<LinkRow> {
                 Framing::Ethernet => "ethernet",
                 Framing::Atm => "atm",
             },
-            utilization: p.stats.busy_ns.window as f64 / w.len().as_ns().max(1) as f64,
+            utilization: p.utilization(
+                w.start,
+                w.end,
+                p.stats.busy_ns.window,
+                p.stats.wire_bytes_sent.window,
+            ),
             bytes_sent: p.stats.bytes_sent.window,
             wire_bytes_sent: p.stats.wire_bytes_sent.window,
             pkts_sent: p.stats.pkts_sent.window,

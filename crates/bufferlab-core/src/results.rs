@@ -181,6 +181,9 @@ pub struct Summary {
     pub queues: Vec<QueueRow>,
     pub links: Vec<LinkRow>,
     pub conservation: ConservationRow,
+    /// The packet capture files written (`run.capture`), if any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub captures: Vec<crate::capture::CaptureRow>,
 }
 
 /// Everything a run produces.

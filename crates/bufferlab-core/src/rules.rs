@@ -10,6 +10,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::net::trace::TraceSpec;
 use crate::problem::{Loc, Problem};
 use crate::scenario::{QueueSpec, RunSpec, Scenario, TrafficSpec};
 use crate::time::Duration;
@@ -25,6 +26,11 @@ pub fn check(sc: &Scenario) -> Vec<Problem> {
         let here = Loc::root().key("links").at(i);
         queue_rules(&here.key("forward"), &l.forward.queue, &mut out);
         queue_rules(&here.key("reverse"), &l.reverse.queue, &mut out);
+        for (dir, d) in [("forward", &l.forward), ("reverse", &l.reverse)] {
+            if let Some(t) = &d.trace {
+                trace_rules(&here.key(dir), t, &mut out);
+            }
+        }
     }
     for (i, t) in sc.traffic.iter().enumerate() {
         traffic_rules(&Loc::root().key("traffic").at(i), t, &mut out);
@@ -50,6 +56,13 @@ pub fn check_value(plan: &Value) -> Vec<Problem> {
                 .and_then(read::<QueueSpec>)
             {
                 queue_rules(&here.key(dir), &q, &mut out);
+            }
+            if let Some(t) = l
+                .get(dir)
+                .and_then(|d| d.get("trace"))
+                .and_then(read::<TraceSpec>)
+            {
+                trace_rules(&here.key(dir), &t, &mut out);
             }
         }
     }
@@ -88,6 +101,11 @@ fn queue_rules(loc: &Loc, q: &QueueSpec, out: &mut Vec<Problem>) {
     if let Err(e) = q.qdisc.check() {
         out.push(e.under(&loc.key("queue").key("qdisc")));
     }
+}
+
+/// A trace Mahimahi would run (`rate = "trace(FILE)"`).
+fn trace_rules(loc: &Loc, t: &TraceSpec, out: &mut Vec<Problem>) {
+    out.extend(t.check(&loc.key("trace")));
 }
 
 fn traffic_rules(loc: &Loc, t: &TrafficSpec, out: &mut Vec<Problem>) {

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use crate::dist::Dist;
+pub use crate::net::trace::TraceSpec;
 pub use crate::qdisc::bql::BqlSpec;
 pub use crate::qdisc::codel::CodelConfig;
 pub use crate::qdisc::fq_codel::FqCodelConfig;
@@ -54,6 +55,20 @@ pub struct RunSpec {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub sample_ns: Option<Duration>,
+    /// Packet captures, one pcap file per point: `"a->b"` (a link direction, on the wire),
+    /// `"a->b:arrivals"`, `"a->b:departures"`, `"a->b:drops"` (its queue), `"h"`,
+    /// `"h:egress"`, `"h:ingress"` (a node's own packets). See docs/capture.md.
+    #[serde(default)]
+    pub capture: Vec<String>,
+    /// Bytes kept of each captured packet (zeros past its headers); its headers only if absent.
+    #[serde(default)]
+    #[schemars(range(min = 20, max = 262_144))]
+    pub capture_snaplen_bytes: Option<u32>,
+    /// Most bytes the run's capture files may hold together (100 MB if absent): capturing
+    /// stops there, with a note in the summary.
+    #[serde(default)]
+    #[schemars(range(min = 1024, max = 1_099_511_627_776u64))]
+    pub capture_limit_bytes: Option<u64>,
 }
 
 /// A bidirectional link between nodes `a` and `b`; `forward` is the direction a -> b.
@@ -70,7 +85,7 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DirSpec {
-    /// Transmission rate (bits on the wire, after framing).
+    /// Transmission rate (bits on the wire, after framing); a trace's mean rate with `trace`.
     #[schemars(range(min = 1, max = 10_000_000_000_000u64))]
     pub rate_bps: u64,
     /// One-way propagation delay.
@@ -85,6 +100,10 @@ pub struct DirSpec {
     #[serde(default)]
     #[schemars(range(min = 0.0, max = 1.0))]
     pub loss: f64,
+    /// Send only at a trace's delivery opportunities (Mahimahi's format; `rate = "trace(FILE)"`
+    /// in the file); `rate_bps` is then the trace's mean rate.
+    #[serde(default)]
+    pub trace: Option<TraceSpec>,
 }
 
 /// Link-layer framing: what a packet costs on the wire.

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use bufferlab_core::metrics::hist::Hist;
 use bufferlab_core::packet::{Ecn, FlowId, NodeId, Proto};
-use bufferlab_core::realtime::{Outbound, RealtimeNet, TtlExpired};
+use bufferlab_core::realtime::{Outbound, RealtimeNet, Seen, TtlExpired};
 use bufferlab_core::time::{Duration, Instant};
 
 use crate::icmp::{self, RateLimit};
@@ -21,8 +21,8 @@ use crate::slab::{Slab, SLOT_BYTES};
 use crate::sys;
 
 /// A scenario flow's programs use port (or ICMP echo identifier) `FLOW_PORT_BASE + flow`, so
-/// its packets count in its row of the flows table.
-pub const FLOW_PORT_BASE: u16 = 20_000;
+/// its packets count in its row of the flows table (the ports a simulation's capture gives it).
+pub use bufferlab_core::wire::FLOW_PORT_BASE;
 
 /// Longest sleep without looking at the stop flag and updating the elapsed time.
 const MAX_SLEEP_NS: Duration = Duration::from_ms(20);
@@ -126,11 +126,15 @@ pub fn run(
     // Anything a host sent before the start is waiting in its TUN and enters at time 0.
     let mut now;
     let mut routers = Routers::default();
+    let mut seen = Captured::default();
     let deliver = |net: &mut RealtimeNet,
                    slab: &mut Slab,
                    st: &mut DriverStats,
                    routers: &mut Routers,
+                   seen: &mut Captured,
                    t: Instant| {
+        // Before anything is injected: an injection may reuse the slot of a packet seen.
+        seen.write(net, slab);
         net.take_deliveries(|node, d| {
             let pkt = slab.get_mut(d.handle);
             if pkt.is_empty() {
@@ -153,7 +157,7 @@ pub fn run(
             break;
         }
         net.advance(now);
-        deliver(net, &mut slab, st, &mut routers, now);
+        deliver(net, &mut slab, st, &mut routers, &mut seen, now);
         let next = net
             .next_event_at()
             .unwrap_or(Instant::NEVER)
@@ -188,7 +192,7 @@ pub fn run(
                 };
                 let t = clock().min(end);
                 net.advance(t);
-                deliver(net, &mut slab, st, &mut routers, t);
+                deliver(net, &mut slab, st, &mut routers, &mut seen, t);
                 let o = Outbound {
                     dst,
                     size: h.len as u32,
@@ -204,7 +208,34 @@ pub fn run(
             }
         }
     }
+    // What the capture saw up to the end (the books close there next).
+    net.advance(now.saturating_sub(Duration::from_ns(1)));
+    seen.write(net, &mut slab);
     Ok(now)
+}
+
+/// The packets the run's capture saw, written with their real bytes as the engine had them
+/// where it saw them (its TTL and ECN field then, the header checksum updated).
+#[derive(Default)]
+struct Captured {
+    seen: Vec<Seen>,
+    buf: Vec<u8>,
+}
+
+impl Captured {
+    fn write(&mut self, net: &mut RealtimeNet, slab: &mut Slab) {
+        net.take_seen(&mut self.seen);
+        for s in self.seen.drain(..) {
+            self.buf.clear();
+            self.buf.extend_from_slice(slab.get_mut(s.pkt.seq as u32));
+            if self.buf.is_empty() {
+                continue;
+            }
+            ipv4::set_ttl(&mut self.buf, s.pkt.ttl);
+            ipv4::set_ecn(&mut self.buf, s.pkt.ecn as u8);
+            net.write_seen(&s, &self.buf);
+        }
+    }
 }
 
 /// The engine's routers as ICMP senders: what they answer a spent TTL with (RFC 792), under

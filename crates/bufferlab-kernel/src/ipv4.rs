@@ -3,9 +3,7 @@
 
 use std::net::Ipv4Addr;
 
-pub const PROTO_ICMP: u8 = 1;
-pub const PROTO_TCP: u8 = 6;
-pub const PROTO_UDP: u8 = 17;
+pub use bufferlab_core::wire::{PROTO_ICMP, PROTO_TCP, PROTO_UDP};
 
 /// The fields of an IPv4 packet the driver needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,17 +96,7 @@ pub fn set_ecn(p: &mut [u8], ecn: u8) {
     rewrite_word(p, 0, u16::from_be_bytes([p[0], (p[1] & !3) | (ecn & 3)]));
 }
 
-/// The Internet checksum (RFC 1071) of `b`: 0 over data that carries a correct one.
-pub fn internet_checksum(b: &[u8]) -> u16 {
-    let mut sum: u32 = b
-        .chunks(2)
-        .map(|w| u16::from_be_bytes([w[0], *w.get(1).unwrap_or(&0)]) as u32)
-        .sum();
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
+pub use bufferlab_core::wire::internet_checksum;
 
 /// The full header checksum (RFC 791), 0 when the header is intact.
 pub fn header_checksum(p: &[u8]) -> u16 {

@@ -50,10 +50,10 @@ pub struct Lab {
     pid: u32,
 }
 
-/// The address of node `id`: 10.77.0.0/16, numbered from 10.77.0.1.
+/// The address of node `id`: 10.77.0.0/16, numbered from 10.77.0.1 (the addresses a
+/// simulation's packet capture gives the nodes too).
 pub fn node_addr(id: NodeId) -> Ipv4Addr {
-    let n = id + 1;
-    Ipv4Addr::new(10, 77, (n >> 8) as u8, n as u8)
+    Ipv4Addr::from(bufferlab_core::wire::node_ipv4(id))
 }
 
 /// The node an address belongs to, if it is one of [`node_addr`]'s.

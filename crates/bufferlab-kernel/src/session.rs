@@ -90,13 +90,18 @@ impl Session {
 
     /// Start the network at CLOCK_MONOTONIC time `t0_ns` (the driver waits for it).
     /// `spin_ns`: spin this long before each event instead of sleeping (0: always sleep).
+    /// `capture_dir`: where the scenario's packet captures go (none written without it).
     pub fn start(
         &mut self,
         t0_ns: u64,
         duration_ns: Duration,
         spin_ns: Duration,
+        capture_dir: Option<&Path>,
     ) -> Result<(), String> {
         let mut net = self.net.take().ok_or("the network has already run")?;
+        if let Some(dir) = capture_dir {
+            net.attach_capture(dir)?;
+        }
         let hosts: Vec<(NodeId, i32)> = self
             .lab
             .hosts

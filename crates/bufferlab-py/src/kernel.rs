@@ -58,13 +58,21 @@ impl KernelNet {
 
     /// Run the network from CLOCK_MONOTONIC time `t0_ns` (`time.monotonic_ns()`) for
     /// `duration_ns`; `spin_ns` of busy polling before each event trades CPU for precision.
-    #[pyo3(signature = (t0_ns, duration_ns, spin_ns=0))]
-    fn start(&mut self, t0_ns: u64, duration_ns: u64, spin_ns: u64) -> PyResult<()> {
+    /// The scenario's packet captures go into `capture_dir` if given.
+    #[pyo3(signature = (t0_ns, duration_ns, spin_ns=0, capture_dir=None))]
+    fn start(
+        &mut self,
+        t0_ns: u64,
+        duration_ns: u64,
+        spin_ns: u64,
+        capture_dir: Option<std::path::PathBuf>,
+    ) -> PyResult<()> {
         self.s
             .start(
                 t0_ns,
                 Duration::from_ns(duration_ns),
                 Duration::from_ns(spin_ns),
+                capture_dir.as_deref(),
             )
             .map_err(PyRuntimeError::new_err)
     }

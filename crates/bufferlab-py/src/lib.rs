@@ -172,17 +172,23 @@ impl Prepared {
         serde_json::to_string(&e).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
-    /// Run it; as the module's `run`.
-    #[pyo3(signature = (progress=None))]
+    /// Run it; as the module's `run`. The plan's packet captures (`run.capture`) are written
+    /// into `capture_dir` if it is given (an existing folder), else not at all.
+    #[pyo3(signature = (progress=None, capture_dir=None))]
     fn run<'py>(
         &mut self,
         py: Python<'py>,
         progress: Option<PyObject>,
+        capture_dir: Option<std::path::PathBuf>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let eng = self
+        let mut eng = self
             .eng
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this plan has already run"))?;
+        if let Some(dir) = capture_dir {
+            eng.attach_capture(&dir, false)
+                .map_err(pyo3::exceptions::PyOSError::new_err)?;
+        }
         run_built(py, eng, self.t0, progress)
     }
 }
@@ -384,16 +390,18 @@ type ReadOut = (
 
 /// Read a scenario document (the TOML's values, or a dict): apply the `(key path, value)`
 /// overrides, replace `run.seed` by `seed` when given, check every key and expand it into the
-/// plan. Returns `(plan_json or None, problems, groups, origins)`: problems as (file key path,
+/// plan; files it names (link traces) are found from `dir` (the scenario file's folder; the
+/// working directory when `None`). Returns `(plan_json or None, problems, groups, origins)`: problems as (file key path,
 /// message), groups as (name, nodes), origins as (plan path, file key path).
 #[pyfunction]
-#[pyo3(signature = (doc, overrides = None, seed = None, engine_check = true))]
+#[pyo3(signature = (doc, overrides = None, seed = None, engine_check = true, dir = None))]
 fn read_scenario(
     py: Python<'_>,
     doc: &Bound<'_, PyAny>,
     overrides: Option<&Bound<'_, PyAny>>,
     seed: Option<u64>,
     engine_check: bool,
+    dir: Option<std::path::PathBuf>,
 ) -> PyResult<ReadOut> {
     use bufferlab_core::file;
     let mut doc = to_doc(doc)?;
@@ -402,7 +410,11 @@ fn read_scenario(
         return Ok((None, bad, vec![], vec![]));
     }
     let read = py
-        .allow_threads(|| catch_unwind(AssertUnwindSafe(|| file::read(&doc, seed, engine_check))))
+        .allow_threads(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                file::read(&doc, seed, engine_check, &dir.unwrap_or_default())
+            }))
+        })
         .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?;
     match read {
         Ok(r) => Ok((

@@ -20,13 +20,15 @@ from .common import SeedOption, SetOption, err_console, fail, out_console, parse
 NETNS_RUN = Path("/run/netns")
 
 
-def run_kernel_cli(sc: Any, progress: Callable[[float], Any] | None, spin_us: float | None = None) -> Any:
+def run_kernel_cli(
+    sc: Any, progress: Callable[[float], Any] | None, spin_us: float | None = None, capture_dir: Path | None = None
+) -> Any:
     """`run_kernel` with the CLI's exits: 2 when the machine cannot (one line saying why) or the
     scenario asks what the kernel cannot do, 1 when a program fails."""
     from ..kernel import KernelUnavailable, run_kernel
 
     try:
-        result = run_kernel(sc, progress, spin_us=spin_us)
+        result = run_kernel(sc, progress, spin_us=spin_us, capture_dir=capture_dir)
     except KernelUnavailable as e:
         fail(str(e), 2)
     except ScenarioError:

@@ -4,6 +4,7 @@ kernel backend), or checked with the engine's estimate of what a run would cost.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -55,6 +56,15 @@ def run(
         Optional[Path],
         typer.Option("--flent", help="Also write Flent's data file (FILE.flent.gz) for Flent's plots and GUI; samples at Flent's 0.2 s step if run.sample is not set. See docs/flent.md.", show_default=False),
     ] = None,
+    capture: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--capture",
+            help="Write a pcap file of this capture point into --out (repeatable; added to the scenario's run.capture): "
+            "`A->B` (a link direction), `A->B:arrivals`, `A->B:departures`, `A->B:drops` (its queue), `H`, `H:egress`, `H:ingress` (a node). See docs/capture.md.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario and print its flows, queues and links.
 
@@ -65,10 +75,13 @@ def run(
 
     if backend not in ("sim", "kernel"):
         fail(f"--backend {backend}: expected sim or kernel")
+    if capture and out is None:
+        fail("--capture: the pcap files go into the run's --out DIR; give one")
+    stage = None
     try:
         # The engine checks the plan as it builds it, once; the estimate comes from that build (the
         # kernel backend then builds its own network around the real hosts).
-        overrides = parse_sets(sets)
+        overrides = _with_captures(file, parse_sets(sets), capture)
         sc = load_scenario(file, seed=seed, overrides=overrides, engine_check=False)
         if flent is not None:
             check_flent_path(flent)
@@ -81,13 +94,16 @@ def run(
             _check_out(out)  # before the simulation: a bad --out costs nothing
         prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
         _confirm_cost(sc, yes, prepared)
+        stage = _capture_stage(sc, out)
         with progress_line(sc.duration_s, quiet=quiet or as_json) as progress:
             if backend == "kernel":
                 from .kernel import run_kernel_cli
 
-                result = run_kernel_cli(sc, progress)
+                result = run_kernel_cli(sc, progress, capture_dir=stage)
             else:
-                result = run_prepared(prepared, sc.plan, progress=progress)
+                result = run_prepared(prepared, sc.plan, progress=progress, capture_dir=stage)
+        if out is not None:
+            written = _write_result(result, out)
     except KeyboardInterrupt:
         err_console.print("interrupted; nothing written", markup=False)
         raise typer.Exit(130) from None
@@ -99,8 +115,10 @@ def run(
     except ImportError as e:
         err_console.print(str(e), markup=False)
         raise typer.Exit(1) from None
-    if out is not None:
-        written = _write_result(result, out)
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+    _capture_notes(result)
     if flent is not None:
         write_flent_file(result, flent, title=file.stem, note=f"{file}, seed {sc.seed}")
     if as_json:
@@ -111,6 +129,46 @@ def run(
         out_console.print(f"wrote {written}", markup=False)
     if flent is not None:
         out_console.print(f"wrote {flent}", markup=False)
+
+
+def _with_captures(file: Path, overrides: dict[str, Any], points: list[str] | None) -> dict[str, Any]:
+    """The overrides with ``--capture`` points added to the file's ``run.capture``."""
+    if not points:
+        return overrides
+    from ..scenario import read_document
+
+    if "run.capture" in overrides:
+        given = overrides["run.capture"]
+    else:
+        doc, _ = read_document(file)
+        run = doc.get("run")
+        given = run.get("capture", []) if isinstance(run, dict) else []
+    # A malformed list is left as it is, for the reader to report.
+    if isinstance(given, list):
+        overrides = {**overrides, "run.capture": given + [p for p in points if p not in given]}
+    return overrides
+
+
+def _capture_stage(sc: Any, out: Path | None) -> Path | None:
+    """A fresh folder beside ``out`` for the run's pcap files until its result is written
+    (None when the run captures nothing, or has nowhere to keep it)."""
+    if not sc.plan["run"].get("capture"):
+        return None
+    if out is None:
+        err_console.print("note: run.capture is set but there is no --out DIR, so no pcap file is written", markup=False)
+        return None
+    from ..outpath import make_sibling
+
+    target = out.expanduser().absolute()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return make_sibling(target, "capture")
+
+
+def _capture_notes(result: Result) -> None:
+    """A capture that stopped early says so on stderr (the summary keeps the note too)."""
+    notes = {(c.get("note"), c.get("stopped_s")) for c in result.captures if c.get("note")}
+    for note, at in sorted(notes, key=str):
+        err_console.print(f"note: {note} at {at:g} s; the pcap files hold the packets before that", markup=False)
 
 
 def check_flent_path(path: Path) -> None:

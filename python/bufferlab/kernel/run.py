@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from .. import plan_types as pt
@@ -101,9 +102,10 @@ class Network:
     def exec_args(self, node: int, argv: list[str]) -> list[str]:
         return ["ip", "netns", "exec", self.ns[node], *argv]
 
-    def start(self, duration_ns: int, spin_ns: int | None = None) -> int:
+    def start(self, duration_ns: int, spin_ns: int | None = None, capture_dir: str | os.PathLike[str] | None = None) -> int:
         """Start every host's program, then the clock; returns t0 (CLOCK_MONOTONIC ns). The
-        programs play the scenario's traffic for its own duration."""
+        programs play the scenario's traffic for its own duration; the scenario's packet
+        captures are written into ``capture_dir`` if given."""
         run = pt.typed(self.sc).run
         measure = list(run.measure_ns or [0, run.duration_ns])
         for h in self.kp.hosts:
@@ -130,7 +132,7 @@ class Network:
             p.stdin = None  # communicate() later must not touch it
         if spin_ns is None:
             spin_ns = int(float(os.environ.get(SPIN_ENV, "0") or 0) * 1000)
-        self.net.start(t0, duration_ns, spin_ns)
+        self.net.start(t0, duration_ns, spin_ns, None if capture_dir is None else os.fspath(capture_dir))
         self.t_start = time.monotonic()
         return t0
 
@@ -222,18 +224,27 @@ def window_warning(measure_ns: list[int] | None, run: dict[str, Any]) -> str | N
             f"(run.measure): the figures above are over {t(ma)}-{t(mb)}, the part of it that ran")
 
 
-def run_kernel(sc: Any, progress: Callable[[float], Any] | None = None, *, spin_us: float | None = None) -> Result:
+def run_kernel(
+    sc: Any,
+    progress: Callable[[float], Any] | None = None,
+    *,
+    spin_us: float | None = None,
+    capture_dir: str | os.PathLike[str] | None = None,
+) -> Result:
     """Run a loaded scenario with real hosts; the same Result as a simulation, with
-    ``summary["backend"] == "kernel"`` and the driver's figures in ``summary["kernel"]``."""
+    ``summary["backend"] == "kernel"`` and the driver's figures in ``summary["kernel"]``.
+    The scenario's packet captures, of the real packets as the engine carries them, are
+    written into ``capture_dir`` if given."""
     preflight()
     kp = kplan.build(sc)
     duration = pt.typed(sc).run.duration_ns
     t_wall = time.monotonic()
     with sigterm_as_interrupt(), Network(sc, kp) as net:
-        net.start(duration, None if spin_us is None else int(spin_us * 1000))
+        net.start(duration, None if spin_us is None else int(spin_us * 1000), capture_dir)
         net.follow(progress)
         out, reports = net.collect()
     result = finish_result(sc, kp, net, out, reports)
+    result.capture_dir = None if capture_dir is None else Path(capture_dir)
     result.summary["engine"]["wall_seconds"] = time.monotonic() - t_wall
     return result
 

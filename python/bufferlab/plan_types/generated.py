@@ -75,7 +75,7 @@ class BurstSpec(PlanObject):
 @dataclass(frozen=True, kw_only=True)
 class DirSpec(PlanObject):
     """One direction of a link and the egress port at its head."""
-    # Transmission rate (bits on the wire, after framing).
+    # Transmission rate (bits on the wire, after framing); a trace's mean rate with `trace`.
     rate_bps: int
     # One-way propagation delay.
     delay_ns: int
@@ -84,6 +84,9 @@ class DirSpec(PlanObject):
     # Random loss probability per packet on the wire (for model checks); 1 loses every packet.
     loss: float = 0.0
     ring: RingSpec | None = None
+    # Send only at a trace's delivery opportunities (Mahimahi's format; `rate = "trace(FILE)"`
+    # in the file); `rate_bps` is then the trace's mean rate.
+    trace: TraceSpec | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -290,6 +293,15 @@ class RingSpec(PlanObject):
 class RunSpec(PlanObject):
     # Simulated time the run lasts.
     duration_ns: int
+    # Packet captures, one pcap file per point: `"a->b"` (a link direction, on the wire),
+    # `"a->b:arrivals"`, `"a->b:departures"`, `"a->b:drops"` (its queue), `"h"`,
+    # `"h:egress"`, `"h:ingress"` (a node's own packets). See docs/capture.md.
+    capture: tuple[str, ...] = ()
+    # Most bytes the run's capture files may hold together (100 MB if absent): capturing
+    # stops there, with a note in the summary.
+    capture_limit_bytes: int | None = None
+    # Bytes kept of each captured packet (zeros past its headers); its headers only if absent.
+    capture_snaplen_bytes: int | None = None
     # Window `[start, end)` for the summary statistics; the whole run if absent.
     measure_ns: tuple[int, int] | None = None
     # Record time series at this step.
@@ -413,6 +425,18 @@ class TcpOptions(PlanObject):
     vegas_beta: float = 3.0
     # Vegas' γ, packets queued per flow above which slow start ends (1).
     vegas_gamma: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class TraceSpec(PlanObject):
+    """A link direction's delivery-opportunity trace, as the plan carries it (the scenario's
+    `rate = "trace(FILE)"`; the direction's `rate_bps` is then the trace's mean rate).
+    """
+    # The trace file, as the scenario names it (for the record; the times below are what runs).
+    file: str
+    # Delivery opportunities in ms from the start of the trace, nondecreasing, the last one
+    # after 0: each carries 1500 bytes, and the list repeats every `last` ms.
+    opportunities_ms: tuple[int, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -593,6 +617,7 @@ __all__ = [
     "TcpOnoffTraffic",
     "TcpOptions",
     "TcpTraffic",
+    "TraceSpec",
     "TrafficSpec",
     "UdpTraffic",
     "UniformDist",

@@ -225,7 +225,9 @@ def load_scenario(
         bad = apply_overrides(doc, overrides)
         if bad:
             raise ScenarioError(bad, src)
-    plan, problems, groups, origins = _core.read_scenario(doc, None, seed, engine_check)
+    # Files the scenario names (link traces) are relative to its own folder.
+    folder = str(Path(src).parent) if src is not None else None
+    plan, problems, groups, origins = _core.read_scenario(doc, None, seed, engine_check, folder)
     if plan is None:
         raise ScenarioError([Problem(path, msg) for path, msg in problems], src)
     return Scenario(handle=plan, document=doc, source=src, groups=dict(groups), origins=[tuple(o) for o in origins])

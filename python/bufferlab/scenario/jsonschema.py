@@ -118,7 +118,7 @@ def _queue() -> dict[str, Any]:
 def _direction() -> dict[str, Any]:
     d = definition("DirSpec")["properties"]
     return {
-        "rate": {**RATE, "description": describe_key(d["rate_bps"])},
+        "rate": {**RATE, "description": describe_key(d["rate_bps"]).rstrip(".") + '; "trace(FILE)" sends at a Mahimahi trace\'s delivery opportunities (docs/links-trace.md)'},
         "delay": engine_key("delay_ns", d["delay_ns"]),
         "framing": {"type": "string", "enum": _enum("Framing"), "default": "none", "description": "what a packet costs on the wire"},
         "loss": engine_key("loss", d["loss"]),
@@ -197,6 +197,9 @@ def scenario_schema() -> dict[str, Any]:
                 "seed": {"type": "integer", "minimum": 0, "default": 1, "description": "every random stream derives from it"},
                 "measure": {"type": "array", "items": TIME, "minItems": 2, "maxItems": 2, "description": "[start, end] of the statistics window"},
                 "sample": {**TIME, "description": "record time series at this step"},
+                "capture": {"type": "array", "items": {"type": "string"}, "description": describe_key(run["capture"])},
+                "capture_snaplen": engine_key("capture_snaplen_bytes", run["capture_snaplen_bytes"]),
+                "capture_limit": engine_key("capture_limit_bytes", run["capture_limit_bytes"]),
             }, ("duration",)),
             "topology": {
                 "type": "object",

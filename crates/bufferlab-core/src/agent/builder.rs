@@ -8,6 +8,7 @@ use crate::metrics::flow::Window;
 use crate::packet::{AgentId, FlowId, NodeId};
 use crate::problem::{Loc, Problem};
 use crate::time::Instant;
+use crate::wire::encode::TcpShape;
 
 /// One row of the flows table, before any measurement.
 #[derive(Clone, Debug)]
@@ -21,6 +22,8 @@ pub struct FlowInfo {
     pub pkt_bytes: u32,
     /// Its traffic block's group label, if any (an rrul test's label).
     pub group: Option<String>,
+    /// A TCP flow's settings its packets do not carry (what a packet capture writes of them).
+    pub tcp: Option<TcpShape>,
 }
 
 /// Most flows (rows of the flows table) one scenario may have, over all its traffic blocks.
@@ -77,6 +80,7 @@ impl<'a> Builder<'a> {
             dst,
             pkt_bytes: DEFAULT_PKT_BYTES,
             group: None,
+            tcp: None,
         });
         (self.flows.len() - 1) as FlowId
     }

@@ -11,6 +11,7 @@ use crate::tcp::params::{TcpOptions, TcpParams, HEADER_BYTES};
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::Peer;
 use crate::time::NS_PER_SEC;
+use crate::wire::encode::TcpShape;
 
 fn tcp_params(loc: &Loc, o: &TcpOptions) -> Result<TcpParams, Problem> {
     o.check().map_err(|e| e.under(&loc.key("tcp")))?;
@@ -82,7 +83,14 @@ fn add_pair(
         return Err(loc.problem(format!("from and to are the same node {src:?}")));
     }
     let flow = b.add_flow(kind, s, d);
-    b.flows[flow as usize].pkt_bytes = p.mss_bytes + HEADER_BYTES;
+    let info = &mut b.flows[flow as usize];
+    info.pkt_bytes = p.mss_bytes + HEADER_BYTES;
+    info.tcp = Some(TcpShape {
+        mss: p.mss_bytes.min(u16::MAX as u32) as u16,
+        sack: p.sack,
+        timestamps: p.timestamps,
+        rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
+    });
     let receiver = b.next_agent_id();
     b.add_agent(
         d,

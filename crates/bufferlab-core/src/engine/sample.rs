@@ -7,12 +7,12 @@ use crate::qdisc::{Qdisc, QueueDisc};
 use crate::results::TimeSeries;
 use crate::time::{Duration, Instant};
 
-/// The rows so far, and what each rate is taken against: per port (busy ns, IP bytes sent) and
-/// per flow (bytes delivered; RTT samples and their sum) at the previous sample.
+/// The rows so far, and what each rate is taken against: per port (busy ns, IP bytes sent, wire
+/// bytes sent) and per flow (bytes delivered; RTT samples and their sum) at the previous sample.
 #[derive(Default)]
 pub(super) struct Sampling {
     pub(super) timeseries: TimeSeries,
-    prev_port: Vec<(Duration, u64)>,
+    prev_port: Vec<(Duration, u64, u64)>,
     prev_flow: Vec<u64>,
     prev_rtt: Vec<(u64, u64)>,
     prev_sample: Instant,
@@ -32,12 +32,13 @@ impl Sampling {
         let dt = (now - self.prev_sample).secs();
         let rate = |d: u64| if dt > 0.0 { d as f64 * 8.0 / dt } else { 0.0 };
         let ts = &mut self.timeseries;
-        self.prev_port.resize(ports.len(), (Duration::ZERO, 0));
+        self.prev_port.resize(ports.len(), (Duration::ZERO, 0, 0));
         self.prev_flow.resize(flows.len(), 0);
         self.prev_rtt.resize(flows.len(), (0, 0));
         for (p, prev) in ports.iter().zip(self.prev_port.iter_mut()) {
             let name = &p.params.name;
             let (busy, bytes) = (p.busy_ns_until(now), p.stats.bytes_sent.total);
+            let wire = p.stats.wire_bytes_sent.total;
             ts.push(t, "queue", name, "qlen_pkts", p.qdisc.len_pkts() as f64);
             ts.push(t, "queue", name, "qlen_bytes", p.qdisc.len_bytes() as f64);
             if let Some(r) = &p.ring {
@@ -56,14 +57,17 @@ impl Sampling {
                     ts.push(t, "queue", name, metric, v);
                 }
             }
-            let util = if dt > 0.0 {
-                (busy - prev.0).secs() / dt
-            } else {
+            let util = if dt <= 0.0 {
                 0.0
+            } else if p.trace.is_some() {
+                // A trace-driven link: the share of its opportunities' bytes used.
+                p.utilization(self.prev_sample, now, 0, wire - prev.2)
+            } else {
+                (busy - prev.0).secs() / dt
             };
             ts.push(t, "link", name, "utilization", util);
             ts.push(t, "link", name, "throughput_bps", rate(bytes - prev.1));
-            *prev = (busy, bytes);
+            *prev = (busy, bytes, wire);
         }
         let prev = self.prev_flow.iter_mut().zip(self.prev_rtt.iter_mut());
         for ((f, info), (prev, prev_rtt)) in flows.iter().zip(flow_info).zip(prev) {

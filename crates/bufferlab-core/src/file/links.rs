@@ -1,15 +1,18 @@
 //! One direction of a link and the port at its head: `rate`, `delay`, `framing`, `queue`,
-//! `ring`, `loss` -> the plan's `DirSpec`.
+//! `ring`, `loss` -> the plan's `DirSpec` (a `rate` of `"trace(FILE)"` gives its `trace` too).
 //!
 //! A direction is read in layers (a link's common keys, then `[link.forward]`; a dumbbell's
 //! bottleneck, then `bottleneck_reverse`): each layer gives some keys, later layers win, and only
 //! then are missing keys reported or defaulted.
+
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use super::doc::Doc;
 use super::queue::{default_queue, read_queue, read_ring};
 use super::table::{choice, join, number, or_null, Problems, Range, Table};
+use super::trace;
 use super::units::{self, Rate};
 
 pub const DIR_KEYS: [&str; 6] = ["rate", "delay", "framing", "queue", "ring", "loss"];
@@ -30,11 +33,24 @@ pub fn link_delay_ns(v: &Doc) -> Result<u64, String> {
     units::time_ns(v)
 }
 
-/// The direction keys `t` gives.
-pub fn read_layer(t: &Table, p: &mut Problems) -> Layer {
+/// The direction keys `t` gives; a trace file's name is relative to `dir` (the scenario
+/// file's folder).
+pub fn read_layer(t: &Table, p: &mut Problems, dir: &Path) -> Layer {
     let mut out = Layer::new();
-    if t.has("rate") {
+    if let Some(name) = t.raw("rate").and_then(trace::trace_name) {
+        let (rate, spec) = match trace::read(name, dir) {
+            Ok((r, spec)) => (Value::from(r), spec),
+            Err(e) => {
+                p.add(&t.at("rate"), e);
+                (Value::Null, Value::Null)
+            }
+        };
+        out.insert("rate_bps".into(), rate);
+        out.insert("trace".into(), spec);
+    } else if t.has("rate") {
         out.insert("rate_bps".into(), or_null(t.get(p, "rate", &link_rate_bps)));
+        // A rate given in a later layer replaces an earlier layer's trace.
+        out.insert("trace".into(), Value::Null);
     }
     if t.has("delay") {
         out.insert(
@@ -110,6 +126,10 @@ pub fn complete(d: &Layer, path: &str, p: &mut Problems) -> Value {
     let ring = get("ring");
     if !ring.is_null() {
         spec.insert("ring".into(), ring);
+    }
+    let trace = get("trace");
+    if trace.is_object() {
+        spec.insert("trace".into(), trace);
     }
     if get("loss").as_f64().is_some_and(|l| l != 0.0) {
         spec.insert("loss".into(), get("loss"));

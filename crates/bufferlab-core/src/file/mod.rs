@@ -19,11 +19,14 @@ pub mod queue;
 pub mod schema;
 pub mod table;
 pub mod topology;
+pub mod trace;
 pub mod traffic;
 pub mod units;
 mod where_;
 
 pub use where_::place;
+
+use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
@@ -33,7 +36,15 @@ use table::{integer, Problems, Table};
 /// The seed of a file that gives none.
 pub const DEFAULT_SEED: u64 = 1;
 const TOP_KEYS: [&str; 6] = ["description", "run", "topology", "node", "link", "traffic"];
-const RUN_KEYS: [&str; 4] = ["duration", "seed", "measure", "sample"];
+const RUN_KEYS: [&str; 7] = [
+    "duration",
+    "seed",
+    "measure",
+    "sample",
+    "capture",
+    "capture_snaplen",
+    "capture_limit",
+];
 
 /// A scenario read and expanded.
 #[derive(Debug)]
@@ -52,8 +63,14 @@ pub struct Read {
 pub type FileProblem = (String, String);
 
 /// Read `doc` (with `seed` in place of `run.seed`): the plan, or every problem at once.
-/// `engine_check` adds what only the built engine can check (routes, sizing rules).
-pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Vec<FileProblem>> {
+/// `engine_check` adds what only the built engine can check (routes, sizing rules). Files the
+/// scenario names (link traces) are found from `dir`, the scenario file's folder.
+pub fn read(
+    doc: &Doc,
+    seed: Option<u64>,
+    engine_check: bool,
+    dir: &Path,
+) -> Result<Read, Vec<FileProblem>> {
     let mut p = Problems::default();
     let top = Table::open(doc, "", &mut p, &TOP_KEYS, &[], None);
     if top.raw("description").is_some_and(|d| d.as_str().is_none()) {
@@ -64,7 +81,7 @@ pub fn read(doc: &Doc, seed: Option<u64>, engine_check: bool) -> Result<Read, Ve
         .get("seed")
         .and_then(Value::as_u64)
         .unwrap_or(DEFAULT_SEED);
-    let topo = topology::read_topology(&top, &mut p, topo_seed);
+    let topo = topology::read_topology(&top, &mut p, topo_seed, dir);
     let (traffic, t_origins) = traffic::read_traffic(&top, topo.as_ref(), &mut p);
     let mut origins = vec![("run".to_string(), "run".to_string())];
     if let Some(t) = &topo {
@@ -180,7 +197,44 @@ fn read_run(top: &Table, p: &mut Problems, seed: Option<u64>) -> Map<String, Val
                 .map_or(Value::Null, Value::from),
         );
     }
+    // The points are the engine's to check against the topology; their bounds too.
+    if rt.has("capture") {
+        run.insert(
+            "capture".into(),
+            rt.get(p, "capture", &capture_points)
+                .map_or(Value::Null, Value::from),
+        );
+    }
+    for (key, plan_key) in [
+        ("capture_snaplen", "capture_snaplen_bytes"),
+        ("capture_limit", "capture_limit_bytes"),
+    ] {
+        if rt.has(key) {
+            let v = rt.get(p, key, &units::bytes);
+            run.insert(plan_key.into(), v.map_or(Value::Null, Value::from));
+        }
+    }
     run
+}
+
+/// `capture = ["r1->r2", "h1"]`: the capture points, as strings.
+fn capture_points(v: &Doc) -> Result<Vec<String>, String> {
+    let example = "e.g. [\"r1->r2\", \"r1->r2:drops\", \"h1\"]";
+    let Some(list) = v.as_list() else {
+        return Err(format!(
+            "expected a list of capture points ({example}), got {}",
+            v.describe()
+        ));
+    };
+    list.iter()
+        .map(|x| match x.as_str() {
+            Some(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+            _ => Err(format!(
+                "expected capture points as strings ({example}), got {}",
+                x.describe()
+            )),
+        })
+        .collect()
 }
 
 fn measure(rt: &Table, p: &mut Problems, duration: Option<u64>) -> Option<[u64; 2]> {

@@ -13,6 +13,8 @@
 //! access: `client` and `server` joined by one link whose forward direction is `[topology.up]`
 //! and reverse `[topology.down]`.
 
+use std::path::Path;
+
 use serde_json::Value;
 
 use super::close::did_you_mean;
@@ -69,11 +71,12 @@ impl Topology {
 }
 
 /// The topology of the whole document (`doc` is its top-level table).
-pub fn read_topology(doc: &Table, p: &mut Problems, seed: u64) -> Option<Topology> {
+/// `dir` is the folder trace files are named from (the scenario file's).
+pub fn read_topology(doc: &Table, p: &mut Problems, seed: u64, dir: &Path) -> Option<Topology> {
     let explicit = doc.has("node") || doc.has("link");
     let Some(raw) = doc.raw("topology") else {
         if explicit {
-            return explicit_topology(doc, p, None);
+            return explicit_topology(doc, p, None, dir);
         }
         p.add(
             "topology",
@@ -108,7 +111,7 @@ pub fn read_topology(doc: &Table, p: &mut Problems, seed: u64) -> Option<Topolog
             );
             return None;
         }
-        return explicit_topology(if explicit { doc } else { &t }, p, Some(&t));
+        return explicit_topology(if explicit { doc } else { &t }, p, Some(&t), dir);
     };
     if let Err(e) = choice(&TEMPLATES)(template) {
         p.add("topology.template", e);
@@ -125,15 +128,15 @@ pub fn read_topology(doc: &Table, p: &mut Problems, seed: u64) -> Option<Topolog
         );
     }
     if template.as_str() == Some("dumbbell") {
-        dumbbell(raw, p, seed)
+        dumbbell(raw, p, seed, dir)
     } else {
-        access(raw, p)
+        access(raw, p, dir)
     }
 }
 
 // ---------------------------------------------------------------- dumbbell
 
-fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64) -> Option<Topology> {
+fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64, dir: &Path) -> Option<Topology> {
     let keys = [
         "template",
         "pairs",
@@ -168,15 +171,18 @@ fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64) -> Option<Topology> {
         );
         return None;
     };
-    let base = read_layer(&bt, p);
+    let base = read_layer(&bt, p, dir);
     let fwd = complete(&base, "topology.bottleneck", p);
     let rt = t.sub(p, "bottleneck_reverse", &DIR_KEYS, &[], None);
-    let rev_layer = rt.as_ref().map(|rt| read_layer(rt, p)).unwrap_or_default();
+    let rev_layer = rt
+        .as_ref()
+        .map(|rt| read_layer(rt, p, dir))
+        .unwrap_or_default();
     // A key missing from both is reported once, at the bottleneck.
     let rev = complete(&merge(&[&base, &rev_layer]), "topology.bottleneck", p);
 
     let (mut layer, delays) = match t.sub(p, "access", &DIR_KEYS, &[], None) {
-        Some(at) => access_layer(&at, pairs.unwrap_or(1), seed, p),
+        Some(at) => access_layer(&at, pairs.unwrap_or(1), seed, p, dir),
         None => (Layer::new(), None),
     };
     let pairs = pairs?;
@@ -247,6 +253,7 @@ fn access_layer(
     pairs: usize,
     seed: u64,
     p: &mut Problems,
+    dir: &Path,
 ) -> (Layer, Option<Vec<Value>>) {
     let delay = t.raw("delay");
     let plain = match delay {
@@ -255,7 +262,7 @@ fn access_layer(
         Some(_) => false,
     };
     if plain {
-        return (read_layer(t, p), None);
+        return (read_layer(t, p, dir), None);
     }
     let delay = delay.unwrap_or(&Doc::Null);
     let rest: Vec<(String, Doc)> = t
@@ -265,7 +272,11 @@ fn access_layer(
         .cloned()
         .collect();
     let rest_doc = Doc::Table(rest);
-    let layer = read_layer(&Table::open(&rest_doc, &t.path, p, &DIR_KEYS, &[], None), p);
+    let layer = read_layer(
+        &Table::open(&rest_doc, &t.path, p, &DIR_KEYS, &[], None),
+        p,
+        dir,
+    );
     let path = t.at("delay");
     if let Some(list) = delay.as_list() {
         if list.len() != pairs {
@@ -311,7 +322,7 @@ fn access_layer(
 
 // ---------------------------------------------------------------- access
 
-fn access(raw: &Doc, p: &mut Problems) -> Option<Topology> {
+fn access(raw: &Doc, p: &mut Problems, dir: &Path) -> Option<Topology> {
     let t = Table::open(raw, "topology", p, &["template", "up", "down"], &[], None);
     let up = t.sub(
         p,
@@ -339,8 +350,8 @@ fn access(raw: &Doc, p: &mut Problems) -> Option<Topology> {
         }
     }
     let (up, down) = (up?, down?);
-    let fwd = complete(&read_layer(&up, p), "topology.up", p);
-    let rev = complete(&read_layer(&down, p), "topology.down", p);
+    let fwd = complete(&read_layer(&up, p, dir), "topology.up", p);
+    let rev = complete(&read_layer(&down, p, dir), "topology.down", p);
     let mut topo = Topology {
         nodes: vec!["client".into(), "server".into()],
         ..Topology::default()
@@ -389,6 +400,7 @@ fn explicit_topology(
     where_: &Table,
     p: &mut Problems,
     topo_table: Option<&Table>,
+    dir: &Path,
 ) -> Option<Topology> {
     let mut topo = Topology::default();
     let (node_path, nodes) = list_of(
@@ -471,12 +483,18 @@ fn explicit_topology(
                 ),
             ),
         }
-        let common = read_layer(&lt, p);
+        let common = read_layer(&lt, p, dir);
         let ft = lt.sub(p, "forward", &DIR_KEYS, &[], None);
         let rt = lt.sub(p, "reverse", &DIR_KEYS, &[], None);
         // A key missing from both the link and its direction is reported once, at the link.
-        let fl = ft.as_ref().map(|t| read_layer(t, p)).unwrap_or_default();
-        let rl = rt.as_ref().map(|t| read_layer(t, p)).unwrap_or_default();
+        let fl = ft
+            .as_ref()
+            .map(|t| read_layer(t, p, dir))
+            .unwrap_or_default();
+        let rl = rt
+            .as_ref()
+            .map(|t| read_layer(t, p, dir))
+            .unwrap_or_default();
         let fwd = complete(&merge(&[&common, &fl]), &path, p);
         let rev = complete(&merge(&[&common, &rl]), &path, p);
         if let Some((a, b)) = ends {

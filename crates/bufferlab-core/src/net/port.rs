@@ -13,6 +13,8 @@ use rand::Rng as _;
 
 use super::framing::wire_bytes;
 use super::ring::Ring;
+use super::trace::{TraceClock, TraceSpec};
+use crate::capture::{Capture, Tap};
 use crate::metrics::flow::{Counter, FlowStats, Window};
 use crate::metrics::hist::Hist;
 use crate::packet::{Arena, Ecn, NodeId, PktId};
@@ -55,6 +57,8 @@ pub struct PortCtx<'a> {
     /// Each flow's source node: drops of packets from it count as the flow's losses.
     pub flow_src: &'a [NodeId],
     pub totals: &'a mut Totals,
+    /// The run's packet capture, if it has one (ports with `taps` hand it packets).
+    pub capture: Option<&'a mut Capture>,
 }
 
 /// A port's counters and measurements, in the order a packet's hop touches them (`repr(C)`
@@ -185,6 +189,8 @@ pub struct Port {
     bypass_qdisc: bool,
     /// Whether the link has a random loss rate (`params.loss > 0`).
     lossy: bool,
+    /// Where the run's capture takes packets from this port ([`Tap::bit`]s); 0 without one.
+    pub(crate) taps: u8,
     /// With a ring: the IP bytes being serialized, for BQL's completion count.
     wire_bytes: u32,
     // Second line: the pipe, then the counters.
@@ -196,6 +202,8 @@ pub struct Port {
     qdisc_timer: Option<Instant>,
     /// The NIC ring and its byte queue limits, if the port has one.
     pub ring: Option<Box<Ring>>,
+    /// The delivery opportunities the serializer waits for, if the link is trace-driven.
+    pub trace: Option<Box<TraceClock>>,
     /// The RTT-adaptive sizing rule re-sizing the discipline, if the port uses it.
     pub adaptive: Option<Box<AdaptiveSizer>>,
     drops: Drops,
@@ -204,6 +212,8 @@ pub struct Port {
     /// The sizing rule the limit came from, if any.
     pub sizing: Option<String>,
     loss_rng: Rng,
+    /// The port's index in the engine (what the capture knows it by).
+    index: u32,
 }
 
 impl Port {
@@ -224,6 +234,7 @@ impl Port {
             qdisc,
             sizing,
             ring: None,
+            trace: None,
             adaptive: None,
             tx_end: Instant::ZERO,
             tx_pending: false,
@@ -234,6 +245,8 @@ impl Port {
             last_tx_ns: Duration::ZERO,
             delay_ns,
             lossy,
+            taps: 0,
+            index: 0,
             backlog: (0, 0),
             pipe: VecDeque::with_capacity(64),
             qdisc_timer: None,
@@ -250,6 +263,22 @@ impl Port {
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
+    }
+
+    /// Send only at the delivery opportunities of a trace ([`super::trace`]). Every packet then
+    /// goes through the discipline: none can skip it when the wire looks idle, since the wire
+    /// waits for its next opportunity.
+    pub fn with_trace(mut self, spec: &TraceSpec) -> Self {
+        self.trace = Some(Box::new(TraceClock::new(spec)));
+        self.bypass_bytes = 0;
+        self.bypass_qdisc = false;
+        self
+    }
+
+    /// Hand the run's capture the packets seen at `taps` (port `index` of the engine).
+    pub fn set_taps(&mut self, index: u32, taps: u8) {
+        self.index = index;
+        self.taps = taps;
     }
 
     /// Let an RTT-adaptive sizer re-size the discipline (seed 003 §4.2).
@@ -309,6 +338,7 @@ impl Port {
             // In the window of its arrival here, like `arrivals` (docs/measurement.md): a
             // window's drops are then a part of its arrivals, whenever the drop happens.
             self.stats.dropped[reason.index()].add(&w, item.enq, 1);
+            tap(self.taps, self.index, Tap::Drops, item.id, cx);
             drop_packet(item.id, cx);
         }
     }
@@ -348,6 +378,7 @@ impl Port {
         };
         let w = self.stats.window;
         self.stats.arrivals.add(&w, now, 1);
+        tap(self.taps, self.index, Tap::Arrivals, pkt, cx);
         if self.backlog.0 == 0 && self.wire_idle(now) {
             // An empty discipline before an idle wire: the packet would be queued and dequeued
             // at once, with a sojourn of 0 and the occupancy 0 before and after. An empty FIFO
@@ -363,6 +394,7 @@ impl Port {
             if let Some(it) = through {
                 self.stats.enqueued.add(&w, now, 1);
                 self.stats.record_sojourn(now, Duration::ZERO);
+                tap(self.taps, self.index, Tap::Departures, it.id, cx);
                 self.transmit(id, it.id, it.bytes, cx);
                 return;
             }
@@ -420,6 +452,7 @@ impl Port {
         self.backlog.0 -= 1;
         self.backlog.1 -= item.bytes as u64;
         self.stats.record_sojourn(now, now - item.enq);
+        tap(self.taps, self.index, Tap::Departures, item.id, cx);
         Some(item)
     }
 
@@ -445,6 +478,9 @@ impl Port {
     /// The serializer is free: take the next packet from the ring, or the discipline if none.
     fn start_tx(&mut self, id: u32, cx: &mut PortCtx) {
         let now = cx.now;
+        if self.trace.is_some() && !self.at_opportunity(id, cx) {
+            return;
+        }
         let (pkt, bytes) = if let Some(r) = &mut self.ring {
             let Some((pkt, bytes, at)) = r.pop() else {
                 return;
@@ -462,6 +498,26 @@ impl Port {
         self.transmit(id, pkt, bytes, cx);
     }
 
+    /// A trace-driven port with something to send: whether an opportunity is open now; if not,
+    /// the serializer waits for the next one (a `TxDone` then), the packet in the discipline.
+    #[cold]
+    fn at_opportunity(&mut self, id: u32, cx: &mut PortCtx) -> bool {
+        let waiting = self.backlog.0 > 0 || self.ring.as_ref().is_some_and(|r| !r.is_empty());
+        let Some(t) = &mut self.trace else {
+            return true;
+        };
+        if !waiting {
+            return false;
+        }
+        let slot = t.next_slot(cx.now);
+        if slot > cx.now {
+            self.tx_end = slot;
+            self.want_tx_done(id, cx.sched);
+            return false;
+        }
+        true
+    }
+
     /// Serialize `pkt` (of `bytes` IP bytes) from now: it enters the pipe, lost or due at the far
     /// end.
     #[inline]
@@ -471,10 +527,21 @@ impl Port {
         if self.last_tx_bytes != bytes {
             self.set_last_tx(bytes);
         }
+        tap(self.taps, self.index, Tap::Wire, pkt, cx);
         let (wire, tx) = (self.last_tx_wire, self.last_tx_ns);
-        let end = now + tx;
-        // Busy time inside the window: the overlap of [now, end) with it.
-        let busy_in = end.min(w.end).saturating_since(now.max(w.start));
+        let busy_end = now + tx;
+        let end = match &mut self.trace {
+            None => busy_end,
+            Some(t) => {
+                // A trace-driven link is busy for the time the bytes take at the trace's mean
+                // rate (its `rate_bps`, what its utilization is a share of); the packet is
+                // delivered at the opportunity that carries its last byte.
+                t.busy_until = busy_end;
+                t.send(wire)
+            }
+        };
+        // Busy time inside the window: the overlap of [now, busy_end) with it.
+        let busy_in = busy_end.min(w.end).saturating_since(now.max(w.start));
         let st = &mut self.stats;
         st.busy_ns.total += tx.as_ns();
         st.busy_ns.window += busy_in.as_ns();
@@ -494,6 +561,7 @@ impl Port {
         // still being sent (the serializer stays busy for them all the same).
         if self.lossy && self.loss_rng.gen::<f64>() < self.params.loss {
             self.stats.dropped[DropReason::Loss.index()].add(&w, now, 1);
+            tap(self.taps, self.index, Tap::Drops, pkt, cx);
             drop_packet(pkt, cx);
         } else {
             let at = end + self.delay_ns;
@@ -525,7 +593,11 @@ impl Port {
         let now = cx.now;
         self.tx_pending = false;
         if let Some(r) = &mut self.ring {
-            r.dql.completed(now, self.wire_bytes as u64);
+            // A trace-driven port also wakes for an opportunity with nothing completing.
+            if self.wire_bytes > 0 {
+                r.dql.completed(now, self.wire_bytes as u64);
+                self.wire_bytes = 0;
+            }
         }
         self.start_tx(id, cx);
         self.fill_ring(cx);
@@ -560,9 +632,29 @@ impl Port {
         self.arm_qdisc_timer(id, cx.sched);
     }
 
+    /// A trace-driven port's capacity over `[from, to)`: the wire bytes its opportunities
+    /// there can carry (`None` for a port of constant rate).
+    pub fn trace_capacity_bytes(&self, from: Instant, to: Instant) -> Option<u64> {
+        self.trace
+            .as_ref()
+            .map(|t| t.opportunities_in(from, to) * super::trace::OPPORTUNITY_BYTES as u64)
+    }
+
+    /// The share of its capacity the port used over `[from, to)`: the busy time (`busy_ns`
+    /// over the span, given) over the span's length, or on a trace-driven link the wire bytes
+    /// sent (given) over what its opportunities there could carry.
+    pub fn utilization(&self, from: Instant, to: Instant, busy_ns: u64, wire_bytes: u64) -> f64 {
+        match self.trace_capacity_bytes(from, to) {
+            Some(0) => 0.0,
+            Some(cap) => wire_bytes as f64 / cap as f64,
+            None => busy_ns as f64 / to.saturating_since(from).as_ns().max(1) as f64,
+        }
+    }
+
     /// How long the serializer has been busy from the start of the run up to `now`.
     pub fn busy_ns_until(&self, now: Instant) -> Duration {
-        Duration::from_ns(self.stats.busy_ns.total) - self.tx_end.saturating_since(now)
+        let busy_end = self.trace.as_ref().map_or(self.tx_end, |t| t.busy_until);
+        Duration::from_ns(self.stats.busy_ns.total) - busy_end.saturating_since(now)
     }
 
     /// Close the occupancy integral at the end of the run.
@@ -602,10 +694,44 @@ impl Port {
 
     /// A packet that reached this port with its TTL spent (RFC 1812 §5.3.1): an arrival here,
     /// dropped before the discipline.
-    pub fn count_ttl_drop(&mut self, now: Instant) {
-        let w = self.stats.window;
+    pub fn drop_ttl(&mut self, pkt: PktId, cx: &mut PortCtx) {
+        let (w, now) = (self.stats.window, cx.now);
         self.stats.arrivals.add(&w, now, 1);
         self.stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);
+        tap(self.taps, self.index, Tap::Arrivals, pkt, cx);
+        tap(self.taps, self.index, Tap::Drops, pkt, cx);
+        drop_packet(pkt, cx);
+    }
+
+    /// The packet `pkt` reached the far end at `now`: the capture's, if it takes them here.
+    #[inline]
+    pub fn on_received(
+        &self,
+        now: Instant,
+        pkt: &crate::packet::Packet,
+        capture: Option<&mut Capture>,
+    ) {
+        if self.taps & Tap::Received.bit() != 0 {
+            if let Some(c) = capture {
+                c.record(self.index, Tap::Received, now, pkt);
+            }
+        }
+    }
+}
+
+/// Hand `pkt` to the run's capture if the port's `taps` include `t` (one test of a byte when
+/// nothing is captured).
+#[inline]
+fn tap(taps: u8, index: u32, t: Tap, pkt: PktId, cx: &mut PortCtx) {
+    if taps & t.bit() != 0 {
+        tap_slow(index, t, pkt, cx);
+    }
+}
+
+#[cold]
+fn tap_slow(index: u32, t: Tap, pkt: PktId, cx: &mut PortCtx) {
+    if let Some(c) = cx.capture.as_deref_mut() {
+        c.record(index, t, cx.now, cx.arena.get(pkt));
     }
 }
 
@@ -627,3 +753,5 @@ pub fn drop_packet(pkt: PktId, cx: &mut PortCtx) {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trace_tests;

@@ -19,21 +19,12 @@ type Observed = (
 
 /// Drive one port with packets (arrival gap, size, flow); returns everything observable.
 fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
-    let params = PortParams {
-        rate_bps: 10_000_000,
-        delay_ns: Duration::from_ms(1),
-        loss: 0.0,
-        framing: Framing::None,
-        from: 0,
-        to: 1,
-        name: "a->b".into(),
-    };
     let window = Window {
         start: Instant::from_ns(2_000_000),
         end: Instant::from_ns(40_000_000),
     };
     let mut port = Port::new(
-        params,
+        params(10_000_000),
         qdisc,
         None,
         window,
@@ -43,18 +34,56 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
         port.bypass_bytes = 0;
         port.bypass_qdisc = false;
     }
-    let mut arena = Arena::default();
-    let mut sched = Sched::default();
-    let mut flows = vec![FlowStats::new(window); 8];
-    let flow_src = vec![0; 8];
-    let mut totals = Totals::default();
-    let mut out = Vec::new();
     let mut t = Instant::ZERO;
     let mut arrivals = Vec::new();
     for &(g, s, f) in pkts {
         t += Duration::from_ns(g);
         arrivals.push((t, s, f));
     }
+    let out = run_port(&mut port, window, &arrivals)
+        .into_iter()
+        .map(|(t, id, p)| (t, id, p.flow))
+        .collect();
+    port.finish(Instant::from_ns(50_000_000));
+    let st = &port.stats;
+    let counters = vec![
+        st.arrivals.window,
+        st.enqueued.window,
+        st.dropped_total(),
+        st.pkts_sent.window,
+        st.bytes_sent.window,
+        st.busy_ns.window,
+        st.sojourn.count(),
+    ];
+    (counters, st.occupancy_mean(), st.sojourn.cdf(), out)
+}
+
+/// A port from node 0 to node 1 at `rate_bps`, 1 ms of propagation delay.
+pub(super) fn params(rate_bps: u64) -> PortParams {
+    PortParams {
+        rate_bps,
+        delay_ns: Duration::from_ms(1),
+        loss: 0.0,
+        framing: Framing::None,
+        from: 0,
+        to: 1,
+        name: "a->b".into(),
+    }
+}
+
+/// Run `port` alone with packets arriving at (time, size, flow), in time order, until nothing
+/// is left to do; returns each packet that reached the far end, with the time.
+pub(super) fn run_port(
+    port: &mut Port,
+    window: Window,
+    arrivals: &[(Instant, u32, u32)],
+) -> Vec<(Instant, PktId, Packet)> {
+    let mut arena = Arena::default();
+    let mut sched = Sched::default();
+    let mut flows = vec![FlowStats::new(window); 8];
+    let flow_src = vec![0; 8];
+    let mut totals = Totals::default();
+    let mut out = Vec::new();
     let mut next = 0;
     loop {
         // An arrival due before (or at) the next event goes first, as an agent's send would.
@@ -70,6 +99,7 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
                 flows: &mut flows,
                 flow_src: &flow_src,
                 totals: &mut totals,
+                capture: None,
             };
             let id = cx.arena.alloc(Packet {
                 size: s,
@@ -89,30 +119,21 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
             flows: &mut flows,
             flow_src: &flow_src,
             totals: &mut totals,
+            capture: None,
         };
         match ev {
             Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
             Ev::Arrive(_) => {
                 if let Some(p) = port.pop_arrival(0, cx.sched) {
-                    out.push((at, p, cx.arena.get(p).flow));
+                    out.push((at, p, *cx.arena.get(p)));
                     cx.arena.free(p);
                 }
             }
+            Ev::QdiscTimer(_) => port.on_qdisc_timer(0, &mut cx),
             _ => unreachable!(),
         }
     }
-    port.finish(Instant::from_ns(50_000_000));
-    let st = &port.stats;
-    let counters = vec![
-        st.arrivals.window,
-        st.enqueued.window,
-        st.dropped_total(),
-        st.pkts_sent.window,
-        st.bytes_sent.window,
-        st.busy_ns.window,
-        st.sojourn.count(),
-    ];
-    (counters, st.occupancy_mean(), st.sojourn.cdf(), out)
+    out
 }
 
 fn fifo(limit_pkts: u64) -> Qdisc {
