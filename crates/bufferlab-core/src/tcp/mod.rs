@@ -16,10 +16,12 @@
 pub mod cc;
 pub mod endpoint;
 pub mod frto;
+pub mod minmax;
 pub mod pacing;
 pub mod params;
 pub mod prr;
 pub mod rack;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
