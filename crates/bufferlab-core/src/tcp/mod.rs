@@ -33,7 +33,11 @@ pub use params::TcpParams;
 pub use receiver::TcpReceiver;
 
 #[cfg(test)]
+mod bbr_tests;
+#[cfg(test)]
 mod frto_tests;
+#[cfg(test)]
+mod pacing_tests;
 #[cfg(test)]
 mod testnet;
 #[cfg(test)]

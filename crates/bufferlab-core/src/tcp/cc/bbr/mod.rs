@@ -199,6 +199,11 @@ impl Bbr {
         self.min_rtt
     }
 
+    /// The long-term rate in use when a policer is suspected, bytes/s.
+    pub fn policed_bw(&self) -> Option<u64> {
+        self.lt.policed()
+    }
+
     pub fn full_bw_reached(&self) -> bool {
         self.full_bw_reached
     }
