@@ -34,15 +34,18 @@ impl SendConn {
     }
 
     fn conn_state(&self, now: Instant) -> ConnState {
-        let r = self.sb.rate().copied().unwrap_or_default();
+        let (delivered_bytes, delivered_at, lost_bytes) = self
+            .sb
+            .rate()
+            .map_or((0, Instant::ZERO, 0), |r| (r.delivered(), r.delivered_at(), r.lost()));
         ConnState {
             now,
             ca: self.ca_state(),
             in_flight_bytes: self.in_flight_bytes(),
             srtt: self.rtt.srtt(),
-            delivered_bytes: r.delivered(),
-            delivered_at: r.delivered_at(),
-            lost_bytes: r.lost(),
+            delivered_bytes,
+            delivered_at,
+            lost_bytes,
         }
     }
 

@@ -40,7 +40,7 @@ impl SendConn {
         if self.v.data_segs_out < 10 {
             return;
         }
-        let len_ns = (len as u128 * 1_000_000_000 / rate as u128).min(u64::MAX as u128) as u64;
+        let len_ns = len as u64 * 1_000_000_000 / rate;
         // Leaving late (after an idle period, or a timer that fired late) earns up to half a
         // slot back.
         let credit = self.v.wstamp.saturating_since(prior).as_ns();

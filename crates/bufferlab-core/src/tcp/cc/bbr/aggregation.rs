@@ -7,6 +7,7 @@
 //! the maximum is kept over 5–10 round trips (two halves that alternate).
 
 use super::super::ConnState;
+use super::per_sec_over;
 use crate::time::{Duration, Instant};
 
 /// Rounds per half of the max filter (`bbr_extra_acked_win_rtts`).
@@ -60,7 +61,7 @@ impl AckAggregation {
             }
         }
         let epoch = c.delivered_at.saturating_since(self.epoch_at);
-        let mut expected = (bw as u128 * epoch.as_ns() as u128 / 1_000_000_000) as u64;
+        let mut expected = per_sec_over(bw, epoch);
         // ACKs slower than the estimate (or an epoch grown old): start a new epoch here.
         if self.epoch_acked <= expected || self.epoch_acked + acked >= EPOCH_RESET_PKTS * mss {
             self.epoch_acked = 0;

@@ -120,7 +120,7 @@ impl LtBw {
         if t < Duration::from_ms(1) {
             return LtEvent::None;
         }
-        let bw = (delivered as u128 * 1_000_000_000 / t.as_ns() as u128) as u64;
+        let bw = super::per_sec(delivered, t);
         self.interval_done(bw, c)
     }
 

@@ -134,6 +134,9 @@ pub struct Bbr {
     pacing_rate: Option<u64>,
     /// Times PROBE_RTT was entered.
     probe_rtts: u64,
+    /// bw × min RTT in 1/256 B for the (bw, min RTT in ns) it was computed from: both change
+    /// seldom, and every ACK needs the BDP at two or three gains.
+    bdp_memo: (u64, u64, u64),
 }
 
 impl Bbr {
@@ -166,6 +169,7 @@ impl Bbr {
             aggr: AckAggregation::default(),
             pacing_rate: None,
             probe_rtts: 0,
+            bdp_memo: (0, 0, 0),
         };
         b.bw.reset(0, 0);
         b
@@ -228,8 +232,7 @@ impl Bbr {
 
     /// `rate` bytes/s times `gain`, less the 1 % margin (`bbr_rate_bytes_per_sec`).
     fn pacing_of(rate: u64, gain: u64) -> u64 {
-        let r = rate as u128 * gain as u128 * (100 - PACING_MARGIN_PERCENT) as u128;
-        (r / (UNIT as u128 * 100)).min(u64::MAX as u128) as u64
+        rate.saturating_mul(gain * (100 - PACING_MARGIN_PERCENT)) / (UNIT * 100)
     }
 
     /// Start from the initial window over the RTT (`bbr_init_pacing_rate_from_rtt`).
@@ -268,13 +271,19 @@ impl Bbr {
 
     /// gain × bw × min RTT in packets, rounded up (`bbr_bdp`); the initial window without an
     /// RTT sample.
-    fn bdp_pkts(&self, bw: u64, gain: u64, mss: u64) -> u64 {
+    fn bdp_pkts(&mut self, bw: u64, gain: u64, mss: u64) -> u64 {
         let Some(rtt) = self.min_rtt else {
             return INIT_CWND_PKTS;
         };
-        let num = bw as u128 * rtt.as_ns() as u128 * gain as u128;
-        let den = UNIT as u128 * 1_000_000_000 * mss as u128;
-        num.div_ceil(den) as u64
+        let rtt = rtt.as_ns();
+        if (self.bdp_memo.0, self.bdp_memo.1) != (bw, rtt) {
+            let x = bw as u128 * rtt as u128 * UNIT as u128 / 1_000_000_000;
+            self.bdp_memo = (bw, rtt, x.min(u64::MAX as u128) as u64);
+        }
+        self.bdp_memo
+            .2
+            .saturating_mul(gain)
+            .div_ceil(UNIT * UNIT * mss)
     }
 
     /// Room for the end hosts' bursts, rounded up to an even count, and two more when probing
@@ -289,8 +298,9 @@ impl Bbr {
     }
 
     /// The flight a gain aims at, bytes (`bbr_inflight`).
-    fn inflight(&self, bw: u64, gain: u64, mss: u64) -> u64 {
-        self.quantization_budget(self.bdp_pkts(bw, gain, mss), gain, mss) * mss
+    fn inflight(&mut self, bw: u64, gain: u64, mss: u64) -> u64 {
+        let bdp = self.bdp_pkts(bw, gain, mss);
+        self.quantization_budget(bdp, gain, mss) * mss
     }
 
     /// Remember the window to return to (`bbr_save_cwnd`): the current one, unless a recovery or
@@ -339,7 +349,7 @@ impl Bbr {
     /// Whether the gain-cycle phase ends (`bbr_is_next_cycle_phase`): after a min RTT at gain
     /// 1; when probing, once the flight reached gain × BDP (or a loss says it will not fit);
     /// when draining, as soon as the flight is down to one BDP.
-    fn is_next_cycle_phase(&self, rs: &RateSample, c: &ConnState, mss: u64) -> bool {
+    fn is_next_cycle_phase(&mut self, rs: &RateSample, c: &ConnState, mss: u64) -> bool {
         let full_length = self
             .min_rtt
             .is_some_and(|m| c.delivered_at.saturating_since(self.cycle_at) > m);
@@ -378,7 +388,7 @@ impl Bbr {
             LtEvent::Policed => self.pacing_gain = UNIT,
             LtEvent::Expired => self.reset_probe_bw_mode(c.delivered_at),
         }
-        let bw = (delivered as u128 * 1_000_000_000 / interval.as_ns() as u128) as u64;
+        let bw = per_sec(delivered, interval);
         // An application-limited sample shows the application's rate: it may only raise the
         // estimate.
         if !rs.is_app_limited || bw >= self.bw.get() {
@@ -529,8 +539,27 @@ impl Bbr {
         if !self.full_bw_reached {
             return 0;
         }
-        let cap = (bw as u128 * MAX_EXTRA.as_ns() as u128 / 1_000_000_000) as u64;
+        let cap = per_sec_over(bw, MAX_EXTRA);
         self.aggr.extra_acked().min(cap) / mss
+    }
+}
+
+/// `bytes` over `d` in bytes per second.
+#[inline]
+pub(super) fn per_sec(bytes: u64, d: Duration) -> u64 {
+    let ns = d.as_ns().max(1);
+    match bytes.checked_mul(1_000_000_000) {
+        Some(x) => x / ns,
+        None => (bytes as u128 * 1_000_000_000 / ns as u128) as u64,
+    }
+}
+
+/// What `rate` bytes per second delivers in `d`, bytes.
+#[inline]
+pub(super) fn per_sec_over(rate: u64, d: Duration) -> u64 {
+    match rate.checked_mul(d.as_ns()) {
+        Some(x) => x / 1_000_000_000,
+        None => (rate as u128 * d.as_ns() as u128 / 1_000_000_000).min(u64::MAX as u128) as u64,
     }
 }
 
