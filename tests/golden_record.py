@@ -38,6 +38,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "v-adaptive": (D, {Q: {"discipline": "fifo", "sizing": "rtt-adaptive"}}),
     "v-cubic": (D, {"traffic[0].cc": "cubic", "traffic[0].beta": 0.8}),
     "v-vegas": (D, {"traffic[0].cc": "vegas", "traffic[0].vegas_alpha": 2, "traffic[0].vegas_beta": 4}),
+    "v-bbr": (D, {"traffic[0].cc": "bbr"}),
+    "v-pacing": (D, {"traffic[0].cc": "cubic", "traffic[0].pacing": True, "traffic[0].pacing_ca_ratio": 110}),
     "v-nosack": (D, {"traffic[0].sack": False, "traffic[0].delayed_ack": False, "traffic[0].initial_window": 2}),
     "v-beta": (D, {"traffic[0].beta": 0.875, "traffic[0].min_rto": "1s", "traffic[0].mss": "960B", "traffic[0].rwnd": "64KB"}),
 }

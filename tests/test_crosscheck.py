@@ -485,3 +485,25 @@ def test_explicit_topology_with_directions_of_their_own():
     assert (ping["kind"], ping["interval_ns"], ping["size_bytes"]) == ("ping", 50_000_000, 84)
     # The ping's round trip: 30 + 2 ms out, 2 + 10 ms back.
     assert path_delay_ns(sc.plan, "b", "a") + path_delay_ns(sc.plan, "a", "b") == 44_000_000
+
+
+def test_bbr_is_tcp_bbr_and_pacing_is_a_default_for_every_socket():
+    cfg = to_ns3(dumbbell(tcp='cc = "bbr"'))
+    assert cfg["flows"][0]["tcp"]["cc"] == "ns3::TcpBbr"
+    # TcpBbr paces its own socket: no default is needed (nor set, so a Cubic block beside it
+    # stays unpaced).
+    assert cfg["defaults"] == {}
+    cfg = to_ns3(dumbbell(tcp='cc = "cubic"\npacing = true\npacing_ca_ratio = 100'))
+    assert cfg["defaults"] == {
+        "ns3::TcpSocketState::EnablePacing": "true",
+        "ns3::TcpSocketState::PacingSsRatio": "200",
+        "ns3::TcpSocketState::PacingCaRatio": "100",
+        "ns3::TcpSocketState::PaceInitialWindow": "false",
+    }
+    # Paced and unpaced blocks (BBR aside) cannot share a run.
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo", limit = "50pkt" }').replace("TCP", "pacing = true"))
+    doc["traffic"].append(dict(doc["traffic"][0], pacing=False))
+    doc["traffic"].append(dict(doc["traffic"][0], cc="bbr", pacing=False))
+    with pytest.raises(Unsupported) as e:
+        to_ns3(load_scenario(doc))
+    assert {p.path for p in e.value.problems} == {"traffic[1].pacing"}

@@ -189,6 +189,25 @@ def test_frto_and_rack_map_to_the_senders_namespace(tmp_path):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
 
 
+def test_bbr_and_pacing_map_to_the_sending_socket(tmp_path, monkeypatch):
+    monkeypatch.setattr(kplan, "available_cc", lambda: ["reno", "cubic", "bbr"])
+    one = '\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\n'
+    kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'cc = "bbr"\n')))
+    (src,) = kp.host(0).roles
+    # BBR paces itself (its init sets SK_PACING_NEEDED): no socket option needed.
+    assert (src["cc"], src["pacing"]) == ("bbr", False)
+    body = one + 'cc = "cubic"\npacing = true\npacing_ca_ratio = 100\n'
+    kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
+    (src,) = kp.host(0).roles
+    assert (src["cc"], src["pacing"]) == ("cubic", True)
+    assert kp.host(0).sysctls["ipv4/tcp_pacing_ca_ratio"] == "100"
+    assert "ipv4/tcp_pacing_ss_ratio" not in kp.host(0).sysctls
+    # A kernel without BBR refuses it by key.
+    monkeypatch.setattr(kplan, "available_cc", lambda: ["reno", "cubic"])
+    with pytest.raises(ScenarioError, match=r"traffic\[0\]\.cc: .*no bbr congestion control"):
+        kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'cc = "bbr"\n')))
+
+
 def test_timestamps_map_to_both_ends_and_flight_reduction_is_refused(tmp_path):
     one = '\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\n'
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + "timestamps = false\n")))

@@ -97,7 +97,7 @@ def test_missing_required_key_is_reported_at_its_path() -> None:
     (("links", 0, "forward", "queue", "qdisc", "kind"), "sfq", "links[0].forward.queue.qdisc.kind"),
     (("links", 0, "forward", "rate_bps"), "10Mbit", "links[0].forward.rate_bps"),
     (("links", 0, "forward", "ring", "bql"), "on", "links[0].forward.ring.bql"),
-    (("traffic", 0, "tcp", "cc"), "bbr", "traffic[0].tcp.cc"),
+    (("traffic", 0, "tcp", "cc"), "bic", "traffic[0].tcp.cc"),
     (("traffic", 1, "pairs", 0), ["client"], "traffic[1].pairs[0]"),
 ])
 def test_misfit_values_are_refused_at_their_path(where: tuple[Any, ...], value: Any, path: str) -> None:

@@ -93,3 +93,15 @@ fn hystart_ends_cubic_slow_start_before_a_deep_buffer_overflows() {
         assert!(p99 > 350.0, "the buffer fills: p99 {p99} ms");
     }
 }
+
+#[test]
+fn pacing_lets_cubic_use_a_two_packet_buffer() {
+    // With access links ten times the bottleneck, an ACK that releases three segments at once
+    // overflows two packets of buffer while the window is still below the pipe. Paced, the
+    // segments arrive spread and the window reaches the pipe: Cubic's β = 0.7 then bounds the
+    // load from below at 85 %.
+    let unpaced = utilization(2, json!({"cc": "cubic"}));
+    let paced = utilization(2, json!({"cc": "cubic", "pacing": true}));
+    assert!(paced >= 0.85, "paced: utilization {paced}");
+    assert!(paced > unpaced + 0.05, "paced {paced}, unpaced {unpaced}");
+}

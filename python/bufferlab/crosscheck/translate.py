@@ -62,7 +62,13 @@ NS3_QDISC = {
 # TcpLinuxReno counts segments without the L = 2 limit and halves cwnd rather than FlightSize.
 # The program carries bl::Rfc3465Reno (ns3-program/reno.h), a TcpNewReno with bufferlab's growth;
 # recovery, timers and SACK stay ns-3's.
-NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas"}
+# BBR is ns-3's TcpBbr (Linux's v1, without the long-term policer sampling), which turns on its
+# socket's pacing itself.
+NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas", "bbr": "ns3::TcpBbr"}
+# Pacing for the other algorithms: ns-3's TcpSocketState paces by a timer at Linux's rate (ratios
+# in percent), leaving the initial window unpaced as Linux leaves its first ten segments. These
+# are attribute defaults, so one setting for every socket of the run.
+NS3_PACING = "ns3::TcpSocketState::"
 
 
 class Unsupported(ScenarioError):
@@ -303,6 +309,31 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
     return {"cc": NS3_CC[cc], "cc_attrs": cc_attrs, "socket": socket, "recovery": ns3.recovery or own}
 
 
+def _pacing(plan: pt.Scenario, why: _Refusals) -> dict[str, str]:
+    """ns-3's attribute defaults for ``pacing``: its TCP blocks other than BBR (which paces
+    itself) must agree, as ns-3 turns pacing on for every socket at once."""
+    blocks = [(b, t.tcp) for b, t in enumerate(plan.traffic) if isinstance(t, pt.TCP_TRAFFIC) and t.tcp.cc != "bbr"]
+    paced = [o for _, o in blocks if o.pacing]
+    if not paced:
+        return {}
+    first = paced[0]
+    for b, o in blocks:
+        if not o.pacing:
+            why.add(f"traffic[{b}].tcp.pacing", "ns-3 paces every TCP socket or none (TcpSocketState::EnablePacing is one "
+                    "default for the run); give every TCP block the same pacing")
+            continue
+        for key in ("pacing_ss_ratio", "pacing_ca_ratio"):
+            if getattr(o, key) != getattr(first, key):
+                why.add(f"traffic[{b}].tcp.{key}", f"ns-3's {key} is one default for every socket of the run; "
+                        "give every paced block the same")
+    return {
+        NS3_PACING + "EnablePacing": "true",
+        NS3_PACING + "PacingSsRatio": str(first.pacing_ss_ratio),
+        NS3_PACING + "PacingCaRatio": str(first.pacing_ca_ratio),
+        NS3_PACING + "PaceInitialWindow": "false",
+    }
+
+
 def _dist(d: pt.Dist) -> dict[str, Any]:
     """A plan distribution in the parameters of ns-3's random variables."""
     if isinstance(d, pt.ParetoDist):
@@ -392,6 +423,7 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
         })
     flows = []
     tcp_blocks: dict[int, dict[str, Any]] = {}
+    defaults = _pacing(plan, why)
     for k, (fid, b, src, dst) in enumerate(flow_ids(plan)):
         block = plan.traffic[b]
         path = f"traffic[{b}]"
@@ -450,7 +482,7 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
         "duration_ns": run.duration_ns,
         "measure_ns": list(run.measure_ns or [0, run.duration_ns]),
         "mtu": max(IP_MTU_BYTES, mtu_pkt),
-        "defaults": dict(opts.defaults),
+        "defaults": {**defaults, **opts.defaults},
         "nodes": nodes,
         "links": links,
         "flows": flows,

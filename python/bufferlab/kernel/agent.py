@@ -6,7 +6,7 @@ the clock the engine's driver runs on) as the next line, plays its roles with th
 sockets on that schedule, and writes what it measured as JSON on stdout when the run ends.
 
 Roles: ``tcp_sink`` / ``tcp_source`` (bulk or sized transfers; TCP_CONGESTION, TCP_MAXSEG,
-socket buffers; TCP_INFO sampled for the RTT), ``udp_sink`` / ``udp_source`` (CBR or Poisson,
+socket buffers, SO_MAX_PACING_RATE for pacing; TCP_INFO sampled for the RTT), ``udp_sink`` / ``udp_source`` (CBR or Poisson,
 bursts, TTL; one-way delay from the send time carried in each datagram), ``ping`` (ICMP echo
 on a raw socket, as ``ping`` does: send time stamped before sending, receive time from the
 kernel's SO_TIMESTAMPNS) and ``ballast`` (the real ``bufferlab ballast``, launched before the
@@ -128,16 +128,30 @@ def _read_tcp_info(s: socket.socket) -> tuple[tuple[int, ...], bool]:
     return struct.unpack(TCP_INFO_FMT, b.ljust(TCP_INFO_LEN, b"\0")), len(b) >= _TOTAL_RTO_END
 
 
+# SO_MAX_PACING_RATE (asm-generic/socket.h); Python's socket module does not name it.
+SO_MAX_PACING_RATE = getattr(socket, "SO_MAX_PACING_RATE", 47)
+# Any value but ~0 turns on TCP's internal pacing (sk_pacing_status = SK_PACING_NEEDED, as BBR
+# sets it); 2^64 - 2 B/s caps nothing.
+NO_PACING_CAP = struct.pack("=Q", 2**64 - 2)
+
+
+def tune(s: socket.socket, r: dict[str, Any]) -> None:
+    """The sending socket's options: congestion control, send buffer, pacing."""
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, r["cc"].encode())
+    if r.get("sndbuf"):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, r["sndbuf"])
+    if r.get("pacing"):
+        s.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, NO_PACING_CAP)
+
+
 def tcp_source(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     out.update(samples=[], start_ns=None, retransmits=0, retrans_at=[], sent_bytes=0, timeouts=0, rto_at=None)
     if not c.sleep_until(r["start_ns"]):
         return
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, r["cc"].encode())
+    tune(s, r)
     if r.get("mss"):
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, r["mss"])
-    if r.get("sndbuf"):
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, r["sndbuf"])
     out["start_ns"] = c.now()
     s.settimeout(max(c.left(), 0.01))
     try:
@@ -379,9 +393,7 @@ def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 
     def serve(conn: socket.socket) -> None:
         try:
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, r["cc"].encode())
-            if r.get("sndbuf"):
-                conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, r["sndbuf"])
+            tune(conn, r)
             conn.settimeout(max(c.left(), 0.01))
             want = b""
             while len(want) < 8:

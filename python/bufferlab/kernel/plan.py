@@ -4,28 +4,35 @@ refused here, before anything is created, each naming its key and the reason.
 
 How TCP options map (every one per namespace or per route, never on the machine itself):
 
-=================  ==========================================================================
-``cc``             ``TCP_CONGESTION`` on the sending socket (``newreno`` is Linux ``reno``:
-                   NewReno recovery, with SACK when negotiated); refused if the kernel lacks it
-``sack``           ``net.ipv4.tcp_sack`` inside both ends' namespaces
-``frto``           ``net.ipv4.tcp_frto`` inside the sender's namespace, always set: ``0`` for
-                   ``false``, ``2`` for ``true`` (the default, as Linux's own)
-``rack``           ``net.ipv4.tcp_recovery`` inside the sender's namespace, always set: ``1``
-                   (RACK loss detection, the default, as Linux's own) or ``0`` for ``false``
-``timestamps``     ``net.ipv4.tcp_timestamps`` inside both ends' namespaces, always set: ``1``
-                   (the default, as Linux's own) or ``0``
-``ecn``            ``net.ipv4.tcp_ecn`` inside both ends' namespaces, always set: ``1`` (ask,
-                   ``true``) at the sender, ``2`` (accept when asked: Linux's default, and the
-                   simulator's receiver) at the receiver and at a sender with ``false``; the
-                   engine's AQMs read and set the real packets' ECN field
-``ssthresh_from``  ``cwnd`` is what Linux does; ``flight`` is refused
-``delayed_ack``    ``false``: route ``quickack 1`` at the receiver towards the sender
-``initial_window`` route ``initcwnd`` at the sender towards the receiver
-``min_rto``        route ``rto_min`` at the sender (whole milliseconds)
-``mss``            ``TCP_MAXSEG`` on the sending socket
-``rwnd``           ``SO_RCVBUF`` on the receiving socket (Linux doubles it for overhead)
-``sndbuf``         ``SO_SNDBUF`` on the sending socket
-=================  ==========================================================================
+=====================  ==========================================================================
+``cc``                 ``TCP_CONGESTION`` on the sending socket (``newreno`` is Linux ``reno``:
+                       NewReno recovery, with SACK when negotiated; ``bbr`` is ``bbr``, which paces
+                       itself); refused if the kernel lacks it
+``pacing``             ``SO_MAX_PACING_RATE`` of 2^64 − 2 B/s on the sending socket: no cap, but it
+                       turns on TCP's own timer-based pacing (``SK_PACING_NEEDED``, as BBR does),
+                       the mechanism the simulator models; the kernel here has no ``fq`` qdisc
+``pacing_ss_ratio``    ``net.ipv4.tcp_pacing_ss_ratio`` / ``tcp_pacing_ca_ratio`` inside the
+``pacing_ca_ratio``    sender's namespace when the block sets them (a new namespace starts at
+                       Linux's 200 and 120, the simulator's defaults, whatever the machine runs)
+``sack``               ``net.ipv4.tcp_sack`` inside both ends' namespaces
+``frto``               ``net.ipv4.tcp_frto`` inside the sender's namespace, always set: ``0`` for
+                       ``false``, ``2`` for ``true`` (the default, as Linux's own)
+``rack``               ``net.ipv4.tcp_recovery`` inside the sender's namespace, always set: ``1``
+                       (RACK loss detection, the default, as Linux's own) or ``0`` for ``false``
+``timestamps``         ``net.ipv4.tcp_timestamps`` inside both ends' namespaces, always set: ``1``
+                       (the default, as Linux's own) or ``0``
+``ecn``                ``net.ipv4.tcp_ecn`` inside both ends' namespaces, always set: ``1`` (ask,
+                       ``true``) at the sender, ``2`` (accept when asked: Linux's default, and the
+                       simulator's receiver) at the receiver and at a sender with ``false``; the
+                       engine's AQMs read and set the real packets' ECN field
+``ssthresh_from``      ``cwnd`` is what Linux does; ``flight`` is refused
+``delayed_ack``        ``false``: route ``quickack 1`` at the receiver towards the sender
+``initial_window``     route ``initcwnd`` at the sender towards the receiver
+``min_rto``            route ``rto_min`` at the sender (whole milliseconds)
+``mss``                ``TCP_MAXSEG`` on the sending socket
+``rwnd``               ``SO_RCVBUF`` on the receiving socket (Linux doubles it for overhead)
+``sndbuf``             ``SO_SNDBUF`` on the sending socket
+=====================  ==========================================================================
 
 A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source's namespace with
 the block's options (``ballast_args``), and a UDP sink at the destination.
@@ -50,7 +57,7 @@ FLOW_PORT_BASE = 20_000  # the driver's FLOW_PORT_BASE: flow k's port and echo i
 IP_UDP_HEADERS = 28
 MTU_BYTES = 1500
 DELACK_LINUX_NS = 40_000_000
-CC_NAMES = {"newreno": "reno", "cubic": "cubic", "vegas": "vegas"}
+CC_NAMES = {"newreno": "reno", "cubic": "cubic", "vegas": "vegas", "bbr": "bbr"}
 AVAILABLE_CC = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 
 _REFUSED = {
@@ -207,6 +214,10 @@ def build(sc: Any) -> KernelPlan:
                     set_once(src, src.sysctls, "ipv4/tcp_frto", frto, i, "frto")
                     rack = "1" if tcp.rack else "0"
                     set_once(src, src.sysctls, "ipv4/tcp_recovery", rack, i, "rack")
+                    # The pacing rate's ratios (Linux's tcp_update_pacing_rate) are the sender's.
+                    for key in ("pacing_ss_ratio", "pacing_ca_ratio"):
+                        if tcp.has(key):
+                            set_once(src, src.sysctls, f"ipv4/tcp_{key}", str(getattr(tcp, key)), i, key)
                     # The option is negotiated in the handshake: both ends, like SACK.
                     ts = "1" if tcp.timestamps else "0"
                     for h in (src, dst):
@@ -227,12 +238,13 @@ def build(sc: Any) -> KernelPlan:
                     dst.roles.append({"role": "tcp_sink", "flow": k, "port": port, "rcvbuf": rcvbuf, "size": t.size_bytes})
                     src.roles.append({
                         "role": "tcp_source", "flow": k, "dst": dst_addr, "port": port, "start_ns": start,
-                        "size": t.size_bytes, "cc": cc, "mss": mss, "sndbuf": sndbuf,
+                        "size": t.size_bytes, "cc": cc, "mss": mss, "sndbuf": sndbuf, "pacing": tcp.pacing,
                     })
                 elif isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)):
                     # Data flows from the pair's first node to its second: the second connects and
                     # asks for a size, the first sends it (as a web client and server).
-                    src.roles.append({"role": "tcp_server", "flow": k, "port": port, "cc": cc, "mss": mss, "sndbuf": sndbuf})
+                    src.roles.append({"role": "tcp_server", "flow": k, "port": port, "cc": cc, "mss": mss, "sndbuf": sndbuf,
+                                      "pacing": tcp.pacing})
                     dst.roles.append({
                         "role": "tcp_client", "flow": k, "dst": _addr(s), "port": port, "start_ns": start,
                         "mode": "poisson" if isinstance(t, pt.WebTraffic) else "onoff",

@@ -23,7 +23,8 @@ Arrivals: TypeAlias = Literal["cbr", "poisson"]
 # ``"newreno"``: RFC 5681 slow start and congestion avoidance, RFC 6582 NewReno recovery.
 # ``"cubic"``: RFC 9438.
 # ``"vegas"``: Brakmo & Peterson 1995.
-CcKind: TypeAlias = Literal["newreno", "cubic", "vegas"]
+# ``"bbr"``: BBR v1 (Cardwell et al. 2016) as Linux's `tcp_bbr`: rate-based, always paced.
+CcKind: TypeAlias = Literal["newreno", "cubic", "vegas", "bbr"]
 
 
 # Link-layer framing: what a packet costs on the wire.
@@ -378,6 +379,19 @@ class TcpOptions(PlanObject):
     # B: a 1500 B Ethernet MTU less 40 B of IPv4 and TCP headers (RFC 879, RFC 6691). A full
     # segment carries it less the options every segment carries: 1448 B with `timestamps`.
     mss_bytes: int = 1460
+    # Pace the sender (Linux's internal TCP pacing without `fq`, `tcp_output.c`): each data
+    # segment's departure time follows the previous one's by its payload over the pacing
+    # rate, Linux's `sk_pacing_rate` (`pacing_ss_ratio` or `pacing_ca_ratio` times cwnd / SRTT;
+    # the first ten segments go unpaced, as Linux's). Default off, as a Linux socket without
+    # `fq` or `SO_MAX_PACING_RATE`; BBR always paces, at its own rate, whatever this says.
+    pacing: bool = False
+    # The pacing rate after slow start, percent of cwnd / SRTT. Default 120, Linux's
+    # `net.ipv4.tcp_pacing_ca_ratio`.
+    pacing_ca_ratio: int = 120
+    # The pacing rate in slow start (cwnd < ssthresh / 2), percent of cwnd / SRTT. Default 200,
+    # Linux's `net.ipv4.tcp_pacing_ss_ratio` (since 4.3), so the window can still double each
+    # round trip.
+    pacing_ss_ratio: int = 200
     # Proportional Rate Reduction (RFC 6937) paces SACK loss recovery. Default on, as Linux
     # (since 3.2, always) and ns-3 (`TcpPrrRecovery`); off sends whatever RFC 6675's pipe
     # allows. Without SACK recovery is NewReno's either way.

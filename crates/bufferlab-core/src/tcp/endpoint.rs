@@ -2,14 +2,14 @@
 //! sized), web (Poisson arrivals of connections, each its own transfer), or on/off (seed 003
 //! §4.1: a burst of `size`, an idle time, again, on one persistent connection).
 
-use super::cc::{cubic::Cubic, newreno::NewReno, vegas::Vegas, Cc};
+use super::cc::{bbr::Bbr, cubic::Cubic, newreno::NewReno, vegas::Vegas, Cc};
 use super::params::{CcConfig, TcpParams};
 use super::sender::{Event, Peer, SendConn};
 use crate::dist::Sampler;
 use crate::hooks::{AgentHooks, Io};
 use crate::metrics::flow::TransferRecord;
 use crate::packet::{Packet, Proto};
-use crate::rng::Rng;
+use crate::rng::{mix_key, Rng};
 use crate::time::{Duration, Instant};
 
 /// The timer token of the workload (connections use their number).
@@ -37,10 +37,15 @@ pub struct TcpSender {
     conns: Vec<SendConn>,
     /// Index in `io.transfers` of each connection's current transfer.
     transfer: Vec<Option<usize>>,
+    /// Seeds the random choices of connection `k`'s congestion control (`mix_key(cc_seed, k)`),
+    /// apart from the workload's draws, so that a BBR and a Cubic run of one scenario and seed
+    /// see the same transfers.
+    cc_seed: u64,
 }
 
-/// A connection's congestion control, as the parameters say.
-pub fn make_cc(p: &TcpParams) -> Cc {
+/// A connection's congestion control, as the parameters say; `seed` seeds its random choices
+/// (BBR's gain-cycle phase).
+pub fn make_cc(p: &TcpParams, seed: u64) -> Cc {
     match p.cc {
         CcConfig::NewReno(c) => Cc::NewReno(NewReno::new(c.beta)),
         CcConfig::Cubic(c) => Cc::Cubic(
@@ -49,6 +54,7 @@ pub fn make_cc(p: &TcpParams) -> Cc {
                 .with_hystart(c.hystart),
         ),
         CcConfig::Vegas(c) => Cc::Vegas(Vegas::new(c.alpha, c.beta, c.gamma, c.loss_beta)),
+        CcConfig::Bbr => Cc::Bbr(Bbr::new(seed)),
     }
 }
 
@@ -61,6 +67,12 @@ impl TcpSender {
         rng: Rng,
         stop: Instant,
     ) -> Self {
+        // A key drawn from a copy of the workload's stream, far ahead of anything it draws.
+        let cc_seed = {
+            let mut r = rng.clone();
+            r.long_jump();
+            rand::RngCore::next_u64(&mut r)
+        };
         TcpSender {
             peer,
             params,
@@ -70,6 +82,7 @@ impl TcpSender {
             stop,
             conns: Vec::new(),
             transfer: Vec::new(),
+            cc_seed,
         }
     }
 
@@ -80,8 +93,8 @@ impl TcpSender {
 
     fn new_conn(&mut self) -> usize {
         let n = self.conns.len();
-        self.conns
-            .push(SendConn::new(n as u32, &self.params, make_cc(&self.params)));
+        let cc = make_cc(&self.params, mix_key(self.cc_seed, n as u64));
+        self.conns.push(SendConn::new(n as u32, &self.params, cc));
         self.transfer.push(None);
         n
     }

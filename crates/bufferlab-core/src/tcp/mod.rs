@@ -16,10 +16,12 @@
 pub mod cc;
 pub mod endpoint;
 pub mod frto;
+pub mod minmax;
 pub mod pacing;
 pub mod params;
 pub mod prr;
 pub mod rack;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -31,7 +33,11 @@ pub use params::TcpParams;
 pub use receiver::TcpReceiver;
 
 #[cfg(test)]
+mod bbr_tests;
+#[cfg(test)]
 mod frto_tests;
+#[cfg(test)]
+mod pacing_tests;
 #[cfg(test)]
 mod testnet;
 #[cfg(test)]

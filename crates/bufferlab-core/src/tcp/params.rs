@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::cc::cubic::CubicConfig;
 use super::cc::newreno::NewRenoConfig;
 use super::cc::vegas::VegasConfig;
+use super::pacing;
 use crate::problem::{at_key, Problem};
 use crate::time::{fmt_ns, Duration, NS_PER_SEC};
 
@@ -33,6 +34,8 @@ pub enum CcKind {
     Cubic,
     /// Brakmo & Peterson 1995.
     Vegas,
+    /// BBR v1 (Cardwell et al. 2016) as Linux's `tcp_bbr`: rate-based, always paced.
+    Bbr,
 }
 
 /// What a congestion event's reduction is taken from (the window `ssthresh` is a fraction of).
@@ -61,6 +64,21 @@ pub struct TcpOptions {
     /// Congestion control. Default NewReno, the standard algorithm of RFC 5681/6582 and the one
     /// Gorinsky et al. sizes buffers for.
     pub cc: CcKind,
+    /// Pace the sender (Linux's internal TCP pacing without `fq`, `tcp_output.c`): each data
+    /// segment's departure time follows the previous one's by its payload over the pacing
+    /// rate, Linux's `sk_pacing_rate` (`pacing_ss_ratio` or `pacing_ca_ratio` times cwnd / SRTT;
+    /// the first ten segments go unpaced, as Linux's). Default off, as a Linux socket without
+    /// `fq` or `SO_MAX_PACING_RATE`; BBR always paces, at its own rate, whatever this says.
+    pub pacing: bool,
+    /// The pacing rate in slow start (cwnd < ssthresh / 2), percent of cwnd / SRTT. Default 200,
+    /// Linux's `net.ipv4.tcp_pacing_ss_ratio` (since 4.3), so the window can still double each
+    /// round trip.
+    #[schemars(range(min = 1, max = 1000))]
+    pub pacing_ss_ratio: u32,
+    /// The pacing rate after slow start, percent of cwnd / SRTT. Default 120, Linux's
+    /// `net.ipv4.tcp_pacing_ca_ratio`.
+    #[schemars(range(min = 1, max = 1000))]
+    pub pacing_ca_ratio: u32,
     /// Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery. Default on, as Linux
     /// (`net.ipv4.tcp_sack = 1`); off gives NewReno recovery on cumulative ACKs only.
     pub sack: bool,
@@ -179,6 +197,9 @@ impl Default for TcpOptions {
         let c = CubicConfig::default();
         TcpOptions {
             cc: CcKind::Newreno,
+            pacing: false,
+            pacing_ss_ratio: pacing::SS_RATIO_PERCENT as u32,
+            pacing_ca_ratio: pacing::CA_RATIO_PERCENT as u32,
             sack: true,
             prr: true,
             frto: true,
@@ -213,12 +234,19 @@ pub enum CcConfig {
     NewReno(NewRenoConfig),
     Cubic(CubicConfig),
     Vegas(VegasConfig),
+    /// BBR has no parameters: Linux's are constants of `tcp_bbr.c` (see `cc::bbr`).
+    Bbr,
 }
 
 /// What a connection runs with: the options resolved, the algorithm's parameters apart.
 #[derive(Clone, Debug)]
 pub struct TcpParams {
     pub cc: CcConfig,
+    /// Paced (the `pacing` key, or BBR, which always paces).
+    pub pacing: bool,
+    /// Linux's pacing ratios, percent (`pacing_ss_ratio`, `pacing_ca_ratio`).
+    pub pacing_ss_ratio: u64,
+    pub pacing_ca_ratio: u64,
     pub sack: bool,
     pub prr: bool,
     pub frto: bool,
@@ -322,9 +350,13 @@ impl TcpOptions {
                     loss_beta: self.beta.unwrap_or(d.loss_beta),
                 })
             }
+            CcKind::Bbr => CcConfig::Bbr,
         };
         TcpParams {
             cc,
+            pacing: self.pacing || self.cc == CcKind::Bbr,
+            pacing_ss_ratio: self.pacing_ss_ratio as u64,
+            pacing_ca_ratio: self.pacing_ca_ratio as u64,
             sack: self.sack,
             prr: self.prr,
             frto: self.frto,
@@ -369,6 +401,16 @@ mod tests {
     }
 
     #[test]
+    fn bbr_always_paces_and_pacing_defaults_to_linuxs_ratios() {
+        let p = opts(json!({})).resolve();
+        assert_eq!((p.pacing, p.pacing_ss_ratio, p.pacing_ca_ratio), (false, 200, 120));
+        let p = opts(json!({"cc": "bbr"})).resolve();
+        assert_eq!((p.cc, p.pacing), (CcConfig::Bbr, true));
+        let p = opts(json!({"cc": "cubic", "pacing": true, "pacing_ca_ratio": 100})).resolve();
+        assert_eq!((p.pacing, p.pacing_ca_ratio), (true, 100));
+    }
+
+    #[test]
     fn the_timestamp_option_takes_its_bytes_from_the_payload() {
         // Linux with a 1500 B MTU: MSS 1460, 1448 B per segment, 52 B headers (RFC 7323 §3).
         let p = opts(json!({})).resolve();
@@ -380,7 +422,7 @@ mod tests {
     #[test]
     fn unknown_and_mistyped_keys_fail_to_parse() {
         assert!(serde_json::from_value::<TcpOptions>(json!({"sak": true})).is_err());
-        assert!(serde_json::from_value::<TcpOptions>(json!({"cc": "bbr"})).is_err());
+        assert!(serde_json::from_value::<TcpOptions>(json!({"cc": "bic"})).is_err());
         assert!(serde_json::from_value::<TcpOptions>(json!({"sack": "yes"})).is_err());
     }
 

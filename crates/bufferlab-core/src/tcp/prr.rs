@@ -33,6 +33,11 @@ impl Prr {
         self.out += segs;
     }
 
+    /// Segments sent so far (`prr_out`).
+    pub fn sent(&self) -> u64 {
+        self.out
+    }
+
     /// An ACK delivered `delivered` segments (cumulatively or by SACK); the pipe is now `pipe`
     /// and the target `ssthresh` (segments). How many segments may leave now (`sndcnt`).
     pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64) -> u64 {

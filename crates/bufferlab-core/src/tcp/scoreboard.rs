@@ -14,11 +14,16 @@
 //! its `tsorted_sent_queue`: a retransmission moves to the tail, a SACK or a loss takes a segment
 //! off. RACK's walk then starts at the oldest and stops at the first segment it cannot yet call
 //! lost, so an ACK costs what it changes, not the window.
+//!
+//! With the delivery-rate estimator on ([`Self::enable_rate`]) a second ring beside the entries
+//! holds each segment's [`TxStamp`], and every delivery, SACK and loss marking is reported to it;
+//! without, the ring stays empty and costs nothing.
 
 use std::collections::VecDeque;
 
 use super::params::DUP_THRESH;
 use super::rack::Rack;
+use super::rate::{RateEstimator, TxStamp};
 use crate::time::{Duration, Instant};
 
 const SACKED: u8 = 1;
@@ -66,6 +71,11 @@ pub struct Scoreboard {
     /// The sending-order list's oldest and newest segments (RACK only; `NIL` when empty).
     order_first: u64,
     order_last: u64,
+    /// The delivery-rate estimator, when the connection runs one (boxed: a connection without
+    /// one carries a pointer, not its 170 bytes), and its stamp of each entry (`stamps[i]`
+    /// belongs to `flags[i]`).
+    rate: Option<Box<RateEstimator>>,
+    stamps: VecDeque<TxStamp>,
     /// Segments RACK's walks have looked at, in all (a test reads the cost per ACK).
     #[cfg(test)]
     rack_visits: u64,
@@ -86,6 +96,8 @@ impl Default for Scoreboard {
             rack_hi: 0,
             order_first: NIL,
             order_last: NIL,
+            rate: None,
+            stamps: VecDeque::new(),
             #[cfg(test)]
             rack_visits: 0,
         }
@@ -109,6 +121,11 @@ impl Scoreboard {
 
     pub fn lost(&self) -> u32 {
         self.lost
+    }
+
+    /// Lost segments resent and not yet delivered or lost again.
+    pub fn retransmitted(&self) -> u32 {
+        self.retx
     }
 
     /// Segments believed to be in the network (RFC 6675 §4 pipe, in segments).
@@ -243,6 +260,9 @@ impl Scoreboard {
     /// A new segment `[start, start + len)` (the next number) was sent at `now`.
     #[inline]
     pub fn push(&mut self, start: u64, len: u32, now: Instant) {
+        if let Some(r) = self.rate.as_mut() {
+            self.stamps.push_back(r.on_sent(now, self.flags.is_empty()));
+        }
         self.flags.push_back(Seg {
             start,
             len,
@@ -265,6 +285,27 @@ impl Scoreboard {
         self.rack.as_ref()
     }
 
+    /// Estimate the delivery rate ([`super::rate`]): stamp each segment sent from now on.
+    pub fn enable_rate(&mut self) {
+        self.rate = Some(Box::default());
+    }
+
+    pub fn rate(&self) -> Option<&RateEstimator> {
+        self.rate.as_deref()
+    }
+
+    pub fn rate_mut(&mut self) -> Option<&mut RateEstimator> {
+        self.rate.as_deref_mut()
+    }
+
+    /// `len` bytes were newly marked lost (the estimator's loss count).
+    #[inline]
+    fn count_lost(&mut self, len: u32) {
+        if let Some(r) = self.rate.as_mut() {
+            r.on_lost(len as u64);
+        }
+    }
+
     /// An ACK echoing `ts_ecr` arrives at `now`: the segments it delivers update RACK's most
     /// recently sent delivered segment (RFC 8985 §6.2 step 2), judged against `min_rtt`.
     pub fn rack_begin(&mut self, now: Instant, ts_ecr: Instant, min_rtt: Duration) {
@@ -273,14 +314,22 @@ impl Scoreboard {
         }
     }
 
+    /// Segment `s` was delivered (cumulatively, with its stamp `stamp`, or by SACK, with its
+    /// stamp still in the ring at `idx`).
     #[inline]
-    fn delivered(&mut self, s: Seg) {
+    fn delivered(&mut self, s: Seg, stamp: Option<TxStamp>, idx: usize) {
+        let resent = s.flags & (RETX | EVER_RETX) != 0;
         if let Some(r) = self.rack.as_mut() {
-            r.on_delivered(
-                s.sent,
-                s.start + s.len as u64,
-                s.flags & (RETX | EVER_RETX) != 0,
-            );
+            r.on_delivered(s.sent, s.start + s.len as u64, resent);
+        }
+        if let Some(r) = self.rate.as_mut() {
+            let sacked = stamp.is_none();
+            let mut popped = stamp.unwrap_or_default();
+            let st = match self.stamps.get_mut(idx) {
+                Some(st) if sacked => st,
+                _ => &mut popped,
+            };
+            r.on_delivered(st, s.sent, s.start + s.len as u64, s.len, resent, sacked);
         }
     }
 
@@ -313,6 +362,7 @@ impl Scoreboard {
             }
             let f = s.flags;
             let mut nf = f | LOST;
+            self.count_lost(s.len);
             if f & LOST == 0 {
                 self.lost += 1;
             }
@@ -352,8 +402,13 @@ impl Scoreboard {
                 break;
             };
             let f = s.flags;
+            let stamp = if self.rate.is_some() {
+                self.stamps.pop_front()
+            } else {
+                None
+            };
             if f & SACKED == 0 {
-                self.delivered(s);
+                self.delivered(s, Some(stamp.unwrap_or_default()), 0);
             }
             if f & SACKED != 0 {
                 self.sacked -= 1;
@@ -382,7 +437,7 @@ impl Scoreboard {
         if f & SACKED != 0 {
             return false;
         }
-        self.delivered(s);
+        self.delivered(s, None, (seg - self.head) as usize);
         self.order_remove(seg);
         self.set(seg, SACKED);
         self.sacked += 1;
@@ -449,6 +504,8 @@ impl Scoreboard {
         let f = self.at(seg);
         self.set(seg, f | LOST);
         self.lost += 1;
+        let len = self.seg(seg).len;
+        self.count_lost(len);
     }
 
     /// Mark one segment lost (the first unacknowledged one when recovery starts on DupThresh
@@ -469,11 +526,19 @@ impl Scoreboard {
     pub fn mark_all_lost(&mut self) {
         self.retx = 0;
         self.lost = 0;
+        let mut newly = 0;
         for s in self.flags.iter_mut() {
             if s.flags & SACKED == 0 {
+                // Newly lost, or a retransmission lost again (Linux's `tcp_mark_skb_lost`).
+                if s.flags & LOST == 0 || s.flags & RETX != 0 {
+                    newly += s.len as u64;
+                }
                 s.flags = LOST;
                 self.lost += 1;
             }
+        }
+        if let Some(r) = self.rate.as_mut() {
+            r.on_lost(newly);
         }
         self.lost_scan = self.end();
         self.sacked_below_scan = self.sacked;
@@ -531,6 +596,27 @@ impl Scoreboard {
         } else {
             self.seg_mut(seg).sent = now;
         }
+        self.restamp(seg, now);
+    }
+
+    /// Without SACK (no RACK; only the estimator reads the entries): the segment starting at
+    /// byte `seq` was resent at `now`.
+    pub fn on_resent_bytes(&mut self, seq: u64, now: Instant) {
+        let seg = self.first_from(seq);
+        if seg < self.end() && self.bounds(seg).0 == seq {
+            let f = self.at(seg);
+            self.set(seg, f | EVER_RETX);
+            self.seg_mut(seg).sent = now;
+            self.restamp(seg, now);
+        }
+    }
+
+    /// A new stamp for `seg`, resent at `now` (`tcp_rate_skb_sent` runs for every copy).
+    #[inline]
+    fn restamp(&mut self, seg: u64, now: Instant) {
+        if let Some(r) = self.rate.as_mut() {
+            self.stamps[(seg - self.head) as usize] = r.on_sent(now, false);
+        }
     }
 
     /// Drop every entry and return the memory (a finished connection).
@@ -541,6 +627,7 @@ impl Scoreboard {
             retx_scan: self.end(),
             rack_hi: self.end(),
             rack: self.rack.map(|_| Rack::default()),
+            rate: self.rate.take(),
             ..Default::default()
         };
     }

@@ -25,10 +25,21 @@ pub(super) struct SendConfig {
     pub(super) sndbuf: u64,
     /// Whether it asks for ECN (RFC 3168 §6.1.1).
     pub(super) ecn: bool,
+    /// Whether it paces (the `pacing` key, or a rate-controlling algorithm), and Linux's pacing
+    /// ratios in percent.
+    pub(super) pacing: bool,
+    pub(super) pacing_ss_ratio: u64,
+    pub(super) pacing_ca_ratio: u64,
+    /// The congestion control sets the window and pacing rate from delivery-rate samples
+    /// (`CongestionControl::controls_rate`): the sender estimates the rate and leaves the window
+    /// to it in recoveries.
+    pub(super) rate_control: bool,
 }
 
 impl SendConfig {
-    pub(super) fn new(p: &TcpParams) -> Self {
+    /// The block's settings; `rate_control` if the algorithm controls the rate (it then paces,
+    /// and Linux's PRR, which only applies to algorithms that do not, is off).
+    pub(super) fn new(p: &TcpParams, rate_control: bool) -> Self {
         let mss = p.segment_bytes() as u64;
         SendConfig {
             sack: p.sack,
@@ -37,10 +48,14 @@ impl SendConfig {
             header_bytes: p.header_bytes(),
             iw_bytes: p.initial_window as u64 * mss,
             ssthresh_from: p.ssthresh_from,
-            use_prr: p.prr,
+            use_prr: p.prr && !rate_control,
             use_frto: p.frto,
             sndbuf: p.sndbuf_bytes,
             ecn: p.ecn,
+            pacing: p.pacing || rate_control,
+            pacing_ss_ratio: p.pacing_ss_ratio,
+            pacing_ca_ratio: p.pacing_ca_ratio,
+            rate_control,
         }
     }
 }
@@ -93,6 +108,12 @@ pub(super) struct SendVars {
     /// Linux's `sk_pacing_rate` in bytes per second ([`super::pacing`]), updated after every
     /// ACK; `None` (unlimited) before the first RTT sample.
     pub(super) pacing_rate: Option<u64>,
+    /// When paced: the earliest departure of the next data segment (Linux's `tcp_wstamp_ns`),
+    /// the pacing timer armed for it, and the data segments sent so far (`data_segs_out`: the
+    /// first ten go unpaced).
+    pub(super) wstamp: Instant,
+    pub(super) pace_armed: Option<Instant>,
+    pub(super) data_segs_out: u64,
 }
 
 impl SendVars {
@@ -121,6 +142,9 @@ impl SendVars {
             cwr_pending: false,
             cwr_end: None,
             pacing_rate: None,
+            wstamp: Instant::ZERO,
+            pace_armed: None,
+            data_segs_out: 0,
         }
     }
 }

@@ -7,6 +7,12 @@
 //! ACKs). The congestion control algorithm only sizes the window
 //! (see [`super::cc`]). After a timeout, F-RTO (RFC 5682, [`super::frto`]) may find it
 //! spurious and undo it, if the block turns it on.
+//!
+//! Pacing (Linux's internal pacing) is in [`pace`]; the delivery-rate path of an algorithm that
+//! controls the rate (BBR) in [`control`].
+
+mod control;
+mod pace;
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
@@ -76,7 +82,7 @@ pub struct SendConn {
 
 impl SendConn {
     pub fn new(conn: u32, p: &TcpParams, cc: Cc) -> Self {
-        let cfg = SendConfig::new(p);
+        let cfg = SendConfig::new(p, cc.controls_rate());
         SendConn {
             conn,
             state: State::Closed,
@@ -92,6 +98,9 @@ impl SendConn {
                 let mut sb = Scoreboard::default();
                 if p.sack && p.rack {
                     sb.enable_rack();
+                }
+                if cfg.rate_control {
+                    sb.enable_rate();
                 }
                 sb
             },
@@ -141,6 +150,11 @@ impl SendConn {
         self.v.ecn_ok
     }
 
+    /// The congestion control's state.
+    pub fn cc(&self) -> &Cc {
+        &self.cc
+    }
+
     /// Open the connection (with a SYN if the handshake is on) and send what is written.
     pub fn open(&mut self, io: &mut Io, peer: &Peer) {
         if self.cfg.handshake {
@@ -156,6 +170,7 @@ impl SendConn {
             self.restart_timer(io, peer);
         } else {
             self.state = State::Open;
+            self.established(io.now);
             self.pump(io, peer);
         }
     }
@@ -163,8 +178,11 @@ impl SendConn {
     /// The application writes `bytes` more (`u64::MAX`: an endless stream).
     pub fn write(&mut self, io: &mut Io, peer: &Peer, bytes: u64) {
         // RFC 5681 §4.1: after an idle period longer than an RTO, restart from the initial
-        // window rather than send a window-sized burst.
-        if self.state == State::Open
+        // window rather than send a window-sized burst (Linux leaves a rate-controlling
+        // algorithm's window alone: `tcp_slow_start_after_idle_check`).
+        if self.cfg.rate_control {
+            self.check_app_limited();
+        } else if self.state == State::Open
             && self.v.una == self.v.max
             && self.v.max > 0
             && io.now.saturating_since(self.v.last_send) > self.rtt.rto()
@@ -253,6 +271,12 @@ impl SendConn {
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(1);
         }
+        if self.cfg.rate_control {
+            self.rate_on_send(io.now, seq, len);
+        }
+        if self.cfg.pacing {
+            self.paced_sent(io.now, len);
+        }
         io.send(p);
         self.v.last_send = io.now;
         if seq + len as u64 > self.v.max {
@@ -289,6 +313,9 @@ impl SendConn {
                 }
                 // RFC 6675 §4 NextSeg: lost segments first, then new data.
                 if let Some(k) = self.sb.next_retx() {
+                    if self.pacing_wait(io) {
+                        break;
+                    }
                     self.sb.on_retx(k, io.now);
                     let (seq, len) = self.sb.bounds(k);
                     self.send_data(io, peer, seq, len);
@@ -301,6 +328,9 @@ impl SendConn {
                 let len = self.cfg.mss.min(self.v.end - self.v.max);
                 if self.v.max + len > limit {
                     self.v.cwnd_limited = false;
+                    break;
+                }
+                if self.pacing_wait(io) {
                     break;
                 }
                 let seq = self.v.max;
@@ -322,6 +352,9 @@ impl SendConn {
                     self.v.cwnd_limited = false;
                     break;
                 }
+                if self.pacing_wait(io) {
+                    break;
+                }
                 let seq = self.v.nxt;
                 self.send_data(io, peer, seq, len as u32);
                 self.v.nxt = seq + len;
@@ -338,7 +371,7 @@ impl SendConn {
             srtt: self.rtt.srtt(),
         };
         self.v.pacing_rate =
-            pacing::linux_rate(&w, pacing::SS_RATIO_PERCENT, pacing::CA_RATIO_PERCENT);
+            pacing::linux_rate(&w, self.cfg.pacing_ss_ratio, self.cfg.pacing_ca_ratio);
     }
 
     fn update_gauges(&self, io: &mut Io, peer: &Peer) {
@@ -389,7 +422,9 @@ impl SendConn {
             }
             let head = self.sb.head();
             self.sb.mark_lost(head);
-            if self.sb.next_retx() == Some(head) {
+            // Paced, it waits for its departure time like any retransmission (the pump sends
+            // it then; PRR lets it out, `prr_window`).
+            if self.sb.next_retx() == Some(head) && !self.pacing_wait(io) {
                 self.sb.on_retx(head, io.now);
                 let (seq, len) = self.sb.bounds(head);
                 self.send_data(io, peer, seq, len);
@@ -399,6 +434,7 @@ impl SendConn {
             // have left the network (RFC 6582 §3.2 step 2-3).
             self.w.cwnd_bytes = self.w.ssthresh_bytes + 3 * self.cfg.mss;
             self.v.first_partial = true;
+            self.note_head_lost();
             self.resend_head(io, peer);
         }
     }
@@ -420,7 +456,12 @@ impl SendConn {
         let delivered = (advanced + self.sb.sacked() as u64).saturating_sub(before.1 as u64);
         let pipe = self.sb.pipe();
         let ssthresh = self.w.ssthresh_bytes / self.cfg.mss;
-        let sndcnt = prr.on_ack(delivered, pipe, ssthresh);
+        let mut sndcnt = prr.on_ack(delivered, pipe, ssthresh);
+        if self.cfg.pacing && prr.sent() == 0 {
+            // The fast retransmission the pacing held back still goes first (Linux forces one
+            // segment while `prr_out` is 0, `tcp_cwnd_reduction`).
+            sndcnt = sndcnt.max(1);
+        }
         self.w.cwnd_bytes = (pipe + sndcnt) * self.cfg.mss;
     }
 
@@ -441,6 +482,7 @@ impl SendConn {
         }
         self.v.peer_rwnd = h.rwnd as u64;
         let ack = h.ack.min(self.v.max);
+        let cwnd_before = self.rate_begin();
         let before = (self.sb.head(), self.sb.sacked());
         self.sb
             .rack_begin(io.now, h.ts_ecr, self.v.min_rtt.unwrap_or(Duration::ZERO));
@@ -472,7 +514,12 @@ impl SendConn {
             self.sb.detect_losses();
             self.find_losses(io, peer, before);
         }
-        self.update_pacing_rate();
+        if self.cfg.rate_control {
+            let ts_rtt = advanced.then(|| io.now.saturating_since(h.ts_ecr));
+            self.rate_end(io.now, cwnd_before, ts_rtt);
+        } else {
+            self.update_pacing_rate();
+        }
         // F-RTO step 3: nothing more leaves until the next ACK decides.
         if self.frto.phase() != Phase::Second {
             self.pump(io, peer);
@@ -535,6 +582,7 @@ impl SendConn {
                     self.v.rto_at = None;
                     // Linux runs `tcp_ack` on the SYN-ACK, so the rate starts from its RTT.
                     self.update_pacing_rate();
+                    self.established(io.now);
                     self.pump(io, peer);
                     self.update_gauges(io, peer);
                 }
@@ -628,7 +676,7 @@ impl SendConn {
     /// the delay.
     fn undo_timeout(&mut self) {
         if let Some((w, cc)) = self.undo.take() {
-            self.cc = cc;
+            self.cc.undo_to(cc);
             self.w.cwnd_bytes = self.w.cwnd_bytes.max(w.cwnd_bytes);
             self.w.ssthresh_bytes = self.w.ssthresh_bytes.max(w.ssthresh_bytes);
         }
@@ -680,6 +728,8 @@ impl SendConn {
         self.v.nxt = self.v.nxt.max(ack);
         if self.cfg.sack {
             self.sb.ack_bytes(ack);
+        } else if self.cfg.rate_control {
+            self.rate_cumulative_ack(ack, acked);
         }
         self.v.dupacks = 0;
         let mut restart = true;
@@ -703,6 +753,7 @@ impl SendConn {
                 // Partial acknowledgement (RFC 6582 §3.2 step 5): resend the next hole,
                 // deflate by what was acknowledged, add back one segment if that was at
                 // least one, and restart the timer on the first partial ACK only.
+                self.note_head_lost();
                 self.resend_head(io, peer);
                 self.w.cwnd_bytes = self.w.cwnd_bytes.saturating_sub(acked)
                     + if acked >= self.cfg.mss {
@@ -747,6 +798,9 @@ impl SendConn {
     fn on_dup_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64) {
         self.v.dupacks += 1;
         if !self.cfg.sack {
+            if self.cfg.rate_control {
+                self.rate_dup_ack();
+            }
             if self.v.in_recovery {
                 // RFC 6582 §3.2 step 4: each further duplicate means a segment left.
                 self.w.cwnd_bytes += self.cfg.mss;
@@ -759,6 +813,9 @@ impl SendConn {
     /// The engine timer armed for this connection fired.
     pub fn on_timer(&mut self, io: &mut Io, peer: &Peer) {
         let now = io.now;
+        if self.cfg.pacing {
+            self.on_pace_timer(io, peer);
+        }
         if self.v.reo_armed.is_some_and(|a| a <= now) {
             self.v.reo_armed = None;
         }
@@ -867,6 +924,9 @@ impl SendConn {
         } else {
             // Go back N: resend from the first unacknowledged byte.
             self.v.nxt = self.v.una;
+        }
+        if self.cfg.rate_control {
+            self.rate_enter_loss(io.now);
         }
         // The timer restarts with the backed-off RTO when the retransmission leaves.
         self.frto.abandon();

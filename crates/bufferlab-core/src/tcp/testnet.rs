@@ -26,11 +26,16 @@ enum Ev {
 }
 
 /// A data packet the sender emitted, and when.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sent {
     pub at: Instant,
     pub seq: u64,
+    pub len: u32,
     pub dropped: bool,
+    /// The connection's pacing rate after the hook that sent it (bytes/s).
+    pub pacing_rate: Option<u64>,
+    /// Sent from a timer (the pacing timer), not on an ACK.
+    pub on_timer: bool,
 }
 
 /// A drop rule: `(packet, now) -> drop?`
@@ -60,6 +65,12 @@ pub struct Net {
     pub dup: Box<dyn FnMut(&Packet, Instant) -> u32>,
     pub sent: Vec<Sent>,
     pub acks: u64,
+    /// The largest number of packets the bottleneck held (the one in service included).
+    pub qmax: usize,
+    /// Every change of the bottleneck's queue length (in packets) seen by an arriving packet:
+    /// (time, length after it joined), when `trace_queue` is set.
+    pub trace_queue: bool,
+    pub queue_trace: Vec<(Instant, usize)>,
 }
 
 impl Net {
@@ -107,8 +118,11 @@ impl Net {
             dup: Box::new(|_, _| 0),
             sent: Vec::new(),
             acks: 0,
+            qmax: 0,
+            trace_queue: false,
+            queue_trace: Vec::new(),
         };
-        net.hook(SENDER, |a, io| a.on_start(io));
+        net.hook(SENDER, true, |a, io| a.on_start(io));
         net
     }
 
@@ -117,7 +131,7 @@ impl Net {
         self.heap.push(Reverse((at, self.n, ev)));
     }
 
-    fn hook(&mut self, agent: u32, f: impl FnOnce(&mut dyn AgentHooks, &mut Io)) {
+    fn hook(&mut self, agent: u32, on_timer: bool, f: impl FnOnce(&mut dyn AgentHooks, &mut Io)) {
         let mut out = Vec::new();
         let mut timers = Vec::new();
         let mut arena = Arena::default();
@@ -138,9 +152,10 @@ impl Net {
         for (at, tok) in timers {
             self.push(at, Ev::Timer(agent, tok));
         }
+        let rate = self.sender.conns().first().and_then(|c| c.pacing_rate());
         for p in out.into_iter().map(|id| *arena.get(id)) {
             if agent == SENDER {
-                self.forward(p);
+                self.forward(p, rate, on_timer);
             } else {
                 self.acks += 1;
                 if !(self.drop_ack)(&p, self.now) {
@@ -153,7 +168,7 @@ impl Net {
     }
 
     /// The data direction: drop rule, FIFO of `limit_pkts`, serialization, delay.
-    fn forward(&mut self, p: Packet) {
+    fn forward(&mut self, p: Packet, pacing_rate: Option<u64>, on_timer: bool) {
         let now = self.now;
         while self.queue.front().is_some_and(|&d| d <= now) {
             self.queue.pop_front();
@@ -163,7 +178,10 @@ impl Net {
             self.sent.push(Sent {
                 at: now,
                 seq: p.tcp.seq,
+                len: p.tcp.len,
                 dropped,
+                pacing_rate,
+                on_timer,
             });
         }
         if dropped {
@@ -180,6 +198,10 @@ impl Net {
         let start = self.queue.back().copied().unwrap_or(now).max(now);
         let done = start + tx_time(p.size as u64, self.rate_bps);
         self.queue.push_back(done);
+        self.qmax = self.qmax.max(self.queue.len());
+        if self.trace_queue {
+            self.queue_trace.push((now, self.queue.len()));
+        }
         self.pkts.push(p);
         self.push(
             done + self.delay_ns,
@@ -198,9 +220,9 @@ impl Net {
             match ev {
                 Ev::Deliver(a, i) => {
                     let p = self.pkts[i];
-                    self.hook(a, |ag, io| ag.on_packet(io, &p));
+                    self.hook(a, false, |ag, io| ag.on_packet(io, &p));
                 }
-                Ev::Timer(a, tok) => self.hook(a, |ag, io| ag.on_timer(io, tok)),
+                Ev::Timer(a, tok) => self.hook(a, true, |ag, io| ag.on_timer(io, tok)),
             }
         }
         self.now = end;
@@ -208,6 +230,15 @@ impl Net {
 
     pub fn stats(&self) -> &FlowStats {
         &self.flows[0]
+    }
+
+    /// Packets waiting or in service at the bottleneck now.
+    pub fn queue_len(&mut self) -> usize {
+        let now = self.now;
+        while self.queue.front().is_some_and(|&d| d <= now) {
+            self.queue.pop_front();
+        }
+        self.queue.len()
     }
 
     /// Data segments sent with sequence number `seq`, in order.

@@ -2,13 +2,17 @@
 //! per-ACK call is a `match`, not a virtual call.
 //!
 //! The sender owns loss detection and recovery (RFC 6582, RFC 6675); an algorithm only decides
-//! how the window grows on new ACKs and how far it falls on a congestion signal.
+//! how the window grows on new ACKs and how far it falls on a congestion signal — or, if it
+//! [controls the rate](CongestionControl::controls_rate) as BBR does, sets the window and the
+//! pacing rate itself from a delivery-rate sample on every ACK (Linux's `cong_control` op).
 
+pub mod bbr;
 pub mod cubic;
 pub mod hystart;
 pub mod newreno;
 pub mod vegas;
 
+use super::rate::RateSample;
 use crate::time::{Duration, Instant};
 
 /// The window state an algorithm acts on, in bytes.
@@ -39,6 +43,45 @@ pub struct AckInfo {
     pub snd_una: u64,
 }
 
+/// Linux's congestion-avoidance states (`icsk_ca_state`), in its order: a rate-controlling
+/// algorithm sees which one each ACK leaves the connection in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    #[default]
+    Open,
+    /// Reducing for an ECN-Echo (RFC 3168).
+    Cwr,
+    /// Fast recovery (RFC 6675, RFC 6582).
+    Recovery,
+    /// After a retransmission timeout, until what was outstanding then is acknowledged.
+    Loss,
+}
+
+/// The connection as a rate-controlling algorithm reads it on an ACK (the `tcp_sock` fields
+/// Linux's BBR reads), besides the rate sample.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnState {
+    pub now: Instant,
+    pub ca: CaState,
+    /// Bytes in flight after the ACK (Linux's `tcp_packets_in_flight`).
+    pub in_flight_bytes: u64,
+    pub srtt: Option<Duration>,
+    /// Bytes delivered so far, when they last grew, and bytes marked lost so far (Linux's
+    /// `tp->delivered`, `tp->delivered_mstamp`, `tp->lost`).
+    pub delivered_bytes: u64,
+    pub delivered_at: Instant,
+    pub lost_bytes: u64,
+}
+
+/// What a rate-controlling algorithm decides on an ACK besides the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Control {
+    /// The pacing rate, bytes per second (`None`: unlimited).
+    pub pacing_rate: Option<u64>,
+    /// Mark the samples of what is in flight now application-limited (BBR's PROBE_RTT).
+    pub app_limited: bool,
+}
+
 /// The hooks of a congestion control algorithm.
 pub trait CongestionControl {
     /// New data was acknowledged outside loss recovery: grow (or shrink) the window.
@@ -55,6 +98,34 @@ pub trait CongestionControl {
     fn on_recovery_exit(&mut self, _now: Instant, _w: &mut CwndState) {}
     /// The connection sends again after being idle for more than an RTO (RFC 5681 §4.1).
     fn on_idle_restart(&mut self, _now: Instant) {}
+
+    /// Whether the algorithm sets the window and pacing rate itself from delivery-rate samples
+    /// (Linux's `cong_control` op). The sender then estimates the delivery rate
+    /// ([`super::rate`]), paces, calls [`Self::cong_control`] after each ACK in place of
+    /// [`Self::on_ack`], and leaves the window alone in recoveries (no PRR, no RFC 6582
+    /// inflation, no `cwnd = ssthresh` at their end; Linux's `tcp_cong_control` and
+    /// `tcp_end_cwnd_reduction` step aside the same way). [`Self::on_congestion`] still marks
+    /// the start of a recovery or an ECN reduction (Linux's `ssthresh` op).
+    fn controls_rate(&self) -> bool {
+        false
+    }
+    /// After every ACK, when [`Self::controls_rate`]: set the window from the sample `rs`.
+    fn cong_control(&mut self, _w: &mut CwndState, _rs: &RateSample, _c: &ConnState) -> Control {
+        Control::default()
+    }
+    /// The connection is open, with the handshake's RTT if it had one (Linux's `init` op, run
+    /// after the SYN-ACK); the pacing rate to start with.
+    fn on_established(&mut self, _w: &CwndState, _c: &ConnState) -> Option<u64> {
+        None
+    }
+    /// Data leaves with nothing in flight while the flow is application-limited (Linux's
+    /// `CA_EVENT_TX_START`); a new pacing rate, if it sets one.
+    fn on_tx_start(&mut self, _w: &mut CwndState, _c: &ConnState) -> Option<u64> {
+        None
+    }
+    /// After [`Self::on_rto`], with the connection's delivery state (Linux's
+    /// `set_state(TCP_CA_Loss)`).
+    fn on_enter_loss(&mut self, _c: &ConnState) {}
 }
 
 /// The built-in algorithms.
@@ -63,6 +134,7 @@ pub enum Cc {
     NewReno(newreno::NewReno),
     Cubic(cubic::Cubic),
     Vegas(vegas::Vegas),
+    Bbr(bbr::Bbr),
 }
 
 macro_rules! cc_dispatch {
@@ -71,8 +143,21 @@ macro_rules! cc_dispatch {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Vegas($c) => $e,
+            Cc::Bbr($c) => $e,
         }
     };
+}
+
+impl Cc {
+    /// A timeout was found spurious: return to `before`, the algorithm's state saved when it
+    /// fired (RFC 9438 §4.9 lets Cubic restore W_max, K and its epoch). BBR keeps its model and
+    /// only restarts its full-pipe and policer detection (Linux's `bbr_undo_cwnd`).
+    pub fn undo_to(&mut self, before: Cc) {
+        match self {
+            Cc::Bbr(b) => b.on_undo(),
+            _ => *self = before,
+        }
+    }
 }
 
 impl CongestionControl for Cc {
@@ -95,6 +180,22 @@ impl CongestionControl for Cc {
     }
     fn on_idle_restart(&mut self, now: Instant) {
         cc_dispatch!(self, c => c.on_idle_restart(now))
+    }
+    #[inline]
+    fn controls_rate(&self) -> bool {
+        cc_dispatch!(self, c => c.controls_rate())
+    }
+    fn cong_control(&mut self, w: &mut CwndState, rs: &RateSample, cs: &ConnState) -> Control {
+        cc_dispatch!(self, c => c.cong_control(w, rs, cs))
+    }
+    fn on_established(&mut self, w: &CwndState, cs: &ConnState) -> Option<u64> {
+        cc_dispatch!(self, c => c.on_established(w, cs))
+    }
+    fn on_tx_start(&mut self, w: &mut CwndState, cs: &ConnState) -> Option<u64> {
+        cc_dispatch!(self, c => c.on_tx_start(w, cs))
+    }
+    fn on_enter_loss(&mut self, cs: &ConnState) {
+        cc_dispatch!(self, c => c.on_enter_loss(cs))
     }
 }
 

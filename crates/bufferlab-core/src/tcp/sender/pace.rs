@@ -1,0 +1,63 @@
+//! Pacing as Linux's TCP does it without the `fq` qdisc (`tcp_output.c`, since 4.20's
+//! earliest-departure-time model): the connection keeps the earliest departure time of its next
+//! data segment (`tcp_wstamp_ns`); each segment sent pushes it on by the segment's payload over
+//! the pacing rate (`tcp_update_skb_after_send`), less up to half of that when the segment left
+//! late (Linux's credit for timer slack); while it lies in the future nothing is sent, and a
+//! timer is armed for it (`tcp_pacing_check`, the `pacing_timer` hrtimer). Retransmissions wait
+//! their turn too. The first ten data segments go unpaced ("original sch_fq does not pace first
+//! 10 MSS"). Linux sends TSO/GSO bursts of two or more segments per departure above 1.2 Mb/s;
+//! here every segment departs on its own.
+
+use super::*;
+
+impl SendConn {
+    /// Whether the next data segment must wait for its departure time (`tcp_pacing_check`); if
+    /// so, the pacing timer is armed for it (once per deadline).
+    #[inline]
+    pub(super) fn pacing_wait(&mut self, io: &mut Io) -> bool {
+        if !self.cfg.pacing || self.v.wstamp <= io.now {
+            return false;
+        }
+        let at = self.v.wstamp;
+        if self.v.pace_armed.is_none_or(|a| at < a) {
+            self.v.pace_armed = Some(at);
+            io.set_timer(at, self.conn);
+        }
+        true
+    }
+
+    /// A data segment of `len` payload bytes leaves at `now`: the next one's departure time.
+    /// (Where the `Packet` carries a departure-time stamp for an `fq` qdisc, this segment's is
+    /// `max(wstamp, now)` as it stood before the advance.)
+    #[inline]
+    pub(super) fn paced_sent(&mut self, now: Instant, len: u32) {
+        let prior = self.v.wstamp;
+        self.v.wstamp = prior.max(now);
+        self.v.data_segs_out += 1;
+        let Some(rate) = self.v.pacing_rate.filter(|&r| r > 0) else {
+            return;
+        };
+        if self.v.data_segs_out < 10 {
+            return;
+        }
+        let len_ns = len as u64 * 1_000_000_000 / rate;
+        // Leaving late (after an idle period, or a timer that fired late) earns up to half a
+        // slot back.
+        let credit = self.v.wstamp.saturating_since(prior).as_ns();
+        let len_ns = len_ns - (len_ns / 2).min(credit);
+        self.v.wstamp += Duration::from_ns(len_ns);
+    }
+
+    /// The connection's timer fired: if the pacing deadline has come, send what waits
+    /// (`tcp_pace_kick`). Not while F-RTO waits for the ACK that decides (RFC 5682 step 3).
+    pub(super) fn on_pace_timer(&mut self, io: &mut Io, peer: &Peer) {
+        if !self.v.pace_armed.is_some_and(|a| a <= io.now) {
+            return;
+        }
+        self.v.pace_armed = None;
+        if self.state == State::Open && self.frto.phase() != Phase::Second {
+            self.pump(io, peer);
+            self.update_gauges(io, peer);
+        }
+    }
+}
