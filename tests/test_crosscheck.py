@@ -482,3 +482,11 @@ def test_explicit_topology_with_directions_of_their_own():
     assert (ping["kind"], ping["interval_ns"], ping["size_bytes"]) == ("ping", 50_000_000, 84)
     # The ping's round trip: 30 + 2 ms out, 2 + 10 ms back.
     assert path_delay_ns(sc.plan, "b", "a") + path_delay_ns(sc.plan, "a", "b") == 44_000_000
+
+
+def test_dualpi2_is_refused_by_key():
+    # ns-3 3.44 has no DualPI2 in its main tree (docs/qdisc-dualpi2.md).
+    with pytest.raises(Unsupported) as e:
+        to_ns3(dumbbell('{ discipline = "dualpi2" }'))
+    assert e.value.problems[0].path == "topology.bottleneck.queue.discipline"
+    assert "dualpi2" in e.value.problems[0].message

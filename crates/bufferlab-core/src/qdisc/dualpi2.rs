@@ -20,8 +20,8 @@ use crate::problem::{at_key, Problem};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{fmt_ns, Duration, Instant};
 
-/// DualPI2's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `coupling`,
-/// `step_thresh_ns`, `c_protection_pct`, `drop_overload`, `drop_early`).
+/// DualPI2's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `coupling_factor`,
+/// `step_thresh_ns`, `c_protection`, `drop_overload`, `drop_early`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DualPi2Config {
@@ -40,14 +40,14 @@ pub struct DualPi2Config {
     /// The coupling factor k: the L queue marks with k·p' (RFC 9332 §2.4: 2 for window fairness
     /// at equal RTTs; Linux the same).
     #[schemars(range(min = 1, max = 255))]
-    pub coupling: u32,
+    pub coupling_factor: u32,
     /// The L queue's native step: mark an L packet that waited longer than this (Linux: 1 ms).
     #[schemars(range(min = 1))]
     pub step_thresh_ns: Duration,
     /// The C queue's share of the round robin between the queues, percent (Linux `c_protection`:
     /// 10; the L queue gets the rest).
     #[schemars(range(min = 0, max = 100))]
-    pub c_protection_pct: u32,
+    pub c_protection: u32,
     /// On overload (k·p' > 1) drop L packets with p'² as classic ones rather than only marking
     /// them (RFC 9332 §4.1.3; Linux `drop_overload`, default on).
     pub drop_overload: bool,
@@ -65,9 +65,9 @@ impl Default for DualPi2Config {
             tupdate_ns: Duration::from_ms(16),
             alpha: 0.16,
             beta: 3.2,
-            coupling: 2,
+            coupling_factor: 2,
             step_thresh_ns: Duration::from_ms(1),
-            c_protection_pct: 10,
+            c_protection: 10,
             drop_overload: true,
             drop_early: false,
         }
@@ -149,7 +149,7 @@ impl DualPi2 {
         let limit = super::params::or_default_pkts(limit, DEFAULT_LIMIT_PKTS);
         // Each band is unlimited itself: the limit is over both (Linux `sch->limit`).
         let cap = reserve_for(limit);
-        let wc = cfg.c_protection_pct as i64;
+        let wc = cfg.c_protection as i64;
         let credit_init = MTU_BYTES * (wc - (100 - wc));
         DualPi2 {
             cfg,
@@ -196,7 +196,7 @@ impl DualPi2 {
         let cap = if self.cfg.drop_overload {
             1.0
         } else {
-            1.0 / self.cfg.coupling as f64
+            1.0 / self.cfg.coupling_factor as f64
         };
         self.prob = (self.prob + dp).clamp(0.0, cap);
     }
@@ -209,7 +209,7 @@ impl DualPi2 {
             return false;
         }
         let p = self.prob;
-        let p_l = p * self.cfg.coupling as f64;
+        let p_l = p * self.cfg.coupling_factor as f64;
         let overload = p_l > 1.0;
         let l4s = is_l4s(item.ecn);
         if !l4s || (overload && self.cfg.drop_overload) {
@@ -219,7 +219,7 @@ impl DualPi2 {
                     self.stats.l_drops += 1;
                     return true;
                 }
-                if overload || !mark(item, drops) {
+                if overload || !drops.mark(item) {
                     self.stats.c_drops += 1;
                     return true;
                 }
@@ -230,7 +230,7 @@ impl DualPi2 {
                 return false;
             }
             // An overloaded L packet that escaped the classic drop is still marked (Linux).
-            if mark(item, drops) {
+            if drops.mark(item) {
                 self.stats.l_pi_marks += 1;
             }
             return false;
@@ -238,7 +238,7 @@ impl DualPi2 {
         // p_CL = k p' (RFC 9332 §2.4); with overload and no drop_overload, every L packet is
         // marked.
         if overload || self.rng.gen::<f64>() < p_l {
-            if !mark(item, drops) {
+            if !drops.mark(item) {
                 self.stats.l_drops += 1;
                 return true;
             }
@@ -253,7 +253,7 @@ impl DualPi2 {
     #[inline]
     fn pick(&mut self) -> Option<(QItem, bool, i64)> {
         let (l_len, c_len) = (self.l.len(), self.c.len());
-        let wc = self.cfg.c_protection_pct as i64;
+        let wc = self.cfg.c_protection as i64;
         if l_len > 0 && (c_len == 0 || self.credit <= 0) {
             let it = self.l.pop()?;
             let dc = if c_len > 0 { wc * it.bytes as i64 } else { 0 };
@@ -271,12 +271,6 @@ impl DualPi2 {
             None
         }
     }
-}
-
-/// Mark `item` CE; an arrival already CE counts as marked but not as a new mark.
-#[inline]
-fn mark(item: &mut QItem, drops: &mut Drops) -> bool {
-    item.ecn == Ecn::Ce || drops.mark(item)
 }
 
 impl QueueDisc for DualPi2 {
@@ -305,21 +299,23 @@ impl QueueDisc for DualPi2 {
     #[inline]
     fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
         while let Some((mut it, from_l, dc)) = self.pick() {
+            let marks = drops.marks;
             if !self.cfg.drop_early && self.pi_drops(&mut it, drops) {
                 drops.push(it, DropReason::Aqm);
                 continue;
             }
-            // The native L4S AQM (Linux `do_step_aqm`): a step at `step_thresh` of sojourn.
-            if from_l && now.saturating_since(it.enq) > self.cfg.step_thresh_ns {
-                let was_ce = it.ecn == Ecn::Ce;
-                if !mark(&mut it, drops) {
+            // The native L4S AQM (Linux `do_step_aqm`): a step at `step_thresh` of sojourn. A
+            // packet the PI has just marked is not marked (counted) twice.
+            if from_l
+                && drops.marks == marks
+                && now.saturating_since(it.enq) > self.cfg.step_thresh_ns
+            {
+                if !drops.mark(&mut it) {
                     self.stats.l_drops += 1;
                     drops.push(it, DropReason::Aqm);
                     continue;
                 }
-                if !was_ce {
-                    self.stats.step_marks += 1;
-                }
+                self.stats.step_marks += 1;
             }
             self.credit += dc;
             return Some(it);

@@ -49,7 +49,7 @@ fn defaults_are_linux_and_rfc() {
     assert_eq!(c.tupdate_ns, 16 * MS);
     assert!((c.alpha - 41.0 / 256.0).abs() < 0.001 && (c.beta - 819.0 / 256.0).abs() < 0.001);
     assert_eq!(
-        (c.coupling, c.step_thresh_ns, c.c_protection_pct),
+        (c.coupling_factor, c.step_thresh_ns, c.c_protection),
         (2, MS, 10)
     );
     assert!(c.drop_overload && !c.drop_early);
