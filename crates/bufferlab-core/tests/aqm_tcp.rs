@@ -351,7 +351,7 @@ fn cubic_with_rack_through_codel_reduces_as_linux() {
     }
 }
 
-/// RFC 9332 §2.4 / §A.1: classic TCP through DualPI2 sits in the C queue, whose PI controller
+/// RFC 9332 §2.1 / Appendix A: classic TCP through DualPI2 sits in the C queue, whose PI controller
 /// (p_C = p'², target 15 ms) holds the sojourn near 15 ms with the link kept busy; with ECN the
 /// same flows (ECT(0), still classic) are marked rather than dropped.
 #[test]

@@ -25,19 +25,19 @@ use crate::time::{fmt_ns, Duration, Instant};
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DualPi2Config {
-    /// The PI controller's delay target (RFC 9332 §A.1 and Linux: 15 ms).
+    /// The PI controller's delay target (RFC 9332 Appendix A and Linux: 15 ms).
     #[schemars(range(min = 1))]
     pub target_ns: Duration,
-    /// Period of the probability update (RFC 9332 §A.1 and Linux: 16 ms).
+    /// Period of the probability update (RFC 9332 Appendix A and Linux: 16 ms).
     #[schemars(range(min = 1))]
     pub tupdate_ns: Duration,
-    /// Integral gain, per second (RFC 9332 §A.1: 0.16 Hz; Linux's 41/256 Hz).
+    /// Integral gain, per second (RFC 9332 Appendix A: 0.16 Hz; Linux's 41/256 Hz).
     #[schemars(range(min = 0.0, max = 100.0))]
     pub alpha: f64,
-    /// Proportional gain, per second (RFC 9332 §A.1: 3.2 Hz; Linux's 819/256 Hz).
+    /// Proportional gain, per second (RFC 9332 Appendix A: 3.2 Hz; Linux's 819/256 Hz).
     #[schemars(range(min = 0.0, max = 100.0))]
     pub beta: f64,
-    /// The coupling factor k: the L queue marks with k·p' (RFC 9332 §2.4: 2 for window fairness
+    /// The coupling factor k: the L queue marks with k·p' (RFC 9332 §2.1: 2 for window fairness
     /// at equal RTTs; Linux the same).
     #[schemars(range(min = 1, max = 255))]
     pub coupling_factor: u32,
@@ -49,7 +49,7 @@ pub struct DualPi2Config {
     #[schemars(range(min = 0, max = 100))]
     pub c_protection: u32,
     /// On overload (k·p' > 1) drop L packets with p'² as classic ones rather than only marking
-    /// them (RFC 9332 §4.1.3; Linux `drop_overload`, default on).
+    /// them (RFC 9332 on overload; Linux `drop_overload`, default on).
     pub drop_overload: bool,
     /// Apply the PI drop or mark at enqueue rather than at dequeue (Linux `drop_early`, default
     /// off: at dequeue).
@@ -57,7 +57,7 @@ pub struct DualPi2Config {
 }
 
 impl Default for DualPi2Config {
-    /// Linux `sch_dualpi2`'s defaults (`dualpi2_reset_default`), which RFC 9332 §A.1's example
+    /// Linux `sch_dualpi2`'s defaults (`dualpi2_reset_default`), which RFC 9332 Appendix A's example
     /// shares for target, tupdate, alpha, beta and k.
     fn default() -> Self {
         DualPi2Config {
@@ -76,14 +76,14 @@ impl Default for DualPi2Config {
 
 impl DualPi2Config {
     /// What the bounds of each key cannot say: the step threshold under the PI target (above it
-    /// the L queue would be no shallower than the C queue; RFC 9332 §2.5.1.1).
+    /// the L queue would be no shallower than the C queue).
     pub fn check(&self) -> Result<(), Problem> {
         if self.step_thresh_ns >= self.target_ns {
             return Err(at_key(
                 "step_thresh_ns",
                 format!(
                     "{} must be below target ({}): the L queue's step marks at a shallower \
-                     delay than the classic target (RFC 9332 §2.5.1.1)",
+                     delay than the classic target",
                     fmt_ns(self.step_thresh_ns),
                     fmt_ns(self.target_ns)
                 ),
@@ -136,7 +136,7 @@ pub struct DualPi2 {
     stats: DualPi2Stats,
 }
 
-/// The L queue takes ECT(1) and CE (RFC 9332 §2.5.1.1: the L4S identifier, RFC 9331 §5.1; CE
+/// The L queue takes ECT(1) and CE (RFC 9332, the L4S identifier of RFC 9331; CE
 /// because it may have been ECT(1) before an earlier bottleneck marked it). Linux: the ECN field
 /// ANDed with `ecn_mask` = ECT(1)'s bit.
 #[inline]
@@ -180,7 +180,7 @@ impl DualPi2 {
         (self.l.len(), self.c.len())
     }
 
-    /// The PI update (RFC 9332 §A.1 `dualpi2_update`; Linux `calculate_probability`):
+    /// The PI update (RFC 9332 Appendix A `dualpi2_update`; Linux `calculate_probability`):
     /// p' += alpha (qdelay - target) + beta (qdelay - qdelay_old), clamped to [0, 1], with qdelay
     /// the larger head-of-queue sojourn of the two queues (Linux; the RFC's example reads the C
     /// queue's). Without `drop_overload` p' is capped at 1/k so the L queue never exceeds 100%.
@@ -202,7 +202,7 @@ impl DualPi2 {
     }
 
     /// Whether the PI drops `item` (Linux `must_drop`); it may mark it instead. Never below two
-    /// MTUs of backlog (RFC 9332 §A.1's `lq.byt() + cq.byt() < 2 MTU` guard).
+    /// MTUs of backlog (Linux `must_drop`'s guard).
     #[inline]
     fn pi_drops(&mut self, item: &mut QItem, drops: &mut Drops) -> bool {
         if ((self.l.bytes() + self.c.bytes()) as i64) < 2 * MTU_BYTES || self.prob == 0.0 {
@@ -213,7 +213,7 @@ impl DualPi2 {
         let overload = p_l > 1.0;
         let l4s = is_l4s(item.ecn);
         if !l4s || (overload && self.cfg.drop_overload) {
-            // p_C = p'^2 (RFC 9332 §2.4): one draw against the square, as Linux's two rolls.
+            // p_C = p'^2 (RFC 9332 §2.1): one draw against the square, as Linux's two rolls.
             if self.rng.gen::<f64>() < p * p {
                 if l4s {
                     self.stats.l_drops += 1;
@@ -235,7 +235,7 @@ impl DualPi2 {
             }
             return false;
         }
-        // p_CL = k p' (RFC 9332 §2.4); with overload and no drop_overload, every L packet is
+        // p_CL = k p' (RFC 9332 §2.1); with overload and no drop_overload, every L packet is
         // marked.
         if overload || self.rng.gen::<f64>() < p_l {
             if !drops.mark(item) {

@@ -23,7 +23,7 @@ fn item(id: u32, ecn: Ecn) -> QItem {
     }
 }
 
-/// RFC 9332 §2.5.1.1 / Linux `ecn_mask`: ECT(1) and CE to the L queue, Not-ECT and ECT(0) to
+/// RFC 9332 / Linux `ecn_mask`: ECT(1) and CE to the L queue, Not-ECT and ECT(0) to
 /// the C queue.
 #[test]
 fn classifies_l4s_to_the_l_queue() {
@@ -92,7 +92,7 @@ fn update_follows_the_pi_arithmetic() {
 /// Classic (Not-ECT) UDP at 10 Mb/s and L (ECT(1)) UDP at 1 Mb/s into a 10 Mb/s link: the PI
 /// must settle where the C queue loses the excess (1 Mb/s of 10, p_C = 0.1) with its delay at
 /// the 15 ms target, and the L queue's coupled marking must be k·p' with p_C = (p_CL / k)²
-/// (RFC 9332 §2.4). Uncoupled (p_C = p') or k = 1 misses by a factor of 3 or 4.
+/// (RFC 9332 §2.1). Uncoupled (p_C = p') or k = 1 misses by a factor of 3 or 4.
 #[test]
 fn coupling_squares_the_classic_probability() {
     let mut q = DualPi2::new(DualPi2Config::default(), Limit::default(), 7);
