@@ -52,12 +52,13 @@ pub enum QdiscSpec {
 
 impl QdiscSpec {
     /// What the bounds of each key cannot say (RED's thresholds, CoDel's target below its
-    /// interval), before anything is built; problems name the key relative to the `qdisc` table.
+    /// interval, DualPI2's step below its target), before anything is built; problems name the key relative to the `qdisc` table.
     pub fn check(&self) -> Result<(), Problem> {
         match self {
             QdiscSpec::Red(s) => s.config().map(|_| ()),
             QdiscSpec::Codel(c) => c.check(),
             QdiscSpec::FqCodel(c) => c.check(),
+            QdiscSpec::Dualpi2(c) => c.check(),
             _ => Ok(()),
         }
     }
