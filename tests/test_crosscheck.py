@@ -507,3 +507,11 @@ def test_bbr_is_tcp_bbr_and_pacing_is_a_default_for_every_socket():
     with pytest.raises(Unsupported) as e:
         to_ns3(load_scenario(doc))
     assert {p.path for p in e.value.problems} == {"traffic[1].pacing"}
+
+
+def test_dualpi2_is_refused_by_key():
+    # ns-3 3.44 has no DualPI2 in its main tree (docs/qdisc-dualpi2.md).
+    with pytest.raises(Unsupported) as e:
+        to_ns3(dumbbell('{ discipline = "dualpi2" }'))
+    assert e.value.problems[0].path == "topology.bottleneck.queue.discipline"
+    assert "dualpi2" in e.value.problems[0].message

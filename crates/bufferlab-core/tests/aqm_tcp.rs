@@ -350,3 +350,37 @@ fn cubic_with_rack_through_codel_reduces_as_linux() {
         );
     }
 }
+
+/// RFC 9332 §2.1 / Appendix A: classic TCP through DualPI2 sits in the C queue, whose PI controller
+/// (p_C = p'², target 15 ms) holds the sojourn near 15 ms with the link kept busy; with ECN the
+/// same flows (ECT(0), still classic) are marked rather than dropped.
+#[test]
+fn dualpi2_holds_classic_flows_near_target() {
+    let q = json!({ "qdisc": { "kind": "dualpi2" }, "limit_pkts": 10000 });
+    let reno = upload(q.clone(), 4, 15);
+    let s = reno.queue("client->server").unwrap();
+    let (mean, util) = (
+        ms(s.sojourn_mean_s),
+        reno.link("client->server").unwrap().utilization,
+    );
+    let aqm = s.drops_by_reason.get("aqm").copied().unwrap_or(0);
+    eprintln!("dualpi2 reno: sojourn {mean:.2} ms util {util:.3} aqm drops {aqm}");
+    assert!((mean - 15.0).abs() < 3.0, "sojourn mean {mean} ms");
+    assert!(util > 0.95, "utilization {util}");
+    assert!(aqm > 0 && s.marked == 0);
+
+    let mut v = access(
+        qdir(MBPS10, 10 * NS_PER_MS, q),
+        dir(MBPS10, 10 * NS_PER_MS, 1000),
+        json!([{ "kind": "tcp", "pairs": [["client", "server"]], "count": 4, "tcp": { "ecn": true } }]),
+        15 * NS_PER_SEC,
+        1,
+    );
+    v["run"]["measure_ns"] = json!([5 * NS_PER_SEC, 15 * NS_PER_SEC]);
+    let ecn = run(&scenario(v)).unwrap();
+    let s = ecn.queue("client->server").unwrap();
+    let mean = ms(s.sojourn_mean_s);
+    eprintln!("dualpi2 reno ecn: sojourn {mean:.2} ms marked {}", s.marked);
+    assert!((mean - 15.0).abs() < 3.0, "sojourn mean {mean} ms");
+    assert!(s.marked > 0 && s.drops_by_reason.get("aqm").copied().unwrap_or(0) == 0);
+}

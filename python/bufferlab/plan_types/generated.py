@@ -170,6 +170,36 @@ class CodelQdisc(PlanObject):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Dualpi2Qdisc(PlanObject):
+    """DualPI2's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `coupling_factor`,
+    `step_thresh_ns`, `c_protection`, `drop_overload`, `drop_early`).
+    """
+    kind: Literal["dualpi2"] = "dualpi2"
+    # Integral gain, per second (RFC 9332 Appendix A: 0.16 Hz; Linux's 41/256 Hz).
+    alpha: float = 0.16
+    # Proportional gain, per second (RFC 9332 Appendix A: 3.2 Hz; Linux's 819/256 Hz).
+    beta: float = 3.2
+    # The C queue's share of the round robin between the queues, percent (Linux `c_protection`:
+    # 10; the L queue gets the rest).
+    c_protection: int = 10
+    # The coupling factor k: the L queue marks with k·p' (RFC 9332 §2.1: 2 for window fairness
+    # at equal RTTs; Linux the same).
+    coupling_factor: int = 2
+    # Apply the PI drop or mark at enqueue rather than at dequeue (Linux `drop_early`, default
+    # off: at dequeue).
+    drop_early: bool = False
+    # On overload (k·p' > 1) drop L packets with p'² as classic ones rather than only marking
+    # them (RFC 9332 on overload; Linux `drop_overload`, default on).
+    drop_overload: bool = True
+    # The L queue's native step: mark an L packet that waited longer than this (Linux: 1 ms).
+    step_thresh_ns: int = 1_000_000
+    # The PI controller's delay target (RFC 9332 Appendix A and Linux: 15 ms).
+    target_ns: int = 15_000_000
+    # Period of the probability update (RFC 9332 Appendix A and Linux: 16 ms).
+    tupdate_ns: int = 16_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
 class FifoQdisc(PlanObject):
     kind: Literal["fifo"] = "fifo"
 
@@ -268,7 +298,7 @@ class SplitbuffQdisc(PlanObject):
 
 
 # The discipline and its parameters. Absent parameters take the discipline's defaults.
-QdiscSpec: TypeAlias = FifoQdisc | RedQdisc | CodelQdisc | FqCodelQdisc | PieQdisc | SplitbuffQdisc | BlindSplitbuffQdisc | PrioSmallQdisc
+QdiscSpec: TypeAlias = FifoQdisc | RedQdisc | CodelQdisc | FqCodelQdisc | PieQdisc | SplitbuffQdisc | BlindSplitbuffQdisc | PrioSmallQdisc | Dualpi2Qdisc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -607,6 +637,7 @@ __all__ = [
     "ConstDist",
     "DirSpec",
     "Dist",
+    "Dualpi2Qdisc",
     "ExpDist",
     "FifoQdisc",
     "FqCodelQdisc",

@@ -57,6 +57,12 @@ impl Band {
         Some(it)
     }
 
+    /// The packet [`Band::pop`] would return.
+    #[inline]
+    pub(crate) fn front(&self) -> Option<&QItem> {
+        self.q.front()
+    }
+
     #[inline]
     pub(crate) fn len(&self) -> u64 {
         self.q.len() as u64

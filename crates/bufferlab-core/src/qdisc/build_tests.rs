@@ -19,6 +19,7 @@ fn every_discipline_builds_with_defaults() {
         "splitbuff",
         "blind_splitbuff",
         "prio_small",
+        "dualpi2",
     ] {
         let q = Qdisc::build(&spec(json!({ "kind": kind })), Limit::default(), 1).unwrap();
         assert_eq!(q.name(), kind);
@@ -107,6 +108,10 @@ fn errors_name_the_key() {
         (
             json!({ "kind": "blind_splitbuff", "update_ns": 5 }),
             "unknown field `update_ns`",
+        ),
+        (
+            json!({ "kind": "dualpi2", "step_thresh_ns": 20_000_000 }),
+            "step_thresh_ns: 20 ms must be below target",
         ),
         (
             json!({ "kind": "prio_small", "threshold_bytes": true }),

@@ -9,6 +9,7 @@ pub mod bql;
 #[cfg(test)]
 mod build_tests;
 pub mod codel;
+pub mod dualpi2;
 pub mod fifo;
 pub mod fq_codel;
 pub(crate) mod params;
@@ -27,6 +28,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use codel::CodelConfig;
+use dualpi2::DualPi2Config;
 use fq_codel::FqCodelConfig;
 use pie::PieConfig;
 use prio_small::PrioSmallConfig;
@@ -45,16 +47,18 @@ pub enum QdiscSpec {
     Splitbuff(SplitBuffConfig),
     BlindSplitbuff(BlindSplitBuffConfig),
     PrioSmall(PrioSmallConfig),
+    Dualpi2(DualPi2Config),
 }
 
 impl QdiscSpec {
     /// What the bounds of each key cannot say (RED's thresholds, CoDel's target below its
-    /// interval), before anything is built; problems name the key relative to the `qdisc` table.
+    /// interval, DualPI2's step below its target), before anything is built; problems name the key relative to the `qdisc` table.
     pub fn check(&self) -> Result<(), Problem> {
         match self {
             QdiscSpec::Red(s) => s.config().map(|_| ()),
             QdiscSpec::Codel(c) => c.check(),
             QdiscSpec::FqCodel(c) => c.check(),
+            QdiscSpec::Dualpi2(c) => c.check(),
             _ => Ok(()),
         }
     }
@@ -69,6 +73,7 @@ impl QdiscSpec {
             QdiscSpec::Splitbuff(_) => "splitbuff",
             QdiscSpec::BlindSplitbuff(_) => "blind_splitbuff",
             QdiscSpec::PrioSmall(_) => "prio_small",
+            QdiscSpec::Dualpi2(_) => "dualpi2",
         }
     }
 
@@ -79,6 +84,7 @@ impl QdiscSpec {
     pub fn default_limit_pkts(kind: &str) -> u64 {
         match kind {
             "fq_codel" => fq_codel::DEFAULT_LIMIT_PKTS,
+            "dualpi2" => dualpi2::DEFAULT_LIMIT_PKTS,
             _ => params::TXQUEUELEN_PKTS,
         }
     }
@@ -220,7 +226,7 @@ pub trait QueueDisc {
     }
 
     /// When the discipline next wants [`QueueDisc::on_timer`], if ever (PIE's periodic update;
-    /// [`Qdisc`] forwards timers to PIE only: a new discipline with a timer is added there).
+    /// [`Qdisc`] forwards timers to PIE and DualPI2 only: a new discipline with a timer is added there).
     fn next_timer(&self) -> Option<Instant> {
         None
     }
@@ -244,6 +250,7 @@ pub enum Qdisc {
     Pie(pie::Pie),
     SplitBuff(splitbuff::SplitBuff),
     PrioSmall(prio_small::PrioSmall),
+    DualPi2(dualpi2::DualPi2),
 }
 
 macro_rules! dispatch {
@@ -256,6 +263,7 @@ macro_rules! dispatch {
             Qdisc::Pie($q) => $e,
             Qdisc::SplitBuff($q) => $e,
             Qdisc::PrioSmall($q) => $e,
+            Qdisc::DualPi2($q) => $e,
         }
     };
 }
@@ -282,6 +290,10 @@ impl Qdisc {
                 Qdisc::SplitBuff(splitbuff::SplitBuff::blind(c.buffers, limit, seed))
             }
             QdiscSpec::PrioSmall(c) => Qdisc::PrioSmall(prio_small::PrioSmall::new(*c, limit)),
+            QdiscSpec::Dualpi2(c) => {
+                c.check()?;
+                Qdisc::DualPi2(dualpi2::DualPi2::new(*c, limit, seed))
+            }
         })
     }
 }
@@ -344,18 +356,21 @@ impl QueueDisc for Qdisc {
     fn set_limit(&mut self, limit: Limit) {
         dispatch!(self, q => q.set_limit(limit))
     }
-    // Only PIE has a timer: one comparison here, not a jump through every discipline, on a
-    // call the port makes at every hop.
+    // Only PIE and DualPI2 have a timer: a comparison here, not a jump through every
+    // discipline, on a call the port makes at every hop.
     #[inline]
     fn next_timer(&self) -> Option<Instant> {
         match self {
             Qdisc::Pie(q) => q.next_timer(),
+            Qdisc::DualPi2(q) => q.next_timer(),
             _ => None,
         }
     }
     fn on_timer(&mut self, now: Instant) {
-        if let Qdisc::Pie(q) = self {
-            q.on_timer(now);
+        match self {
+            Qdisc::Pie(q) => q.on_timer(now),
+            Qdisc::DualPi2(q) => q.on_timer(now),
+            _ => {}
         }
     }
     fn set_link_rate(&mut self, rate_bps: u64) {
@@ -398,6 +413,7 @@ impl Qdisc {
             Qdisc::Pie(_) => "pie",
             Qdisc::SplitBuff(s) => s.name(),
             Qdisc::PrioSmall(_) => "prio_small",
+            Qdisc::DualPi2(_) => "dualpi2",
         }
     }
 }
