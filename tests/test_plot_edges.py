@@ -254,7 +254,7 @@ def _title(args) -> str:
     real = p.save
     p.save = lambda fig, path, **kw: (seen.append(fig), real(fig, path, **kw))[1]
     try:
-        r = cli(*png_cli_args)
+        r = cli(*args)
     finally:
         p.save = real
     assert r.exit_code == 0, r.output
