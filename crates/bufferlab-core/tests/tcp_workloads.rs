@@ -218,7 +218,7 @@ fn bad_options_name_their_key() {
     // Unknown keys and values of the wrong type stop the plan's parsing, at their (tagged) block.
     for (tcp, key) in [
         (json!({"sak": true}), "traffic[0]: unknown field `sak`"),
-        (json!({"cc": "bbr"}), "traffic[0]: unknown variant `bbr`"),
+        (json!({"cc": "bic"}), "traffic[0]: unknown variant `bic`"),
     ] {
         let plan = d.plan(vec![(vec![0], bulk(tcp.clone()))]).to_string();
         let e = Scenario::from_json(&plan).unwrap_err().to_string();
