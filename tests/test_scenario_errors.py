@@ -328,3 +328,13 @@ def test_a_value_where_a_table_belongs_is_one_problem():
     doc["topology"]["up"] = "800kbps"
     doc["run"] = 200
     assert [p.path for p in problems(doc)] == ["run", "topology.up"]
+
+
+def test_a_number_its_type_cannot_hold_is_placed_at_its_key():
+    """A negative ring size reads as a number; the plan's type holds none below zero: the problem
+    names the key and the range, not 'the plan cannot be read'."""
+    doc = example_doc("linux-stack")
+    doc["topology"]["up"]["ring"]["size"] = -1
+    (p,) = problems(doc)
+    assert p.path == "topology.up.ring.size", p
+    assert "cannot be read" not in p.message

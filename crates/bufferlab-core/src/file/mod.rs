@@ -120,10 +120,16 @@ pub fn read(
     let scenario = match crate::Scenario::deserialize(&plan) {
         Ok(sc) => sc,
         Err(e) => {
+            // A number the reader passed on that its type cannot hold (a ring of -1 packets):
+            // its bounds name the key and the range.
+            let bounds = where_::place(&crate::bounds::check_value(&plan), &origins);
+            if !bounds.is_empty() {
+                return Err(bounds);
+            }
             return Err(vec![(
                 String::new(),
                 format!("the plan cannot be read: {e}"),
-            )])
+            )]);
         }
     };
     if engine_check {

@@ -203,7 +203,10 @@ fn stopped_inside_its_window_a_run_measured_the_part_that_ran() {
 #[test]
 fn the_shortest_round_trip_is_the_flows_or_the_hosts() {
     // No flows: a and b, through r, 5 ms each way on each link.
-    assert_eq!(net(json!({ "kind": "fifo" }), 100).min_round_trip(), Some(20 * MS));
+    assert_eq!(
+        net(json!({ "kind": "fifo" }), 100).min_round_trip(),
+        Some(20 * MS)
+    );
     let fifo = json!({ "kind": "fifo" });
     let slow = json!({ "rate_bps": 10_000_000u64, "delay_ns": 40 * MS,
                        "queue": { "qdisc": fifo.clone(), "limit_pkts": 100 } });
