@@ -5,6 +5,7 @@ use crate::agent::build::{build_traffic, Builder, FlowInfo, DEFAULT_PKT_BYTES};
 use crate::capture::point::Net;
 use crate::engine::Engine;
 use crate::metrics::flow::Window;
+use crate::net::host_tx::{self, HostTx};
 use crate::net::port::{Port, PortParams};
 use crate::net::topology::Topology;
 use crate::packet::NodeId;
@@ -245,6 +246,28 @@ fn build_port(pid: usize, path: &Loc, d: &DirSpec, cx: &PortCx) -> Result<Port, 
     Ok(port)
 }
 
+/// What the hosts' egress ports report to their sockets: the TCP flows whose first hop counts
+/// their bytes (TCP small queues, where [`host_tx::applies`]), and the ports that do so.
+fn host_egress(flows: &[FlowInfo], flow_paths: &FlowPaths, ports: &mut [Port]) -> Vec<HostTx> {
+    let mut host = vec![HostTx::default(); flows.len()];
+    let mut tsq = vec![false; ports.len()];
+    for (i, f) in flows.iter().enumerate() {
+        let Some(&first) = flow_paths[i].0.first() else {
+            continue;
+        };
+        let p = &ports[first as usize];
+        let is_fq = matches!(p.qdisc, crate::qdisc::Qdisc::Fq(_));
+        if f.is_tcp() && host_tx::applies(f.tsq, p.ring.is_some(), is_fq) {
+            host[i].tracked = true;
+            tsq[first as usize] = true;
+        }
+    }
+    for (p, tsq) in ports.iter_mut().zip(tsq) {
+        p.set_host_tsq(tsq);
+    }
+    host
+}
+
 /// The engine with its network, flows and agents, before any agent has started: what the
 /// kernel backend builds on (it replaces the agents by the real hosts).
 ///
@@ -298,6 +321,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
     if !errs.is_empty() {
         return Err(errs);
     }
+    let host_tx = host_egress(&b.flows, &flow_paths, &mut ports);
     let (agents, flow_info) = (b.agents, b.flows);
     Ok(Engine::new(
         sc.run.clone(),
@@ -305,6 +329,7 @@ pub(crate) fn build_network(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
         flow_info,
         topo,
         ports,
+        host_tx,
         window,
     ))
 }

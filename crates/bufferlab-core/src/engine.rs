@@ -8,6 +8,7 @@ use crate::agent::{Agent, AgentHooks, Io};
 use crate::capture::point::Net;
 use crate::capture::{port_ends, Capture, CaptureRow, Seen};
 use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
+use crate::net::host_tx::HostTx;
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
 use crate::packet::{Arena, NodeId, Packet, PktId, Proto};
@@ -29,6 +30,8 @@ pub struct Engine {
     flows: Vec<FlowStats>,
     flow_info: Vec<FlowInfo>,
     flow_src: Vec<NodeId>,
+    /// What each flow's host egress reports to its sockets (TCP small queues, `fq` pacing).
+    host_tx: Vec<HostTx>,
     topo: Topology,
     totals: Totals,
     /// Scratch: packets an agent emitted during one hook.
@@ -72,6 +75,7 @@ macro_rules! port_ctx {
             flow_src: &$e.flow_src,
             totals: &mut $e.totals,
             capture: $e.capture.as_deref_mut(),
+            host_tx: &mut $e.host_tx,
         }
     };
 }
@@ -109,6 +113,7 @@ impl Engine {
         flow_info: Vec<FlowInfo>,
         topo: Topology,
         ports: Vec<Port>,
+        host_tx: Vec<HostTx>,
         window: Window,
     ) -> Engine {
         let flow_src = flow_info.iter().map(|f| f.src).collect();
@@ -122,6 +127,7 @@ impl Engine {
             flows,
             flow_info,
             flow_src,
+            host_tx,
             topo,
             totals: Default::default(),
             out: Vec::with_capacity(64),
@@ -165,6 +171,7 @@ impl Engine {
             timers: &mut self.timers,
             flows: &mut self.flows,
             transfers: &mut self.transfers,
+            host_tx: &mut self.host_tx,
         };
         f(agent, &mut io);
         for (at, token) in self.timers.drain(..) {
@@ -258,6 +265,9 @@ impl Engine {
                 }
                 Ev::Timer { agent, token } => {
                     self.with_agent(now, agent, |a, io| a.on_timer(io, token));
+                }
+                Ev::TxWake { agent, conn } => {
+                    self.with_agent(now, agent, |a, io| a.on_tx_wake(io, conn));
                 }
                 Ev::QdiscTimer(p) => {
                     let mut cx = port_ctx!(self, now);
@@ -356,6 +366,18 @@ impl Engine {
     /// The packet arena (live packets and its high-water mark).
     pub(crate) fn arena(&self) -> &Arena {
         &self.arena
+    }
+
+    /// What flow `flow`'s host egress reports to its sockets.
+    #[cfg(test)]
+    pub(crate) fn host_tx(&self, flow: usize) -> &HostTx {
+        &self.host_tx[flow]
+    }
+
+    /// The agents and their nodes, in the order they were built.
+    #[cfg(test)]
+    pub(crate) fn agents(&self) -> &[(NodeId, Agent)] {
+        &self.agents
     }
 
     /// The capture files written, one row each (none without a capture).

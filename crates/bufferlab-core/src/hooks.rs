@@ -3,6 +3,7 @@
 //! (`tcp`) implements it without knowing the set of agents ([`crate::agent::Agent`]).
 
 use crate::metrics::flow::{FlowStats, TransferRecord};
+use crate::net::host_tx::HostTx;
 use crate::packet::{Arena, NodeId, Packet, PktId};
 use crate::time::Instant;
 
@@ -20,6 +21,8 @@ pub struct Io<'a> {
     pub flows: &'a mut [FlowStats],
     /// Finite transfers, appended as they start and updated as they end.
     pub transfers: &'a mut Vec<TransferRecord>,
+    /// What each flow's host egress reports to its sockets, indexed by flow id.
+    pub host_tx: &'a mut [HostTx],
 }
 
 impl<'a> Io<'a> {
@@ -57,4 +60,7 @@ pub trait AgentHooks {
     fn on_packet(&mut self, io: &mut Io, pkt: &Packet);
     /// Fires when a timer armed with `token` expires.
     fn on_timer(&mut self, io: &mut Io, token: u32);
+    /// Fires when a packet of this agent's connection `conn` left its host's egress while the
+    /// agent waited for that ([`HostTx::throttle`]: TCP small queues).
+    fn on_tx_wake(&mut self, _io: &mut Io, _conn: u32) {}
 }

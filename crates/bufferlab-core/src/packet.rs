@@ -127,6 +127,11 @@ pub struct Packet {
     /// RTT is zero; an `Option` would grow every header by 8 bytes) (seed 004 §III-A: "active RTT
     /// estimation" stamped in the header, read by SplitBuff).
     pub srtt_ns: Duration,
+    /// The earliest time the sending host's egress may send it (Linux `skb->tstamp` under the
+    /// "earliest departure time" model: a TCP sender stamps every packet, advancing the stamp by
+    /// each segment's time at its pacing rate when an `fq` qdisc paces it); `Instant::ZERO`:
+    /// now. Read only by `fq`, at the sending host.
+    pub tstamp: Instant,
     pub tcp: TcpHeader,
 }
 

@@ -17,6 +17,7 @@ pub use crate::dist::Dist;
 pub use crate::net::trace::TraceSpec;
 pub use crate::qdisc::bql::BqlSpec;
 pub use crate::qdisc::codel::CodelConfig;
+pub use crate::qdisc::fq::FqConfig;
 pub use crate::qdisc::fq_codel::FqCodelConfig;
 pub use crate::qdisc::pie::PieConfig;
 pub use crate::qdisc::prio_small::PrioSmallConfig;

@@ -17,7 +17,10 @@ pub enum Ev {
     Arrive(u32),
     /// An agent's timer.
     Timer { agent: u32, token: u32 },
-    /// A queue discipline's timer (PIE's periodic update).
+    /// A packet of connection `conn` left the host's egress while the agent that sent it waited
+    /// for that (TCP small queues).
+    TxWake { agent: u32, conn: u32 },
+    /// A queue discipline's timer (PIE's periodic update, `fq`'s watchdog).
     QdiscTimer(u32),
     /// Record one row of time series.
     Sample,

@@ -23,6 +23,7 @@ fn dir(
     loss: f64,
     framing: &str,
     qdisc: &str,
+    ring: Option<u32>,
 ) -> Value {
     let mut q = json!({ "qdisc": { "kind": qdisc } });
     if bytes && !qdisc.contains("fq_codel") {
@@ -30,15 +31,21 @@ fn dir(
     } else {
         q["limit_pkts"] = json!(limit);
     }
-    json!({ "rate_bps": rate_bps, "delay_ns": delay_us * 1000, "queue": q, "loss": loss, "framing": framing })
+    let mut d = json!({ "rate_bps": rate_bps, "delay_ns": delay_us * 1000, "queue": q, "loss": loss, "framing": framing });
+    // A NIC ring (a host's own stack: TCP small queues on for the flows it sends).
+    if let Some(size) = ring {
+        d["ring"] = json!({ "size": size, "bql": "auto" });
+    }
+    d
 }
 
 prop_compose! {
     fn arb_dir()(rate in 100_000u64..50_000_000, delay in 0u64..20_000, limit in 1u64..200,
                  bytes in any::<bool>(), lossy in 0u8..4, loss in 0.0f64..0.2,
                  framing in prop::sample::select(vec!["none", "ethernet", "atm"]),
-                 qdisc in prop::sample::select(vec!["fifo", "fifo", "fifo", "codel", "fq_codel", "red", "pie", "splitbuff", "blind_splitbuff", "dualpi2"])) -> Value {
-        dir(rate, delay, limit, bytes, if lossy == 0 { loss } else { 0.0 }, framing, qdisc)
+                 qdisc in prop::sample::select(vec!["fifo", "fifo", "fifo", "codel", "fq_codel", "red", "pie", "splitbuff", "blind_splitbuff", "dualpi2", "fq"]),
+                 ring in prop::option::weighted(0.25, 1u32..64)) -> Value {
+        dir(rate, delay, limit, bytes, if lossy == 0 { loss } else { 0.0 }, framing, qdisc, ring)
     }
 }
 
@@ -261,8 +268,8 @@ fn goodput_never_exceeds_the_link_in_any_window() {
                 "run": { "duration_ns": 2_000_000_000u64, "seed": seed, "measure_ns": [start_ms * 1_000_000u64, start_ms * 1_000_000u64 + 300_000_000] },
                 "nodes": ["a", "r", "b"],
                 "links": [
-                    { "a": "a", "b": "r", "forward": dir(100_000_000, 100, 1000, false, 0.0, "none", "fifo"), "reverse": dir(100_000_000, 100, 1000, false, 0.0, "none", "fifo") },
-                    { "a": "r", "b": "b", "forward": dir(10_000_000, 10_000, 1000, false, 0.02, "none", "fifo"), "reverse": dir(10_000_000, 10_000, 1000, false, 0.0, "none", "fifo") }
+                    { "a": "a", "b": "r", "forward": dir(100_000_000, 100, 1000, false, 0.0, "none", "fifo", None), "reverse": dir(100_000_000, 100, 1000, false, 0.0, "none", "fifo", None) },
+                    { "a": "r", "b": "b", "forward": dir(10_000_000, 10_000, 1000, false, 0.02, "none", "fifo", None), "reverse": dir(10_000_000, 10_000, 1000, false, 0.0, "none", "fifo", None) }
                 ],
                 "traffic": [ { "kind": "tcp", "pairs": [["a", "b"]], "tcp": { "cc": "cubic" } } ]
             });

@@ -210,7 +210,7 @@ pub fn wire(b: &mut Builder) {
         .flows
         .iter()
         .enumerate()
-        .filter(|(_, f)| matches!(f.kind, "tcp" | "web" | "tcp_onoff"))
+        .filter(|(_, f)| f.is_tcp())
         .map(|(i, f)| (f.src, i as FlowId))
         .collect();
     for (node, agent) in &mut b.agents {

@@ -24,6 +24,16 @@ pub struct FlowInfo {
     pub group: Option<String>,
     /// A TCP flow's settings its packets do not carry (what a packet capture writes of them).
     pub tcp: Option<TcpShape>,
+    /// A TCP flow's `tsq` key (TCP small queues: `None`, where its host's egress models
+    /// Linux); `None` for other flows, which have none.
+    pub tsq: Option<bool>,
+}
+
+impl FlowInfo {
+    /// Whether a TCP connection (or several, for `web`) carries the flow.
+    pub fn is_tcp(&self) -> bool {
+        self.tcp.is_some()
+    }
 }
 
 /// Most flows (rows of the flows table) one scenario may have, over all its traffic blocks.
@@ -81,6 +91,7 @@ impl<'a> Builder<'a> {
             pkt_bytes: DEFAULT_PKT_BYTES,
             group: None,
             tcp: None,
+            tsq: None,
         });
         (self.flows.len() - 1) as FlowId
     }

@@ -57,4 +57,9 @@ impl AgentHooks for Agent {
     fn on_timer(&mut self, io: &mut Io, token: u32) {
         dispatch!(self, a => a.on_timer(io, token))
     }
+    fn on_tx_wake(&mut self, io: &mut Io, conn: u32) {
+        if let Agent::TcpSender(a) = self {
+            a.on_tx_wake(io, conn);
+        }
+    }
 }

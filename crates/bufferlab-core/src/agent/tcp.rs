@@ -91,6 +91,7 @@ fn add_pair(
         timestamps: p.timestamps,
         rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
     });
+    info.tsq = p.tsq;
     let receiver = b.next_agent_id();
     b.add_agent(
         d,

@@ -74,7 +74,7 @@ impl Sampling {
             let d = f.bytes_delivered.total;
             ts.push(t, "flow", &info.id, "goodput_bps", rate(d - *prev));
             *prev = d;
-            if matches!(info.kind, "tcp" | "web" | "tcp_onoff") {
+            if info.is_tcp() {
                 ts.push(t, "flow", &info.id, "cwnd_bytes", f.cwnd_bytes as f64);
                 ts.push(t, "flow", &info.id, "srtt_s", f.srtt_ns.secs());
             }

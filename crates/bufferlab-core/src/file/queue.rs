@@ -216,19 +216,20 @@ pub fn read_queue(value: &Doc, path: &str, p: &mut Problems) -> Option<Value> {
 }
 
 fn read_limit(v: &Doc, disc: Option<&str>) -> Result<(&'static str, u64), String> {
-    let fq = disc == Some("fq_codel");
+    // tc's fq_codel and fq limits are packet counts; accept a bare number as tc does.
+    let fq = disc.filter(|d| *d == "fq_codel" || *d == "fq");
     let size = match v {
-        // tc's fq_codel limit is a packet count; accept it as tc does.
-        Doc::Int(n) if fq => units::size(&Doc::Str(format!("{n}pkt")), true),
+        Doc::Int(n) if fq.is_some() => units::size(&Doc::Str(format!("{n}pkt")), true),
         _ => units::size(v, true),
     }?;
-    match size {
-        Size::Pkts(n) => Ok(("limit_pkts", n)),
-        Size::Bytes(_) if fq => Err(format!(
-            "{}: fq_codel's limit counts packets (e.g. \"10240pkt\")",
-            quote_plain(v)
+    match (size, fq) {
+        (Size::Pkts(n), _) => Ok(("limit_pkts", n)),
+        (Size::Bytes(_), Some(d)) => Err(format!(
+            "{}: {d}'s limit counts packets (e.g. \"{}pkt\")",
+            quote_plain(v),
+            QdiscSpec::default_limit_pkts(d)
         )),
-        Size::Bytes(b) => Ok(("limit_bytes", b)),
+        (Size::Bytes(b), None) => Ok(("limit_bytes", b)),
     }
 }
 

@@ -53,6 +53,7 @@ pub fn user_key(plan_key: &str) -> &str {
 pub enum Reader {
     Time,
     Bytes,
+    Rate,
     Choice(Vec<&'static str>),
     Bool,
     Int,
@@ -76,6 +77,9 @@ impl Reader {
         }
         if plan_key.ends_with("_bytes") {
             return Reader::Bytes;
+        }
+        if plan_key.ends_with("_bps") {
+            return Reader::Rate;
         }
         if let Some(e) = prop.get("enum").and_then(Value::as_array) {
             return Reader::Choice(e.iter().filter_map(Value::as_str).collect());
@@ -109,6 +113,7 @@ impl Reader {
                 Doc::Int(i) => Value::from(*i as i64),
                 _ => Value::from(units::bytes(v)?),
             },
+            Reader::Rate => Value::from(super::links::link_rate_bps(v)?),
             Reader::Choice(c) => Value::from(choice(c)(v)?),
             Reader::Bool => Value::from(boolean(v)?),
             Reader::Int => Value::from(integer(None, None, "a whole number")(v)? as i64),
@@ -207,6 +212,15 @@ mod tests {
     fn keys_come_from_the_plan_types() {
         assert_eq!(user_key("target_ns"), "target");
         assert_eq!(user_key("ecn"), "ecn");
+        let fq: Vec<&str> = qdisc_keys("fq").iter().map(|k| k.user).collect();
+        assert!(fq.contains(&"maxrate") && fq.contains(&"flow_limit"));
+        let maxrate = qdisc_keys("fq")
+            .iter()
+            .find(|k| k.user == "maxrate")
+            .unwrap();
+        assert!(matches!(maxrate.reader(), Reader::Rate));
+        let v = maxrate.reader().read(&Doc::Str("5Mbps".into())).unwrap();
+        assert_eq!(v, Value::from(5_000_000u64));
         let codel: Vec<&str> = qdisc_keys("codel").iter().map(|k| k.user).collect();
         assert!(codel.contains(&"target") && codel.contains(&"interval"));
         assert_eq!(discipline_names()[0], "fifo");

@@ -1,6 +1,7 @@
 //! The network: link framing, egress ports, topology and routing, trace-driven links.
 
 pub mod framing;
+pub mod host_tx;
 pub mod port;
 pub mod ring;
 pub mod topology;

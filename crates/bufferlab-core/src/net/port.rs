@@ -12,12 +12,13 @@ use std::collections::VecDeque;
 use rand::Rng as _;
 
 use super::framing::wire_bytes;
+use super::host_tx::HostTx;
 use super::ring::Ring;
 use super::trace::{TraceClock, TraceSpec};
 use crate::capture::{Capture, Tap};
 use crate::metrics::flow::{Counter, FlowStats, Window};
 use crate::metrics::hist::Hist;
-use crate::packet::{Arena, Ecn, NodeId, PktId};
+use crate::packet::{AgentId, Arena, Ecn, FlowId, NodeId, Packet, PktId, Proto};
 use crate::qdisc::{DropReason, Drops, QItem, Qdisc, QueueDisc};
 use crate::rng::Rng;
 use crate::scenario::{Framing, RingSpec};
@@ -59,6 +60,18 @@ pub struct PortCtx<'a> {
     pub totals: &'a mut Totals,
     /// The run's packet capture, if it has one (ports with `taps` hand it packets).
     pub capture: Option<&'a mut Capture>,
+    /// What each flow's host egress reports to its sockets (TCP small queues, `fq` pacing).
+    pub host_tx: &'a mut [HostTx],
+}
+
+/// A packet of a TCP connection whose bytes its host's egress counts, being serialized: its
+/// completion releases them and may wake the sender.
+#[derive(Clone, Copy, Debug)]
+struct TxOwner {
+    flow: FlowId,
+    conn: u32,
+    agent: AgentId,
+    bytes: u32,
 }
 
 /// A port's counters and measurements, in the order a packet's hop touches them (`repr(C)`
@@ -214,6 +227,11 @@ pub struct Port {
     loss_rng: Rng,
     /// The port's index in the engine (what the capture knows it by).
     index: u32,
+    /// The port is the first hop of a flow that TCP small queues track: it counts those
+    /// flows' data packets until their TX completion ([`HostTx`]).
+    host_tsq: bool,
+    /// The tracked packet being serialized, if it is one.
+    wire_owner: Option<TxOwner>,
 }
 
 impl Port {
@@ -247,6 +265,8 @@ impl Port {
             lossy,
             taps: 0,
             index: 0,
+            host_tsq: false,
+            wire_owner: None,
             backlog: (0, 0),
             pipe: VecDeque::with_capacity(64),
             qdisc_timer: None,
@@ -263,6 +283,12 @@ impl Port {
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
+    }
+
+    /// Make the port a host's egress whose completions TCP small queues count: it releases the
+    /// bytes of the flows [`HostTx::tracked`] marks.
+    pub fn set_host_tsq(&mut self, tsq: bool) {
+        self.host_tsq = tsq;
     }
 
     /// Send only at the delivery opportunities of a trace ([`super::trace`]). Every packet then
@@ -287,6 +313,12 @@ impl Port {
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
+    }
+
+    /// The packets propagating, with their arrival times, oldest first.
+    #[cfg(test)]
+    pub(crate) fn in_pipe(&self) -> impl Iterator<Item = &(Instant, PktId)> {
+        self.pipe.iter()
     }
 
     /// Packets waiting in the discipline.
@@ -335,6 +367,12 @@ impl Port {
         for (item, reason) in self.drops.items.drain(..) {
             self.backlog.0 -= 1;
             self.backlog.1 -= item.bytes as u64;
+            if self.host_tsq {
+                // Linux frees a dropped skb at once: `tcp_wfree` runs as at a completion.
+                if let Some(o) = tracked(self.params.from, cx.arena.get(item.id), cx.host_tx) {
+                    release(o, cx);
+                }
+            }
             // In the window of its arrival here, like `arrivals` (docs/measurement.md): a
             // window's drops are then a part of its arrivals, whenever the drop happens.
             self.stats.dropped[reason.index()].add(&w, item.enq, 1);
@@ -368,13 +406,14 @@ impl Port {
     pub fn enqueue(&mut self, id: u32, pkt: PktId, cx: &mut PortCtx) {
         let now = cx.now;
         let p = cx.arena.get(pkt);
-        let item = QItem {
+        let mut item = QItem {
             id: pkt,
             bytes: p.size,
             enq: now,
             flow: p.flow,
             srtt_ns: p.srtt_ns,
             ecn: p.ecn,
+            tstamp: Instant::ZERO,
         };
         let w = self.stats.window;
         self.stats.arrivals.add(&w, now, 1);
@@ -398,6 +437,10 @@ impl Port {
                 self.transmit(id, it.id, it.bytes, cx);
                 return;
             }
+        }
+        if self.qdisc.holds_back() {
+            // `fq` reads departure times (it never lets a packet skip it).
+            self.departure_time(&mut item, cx);
         }
         self.touch(now);
         if let Some(a) = &mut self.adaptive {
@@ -498,6 +541,27 @@ impl Port {
         self.transmit(id, pkt, bytes, cx);
     }
 
+    /// A packet reaching an `fq`: its departure time, if it comes from this host's own stack (a
+    /// forwarded packet carries none: Linux clears `skb->tstamp` when it forwards). An `fq` with
+    /// pacing tells a local TCP flow's sender it paces it (Linux's `fq_classify` sets
+    /// `SK_PACING_FQ` on the socket); only the sender's: a receiver's `fq` paces the receiver's
+    /// socket.
+    #[inline(never)]
+    fn departure_time(&self, item: &mut QItem, cx: &mut PortCtx) {
+        let p = cx.arena.get(item.id);
+        if p.src != self.params.from {
+            return;
+        }
+        item.tstamp = p.tstamp;
+        let f = p.flow as usize;
+        let sender = cx.flow_src.get(f) == Some(&p.src);
+        if sender && p.proto == Proto::Tcp && self.qdisc.paces_flows() {
+            if let Some(h) = cx.host_tx.get_mut(f) {
+                h.paced_by_fq = true;
+            }
+        }
+    }
+
     /// A trace-driven port with something to send: whether an opportunity is open now; if not,
     /// the serializer waits for the next one (a `TxDone` then), the packet in the discipline.
     #[cold]
@@ -524,6 +588,10 @@ impl Port {
     fn transmit(&mut self, id: u32, pkt: PktId, bytes: u32, cx: &mut PortCtx) {
         let now = cx.now;
         let w = self.stats.window;
+        if self.host_tsq {
+            // Its completion comes at the end of its serialization, whatever the wire does.
+            self.wire_owner = tracked(self.params.from, cx.arena.get(pkt), cx.host_tx);
+        }
         if self.last_tx_bytes != bytes {
             self.set_last_tx(bytes);
         }
@@ -574,7 +642,7 @@ impl Port {
             // TX completion: BQL learns from each packet the NIC finished.
             self.wire_bytes = bytes;
             self.want_tx_done(id, cx.sched);
-        } else if self.backlog.0 > 0 {
+        } else if self.backlog.0 > 0 || self.wire_owner.is_some() {
             self.want_tx_done(id, cx.sched);
         }
     }
@@ -599,8 +667,17 @@ impl Port {
                 self.wire_bytes = 0;
             }
         }
+        if let Some(o) = self.wire_owner.take() {
+            release(o, cx);
+        }
         self.start_tx(id, cx);
         self.fill_ring(cx);
+        if self.ring.is_some() && self.wire_idle(now) {
+            // The ring was empty when the wire freed up and the completion let the driver fill
+            // it: the NIC sends what it was just given.
+            self.start_tx(id, cx);
+            self.fill_ring(cx);
+        }
         self.arm_qdisc_timer(id, cx.sched);
     }
 
@@ -628,6 +705,14 @@ impl Port {
         if self.qdisc.next_timer().is_some_and(|t| t <= now) {
             self.touch(now);
             self.qdisc.on_timer(now);
+            if self.qdisc.holds_back() && self.backlog.0 > 0 {
+                // `fq`'s watchdog: a throttled flow's departure time has come.
+                self.fill_ring(cx);
+                if self.wire_idle(now) {
+                    self.start_tx(id, cx);
+                    self.fill_ring(cx);
+                }
+            }
         }
         self.arm_qdisc_timer(id, cx.sched);
     }
@@ -732,6 +817,37 @@ fn tap(taps: u8, index: u32, t: Tap, pkt: PktId, cx: &mut PortCtx) {
 fn tap_slow(index: u32, t: Tap, pkt: PktId, cx: &mut PortCtx) {
     if let Some(c) = cx.capture.as_deref_mut() {
         c.record(index, t, cx.now, cx.arena.get(pkt));
+    }
+}
+
+/// The connection whose bytes packet `p` counts in at the egress of node `from`, if that egress
+/// tracks them (a data packet its sender counted, [`HostTx::on_send`]).
+#[inline]
+fn tracked(from: NodeId, p: &Packet, host_tx: &[HostTx]) -> Option<TxOwner> {
+    let ours = p.src == from && p.proto == Proto::Tcp && p.tcp.len > 0;
+    (ours && host_tx.get(p.flow as usize).is_some_and(|h| h.tracked)).then_some(TxOwner {
+        flow: p.flow,
+        conn: p.tcp.conn,
+        agent: p.src_agent,
+        bytes: p.size,
+    })
+}
+
+/// A tracked packet left its host (TX completion) or was dropped there: its bytes no longer
+/// count, and a sender waiting for that is woken (Linux: `tcp_wfree`, then the TSQ handler runs
+/// `tcp_write_xmit`; here an event at the same instant, after the port's own work).
+#[inline]
+fn release(o: TxOwner, cx: &mut PortCtx) {
+    if let Some(h) = cx.host_tx.get_mut(o.flow as usize) {
+        if h.on_release(o.conn, o.bytes) {
+            cx.sched.at(
+                cx.now,
+                Ev::TxWake {
+                    agent: o.agent,
+                    conn: o.conn,
+                },
+            );
+        }
     }
 }
 

@@ -11,6 +11,7 @@ mod build_tests;
 pub mod codel;
 pub mod dualpi2;
 pub mod fifo;
+pub mod fq;
 pub mod fq_codel;
 pub(crate) mod params;
 pub mod pie;
@@ -29,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use codel::CodelConfig;
 use dualpi2::DualPi2Config;
+use fq::FqConfig;
 use fq_codel::FqCodelConfig;
 use pie::PieConfig;
 use prio_small::PrioSmallConfig;
@@ -43,6 +45,7 @@ pub enum QdiscSpec {
     Red(RedSpec),
     Codel(CodelConfig),
     FqCodel(FqCodelConfig),
+    Fq(FqConfig),
     Pie(PieConfig),
     Splitbuff(SplitBuffConfig),
     BlindSplitbuff(BlindSplitBuffConfig),
@@ -69,6 +72,7 @@ impl QdiscSpec {
             QdiscSpec::Red(_) => "red",
             QdiscSpec::Codel(_) => "codel",
             QdiscSpec::FqCodel(_) => "fq_codel",
+            QdiscSpec::Fq(_) => "fq",
             QdiscSpec::Pie(_) => "pie",
             QdiscSpec::Splitbuff(_) => "splitbuff",
             QdiscSpec::BlindSplitbuff(_) => "blind_splitbuff",
@@ -79,12 +83,13 @@ impl QdiscSpec {
 
     /// The limit in packets of discipline `kind` when its queue gives neither a limit nor a
     /// sizing rule: Linux's default for it (`txqueuelen` for the single queues, `tc-codel(8)`,
-    /// `tc-pie(8)`; 10240 for `fq_codel`, RFC 8290 §5.1). The scenario reader writes it into the
-    /// plan, so a plan says what every queue holds.
+    /// `tc-pie(8)`; 10240 for `fq_codel`, RFC 8290 §5.1; 10000 for `fq`, `tc-fq(8)`). The
+    /// scenario reader writes it into the plan, so a plan says what every queue holds.
     pub fn default_limit_pkts(kind: &str) -> u64 {
         match kind {
             "fq_codel" => fq_codel::DEFAULT_LIMIT_PKTS,
             "dualpi2" => dualpi2::DEFAULT_LIMIT_PKTS,
+            "fq" => fq::DEFAULT_LIMIT_PKTS,
             _ => params::TXQUEUELEN_PKTS,
         }
     }
@@ -103,15 +108,23 @@ pub enum DropReason {
     Ttl,
     /// The link's random loss (`loss = p`).
     Loss,
+    /// `fq`'s per-flow limit: the packet's flow already had `flow_limit` packets queued
+    /// (Linux `QDISC_DROP_FLOW_LIMIT`).
+    FlowLimit,
+    /// `fq`: the packet's departure time was beyond the horizon (Linux
+    /// `QDISC_DROP_HORIZON_LIMIT`).
+    Horizon,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 7] = [
         DropReason::Overflow,
         DropReason::Aqm,
         DropReason::FqOverflow,
         DropReason::Ttl,
         DropReason::Loss,
+        DropReason::FlowLimit,
+        DropReason::Horizon,
     ];
 
     pub fn name(self) -> &'static str {
@@ -121,6 +134,8 @@ impl DropReason {
             DropReason::FqOverflow => "fq_overflow",
             DropReason::Ttl => "ttl",
             DropReason::Loss => "loss",
+            DropReason::FlowLimit => "flow_limit",
+            DropReason::Horizon => "horizon",
         }
     }
 
@@ -144,6 +159,10 @@ pub struct QItem {
     pub srtt_ns: Duration,
     /// The packet's ECN field; a discipline that marks sets it to CE (the port writes it back).
     pub ecn: Ecn,
+    /// The departure time its sending host stamped on it (Linux `skb->tstamp`, the "earliest
+    /// departure time"), `Instant::ZERO` for "now"; only `fq` reads it, and only at the sending
+    /// host's own egress (a forwarded packet carries none, as Linux clears it).
+    pub tstamp: Instant,
 }
 
 /// A buffer limit in packets and/or bytes; `None` means unlimited on that axis.
@@ -247,6 +266,7 @@ pub enum Qdisc {
     Red(red::Red),
     Codel(codel::Codel),
     FqCodel(fq_codel::FqCodel),
+    Fq(fq::Fq),
     Pie(pie::Pie),
     SplitBuff(splitbuff::SplitBuff),
     PrioSmall(prio_small::PrioSmall),
@@ -260,6 +280,7 @@ macro_rules! dispatch {
             Qdisc::Red($q) => $e,
             Qdisc::Codel($q) => $e,
             Qdisc::FqCodel($q) => $e,
+            Qdisc::Fq($q) => $e,
             Qdisc::Pie($q) => $e,
             Qdisc::SplitBuff($q) => $e,
             Qdisc::PrioSmall($q) => $e,
@@ -284,6 +305,7 @@ impl Qdisc {
                 c.check()?;
                 Qdisc::FqCodel(fq_codel::FqCodel::new(*c, limit, seed))
             }
+            QdiscSpec::Fq(c) => Qdisc::Fq(fq::Fq::new(*c, limit, seed)),
             QdiscSpec::Pie(c) => Qdisc::Pie(pie::Pie::new(*c, limit, seed)),
             QdiscSpec::Splitbuff(c) => Qdisc::SplitBuff(splitbuff::SplitBuff::new(*c, limit)),
             QdiscSpec::BlindSplitbuff(c) => {
@@ -356,13 +378,14 @@ impl QueueDisc for Qdisc {
     fn set_limit(&mut self, limit: Limit) {
         dispatch!(self, q => q.set_limit(limit))
     }
-    // Only PIE and DualPI2 have a timer: a comparison here, not a jump through every
+    // Only PIE, DualPI2 and FQ have a timer: a comparison here, not a jump through every
     // discipline, on a call the port makes at every hop.
     #[inline]
     fn next_timer(&self) -> Option<Instant> {
         match self {
             Qdisc::Pie(q) => q.next_timer(),
             Qdisc::DualPi2(q) => q.next_timer(),
+            Qdisc::Fq(q) => q.next_timer(),
             _ => None,
         }
     }
@@ -370,6 +393,7 @@ impl QueueDisc for Qdisc {
         match self {
             Qdisc::Pie(q) => q.on_timer(now),
             Qdisc::DualPi2(q) => q.on_timer(now),
+            Qdisc::Fq(q) => q.on_timer(now),
             _ => {}
         }
     }
@@ -397,6 +421,18 @@ impl Qdisc {
         }
     }
 
+    /// Whether the discipline paces the flows of its host's sockets (`fq` with `pacing`): a
+    /// local TCP sender behind it stamps departure times at its pacing rate.
+    pub fn paces_flows(&self) -> bool {
+        matches!(self, Qdisc::Fq(q) if q.pacing())
+    }
+
+    /// Whether the discipline may hold packets back while the wire is idle (`fq`, until their
+    /// departure time): when its timer fires, the port tries to send.
+    pub fn holds_back(&self) -> bool {
+        matches!(self, Qdisc::Fq(_))
+    }
+
     /// Whether [`QueueDisc::pass_through`] can take packets (FIFO's own pass-through is the
     /// port's size test, [`Qdisc::empty_fifo_accepts`]).
     pub fn passes_through(&self) -> bool {
@@ -410,6 +446,7 @@ impl Qdisc {
             Qdisc::Red(_) => "red",
             Qdisc::Codel(_) => "codel",
             Qdisc::FqCodel(_) => "fq_codel",
+            Qdisc::Fq(_) => "fq",
             Qdisc::Pie(_) => "pie",
             Qdisc::SplitBuff(s) => s.name(),
             Qdisc::PrioSmall(_) => "prio_small",

@@ -37,10 +37,13 @@ pub(crate) fn run<Q: QueueDisc>(
     let mut i = 0;
     let mut free_at = Instant::ZERO;
     let mut now = Instant::ZERO;
+    // A discipline that holds packets back (`fq`) can decline to dequeue with packets queued:
+    // the wire then waits for the next arrival or the discipline's timer, as a port does.
+    let mut held = false;
     loop {
         let ta = arrivals.get(i).map_or(Instant::NEVER, |a| a.0);
         let tt = q.next_timer().unwrap_or(Instant::NEVER);
-        let td = if q.len_pkts() > 0 {
+        let td = if q.len_pkts() > 0 && !held {
             free_at.max(now)
         } else {
             Instant::NEVER
@@ -55,12 +58,17 @@ pub(crate) fn run<Q: QueueDisc>(
             it.enq = t;
             q.enqueue(t, it, &mut drops);
             i += 1;
+            held = false;
         } else if tt == t {
             q.on_timer(t);
+            held = false;
         } else {
-            if let Some(it) = q.dequeue(t, &mut drops) {
-                free_at = t + tx_time(it.bytes as u64, rate_bps);
-                tr.sent.push((t, it));
+            match q.dequeue(t, &mut drops) {
+                Some(it) => {
+                    free_at = t + tx_time(it.bytes as u64, rate_bps);
+                    tr.sent.push((t, it));
+                }
+                None => held = true,
             }
             probe(t, q);
         }
@@ -93,6 +101,7 @@ pub(crate) fn cbr(
                 flow,
                 srtt_ns: Duration::ZERO,
                 ecn: Default::default(),
+                tstamp: Instant::ZERO,
             },
         ));
         id += 1;

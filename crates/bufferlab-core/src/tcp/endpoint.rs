@@ -205,6 +205,13 @@ impl AgentHooks for TcpSender {
         }
     }
 
+    fn on_tx_wake(&mut self, io: &mut Io, conn: u32) {
+        let peer = self.peer;
+        if let Some(c) = self.conns.get_mut(conn as usize) {
+            c.on_tx_wake(io, &peer);
+        }
+    }
+
     fn on_timer(&mut self, io: &mut Io, token: u32) {
         if token == APP {
             self.on_app_timer(io);

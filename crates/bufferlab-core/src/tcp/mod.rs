@@ -8,7 +8,8 @@
 //!   detection (RFC 8985); [`frto`]: spurious timeouts (RFC 5682);
 //! - [`sender`]: one connection's sending state machine (its settings, variables and counters
 //!   apart in `send_vars`), [`receiver`]: the receiving side;
-//! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks.
+//! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks;
+//! - [`tsq`]: TCP small queues, what a Linux sender keeps in its own host's egress.
 //!
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the SYN and FIN do not take
 //! a sequence number. See `docs/tcp.md`.
@@ -27,6 +28,7 @@ pub mod rtt;
 pub mod scoreboard;
 mod send_vars;
 pub mod sender;
+pub mod tsq;
 
 pub use endpoint::TcpSender;
 pub use params::TcpParams;
@@ -35,6 +37,8 @@ pub use receiver::TcpReceiver;
 #[cfg(test)]
 mod bbr_tests;
 #[cfg(test)]
+mod edt_tests;
+#[cfg(test)]
 mod frto_tests;
 #[cfg(test)]
 mod pacing_tests;
@@ -42,3 +46,5 @@ mod pacing_tests;
 mod testnet;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tsq_tests;

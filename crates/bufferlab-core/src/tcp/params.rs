@@ -189,6 +189,20 @@ pub struct TcpOptions {
     /// from a window of 16 segments. Default on, as Linux (`tcp_cubic` `hystart = 1`,
     /// `hystart_detect = 3`) and ns-3's `TcpCubic`.
     pub cubic_hystart: bool,
+    /// TCP small queues (Linux `tcp_small_queue_check`, since 3.6): the connection keeps at
+    /// most about 1 ms of its pacing rate (at least two packets, at most `limit_output`) in its
+    /// host's egress — qdisc, NIC ring, wire — and the rest waits in the socket until one of its
+    /// packets leaves. Absent: on where the sending host's egress models a Linux stack (a
+    /// `ring`, or the `fq` qdisc), as Linux's TCP always has it, and off on an egress that is an
+    /// abstract queue straight onto the wire; `true` or `false` anywhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tsq: Option<bool>,
+    /// The most TCP small queues let one connection keep in its host's egress (Linux's
+    /// `net.ipv4.tcp_limit_output_bytes`). Default 4 MiB, Linux's since 6.16 (commit
+    /// 9ea3bfa61b09; 1 MiB from 4.20, 256 KiB before), which caps every flow, paced or not
+    /// (commit c4221a8cc3a7, also 6.16).
+    #[schemars(range(min = 1, max = 2_147_483_647))]
+    pub limit_output_bytes: u64,
 }
 
 impl Default for TcpOptions {
@@ -224,6 +238,8 @@ impl Default for TcpOptions {
             cubic_fast_convergence: c.fast_convergence,
             cubic_alpha_switch: c.alpha_switch,
             cubic_hystart: c.hystart,
+            tsq: None,
+            limit_output_bytes: super::tsq::LIMIT_OUTPUT_BYTES,
         }
     }
 }
@@ -263,6 +279,9 @@ pub struct TcpParams {
     pub rwnd_bytes: u64,
     pub sndbuf_bytes: u64,
     pub handshake: bool,
+    /// TCP small queues: `None` where the host's egress models Linux (see `TcpOptions::tsq`).
+    pub tsq: Option<bool>,
+    pub limit_output_bytes: u64,
 }
 
 impl TcpParams {
@@ -373,6 +392,8 @@ impl TcpOptions {
             rwnd_bytes: self.rwnd_bytes,
             sndbuf_bytes: self.sndbuf_bytes,
             handshake: self.handshake,
+            tsq: self.tsq,
+            limit_output_bytes: self.limit_output_bytes,
         }
     }
 }
@@ -393,6 +414,7 @@ mod tests {
         assert_eq!(p.initial_window, 10);
         assert_eq!(p.min_rto_ns, Duration::from_ms(200));
         assert_eq!(p.cc, CcConfig::NewReno(NewRenoConfig { beta: 0.5 }));
+        assert_eq!((p.tsq, p.limit_output_bytes), (None, 4 << 20));
         let c = opts(json!({"cc": "cubic"})).resolve();
         assert_eq!(c.cc, CcConfig::Cubic(CubicConfig::default()));
         let v = opts(json!({"cc": "vegas", "beta": 0.5})).resolve();

@@ -34,6 +34,8 @@ pub(super) struct SendConfig {
     /// (`CongestionControl::controls_rate`): the sender estimates the rate and leaves the window
     /// to it in recoveries.
     pub(super) rate_control: bool,
+    /// TCP small queues' cap (`tcp_limit_output_bytes`).
+    pub(super) limit_output: u64,
 }
 
 impl SendConfig {
@@ -56,6 +58,7 @@ impl SendConfig {
             pacing_ss_ratio: p.pacing_ss_ratio,
             pacing_ca_ratio: p.pacing_ca_ratio,
             rate_control,
+            limit_output: p.limit_output_bytes,
         }
     }
 }
@@ -114,6 +117,10 @@ pub(super) struct SendVars {
     pub(super) wstamp: Instant,
     pub(super) pace_armed: Option<Instant>,
     pub(super) data_segs_out: u64,
+    /// The host's `fq` paces the connection (Linux's `SK_PACING_FQ`, read from its host's
+    /// egress at each send): every data segment moves `wstamp` on, `fq` holds it to its stamp,
+    /// and the internal pacing timer stays off.
+    pub(super) fq_paced: bool,
 }
 
 impl SendVars {
@@ -145,6 +152,7 @@ impl SendVars {
             wstamp: Instant::ZERO,
             pace_armed: None,
             data_segs_out: 0,
+            fq_paced: false,
         }
     }
 }

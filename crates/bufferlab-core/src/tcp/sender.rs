@@ -23,6 +23,7 @@ use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::send_vars::{SendConfig, SendStats, SendVars};
+use super::tsq;
 use crate::hooks::Io;
 use crate::packet::{tcp_flags, AgentId, Ecn, FlowId, NodeId, Packet, Proto, TcpHeader};
 use crate::time::{Duration, Instant};
@@ -246,7 +247,8 @@ impl SendConn {
 
     fn send_ctl(&mut self, io: &mut Io, peer: &Peer, flags: u8) {
         let h = self.header(io, self.v.end.min(self.v.max), 0, flags);
-        let p = self.packet(io, peer, h);
+        let mut p = self.packet(io, peer, h);
+        p.tstamp = self.v.wstamp.max(io.now);
         self.count_sent(io, peer, p.size, false);
         io.send(p);
         self.v.last_send = io.now;
@@ -267,6 +269,15 @@ impl SendConn {
         if ect {
             p.ecn = Ecn::Ect0;
         }
+        // Every packet leaves with its earliest departure time (Linux 4.20+: `skb->tstamp` =
+        // max(`tcp_wstamp_ns`, now)), which its host's `fq` enforces once it has told the
+        // connection it paces it (`SK_PACING_FQ`); TCP small queues count the packet until it
+        // leaves the host ([`super::tsq`]).
+        if let Some(h) = io.host_tx.get_mut(peer.flow as usize) {
+            self.v.fq_paced = h.paced_by_fq;
+            h.on_send(self.conn, p.size);
+        }
+        p.tstamp = self.v.wstamp.max(io.now);
         self.count_sent(io, peer, p.size, seq < self.v.max);
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(1);
@@ -274,7 +285,7 @@ impl SendConn {
         if self.cfg.rate_control {
             self.rate_on_send(io.now, seq, len);
         }
-        if self.cfg.pacing {
+        if self.cfg.pacing || self.v.fq_paced {
             self.paced_sent(io.now, len);
         }
         io.send(p);
@@ -316,6 +327,9 @@ impl SendConn {
                     if self.pacing_wait(io) {
                         break;
                     }
+                    if self.tsq_holds(io, peer, true) {
+                        break;
+                    }
                     self.sb.on_retx(k, io.now);
                     let (seq, len) = self.sb.bounds(k);
                     self.send_data(io, peer, seq, len);
@@ -331,6 +345,9 @@ impl SendConn {
                     break;
                 }
                 if self.pacing_wait(io) {
+                    break;
+                }
+                if self.tsq_holds(io, peer, false) {
                     break;
                 }
                 let seq = self.v.max;
@@ -355,10 +372,45 @@ impl SendConn {
                 if self.pacing_wait(io) {
                     break;
                 }
+                if self.tsq_holds(io, peer, self.v.nxt < self.v.max) {
+                    break;
+                }
                 let seq = self.v.nxt;
                 self.send_data(io, peer, seq, len as u32);
                 self.v.nxt = seq + len;
             }
+        }
+    }
+
+    /// TCP small queues ([`tsq`]): whether the next segment waits for one of the connection's
+    /// packets to leave its host. The window then is not what limits the flow: it does not grow
+    /// (RFC 7661 §4.1; Linux's `is_cwnd_limited` is false when packets in flight are below cwnd).
+    #[inline]
+    fn tsq_holds(&mut self, io: &mut Io, peer: &Peer, retransmit: bool) -> bool {
+        let Some(host) = io.host_tx.get_mut(peer.flow as usize) else {
+            return false;
+        };
+        let check = tsq::Check {
+            pacing_rate: self.v.pacing_rate,
+            pkt_bytes: self.cfg.mss as u32 + self.cfg.header_bytes,
+            limit_output: self.cfg.limit_output,
+            retransmit,
+            alone: self.v.max - self.v.una <= self.cfg.mss,
+        };
+        let held = tsq::throttles(host, self.conn, &check);
+        if held {
+            self.v.cwnd_limited = false;
+        }
+        held
+    }
+
+    /// A packet of this connection left its host while it waited (TCP small queues): send what
+    /// the windows allow (Linux's TSQ handler runs `tcp_write_xmit`). Not while F-RTO waits for
+    /// the ACK that decides (RFC 5682 step 3).
+    pub fn on_tx_wake(&mut self, io: &mut Io, peer: &Peer) {
+        if self.state == State::Open && self.frto.phase() != Phase::Second {
+            self.pump(io, peer);
+            self.update_gauges(io, peer);
         }
     }
 

@@ -135,6 +135,8 @@ impl Net {
         let mut out = Vec::new();
         let mut timers = Vec::new();
         let mut arena = Arena::default();
+        // No host egress here: nothing counts the sender's packets (no TCP small queues).
+        let mut host_tx = [crate::net::host_tx::HostTx::default()];
         let mut io = Io {
             now: self.now,
             node: if agent == SENDER { 0 } else { 1 },
@@ -143,6 +145,7 @@ impl Net {
             timers: &mut timers,
             flows: &mut self.flows,
             transfers: &mut self.transfers,
+            host_tx: &mut host_tx,
         };
         if agent == SENDER {
             f(&mut self.sender, &mut io);

@@ -19,6 +19,15 @@ type Observed = (
 
 /// Drive one port with packets (arrival gap, size, flow); returns everything observable.
 fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
+    drive_with(pkts, qdisc, bypass, None)
+}
+
+fn drive_with(
+    pkts: &[(u64, u32, u32)],
+    qdisc: Qdisc,
+    bypass: bool,
+    ring: Option<crate::scenario::RingSpec>,
+) -> Observed {
     let window = Window {
         start: Instant::from_ns(2_000_000),
         end: Instant::from_ns(40_000_000),
@@ -33,6 +42,9 @@ fn drive(pkts: &[(u64, u32, u32)], qdisc: Qdisc, bypass: bool) -> Observed {
     if !bypass {
         port.bypass_bytes = 0;
         port.bypass_qdisc = false;
+    }
+    if let Some(r) = &ring {
+        port = port.with_ring(r);
     }
     let mut t = Instant::ZERO;
     let mut arrivals = Vec::new();
@@ -83,6 +95,7 @@ pub(super) fn run_port(
     let mut flows = vec![FlowStats::new(window); 8];
     let flow_src = vec![0; 8];
     let mut totals = Totals::default();
+    let mut host_tx = Vec::new();
     let mut out = Vec::new();
     let mut next = 0;
     loop {
@@ -100,6 +113,7 @@ pub(super) fn run_port(
                 flow_src: &flow_src,
                 totals: &mut totals,
                 capture: None,
+                host_tx: &mut host_tx,
             };
             let id = cx.arena.alloc(Packet {
                 size: s,
@@ -120,6 +134,7 @@ pub(super) fn run_port(
             flow_src: &flow_src,
             totals: &mut totals,
             capture: None,
+            host_tx: &mut host_tx,
         };
         match ev {
             Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
@@ -190,6 +205,22 @@ fn bypass_respects_a_byte_limit_below_the_packet() {
     let (c, _, _, out) = drive(&pkts, Qdisc::Fifo(Fifo::new(limit)), true);
     assert_eq!(c[2], 1, "the 1500 B packet is dropped");
     assert_eq!(out.len(), 1);
+}
+
+/// A completion that lets the driver put a packet on an empty ring starts its transmission at
+/// once: the NIC does not wait for the next packet to reach the port.
+#[test]
+fn a_packet_moved_to_an_idle_ring_is_sent() {
+    let ring = crate::scenario::RingSpec {
+        size: 512,
+        bql: crate::qdisc::bql::BqlSpec::Auto,
+    };
+    // BQL starts at a limit of 0: the first packet goes, the second waits in the qdisc for its
+    // completion (1.2 ms at 10 Mb/s), then leaves right after it.
+    let pkts = [(0, 1500, 0), (1_000, 1500, 0)];
+    let (_, _, _, out) = drive_with(&pkts, fifo(10), true, Some(ring));
+    let at: Vec<u64> = out.iter().map(|o| o.0.as_ns()).collect();
+    assert_eq!(at, vec![2_200_000, 3_400_000]);
 }
 
 /// What every uncongested hop touches sits in the port's first four cache lines.

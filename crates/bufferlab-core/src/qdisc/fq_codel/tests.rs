@@ -195,7 +195,7 @@ mod pass_through {
                 match op {
                     Op::Arrive { flow, bytes, gap } => {
                         now += NS * gap;
-                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default()  };
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default(), tstamp: Instant::ZERO };
                         prop_assert_eq!(a.enqueue(now, it, &mut da), b.enqueue(now, it, &mut db));
                     }
                     Op::Serve { gap } => {
@@ -218,7 +218,7 @@ mod pass_through {
                 match op {
                     Op::Arrive { flow, bytes, gap } => {
                         now += NS * gap;
-                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default()  };
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default(), tstamp: Instant::ZERO };
                         if a.len_pkts() == 0 {
                             let got = a.pass_through(now, it, &mut da);
                             prop_assert!(got.is_some());

@@ -13,6 +13,7 @@ fn it(id: u32, flow: u32, srtt_ns: Duration, enq: Instant) -> QItem {
         flow,
         srtt_ns,
         ecn: Default::default(),
+        tstamp: Instant::ZERO,
     }
 }
 

@@ -12,10 +12,11 @@ use super::*;
 
 impl SendConn {
     /// Whether the next data segment must wait for its departure time (`tcp_pacing_check`); if
-    /// so, the pacing timer is armed for it (once per deadline).
+    /// so, the pacing timer is armed for it (once per deadline). Not when the host's `fq` paces
+    /// the connection (`SK_PACING_FQ`: Linux's internal pacing is for `SK_PACING_NEEDED` only).
     #[inline]
     pub(super) fn pacing_wait(&mut self, io: &mut Io) -> bool {
-        if !self.cfg.pacing || self.v.wstamp <= io.now {
+        if !self.cfg.pacing || self.v.fq_paced || self.v.wstamp <= io.now {
             return false;
         }
         let at = self.v.wstamp;
@@ -27,8 +28,8 @@ impl SendConn {
     }
 
     /// A data segment of `len` payload bytes leaves at `now`: the next one's departure time.
-    /// (Where the `Packet` carries a departure-time stamp for an `fq` qdisc, this segment's is
-    /// `max(wstamp, now)` as it stood before the advance.)
+    /// (The `Packet` carries this segment's, `max(wstamp, now)` as it stood before the advance,
+    /// for the host's `fq`.)
     #[inline]
     pub(super) fn paced_sent(&mut self, now: Instant, len: u32) {
         let prior = self.v.wstamp;
