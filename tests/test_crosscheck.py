@@ -284,6 +284,17 @@ def test_rtt_adaptive_and_prio_small_are_refused():
     assert e.value.problems[0].path == "topology.bottleneck.queue.discipline"
 
 
+def test_fq_and_tcp_small_queues_are_refused():
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fq" }').replace("TCP", "tsq = true"))
+    with pytest.raises(Unsupported) as e:
+        to_ns3(load_scenario(doc))
+    why = {p.path: p.message for p in e.value.problems}
+    assert "sch_fq" in why["topology.bottleneck.queue.discipline"]
+    assert "small queues" in why["traffic[0].tsq"]
+    # Left out, TCP small queues are off on every link the crosscheck accepts (no ring, no fq).
+    assert to_ns3(load_scenario(_toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", "tsq = false"))))["flows"]
+
+
 def test_cli_refuses_before_running(tmp_path):
     r = runner.invoke(app, ["crosscheck", str(example_path("splitbuff"))])
     assert r.exit_code == 2

@@ -216,6 +216,18 @@ def test_timestamps_map_to_both_ends_and_flight_reduction_is_refused(tmp_path):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'ssthresh_from = "flight"\n')))
 
 
+def test_tcp_small_queues_never_see_the_engines_queues(tmp_path):
+    one = '\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\n'
+    # The hosts' TSQ acts on their TUN: on is refused, off (or left out) is what runs.
+    for body, bad in ((one + "tsq = true\n", "tsq"), (one + 'limit_output = "1MB"\n', "limit_output")):
+        with pytest.raises(ScenarioError, match=rf"traffic\[0\]\.{bad}: .*TUN device"):
+            kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
+    sc = bufferlab.load_scenario(scenario(tmp_path, one + one + "tsq = false\n"))
+    kplan.build(sc)
+    # The simulator's side of a comparison runs without them where the block leaves tsq out.
+    assert kplan.sim_matched(sc) == {"traffic[0].tsq": False}
+
+
 def test_hosts_are_endpoints_and_leaves_routers_stay_in_the_engine(examples_dir):
     sc = bufferlab.load_scenario(examples_dir / "dumbbell.toml")
     names = sc.plan["nodes"]

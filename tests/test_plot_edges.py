@@ -44,9 +44,10 @@ def mdl(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """Two run folders of the Linux-stack example, BQL on and off."""
+    """Two run folders of the Linux-stack example, BQL on and off (TCP small queues off: with
+    them one upload never fills the ring)."""
     d = tmp_path_factory.mktemp("runs")
-    short = {"run.duration": "3s", "run.measure": ["0.5s", "3s"]}
+    short = {"run.duration": "3s", "run.measure": ["0.5s", "3s"], "traffic[0].tsq": False}
     bufferlab.run(example_path("linux-stack"), overrides=short).write(d / "bql")
     bufferlab.run(example_path("linux-stack"), overrides={**short, "topology.up.ring": {"size": 512, "bql": "off"}}).write(d / "nobql")
     return d

@@ -31,7 +31,7 @@ DISTRIBUTION_COLUMNS = ("object", "id", "metric", "value", "cdf")
 
 # Drop reasons the engine reports; their columns are always present so tables from different runs
 # line up.
-DROP_REASONS = ("overflow", "aqm", "fq_overflow", "ttl", "loss")
+DROP_REASONS = ("overflow", "aqm", "fq_overflow", "ttl", "loss", "flow_limit", "horizon")
 
 # A directory we may replace holds a summary.json (a previous result) or nothing at all.
 _MARKER = "summary.json"

@@ -167,6 +167,7 @@ def compare(
     scenario's duration each."""
     from .. import plan_types as pt
     from ..kernel.compare import SRTT_STEP, compare_results, comparison_json, print_comparison
+    from ..kernel.plan import sim_matched
     from ..simulate import run as run_sim
 
     sc = _load(file, seed, sets)
@@ -177,6 +178,8 @@ def compare(
     # unless the file or --set chose a step; sampling leaves the run as it is.
     own_step = pt.typed(sc).run.sample_ns is not None
     sim_sets = list(sets or []) + ([] if own_step else [f'run.sample="{SRTT_STEP}"'])
+    # The kernel hosts' TCP small queues never see the engine's queues: nor do the simulator's.
+    sim_sets += [f"{k}={str(v).lower()}" for k, v in sim_matched(sc).items()]
     for i in range(seeds):
         sci = _load(file, base + i, sets)
         sims.append(run_sim(_load(file, base + i, sim_sets)))

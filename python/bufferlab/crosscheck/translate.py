@@ -56,6 +56,11 @@ NS3_QDISC = {
     "fq_codel": "ns3::FqCoDelQueueDisc",
     "pie": "ns3::PieQueueDisc",
 }
+# Why a discipline has no ns-3 counterpart, where more can be said than that.
+NS3_NO_QDISC = {
+    "fq": "ns-3 (3.44) has no fq (Linux sch_fq): its traffic-control models have FqCoDel, FqCobalt and FqPie, "
+          "none of which holds packets to a departure time or caps a flow's rate",
+}
 # bufferlab's NewReno grows its window by bytes acknowledged (RFC 3465 with L = 2, RFC 5681 §3.1),
 # so delayed ACKs do not slow it. Neither ns-3 class does that: TcpNewReno grows per ACK
 # (MSS²/cwnd in avoidance, one MSS per ACK in slow start: half as fast with delayed ACKs), and
@@ -131,7 +136,7 @@ def _limit(queue: pt.QueueSpec, resolved: dict[str, Any] | None, path: str, why:
 def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int, why: _Refusals, opts: Ns3Options) -> dict[str, Any] | None:
     kind = q.kind
     if kind not in NS3_QDISC:
-        why.add(f"{path}.queue.qdisc", f"ns-3 has no {kind} queue discipline")
+        why.add(f"{path}.queue.qdisc", NS3_NO_QDISC.get(kind, f"ns-3 has no {kind} queue discipline"))
         return None
     unit, value, _ = limit
     # One packet waits in ns-3's device queue (DEVICE_QUEUE_PKTS, or the option's): the disc
@@ -244,6 +249,9 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
     if opts.has("timestamps") and opts.timestamps:
         why.add(f"{path}.tcp.timestamps", "the crosscheck runs ns-3 without the timestamp option's 12 B (Timestamp = false); "
                 "leave timestamps out (the crosscheck then runs bufferlab without them too)")
+    if opts.tsq:
+        why.add(f"{path}.tcp.tsq", "ns-3 (3.44) has no TCP small queues: its sockets hand the device every segment the "
+                "window allows; leave tsq out (off on the links the crosscheck accepts, which have no ring and no fq)")
     if opts.has("rack") and opts.rack and opts.sack:
         why.add(f"{path}.tcp.rack", "ns-3 (3.44) has no RACK (RFC 8985): it finds losses by duplicate ACKs only; "
                 "leave rack out (the crosscheck then runs bufferlab without it too)")

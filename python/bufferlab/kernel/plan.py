@@ -32,6 +32,9 @@ How TCP options map (every one per namespace or per route, never on the machine 
 ``mss``                ``TCP_MAXSEG`` on the sending socket
 ``rwnd``               ``SO_RCVBUF`` on the receiving socket (Linux doubles it for overhead)
 ``sndbuf``             ``SO_SNDBUF`` on the sending socket
+``tsq``                ``false`` (or left out) is what the engine's queues see: the hosts' own
+                       TCP small queues act on their TUN device, which the driver drains at once,
+                       never on the engine's qdisc and ring; ``true`` is refused
 =====================  ==========================================================================
 
 A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source's namespace with
@@ -39,7 +42,10 @@ the block's options (``ballast_args``), and a UDP sink at the destination.
 
 Refused: ``delack`` other than Linux's fixed 40 ms, ``beta``, ``max_rto``, ``handshake =
 false``, ``prr = false`` (Linux's recovery is always PRR), the Vegas and Cubic constants (module-wide parameters of the running kernel, not
-settable per namespace).
+settable per namespace), ``tsq = true`` and ``limit_output`` (see above).
+
+The simulator's side of a comparison with the kernel runs with TCP small queues off where a
+block leaves ``tsq`` out (``sim_matched``): what the engine's queues see on the kernel.
 """
 
 from __future__ import annotations
@@ -68,10 +74,13 @@ _REFUSED = {
     "vegas_gamma": "Vegas' thresholds are parameters of the tcp_vegas module, shared by the whole machine",
     "cubic_c": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
     "cubic_fast_convergence": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
+    "limit_output_bytes": "the kernel's TCP small queues act on the host's TUN device, which the driver drains at once, "
+                          "never on the engine's qdisc and ring: their limit changes nothing there",
 }
 if _stale := set(_REFUSED) - pt.field_names(pt.TcpOptions):  # a renamed engine key fails at import
     raise ImportError(f"kernel backend: refused TCP keys the plan no longer has: {sorted(_stale)}")
-_PLAN_TO_USER = {"max_rto_ns": "max_rto", "delack_ns": "delack", "min_rto_ns": "min_rto", "mss_bytes": "mss"}
+_PLAN_TO_USER = {"max_rto_ns": "max_rto", "delack_ns": "delack", "min_rto_ns": "min_rto", "mss_bytes": "mss",
+                 "limit_output_bytes": "limit_output"}
 
 
 @dataclass
@@ -132,6 +141,19 @@ def host_nodes(plan: Any) -> list[int]:
     return sorted(hosts)
 
 
+def sim_matched(plan: Any) -> dict[str, Any]:
+    """Overrides that make the simulator run a scenario as the kernel backend does: TCP small
+    queues off in every TCP block that leaves ``tsq`` out. On the kernel a host's TSQ bounds what
+    its TCP keeps in its own TUN device, which the driver drains at once; the engine's queues
+    behind it (a host egress with a ring or ``fq``, where the simulator's TSQ is on by default)
+    never hold the host back. ``plan`` is a loaded scenario, a plan dict or a typed plan."""
+    return {
+        f"traffic[{i}].tsq": False
+        for i, t in enumerate(pt.typed(plan).traffic)
+        if isinstance(t, pt.TCP_TRAFFIC) and not t.tcp.has("tsq")
+    }
+
+
 def build(sc: Any) -> KernelPlan:
     """The kernel plan of a loaded scenario, or ScenarioError listing every refusal."""
     plan = pt.typed(sc)
@@ -171,6 +193,10 @@ def build(sc: Any) -> KernelPlan:
             refuse(i, "handshake", "a kernel TCP connection always opens with a handshake")
         if not tcp.prr:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
+        if tcp.tsq:
+            refuse(i, "tsq", "the kernel's TCP small queues act on the host's TUN device, which the driver drains at once, "
+                   "never on the engine's qdisc and ring; leave tsq out (the engine's queues then see no TSQ, "
+                   "as the simulator with tsq = false)")
         if not tcp.cubic_hystart:
             refuse(i, "cubic_hystart", "HyStart is a parameter of the tcp_cubic module (hystart), shared by the whole machine; leave cubic_hystart out")
         if tcp.cubic_alpha_switch:

@@ -223,6 +223,46 @@ class FqCodelQdisc(PlanObject):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FqQdisc(PlanObject):
+    """`sch_fq`'s parameters (tc-fq(8) names, with their units: plan keys `quantum_bytes`,
+    `initial_quantum_bytes`, `flow_limit_pkts`, `maxrate_bps`, `pacing`, `horizon_ns`,
+    `horizon_drop`, `ce_threshold_ns`, `refill_delay_ns`, `low_rate_threshold_bps`).
+    """
+    kind: Literal["fq"] = "fq"
+    # Mark a packet CE when it leaves more than this after its departure time (tc-fq's
+    # `ce_threshold`, for L4S-style marking); absent: never, as Linux's default (4294 s).
+    ce_threshold_ns: int | None = None
+    # Packets one flow may have queued; an arriving packet beyond is dropped (reason
+    # `flow_limit`). Linux: 100.
+    flow_limit_pkts: int = 100
+    # Beyond the horizon, drop the packet (reason `horizon`, Linux's default) rather than cap
+    # its time stamp at the horizon.
+    horizon_drop: bool = True
+    # How far in the future a departure time may be (Linux: 10 s).
+    horizon_ns: int = 10_000_000_000
+    # Credit of a flow the first time it sends (Linux: 10 × 1514 B).
+    initial_quantum_bytes: int = 15140
+    # With `maxrate`, a flow whose packets carry no departure time and whose rate is at or
+    # below this is paced packet by packet, not a quantum at a time (Linux: 550 kb/s).
+    low_rate_threshold_bps: int = 550_000
+    # Largest rate of any one flow, in bits per second (tc-fq's `maxrate`); absent: unlimited,
+    # as Linux. Linux stores it in bytes per second in 32 bits: at most 34 Gb/s.
+    maxrate_bps: int | None = None
+    # Pace flows (tc-fq's `pacing` / `nopacing`, Linux `rate_enable`): a local TCP sender is
+    # told its packets are paced here (`SK_PACING_FQ`) and stamps them with departure times
+    # at its pacing rate, and `maxrate` applies. Default on, as Linux. Time stamps are honoured
+    # either way, as Linux does.
+    pacing: bool = True
+    # Credit a flow gets per round (Linux `fq_init`: 2 × the device's MTU with its link
+    # header, 2 × 1514 B). Linux accepts 1 B up; below 64 B a round cannot send one packet and
+    # the scheduler spins through rounds.
+    quantum_bytes: int = 3028
+    # A flow that was idle (no packet queued) for longer than this comes back with at least one
+    # quantum of credit (Linux: 40 ms).
+    refill_delay_ns: int = 40_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
 class PieQdisc(PlanObject):
     """PIE's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `max_burst_ns`)."""
     kind: Literal["pie"] = "pie"
@@ -298,7 +338,7 @@ class SplitbuffQdisc(PlanObject):
 
 
 # The discipline and its parameters. Absent parameters take the discipline's defaults.
-QdiscSpec: TypeAlias = FifoQdisc | RedQdisc | CodelQdisc | FqCodelQdisc | PieQdisc | SplitbuffQdisc | BlindSplitbuffQdisc | PrioSmallQdisc | Dualpi2Qdisc
+QdiscSpec: TypeAlias = FifoQdisc | RedQdisc | CodelQdisc | FqCodelQdisc | FqQdisc | PieQdisc | SplitbuffQdisc | BlindSplitbuffQdisc | PrioSmallQdisc | Dualpi2Qdisc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -400,6 +440,11 @@ class TcpOptions(PlanObject):
     handshake: bool = True
     # Initial window in segments. Default 10 (RFC 6928).
     initial_window: int = 10
+    # The most TCP small queues let one connection keep in its host's egress (Linux's
+    # `net.ipv4.tcp_limit_output_bytes`). Default 4 MiB, Linux's since 6.16 (commit
+    # 9ea3bfa61b09; 1 MiB from 4.20, 256 KiB before), which caps every flow, paced or not
+    # (commit c4221a8cc3a7, also 6.16).
+    limit_output_bytes: int = 4_194_304
     # Upper bound of the retransmission timeout. Default 60 s (RFC 6298 §2.5).
     max_rto_ns: int = 60_000_000_000
     # Lower bound of the retransmission timeout. Default 200 ms as Linux (`TCP_RTO_MIN`);
@@ -462,6 +507,13 @@ class TcpOptions(PlanObject):
     # timestamps either way; `false` leaves the option's bytes out (ns-2's agents; the
     # crosscheck runs ns-3 and bufferlab without them).
     timestamps: bool = True
+    # TCP small queues (Linux `tcp_small_queue_check`, since 3.6): the connection keeps at
+    # most about 1 ms of its pacing rate (at least two packets, at most `limit_output`) in its
+    # host's egress — qdisc, NIC ring, wire — and the rest waits in the socket until one of its
+    # packets leaves. Absent: on where the sending host's egress models a Linux stack (a
+    # `ring`, or the `fq` qdisc), as Linux's TCP always has it, and off on an egress that is an
+    # abstract queue straight onto the wire; `true` or `false` anywhere.
+    tsq: bool | None = None
     # Vegas' α, packets queued per flow below which the window grows (Brakmo & Peterson
     # 1995: 1; also ns-2's default, which Gorinsky et al. used).
     vegas_alpha: float = 1.0
@@ -641,6 +693,7 @@ __all__ = [
     "ExpDist",
     "FifoQdisc",
     "FqCodelQdisc",
+    "FqQdisc",
     "Framing",
     "LinkSpec",
     "LognormalDist",

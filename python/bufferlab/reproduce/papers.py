@@ -10,9 +10,12 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
 CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 "On the Interoperability of Bufferbloat Solutions",
                 "the text carries no date; its latest reference is from 2014",
-                tcp={"rack": False},
+                tcp={"rack": False, "tsq": False},
                 tcp_note="TCP as in the Linux of the paper's time (its references end in 2014): F-RTO on, as since "
-                         "2.6.24, but no RACK, which Linux gained in 4.4 at the end of 2015 (rack = false)")
+                         "2.6.24, but no RACK, which Linux gained in 4.4 at the end of 2015 (rack = false); no TCP "
+                         "small queues on the queue studied (tsq = false): the paper's qdisc and ring are router B's "
+                         "egress, which forwards the upload from host A, and TCP small queues bound only a sender's "
+                         "own host (see the item's last paragraph for what they would do there)")
 GORINSKY = Paper("gorinsky", "Gorinsky, Kantawala & Turner (2005)",
                  "Link Buffer Sizing: A New Look at the Old Problem", "IEEE ISCC 2005",
                  tcp={"rack": False, "frto": False, "timestamps": False},

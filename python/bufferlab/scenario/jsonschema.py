@@ -48,6 +48,10 @@ def _fmt_default(plan_key: str, value: Any) -> Any:
         return f"{int(value)}ns"
     if plan_key.endswith("_bytes"):
         return f"{int(value)}B"
+    if plan_key.endswith("_bps"):
+        from ..units import format_rate_bps
+
+        return format_rate_bps(value)
     return value
 
 
@@ -78,6 +82,8 @@ def engine_key(plan_key: str, prop: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = dict(TIME)
     elif plan_key.endswith("_bytes"):
         out = dict(SIZE)
+    elif plan_key.endswith("_bps"):
+        out = dict(RATE)
     else:
         out = {k: v for k, v in p.items() if k in ("type", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")}
         consts = [b["const"] for b in p.get("oneOf", []) if "const" in b]
@@ -85,7 +91,7 @@ def engine_key(plan_key: str, prop: dict[str, Any]) -> dict[str, Any]:
             out = {"type": "string", "enum": consts}
     doc = describe_key(prop)
     bounds = _bounds_text(plan_key, p)
-    out["description"] = f"{doc} [{bounds}]" if bounds and plan_key.endswith(("_ns", "_bytes")) else doc
+    out["description"] = f"{doc} [{bounds}]" if bounds and plan_key.endswith(("_ns", "_bytes", "_bps")) else doc
     if "default" in prop and prop["default"] is not None:
         out["default"] = _fmt_default(plan_key, prop["default"])
     return out
@@ -103,7 +109,7 @@ def _obj(props: dict[str, Any], required: tuple[str, ...] = (), description: str
 def _queue() -> dict[str, Any]:
     props: dict[str, Any] = {
         "discipline": {"type": "string", "enum": list(DISCIPLINES), "default": "fifo", "description": "the queueing discipline"},
-        "limit": {**SIZE, "description": "buffer limit: packets (\"100pkt\") or bytes (\"64KB\"); fq_codel: a number of packets"},
+        "limit": {**SIZE, "description": "buffer limit: packets (\"100pkt\") or bytes (\"64KB\"); fq_codel and fq: a number of packets"},
         "sizing": {"type": "string", "enum": NAMES["sizing_rules"], "description": "a buffer-sizing rule in place of limit"},
         "scale": {"type": "number", "exclusiveMinimum": 0, "default": 1, "description": "multiplies the sizing rule"},
     }
