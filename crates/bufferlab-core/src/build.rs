@@ -247,7 +247,8 @@ fn build_port(pid: usize, path: &Loc, d: &DirSpec, cx: &PortCx) -> Result<Port, 
 }
 
 /// What the hosts' egress ports report to their sockets: the TCP flows whose first hop counts
-/// their bytes (TCP small queues, where [`host_tx::applies`]), and the ports that do so.
+/// their bytes (TCP small queues, where [`host_tx::applies`]) and those it paces (an `fq`), and
+/// the ports that count.
 fn host_egress(flows: &[FlowInfo], flow_paths: &FlowPaths, ports: &mut [Port]) -> Vec<HostTx> {
     let mut host = vec![HostTx::default(); flows.len()];
     let mut tsq = vec![false; ports.len()];
@@ -256,11 +257,17 @@ fn host_egress(flows: &[FlowInfo], flow_paths: &FlowPaths, ports: &mut [Port]) -
             continue;
         };
         let p = &ports[first as usize];
+        if !f.is_tcp() {
+            continue;
+        }
         let is_fq = matches!(p.qdisc, crate::qdisc::Qdisc::Fq(_));
-        if f.is_tcp() && host_tx::applies(f.tsq, p.ring.is_some(), is_fq) {
+        if host_tx::applies(f.tsq, p.ring.is_some(), is_fq) {
             host[i].tracked = true;
             tsq[first as usize] = true;
         }
+        // Linux's `fq` sets `SK_PACING_FQ` on a socket when it classifies its first packet; every
+        // packet of the flow leaves by this port, so that is known now.
+        host[i].paced_by_fq = p.qdisc.paces_flows();
     }
     for (p, tsq) in ports.iter_mut().zip(tsq) {
         p.set_host_tsq(tsq);

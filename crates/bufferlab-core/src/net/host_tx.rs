@@ -9,9 +9,10 @@
 //! - whether the connection is waiting for such a completion (`TSQ_THROTTLED`): the completion
 //!   then wakes the sender (`tcp_wfree` queues the socket for `tcp_tsq_handler`, which calls
 //!   `tcp_write_xmit`), with one event, not one per packet;
-//! - whether an `fq` qdisc with pacing on the host has seen the flow's packets (Linux's
-//!   `sk_pacing_status = SK_PACING_FQ`, set by `fq_classify`): the sender then stamps departure
-//!   times at its pacing rate for `fq` to enforce.
+//! - whether the host's egress is an `fq` qdisc with pacing (Linux's `sk_pacing_status =
+//!   SK_PACING_FQ`, which `fq_classify` sets at the socket's first packet; known when the network
+//!   is built, since every packet of the flow leaves by the same port): the sender then spaces
+//!   its packets' departure times at its pacing rate for `fq` to enforce.
 //!
 //! The sender counts what it hands its host (Linux charges `sk_wmem_alloc` in
 //! `tcp_transmit_skb`, before the packet reaches the qdisc); the port counts down what leaves
@@ -31,7 +32,7 @@ pub struct ConnTx {
 pub struct HostTx {
     /// Whether the host's egress counts this flow's data packets (TCP small queues apply).
     pub tracked: bool,
-    /// Whether an `fq` qdisc with pacing at the host's egress has seen this flow.
+    /// Whether the host's egress is an `fq` with pacing (its sender's `SK_PACING_FQ`).
     pub paced_by_fq: bool,
     /// Per connection (web flows open several).
     conns: Vec<ConnTx>,

@@ -204,8 +204,10 @@ pub struct Port {
     lossy: bool,
     /// Where the run's capture takes packets from this port ([`Tap::bit`]s); 0 without one.
     pub(crate) taps: u8,
-    /// With a ring: the IP bytes being serialized, for BQL's completion count.
-    wire_bytes: u32,
+    /// The port is the first hop of a flow that TCP small queues track: it counts those
+    /// flows' data packets until their TX completion ([`HostTx`]). On this line so that every
+    /// other port skips that for one flag read.
+    host_tsq: bool,
     // Second line: the pipe, then the counters.
     /// Packets propagating, with their arrival times, in order.
     pipe: VecDeque<(Instant, PktId)>,
@@ -227,9 +229,6 @@ pub struct Port {
     loss_rng: Rng,
     /// The port's index in the engine (what the capture knows it by).
     index: u32,
-    /// The port is the first hop of a flow that TCP small queues track: it counts those
-    /// flows' data packets until their TX completion ([`HostTx`]).
-    host_tsq: bool,
     /// The tracked packet being serialized, if it is one.
     wire_owner: Option<TxOwner>,
 }
@@ -257,7 +256,6 @@ impl Port {
             tx_end: Instant::ZERO,
             tx_pending: false,
             bypass_qdisc,
-            wire_bytes: 0,
             last_tx_bytes: u32::MAX,
             last_tx_wire: 0,
             last_tx_ns: Duration::ZERO,
@@ -406,14 +404,13 @@ impl Port {
     pub fn enqueue(&mut self, id: u32, pkt: PktId, cx: &mut PortCtx) {
         let now = cx.now;
         let p = cx.arena.get(pkt);
-        let mut item = QItem {
+        let item = QItem {
             id: pkt,
             bytes: p.size,
             enq: now,
             flow: p.flow,
             srtt_ns: p.srtt_ns,
             ecn: p.ecn,
-            tstamp: Instant::ZERO,
         };
         let w = self.stats.window;
         self.stats.arrivals.add(&w, now, 1);
@@ -438,10 +435,6 @@ impl Port {
                 return;
             }
         }
-        if self.qdisc.holds_back() {
-            // `fq` reads departure times (it never lets a packet skip it).
-            self.departure_time(&mut item, cx);
-        }
         self.touch(now);
         if let Some(a) = &mut self.adaptive {
             // Seed 003 §4.2: the router reads the RTT from the packets, and re-sizes once a
@@ -455,7 +448,14 @@ impl Port {
         // Counted in; a refused packet comes back out among the drops.
         self.backlog.0 += 1;
         self.backlog.1 += item.bytes as u64;
-        if self.qdisc.enqueue(now, item, &mut self.drops) {
+        let accepted = if let Qdisc::Fq(q) = &mut self.qdisc {
+            // `fq` reads departure times (it never lets a packet skip it).
+            let at = departure_time(self.params.from, cx.arena.get(pkt));
+            q.enqueue_at(now, item, at, &mut self.drops)
+        } else {
+            self.qdisc.enqueue(now, item, &mut self.drops)
+        };
+        if accepted {
             self.stats.enqueued.add(&w, now, 1);
         }
         if self.drops.marks > 0 {
@@ -541,27 +541,6 @@ impl Port {
         self.transmit(id, pkt, bytes, cx);
     }
 
-    /// A packet reaching an `fq`: its departure time, if it comes from this host's own stack (a
-    /// forwarded packet carries none: Linux clears `skb->tstamp` when it forwards). An `fq` with
-    /// pacing tells a local TCP flow's sender it paces it (Linux's `fq_classify` sets
-    /// `SK_PACING_FQ` on the socket); only the sender's: a receiver's `fq` paces the receiver's
-    /// socket.
-    #[inline(never)]
-    fn departure_time(&self, item: &mut QItem, cx: &mut PortCtx) {
-        let p = cx.arena.get(item.id);
-        if p.src != self.params.from {
-            return;
-        }
-        item.tstamp = p.tstamp;
-        let f = p.flow as usize;
-        let sender = cx.flow_src.get(f) == Some(&p.src);
-        if sender && p.proto == Proto::Tcp && self.qdisc.paces_flows() {
-            if let Some(h) = cx.host_tx.get_mut(f) {
-                h.paced_by_fq = true;
-            }
-        }
-    }
-
     /// A trace-driven port with something to send: whether an opportunity is open now; if not,
     /// the serializer waits for the next one (a `TxDone` then), the packet in the discipline.
     #[cold]
@@ -588,10 +567,6 @@ impl Port {
     fn transmit(&mut self, id: u32, pkt: PktId, bytes: u32, cx: &mut PortCtx) {
         let now = cx.now;
         let w = self.stats.window;
-        if self.host_tsq {
-            // Its completion comes at the end of its serialization, whatever the wire does.
-            self.wire_owner = tracked(self.params.from, cx.arena.get(pkt), cx.host_tx);
-        }
         if self.last_tx_bytes != bytes {
             self.set_last_tx(bytes);
         }
@@ -638,11 +613,26 @@ impl Port {
             }
             self.pipe.push_back((at, pkt));
         }
-        if self.ring.is_some() {
+        if let Some(r) = &mut self.ring {
             // TX completion: BQL learns from each packet the NIC finished.
-            self.wire_bytes = bytes;
+            r.on_wire = bytes;
             self.want_tx_done(id, cx.sched);
-        } else if self.backlog.0 > 0 || self.wire_owner.is_some() {
+        } else if self.backlog.0 > 0 {
+            self.want_tx_done(id, cx.sched);
+        }
+        if self.host_tsq {
+            self.own_wire(id, pkt, cx);
+        }
+    }
+
+    /// Packet `pkt` started its serialization at a port that counts completions: if its bytes
+    /// are tracked, its completion, at the end of its serialization whatever the wire does with
+    /// it, releases them. (A packet the wire lost is already freed; its arena slot keeps its
+    /// header until the next allocation.)
+    #[inline(never)]
+    fn own_wire(&mut self, id: u32, pkt: PktId, cx: &mut PortCtx) {
+        self.wire_owner = tracked(self.params.from, cx.arena.get(pkt), cx.host_tx);
+        if self.wire_owner.is_some() {
             self.want_tx_done(id, cx.sched);
         }
     }
@@ -662,13 +652,15 @@ impl Port {
         self.tx_pending = false;
         if let Some(r) = &mut self.ring {
             // A trace-driven port also wakes for an opportunity with nothing completing.
-            if self.wire_bytes > 0 {
-                r.dql.completed(now, self.wire_bytes as u64);
-                self.wire_bytes = 0;
+            if r.on_wire > 0 {
+                r.dql.completed(now, r.on_wire as u64);
+                r.on_wire = 0;
             }
         }
-        if let Some(o) = self.wire_owner.take() {
-            release(o, cx);
+        if self.host_tsq {
+            if let Some(o) = self.wire_owner.take() {
+                release(o, cx);
+            }
         }
         self.start_tx(id, cx);
         self.fill_ring(cx);
@@ -817,6 +809,17 @@ fn tap(taps: u8, index: u32, t: Tap, pkt: PktId, cx: &mut PortCtx) {
 fn tap_slow(index: u32, t: Tap, pkt: PktId, cx: &mut PortCtx) {
     if let Some(c) = cx.capture.as_deref_mut() {
         c.record(index, t, cx.now, cx.arena.get(pkt));
+    }
+}
+
+/// The departure time of packet `p` at the egress of node `from` (for `fq`): its own if it comes
+/// from this host's stack; none (`Instant::ZERO`) if forwarded, as Linux clears `skb->tstamp`.
+#[inline]
+fn departure_time(from: NodeId, p: &Packet) -> Instant {
+    if p.src == from {
+        p.tstamp
+    } else {
+        Instant::ZERO
     }
 }
 

@@ -15,6 +15,8 @@ pub struct Ring {
     q: VecDeque<(PktId, u32, Instant)>,
     pub dql: Dql,
     bytes: u64,
+    /// The IP bytes of the packet being serialized, for BQL's completion count (0: none).
+    pub(crate) on_wire: u32,
 }
 
 impl Ring {
@@ -23,6 +25,7 @@ impl Ring {
             size: spec.size as usize,
             q: VecDeque::with_capacity((spec.size as usize).min(1 << 16)),
             dql: Dql::new(spec.bql),
+            on_wire: 0,
             bytes: 0,
         }
     }

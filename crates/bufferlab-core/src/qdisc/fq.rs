@@ -33,6 +33,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::flow_list::{Chain, Linked, NIL};
 use super::params::flow_hash;
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::time::{Duration, Instant, NS_PER_SEC};
@@ -121,8 +122,6 @@ pub const ORPHAN_BUCKETS: u32 = 1024;
 /// `fq_fastpath_check`: "do not allow fast path queue to explode").
 const FASTPATH_MAX_PKTS: usize = 8;
 
-const NIL: u32 = u32::MAX;
-
 /// Where a flow is: on the new or the old list (indexing [`Fq::lists`]), in the throttled set,
 /// or detached (idle, on no list; Linux's `fq_flow_set_detached`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,25 +166,21 @@ impl Flow {
     };
 }
 
-/// A queued packet, its departure time, and the next slot of its flow queue.
+impl Linked for Flow {
+    #[inline]
+    fn next_mut(&mut self) -> &mut u32 {
+        &mut self.next
+    }
+}
+
+/// A queued packet, its departure time (and whether its sender gave it one), and the next slot
+/// of its flow queue.
 #[derive(Clone, Copy, Default)]
 struct Slot {
     item: QItem,
     time_to_send: Instant,
+    stamped: bool,
     next: u32,
-}
-
-#[derive(Clone, Copy)]
-struct Chain {
-    head: u32,
-    tail: u32,
-}
-
-impl Chain {
-    const EMPTY: Chain = Chain {
-        head: NIL,
-        tail: NIL,
-    };
 }
 
 /// A throttled flow in the time-ordered set: (departure time, arrival order, flow). Equal times
@@ -291,28 +286,15 @@ impl Fq {
 
     #[inline]
     fn push_list(&mut self, which: Place, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        fl.place = which;
-        fl.next = NIL;
-        let chain = &mut self.lists[which as usize];
-        if chain.tail == NIL {
-            chain.head = f;
-        } else {
-            self.flows[chain.tail as usize].next = f;
-        }
-        chain.tail = f;
+        self.flows[f as usize].place = which;
+        self.lists[which as usize].push(&mut self.flows, f);
     }
 
     /// Take the head `f` off list `which`; the caller says where it goes.
     #[inline]
     fn pop_list(&mut self, which: Place, f: u32) {
-        let chain = &mut self.lists[which as usize];
-        let next = self.flows[f as usize].next;
-        chain.head = next;
-        if next == NIL {
-            chain.tail = NIL;
-        }
-        self.flows[f as usize].next = NIL;
+        let head = self.lists[which as usize].pop(&mut self.flows);
+        debug_assert_eq!(head, f);
     }
 
     /// Linux `fq_check_throttled`: flows whose departure time has come go to the old list.
@@ -389,7 +371,7 @@ impl Fq {
     /// socket's rate, for packets without a departure time) sets when its next packet may go
     /// (the end of Linux's `fq_dequeue`).
     #[inline]
-    fn charge(&mut self, now: Instant, fi: usize, item: &QItem) {
+    fn charge(&mut self, now: Instant, fi: usize, item: &QItem, stamped: bool) {
         let f = &mut self.flows[fi];
         f.credit -= item.bytes as i64;
         if !self.cfg.pacing {
@@ -397,7 +379,7 @@ impl Fq {
         }
         let rate = self.max_rate_bytes;
         let mut plen = item.bytes as u64;
-        if item.tstamp == Instant::ZERO {
+        if !stamped {
             // A packet without a departure time: the socket's own rate would bound it too, but
             // only a TCP socket has one here, and TCP packets always carry their time; so the
             // rate is `maxrate`. Above the low-rate threshold a flow is delayed a quantum at a
@@ -455,8 +437,16 @@ impl Fq {
     }
 }
 
-impl QueueDisc for Fq {
-    fn enqueue(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> bool {
+impl Fq {
+    /// Linux's `fq_enqueue`: `item` with the departure time its sending host stamped on it
+    /// (`skb->tstamp`; `Instant::ZERO`: none, send now). Returns `false` if it was refused.
+    pub fn enqueue_at(
+        &mut self,
+        now: Instant,
+        item: QItem,
+        tstamp: Instant,
+        drops: &mut Drops,
+    ) -> bool {
         // Linux checks the limit against the packets of the packet's band (flow queues only:
         // the fast path is not counted); one band here.
         if self.limit.pkts.is_some_and(|l| self.flow_pkts >= l)
@@ -468,11 +458,8 @@ impl QueueDisc for Fq {
             drops.push(item, DropReason::Overflow);
             return false;
         }
-        let mut time_to_send = if item.tstamp == Instant::ZERO {
-            now
-        } else {
-            item.tstamp
-        };
+        let stamped = tstamp != Instant::ZERO;
+        let mut time_to_send = if stamped { tstamp } else { now };
         let horizon = now.saturating_add(self.cfg.horizon_ns);
         if time_to_send > horizon {
             if self.cfg.horizon_drop {
@@ -518,6 +505,7 @@ impl QueueDisc for Fq {
         self.slots[s as usize] = Slot {
             item,
             time_to_send,
+            stamped,
             next: NIL,
         };
         self.link(fi, s);
@@ -525,6 +513,13 @@ impl QueueDisc for Fq {
         self.flow_pkts += 1;
         self.bytes += item.bytes as u64;
         true
+    }
+}
+
+impl QueueDisc for Fq {
+    /// A packet without a departure time (the discipline's own tests and a plain caller).
+    fn enqueue(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> bool {
+        self.enqueue_at(now, item, Instant::ZERO, drops)
     }
 
     fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
@@ -582,7 +577,8 @@ impl QueueDisc for Fq {
                 self.throttled += 1;
                 continue;
             }
-            let mut item = self.unlink_head(fi).item;
+            let slot = self.unlink_head(fi);
+            let mut item = slot.item;
             let fl = &mut self.flows[fi];
             fl.qlen -= 1;
             if fl.qlen == 0 {
@@ -598,7 +594,7 @@ impl QueueDisc for Fq {
             {
                 drops.mark(&mut item);
             }
-            self.charge(now, fi, &item);
+            self.charge(now, fi, &item, slot.stamped);
             return Some(item);
         }
     }

@@ -9,12 +9,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::codel::{CodelConfig, CodelQueue, CodelVars};
+use super::flow_list::{Chain, Linked, NIL};
 use super::params::flow_hash;
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::problem::Problem;
 use crate::time::{Duration, Instant};
-
-const NIL: u32 = u32::MAX;
 
 /// FQ-CoDel's parameters (plan keys `target_ns`, `interval_ns`, `flows`, `quantum_bytes`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
@@ -99,24 +98,18 @@ struct Flow {
     vars: CodelVars,
 }
 
+impl Linked for Flow {
+    #[inline]
+    fn next_mut(&mut self) -> &mut u32 {
+        &mut self.next
+    }
+}
+
 /// One node per slab slot: the packet and the next slot of its flow queue.
 #[derive(Clone, Copy)]
 struct Slot {
     item: QItem,
     next: u32,
-}
-
-#[derive(Clone, Copy)]
-struct Chain {
-    head: u32,
-    tail: u32,
-}
-
-impl Chain {
-    const EMPTY: Chain = Chain {
-        head: NIL,
-        tail: NIL,
-    };
 }
 
 pub struct FqCodel {
@@ -240,30 +233,15 @@ impl FqCodel {
 
     #[inline]
     fn push_list(&mut self, which: List, f: u32) {
-        let fl = &mut self.flows[f as usize];
-        fl.list = which;
-        fl.next = NIL;
-        let chain = &mut self.lists[which as usize];
-        if chain.tail == NIL {
-            chain.head = f;
-        } else {
-            self.flows[chain.tail as usize].next = f;
-        }
-        chain.tail = f;
+        self.flows[f as usize].list = which;
+        self.lists[which as usize].push(&mut self.flows, f);
     }
 
     /// Take the head off list `which` (the caller has just read it: the list is not empty).
     #[inline]
     fn pop_list(&mut self, which: List) -> u32 {
-        let chain = &mut self.lists[which as usize];
-        let f = chain.head;
-        let fl = &mut self.flows[f as usize];
-        chain.head = fl.next;
-        if fl.next == NIL {
-            chain.tail = NIL;
-        }
-        fl.list = List::None;
-        fl.next = NIL;
+        let f = self.lists[which as usize].pop(&mut self.flows);
+        self.flows[f as usize].list = List::None;
         f
     }
 

@@ -11,6 +11,7 @@ mod build_tests;
 pub mod codel;
 pub mod dualpi2;
 pub mod fifo;
+pub(crate) mod flow_list;
 pub mod fq;
 pub mod fq_codel;
 pub(crate) mod params;
@@ -159,10 +160,6 @@ pub struct QItem {
     pub srtt_ns: Duration,
     /// The packet's ECN field; a discipline that marks sets it to CE (the port writes it back).
     pub ecn: Ecn,
-    /// The departure time its sending host stamped on it (Linux `skb->tstamp`, the "earliest
-    /// departure time"), `Instant::ZERO` for "now"; only `fq` reads it, and only at the sending
-    /// host's own egress (a forwarded packet carries none, as Linux clears it).
-    pub tstamp: Instant,
 }
 
 /// A buffer limit in packets and/or bytes; `None` means unlimited on that axis.

@@ -13,6 +13,25 @@ pub(crate) struct Trace {
 }
 
 impl Trace {
+    /// How long each packet of `flow` waited, from its arrival to its dequeue.
+    pub fn waits(&self, flow: u32) -> Vec<Duration> {
+        self.sent
+            .iter()
+            .filter(|s| s.1.flow == flow)
+            .map(|(t, it)| *t - it.enq)
+            .collect()
+    }
+
+    /// The longest wait of a packet of any flow but `flow`.
+    pub fn longest_wait_but(&self, flow: u32) -> Duration {
+        self.sent
+            .iter()
+            .filter(|s| s.1.flow != flow)
+            .map(|(t, it)| *t - it.enq)
+            .max()
+            .unwrap_or(Duration::ZERO)
+    }
+
     pub fn aqm_drop_times(&self) -> Vec<Instant> {
         self.drops
             .iter()
@@ -101,7 +120,6 @@ pub(crate) fn cbr(
                 flow,
                 srtt_ns: Duration::ZERO,
                 ecn: Default::default(),
-                tstamp: Instant::ZERO,
             },
         ));
         id += 1;

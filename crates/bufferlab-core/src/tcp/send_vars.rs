@@ -118,9 +118,11 @@ pub(super) struct SendVars {
     pub(super) pace_armed: Option<Instant>,
     pub(super) data_segs_out: u64,
     /// The host's `fq` paces the connection (Linux's `SK_PACING_FQ`, read from its host's
-    /// egress at each send): every data segment moves `wstamp` on, `fq` holds it to its stamp,
+    /// egress when it opens): every data segment moves `wstamp` on, `fq` holds it to its stamp,
     /// and the internal pacing timer stays off.
     pub(super) fq_paced: bool,
+    /// Its host's egress counts its bytes (TCP small queues apply).
+    pub(super) host_tracked: bool,
 }
 
 impl SendVars {
@@ -153,6 +155,7 @@ impl SendVars {
             pace_armed: None,
             data_segs_out: 0,
             fq_paced: false,
+            host_tracked: false,
         }
     }
 }

@@ -158,6 +158,12 @@ impl SendConn {
 
     /// Open the connection (with a SYN if the handshake is on) and send what is written.
     pub fn open(&mut self, io: &mut Io, peer: &Peer) {
+        // What its host's egress does with its packets (fixed when the network was built): TCP
+        // small queues count them; an `fq` paces them (`SK_PACING_FQ`).
+        if let Some(h) = io.host_tx.get(peer.flow as usize) {
+            self.v.host_tracked = h.tracked;
+            self.v.fq_paced = h.paced_by_fq;
+        }
         if self.cfg.handshake {
             self.state = State::SynSent;
             // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR. A retransmitted SYN goes
@@ -270,12 +276,12 @@ impl SendConn {
             p.ecn = Ecn::Ect0;
         }
         // Every packet leaves with its earliest departure time (Linux 4.20+: `skb->tstamp` =
-        // max(`tcp_wstamp_ns`, now)), which its host's `fq` enforces once it has told the
-        // connection it paces it (`SK_PACING_FQ`); TCP small queues count the packet until it
-        // leaves the host ([`super::tsq`]).
-        if let Some(h) = io.host_tx.get_mut(peer.flow as usize) {
-            self.v.fq_paced = h.paced_by_fq;
-            h.on_send(self.conn, p.size);
+        // max(`tcp_wstamp_ns`, now)), which its host's `fq` enforces; TCP small queues count
+        // the packet until it leaves the host ([`super::tsq`]).
+        if self.v.host_tracked {
+            if let Some(h) = io.host_tx.get_mut(peer.flow as usize) {
+                h.on_send(self.conn, p.size);
+            }
         }
         p.tstamp = self.v.wstamp.max(io.now);
         self.count_sent(io, peer, p.size, seq < self.v.max);
@@ -387,6 +393,11 @@ impl SendConn {
     /// (RFC 7661 §4.1; Linux's `is_cwnd_limited` is false when packets in flight are below cwnd).
     #[inline]
     fn tsq_holds(&mut self, io: &mut Io, peer: &Peer, retransmit: bool) -> bool {
+        self.v.host_tracked && self.tsq_check(io, peer, retransmit)
+    }
+
+    #[inline(never)]
+    fn tsq_check(&mut self, io: &mut Io, peer: &Peer, retransmit: bool) -> bool {
         let Some(host) = io.host_tx.get_mut(peer.flow as usize) else {
             return false;
         };

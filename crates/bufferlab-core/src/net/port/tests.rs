@@ -227,7 +227,7 @@ fn a_packet_moved_to_an_idle_ring_is_sent() {
 #[test]
 fn layout() {
     use std::mem::offset_of;
-    assert_eq!(offset_of!(Port, wire_bytes), 60);
+    assert_eq!(offset_of!(Port, host_tsq), 60);
     assert_eq!(offset_of!(Port, pipe), 64);
     let st = offset_of!(Port, stats);
     assert_eq!(st, 96);

@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use super::*;
 use crate::qdisc::testkit::{cbr, merge, run, Trace};
 use crate::time::{tx_time, Duration, Instant};
@@ -12,6 +14,50 @@ fn fq(cfg: FqConfig) -> Fq {
     Fq::new(cfg, Limit::default(), 7)
 }
 
+/// `Fq` fed as a port feeds it: each packet with the departure time its sender stamped on it,
+/// here looked up by packet id (none for a packet not listed).
+struct Stamped {
+    q: Fq,
+    at: HashMap<u32, Instant>,
+}
+
+impl Stamped {
+    fn new(q: Fq) -> Self {
+        Stamped {
+            q,
+            at: HashMap::new(),
+        }
+    }
+}
+
+impl QueueDisc for Stamped {
+    fn enqueue(&mut self, now: Instant, item: QItem, drops: &mut Drops) -> bool {
+        let at = self.at.get(&item.id).copied().unwrap_or(Instant::ZERO);
+        self.q.enqueue_at(now, item, at, drops)
+    }
+    fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
+        self.q.dequeue(now, drops)
+    }
+    fn len_pkts(&self) -> u64 {
+        self.q.len_pkts()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.q.len_bytes()
+    }
+    fn limit(&self) -> Limit {
+        self.q.limit()
+    }
+    fn set_limit(&mut self, limit: Limit) {
+        self.q.set_limit(limit)
+    }
+    fn next_timer(&self) -> Option<Instant> {
+        self.q.next_timer()
+    }
+    fn on_timer(&mut self, now: Instant) {
+        self.q.on_timer(now)
+    }
+}
+
 /// Bytes of `flow` sent in `[from, to)`.
 fn bytes_between(tr: &Trace, flow: u32, from: Duration, to: Duration) -> u64 {
     let (a, b) = (Instant::ZERO + from, Instant::ZERO + to);
@@ -22,29 +68,27 @@ fn bytes_between(tr: &Trace, flow: u32, from: Duration, to: Duration) -> u64 {
         .sum()
 }
 
-/// `arrivals` with each packet stamped to leave `gap` after the previous one of its flow, from
-/// `first` on (a paced sender's departure times), all handed over at once at `at`.
+/// Arrivals of a paced flow, all handed over at once at `at`, each packet stamped (in `stamps`)
+/// to leave `gap` after the previous one, from `first` on.
 fn stamped(
     flow: u32,
     n: u32,
     bytes: u32,
-    at: Instant,
-    first: Instant,
-    gap: Duration,
+    (at, first, gap): (Instant, Instant, Duration),
+    stamps: &mut HashMap<u32, Instant>,
 ) -> Vec<(Instant, QItem)> {
     (0..n)
         .map(|k| {
-            (
-                at,
-                QItem {
-                    id: flow << 20 | k,
-                    bytes,
-                    enq: at,
-                    flow,
-                    tstamp: first + gap * k as u64,
-                    ..Default::default()
-                },
-            )
+            let id = flow << 20 | k;
+            stamps.insert(id, first + gap * k as u64);
+            let item = QItem {
+                id,
+                bytes,
+                enq: at,
+                flow,
+                ..Default::default()
+            };
+            (at, item)
         })
         .collect()
 }
@@ -150,15 +194,15 @@ fn limit_refuses_arrivals_beyond_it() {
 /// and no packet of any flow ever leaves before its time.
 #[test]
 fn paced_flow_leaves_at_its_time_stamps() {
-    let mut q = fq(FqConfig::default());
+    let mut q = Stamped::new(fq(FqConfig::default()));
     let gap = Duration::from_us(3_000);
     let t0 = Instant::ZERO + 10 * MS;
-    let arr = stamped(1, 50, 1500, Instant::ZERO + MS, t0, gap);
+    let arr = stamped(1, 50, 1500, (Instant::ZERO + MS, t0, gap), &mut q.at);
     let tr = run(&mut q, RATE, &arr, SEC, |_, _| {});
     assert_eq!(tr.sent.len(), 50);
     for (k, (t, it)) in tr.sent.iter().enumerate() {
         assert_eq!(*t, t0 + gap * k as u64, "packet {k}");
-        assert_eq!(*t, it.tstamp);
+        assert_eq!(*t, q.at[&it.id]);
     }
     assert!(tr.drops.is_empty());
 }
@@ -168,11 +212,11 @@ fn paced_flow_leaves_at_its_time_stamps() {
 /// the bulk flow's turn (at most a quantum and the packet on the wire); never before.
 #[test]
 fn throttled_flow_lets_others_send_and_keeps_its_times() {
-    let mut q = fq(FqConfig::default());
+    let mut q = Stamped::new(fq(FqConfig::default()));
     let gap = Duration::from_us(4_000);
     // The bulk flow is backlogged when the paced one starts (so nothing takes the fast path).
     let t0 = Instant::ZERO + 50 * MS;
-    let mut arr = stamped(1, 100, 1000, Instant::ZERO + 20 * MS, t0, gap);
+    let mut arr = stamped(1, 100, 1000, (Instant::ZERO + 20 * MS, t0, gap), &mut q.at);
     arr.extend(cbr(2, 1500, Duration::ZERO, NS * 1_000_000, SEC));
     let arr = merge(vec![arr]);
     let tr = run(&mut q, RATE, &arr, SEC, |_, _| {});
@@ -184,13 +228,10 @@ fn throttled_flow_lets_others_send_and_keeps_its_times() {
     let pkt = tx_time(1500, RATE);
     let mut late = Duration::ZERO;
     for (t, it) in &paced {
-        assert!(
-            *t >= it.tstamp,
-            "left {t:?} before its time {:?}",
-            it.tstamp
-        );
-        assert!(*t <= it.tstamp + pkt * 7, "left {t:?}, due {:?}", it.tstamp);
-        late += *t - it.tstamp;
+        let due = q.at[&it.id];
+        assert!(*t >= due, "left {t:?} before its time {due:?}");
+        assert!(*t <= due + pkt * 7, "left {t:?}, due {due:?}");
+        late += *t - due;
     }
     assert!(late / 100 <= pkt * 3, "mean lateness {:?}", late / 100);
     // The bulk flow had the rest of the link.
@@ -206,15 +247,13 @@ fn throttled_flow_lets_others_send_and_keeps_its_times() {
 fn maxrate_caps_a_flow() {
     for stamped_now in [false, true] {
         let max = 2_000_000u64;
-        let mut q = fq(FqConfig {
+        let mut q = Stamped::new(fq(FqConfig {
             maxrate_bps: Some(max),
             ..Default::default()
-        });
-        let mut arr = cbr(1, 1500, Duration::ZERO, NS * 2_000_000, 6 * SEC);
+        }));
+        let arr = cbr(1, 1500, Duration::ZERO, NS * 2_000_000, 6 * SEC);
         if stamped_now {
-            for a in &mut arr {
-                a.1.tstamp = a.0;
-            }
+            q.at.extend(arr.iter().map(|a| (a.1.id, a.0)));
         }
         let tr = run(&mut q, RATE, &arr, 6 * SEC, |_, _| {});
         let got = bytes_between(&tr, 1, SEC, 5 * SEC) as f64 * 8.0 / 4.0;
@@ -238,18 +277,19 @@ fn horizon_drops_or_caps() {
             id: 1,
             bytes: 100,
             flow: 3,
-            tstamp: far,
             ..Default::default()
         },
     )];
-    let mut q = fq(FqConfig::default());
+    let mut q = Stamped::new(fq(FqConfig::default()));
+    q.at.insert(1, far);
     let tr = run(&mut q, RATE, &arr, 30 * SEC, |_, _| {});
     assert_eq!(tr.drops.len(), 1);
     assert_eq!(tr.drops[0].2, DropReason::Horizon);
-    let mut q = fq(FqConfig {
+    let mut q = Stamped::new(fq(FqConfig {
         horizon_drop: false,
         ..Default::default()
-    });
+    }));
+    q.at.insert(1, far);
     let tr = run(&mut q, RATE, &arr, 30 * SEC, |_, _| {});
     assert_eq!(tr.sent.len(), 1);
     assert_eq!(tr.sent[0].0, Instant::ZERO + MS + 10 * SEC);
@@ -300,23 +340,11 @@ fn new_flows_go_first() {
         cbr(3, 84, 50 * MS + NS, 100 * MS, SEC),
     ]);
     let tr = run(&mut q, RATE, &arr, SEC, |_, _| {});
-    let sparse: Vec<Duration> = tr
-        .sent
-        .iter()
-        .filter(|s| s.1.flow == 3)
-        .map(|(t, it)| *t - it.enq)
-        .collect();
+    let (sparse, bulk_max) = (tr.waits(3), tr.longest_wait_but(3));
     assert_eq!(sparse.len(), 10);
     for s in &sparse {
         assert!(*s <= NS * 1_300_000, "sparse packet waited {s:?}");
     }
-    let bulk_max = tr
-        .sent
-        .iter()
-        .filter(|s| s.1.flow != 3)
-        .map(|(t, it)| *t - it.enq)
-        .max()
-        .unwrap();
     assert!(bulk_max > 50 * MS, "bulk queue {bulk_max:?}");
 }
 
@@ -326,17 +354,16 @@ fn new_flows_go_first() {
 fn deterministic_and_allocation_free() {
     let mut rng = crate::rng::stream(3, crate::rng::Stream::Link, 0);
     let mut arr = Vec::new();
+    let mut stamps = HashMap::new();
     let mut t = Instant::ZERO;
     for k in 0..40_000u32 {
         use rand::Rng as _;
         t += Duration::from_ns(rng.gen_range(100_000..1_500_000));
         let flow = rng.gen_range(0..12u32);
         let jitter = Duration::from_ns(rng.gen_range(0..3_000_000));
-        let tstamp = if flow % 3 == 0 {
-            Instant::ZERO
-        } else {
-            t + jitter
-        };
+        if flow % 3 != 0 {
+            stamps.insert(k, t + jitter);
+        }
         arr.push((
             t,
             QItem {
@@ -344,29 +371,29 @@ fn deterministic_and_allocation_free() {
                 bytes: rng.gen_range(64..1500),
                 enq: t,
                 flow,
-                tstamp,
                 ..Default::default()
             },
         ));
     }
     let go = |warm: &mut Option<(usize, usize, usize)>| {
-        let mut q = fq(FqConfig {
+        let mut q = Stamped::new(fq(FqConfig {
             flow_limit_pkts: 30,
             maxrate_bps: None,
             ..Default::default()
-        });
+        }));
+        q.at = stamps.clone();
         let mut caps = None;
         let tr = run(&mut q, RATE, &arr, 40 * SEC, |t, q| {
             if t > Instant::ZERO + 5 * SEC && caps.is_none() {
-                caps = Some(q.capacities());
+                caps = Some(q.q.capacities());
             }
             if t > Instant::ZERO + 5 * SEC {
-                assert_eq!(Some(q.capacities()), caps, "grew at {t:?}");
+                assert_eq!(Some(q.q.capacities()), caps, "grew at {t:?}");
             }
         });
         *warm = caps;
         for (t, it) in &tr.sent {
-            assert!(it.tstamp == Instant::ZERO || *t >= it.tstamp);
+            assert!(stamps.get(&it.id).is_none_or(|due| t >= due));
         }
         tr.sent
             .iter()

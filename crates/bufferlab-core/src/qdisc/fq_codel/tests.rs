@@ -67,19 +67,7 @@ fn sparse_flow_is_served_first() {
         cbr(3, 84, 50 * MS + NS, 100 * MS, SEC),
     ]);
     let tr = run(&mut q, RATE, &arr, SEC, |_, _| {});
-    let sparse: Vec<Duration> = tr
-        .sent
-        .iter()
-        .filter(|s| s.1.flow == 3)
-        .map(|(t, it)| *t - it.enq)
-        .collect();
-    let bulk_max = tr
-        .sent
-        .iter()
-        .filter(|s| s.1.flow != 3)
-        .map(|(t, it)| *t - it.enq)
-        .max()
-        .unwrap();
+    let (sparse, bulk_max) = (tr.waits(3), tr.longest_wait_but(3));
     assert_eq!(sparse.len(), 10);
     for s in &sparse {
         assert!(*s <= NS * 1_200_000, "sparse packet waited {s:?}");
@@ -195,7 +183,7 @@ mod pass_through {
                 match op {
                     Op::Arrive { flow, bytes, gap } => {
                         now += NS * gap;
-                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default(), tstamp: Instant::ZERO };
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default() };
                         prop_assert_eq!(a.enqueue(now, it, &mut da), b.enqueue(now, it, &mut db));
                     }
                     Op::Serve { gap } => {
@@ -218,7 +206,7 @@ mod pass_through {
                 match op {
                     Op::Arrive { flow, bytes, gap } => {
                         now += NS * gap;
-                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default(), tstamp: Instant::ZERO };
+                        let it = QItem { id: id as u32, bytes, enq: now, flow, srtt_ns: Duration::ZERO, ecn: Default::default() };
                         if a.len_pkts() == 0 {
                             let got = a.pass_through(now, it, &mut da);
                             prop_assert!(got.is_some());

@@ -13,7 +13,6 @@ fn it(id: u32, flow: u32, srtt_ns: Duration, enq: Instant) -> QItem {
         flow,
         srtt_ns,
         ecn: Default::default(),
-        tstamp: Instant::ZERO,
     }
 }
 

@@ -16,7 +16,7 @@ impl SendConn {
     /// the connection (`SK_PACING_FQ`: Linux's internal pacing is for `SK_PACING_NEEDED` only).
     #[inline]
     pub(super) fn pacing_wait(&mut self, io: &mut Io) -> bool {
-        if !self.cfg.pacing || self.v.fq_paced || self.v.wstamp <= io.now {
+        if !self.cfg.pacing || self.v.wstamp <= io.now || self.v.fq_paced {
             return false;
         }
         let at = self.v.wstamp;
