@@ -7,7 +7,7 @@ runner, draws its figure with the paper's axes and judges each of the paper's cl
 
 from __future__ import annotations
 
-from . import braud, cardozo, gorinsky, jabeen, theory  # noqa: F401  (they register their items)
+from . import bbr, braud, cardozo, gorinsky, jabeen, theory  # noqa: F401  (they register their items)
 from .claims import ClaimResult, ClaimSpec
 from .item import ITEMS, PROFILES, Item, get
 from .run import ItemResult, run_item, run_items
