@@ -57,8 +57,8 @@ def _shares(d: Data, sweep: str) -> pd.DataFrame:
     g = f.groupby(keys + ["bbr"])["goodput_bps"].sum().unstack("bbr").reset_index()
     g["share"] = g[True] / (g[True] + g[False])
     g["x"] = g["topology.bottleneck.queue.scale"].astype(float)
-    g["cubic"] = g["topology.pairs"].astype(int) - 1 if "topology.pairs" in g.columns else 1
-    return g[["seed", "x", "cubic", "share"]]
+    g["cubic_flows"] = g["topology.pairs"].astype(int) - 1 if "topology.pairs" in g.columns else 1
+    return g[["seed", "x", "cubic_flows", "share"]]
 
 
 def kernel_shares() -> pd.DataFrame:
@@ -93,19 +93,19 @@ def _analyze(d: Data) -> Output:
     a.axhline(0.5, color="0.6", lw=0.8, ls=":")
     agg = over_seeds(buf, ["x"], "share")
     errorbars(a, agg, "x", label="bufferlab (mean, 95% CI)", ls="none", color="C3")
-    plotted = [agg.assign(quantity="BBR share, 1 Cubic", cubic=1)]
+    plotted = [agg.assign(quantity="BBR share, 1 Cubic", cubic_flows=1)]
     if len(kern):
         k = over_seeds(kern, ["x"], "share")
         errorbars(a, k, "x", label="Linux, kernel backend (20 s runs)", ls="none", color="C0", marker="s")
-        plotted.append(k.assign(quantity="BBR share, 1 Cubic, Linux (validation rows, 20 s)", cubic=1))
+        plotted.append(k.assign(quantity="BBR share, 1 Cubic, Linux (validation rows, 20 s)", cubic_flows=1))
     a.set(xscale="log", xlabel="FIFO (BDP)", ylabel="BBR's share of the goodput", ylim=(0, 1.02),
           title="1 BBR vs 1 Cubic, 10 Mb/s, 44 ms")
     a.legend(fontsize=7)
     for i, x in enumerate(sorted(flows["x"].unique())):
-        g = over_seeds(flows[flows["x"] == x], ["cubic"], "share")
-        errorbars(b, g, "cubic", label=f"{x:g} BDP", color=f"C{i + 1}")
+        g = over_seeds(flows[flows["x"] == x], ["cubic_flows"], "share")
+        errorbars(b, g, "cubic_flows", label=f"{x:g} BDP", color=f"C{i + 1}")
         b.plot([1, 8], [ware_share(x)] * 2, color=f"C{i + 1}", lw=0.8, ls="--")
-        plotted.append(g.rename(columns={"cubic": "cubic_flows"}).assign(quantity=f"BBR share at {x:g} BDP", x=x))
+        plotted.append(g.assign(quantity=f"BBR share at {x:g} BDP", x=x))
     ns = np.array([1, 2, 4, 8])
     b.plot(ns, 1 / (ns + 1), "k:", lw=1, label="fair share 1/(N+1)")
     b.set(xscale="log", xticks=ns, xticklabels=[str(n) for n in ns], xlabel="Cubic flows N", ylim=(0, 1.02),
@@ -124,14 +124,14 @@ def _analyze(d: Data) -> Output:
     def model_error() -> list[float] | None:
         m = flows.assign(err=(flows["share"] - flows["x"].map(ware_share)).abs())
         m = pd.concat([m, buf[buf["x"] >= 2].assign(err=lambda t: (t["share"] - t["x"].map(ware_share)).abs())])
-        out = m.drop_duplicates(["seed", "x", "cubic"]).groupby("seed")["err"].mean()
+        out = m.drop_duplicates(["seed", "x", "cubic_flows"]).groupby("seed")["err"].mean()
         return list(out) or None
 
     def trend() -> list[float] | None:
         lo, hi = _by_seed(buf, x=buf["x"].min()), _by_seed(buf, x=buf["x"].max())
         return [lo[s] - hi[s] for s in sorted(set(lo) & set(hi))] if buf["x"].max() > buf["x"].min() else None
 
-    eight = _by_seed(flows, cubic=flows["cubic"].max(), x=8.0) if 8.0 in set(flows["x"]) else {}
+    eight = _by_seed(flows, cubic_flows=flows["cubic_flows"].max(), x=8.0) if 8.0 in set(flows["x"]) else {}
     notes = {"trend": f"{buf['x'].min():g} BDP minus {buf['x'].max():g} BDP",
              "N-spread": "per seed: the largest minus the smallest share over N, averaged over the buffers "
                          + ", ".join(f"{x:g}" for x in sorted(flows["x"].unique())) + " BDP",
@@ -182,8 +182,8 @@ register(Item(
     assumptions=[
         "the Linux validation suite's dumbbell: 10 Mb/s, 20 ms bottleneck, 100 Mb/s and 1 ms access links (44 ms "
         "round trip), a FIFO sized in BDPs of that round trip; the papers' testbeds ran 10 Mb/s–10 Gb/s",
-        "every flow starts at uniform(0 s, 1 s); shares are of the goodput measured from 30 s to the end of a "
-        "120 s run (quick profile: 20–60 s), after STARTUP and the first PROBE_RTTs",
+        "every flow starts at uniform(0 s, 1 s); shares are of the goodput measured from 300 s to the end of a "
+        "600 s run (quick profile: 120–240 s): in a deep buffer BBR's share takes minutes to settle",
         "BBR is Linux's bbr (v1) as bufferlab models it (docs/cc-bbr.md); Cubic is bufferlab's default Cubic "
         "with HyStart; both with SACK, RACK and delayed ACKs",
         "Ware et al.'s model is taken with one BBR flow, c in 1500 B packets per second, l the 44 ms round "
