@@ -4,10 +4,6 @@ flows (Ware, Mukerjee, Seshan & Sherry 2019, with their closed-form model)."""
 
 from __future__ import annotations
 
-import json
-import math
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -23,10 +19,6 @@ PKT_BITS = 1500 * 8
 PROBE_RTT_S = 0.2  # Linux's bbr_probe_rtt_mode_ms
 MIN_RTT_WIN_S = 10.0  # bbr_min_rtt_win_sec: one PROBE_RTT every 10 s
 CWND_MIN_PKTS = 4  # bbr_cwnd_min_target
-# The Linux validation suite's rows of the same runs (first 20 s, 5 seeds a side).
-KERNEL_ROWS = {0.5: "bbr-cubic-fifo-halfbdp", 1.0: "bbr-cubic-fifo-1bdp", 4.0: "bbr-cubic-fifo-4bdp",
-               16.0: "bbr-cubic-fifo-16bdp"}
-KERNEL_DIR = Path(__file__).resolve().parents[1] / "kernel" / "suite" / "kernel"
 
 
 def ware_share(x: float, n_bbr: int = 1) -> float:
@@ -61,21 +53,6 @@ def _shares(d: Data, sweep: str) -> pd.DataFrame:
     return g[["seed", "x", "cubic_flows", "share"]]
 
 
-def kernel_shares() -> pd.DataFrame:
-    """BBR's share in the stored Linux runs of the validation suite's bbr-cubic-fifo rows (20 s,
-    measured 5–20 s): one row per (buffer, seed)."""
-    rows = []
-    for x, name in KERNEL_ROWS.items():
-        path = KERNEL_DIR / f"{name}.json"
-        if not path.is_file():
-            continue
-        for run in json.loads(path.read_text())["runs"]:
-            g = {fl["id"]: fl["goodput_bps"] for fl in run["summary"]["flows"]}
-            if g.get("tcp-1") is not None and g.get("tcp-2") is not None:
-                rows.append({"x": x, "seed": run["seed"], "share": g["tcp-1"] / (g["tcp-1"] + g["tcp-2"])})
-    return pd.DataFrame(rows, columns=["x", "seed", "share"])
-
-
 def _by_seed(df: pd.DataFrame, **where) -> dict[int, float]:
     for k, v in where.items():
         df = df[df[k] == v]
@@ -85,7 +62,6 @@ def _by_seed(df: pd.DataFrame, **where) -> dict[int, float]:
 def _analyze(d: Data) -> Output:
     buf = _shares(d, "buffer")
     flows = pd.concat([buf[buf["x"].isin(set(_shares(d, "flows")["x"]))], _shares(d, "flows")], ignore_index=True)
-    kern = kernel_shares()
     fig, ax = new_figure(2)
     a, b = ax[0, 0], ax[0, 1]
     xs = np.geomspace(0.5, 32, 200)
@@ -94,12 +70,11 @@ def _analyze(d: Data) -> Output:
     agg = over_seeds(buf, ["x"], "share")
     errorbars(a, agg, "x", label="bufferlab (mean, 95% CI)", ls="none", color="C3")
     plotted = [agg.assign(quantity="BBR share, 1 Cubic", cubic_flows=1)]
-    if len(kern):
-        k = over_seeds(kern, ["x"], "share")
-        errorbars(a, k, "x", label="Linux, kernel backend (20 s runs)", ls="none", color="C0", marker="s")
-        plotted.append(k.assign(quantity="BBR share, 1 Cubic, Linux (validation rows, 20 s)", cubic_flows=1))
+    xt = [0.5, 1, 2, 4, 8, 16, 32]
     a.set(xscale="log", xlabel="FIFO (BDP)", ylabel="BBR's share of the goodput", ylim=(0, 1.02),
           title="1 BBR vs 1 Cubic, 10 Mb/s, 44 ms")
+    a.set_xticks(xt, [f"{x:g}" for x in xt])
+    a.minorticks_off()
     a.legend(fontsize=7)
     for i, x in enumerate(sorted(flows["x"].unique())):
         g = over_seeds(flows[flows["x"] == x], ["cubic_flows"], "share")
@@ -110,6 +85,7 @@ def _analyze(d: Data) -> Output:
     b.plot(ns, 1 / (ns + 1), "k:", lw=1, label="fair share 1/(N+1)")
     b.set(xscale="log", xticks=ns, xticklabels=[str(n) for n in ns], xlabel="Cubic flows N", ylim=(0, 1.02),
           ylabel="BBR's share of the goodput", title="1 BBR vs N Cubic (dashed: the model)")
+    b.minorticks_off()
     b.legend(fontsize=7)
     fig.tight_layout()
 
@@ -136,9 +112,6 @@ def _analyze(d: Data) -> Output:
              "N-spread": "per seed: the largest minus the smallest share over N, averaged over the buffers "
                          + ", ".join(f"{x:g}" for x in sorted(flows["x"].unique())) + " BDP",
              "model": "per seed: the mean |ours − model| over every run at ≥ 2 BDP"}
-    if len(kern):
-        lin = kern.groupby("x")["share"].mean()
-        notes["S-half"] = "Linux (kernel backend, 20 s): " + ", ".join(f"{x:g} BDP {v:.2f}" for x, v in lin.items())
     return Output(fig, pd.concat(plotted, ignore_index=True), {
         "S-half": share(0.5),
         "S-1": share(1.0),
@@ -149,6 +122,31 @@ def _analyze(d: Data) -> Output:
         "N-8": list(eight.values()) or None,
         "model": model_error(),
     }, notes=notes)
+
+
+DISCUSSION = """\
+Shallow buffers go to BBR, deep ones to Cubic, and the number of Cubic flows hardly matters, as the
+papers say: over 300–600 s (ten seeds) BBR's share is 0.88 at half a BDP and 0.87 at one, 0.56 at
+2, 0.48 at 4, 0.47 at 8, 0.42 at 16 and 0.30 at 32 BDP; against 1, 2, 4 and 8 Cubic flows it moves
+by 0.04 at most at a given buffer (8 BDP: 0.47, 0.47, 0.45, 0.44, where a fair share would fall
+from 0.50 to 0.11). In a deep buffer the shares take minutes to settle: BBR's window is capped at
+twice its bandwidth estimate times its minimum RTT, and that minimum grows only at each PROBE_RTT,
+once every 10 s, as Cubic's queue grows; at 32 BDP (1.4 s of queue) BBR's share over 120–240 s is
+0.13 (quick profile) and over 300–600 s 0.30.
+
+Ware et al.'s model does not hold within 0.10: the simulated share is below it at every buffer
+(2 BDP 0.56 against 0.78, 4 BDP 0.48 against 0.63, 8 BDP 0.47 against 0.54, 16 BDP 0.42 against
+0.49, 32 BDP 0.30 against 0.43). The model takes BBR's minimum RTT from a queue that holds all of
+the loss-based flows' data when BBR measures it; a minimum over 10 s is taken where Cubic's
+sawtooth leaves the queue lowest, so the cap, and the share, come out smaller. The simulator's BBR
+is not the cause as far as the kernel can tell: the Linux validation suite runs the first 20 s of
+the same one-BBR-one-Cubic runs on Linux's own TCP ([validation-linux.md](validation-linux.md),
+rows bbr-cubic-fifo-*): BBR's share of the goodput is 0.91 on Linux against 0.89 in the simulator
+at half a BDP, 0.89 against 0.88 at one BDP, 0.29 against 0.28 at 4 BDP and 0.11 against 0.16 at
+16 BDP (0.09 without the one simulator seed in which Cubic took a timeout); every goodput row
+holds there except Cubic's 0.20 Mb/s at half a BDP
+([validation-linux-differences.md](validation-linux-differences.md#bbr-cubic-fifo-halfbdp)).
+"""
 
 
 register(Item(
@@ -179,6 +177,7 @@ register(Item(
         ClaimSpec("model", "Ware et al. §4, eqs. 9–11", "the closed-form model predicts BBR's share at ≥ 2 BDP "
                   "(their median error: 5% against Cubic); mean absolute error ≤ 0.10", at_most(0.10), "share"),
     ],
+    discussion=DISCUSSION,
     assumptions=[
         "the Linux validation suite's dumbbell: 10 Mb/s, 20 ms bottleneck, 100 Mb/s and 1 ms access links (44 ms "
         "round trip), a FIFO sized in BDPs of that round trip; the papers' testbeds ran 10 Mb/s–10 Gb/s",
