@@ -1,4 +1,4 @@
-"""The simulator side of three rows sets of docs/validation-linux.md, rerun over the stored seeds and
+"""The simulator side of four rows sets of docs/validation-linux.md, rerun over the stored seeds and
 judged against the STORED kernel runs with the suite's own verdict code: a row the page says holds
 must still hold (a change to the simulator that breaks agreement with Linux fails here). No root:
 the kernel side is read from python/bufferlab/kernel/suite/kernel/."""
@@ -12,11 +12,14 @@ from bufferlab.scenario import load_scenario
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "validation-linux.md"
 
-# (case, metrics): the headline, a 10-flow Cubic CoDel dumbbell and a 10-flow Reno FIFO one.
+# (case, metrics): the headline, a 10-flow Cubic CoDel dumbbell, a 10-flow Reno FIFO one, BBR against Cubic.
 CHECKED = {
     suite.HEADLINE: ("aggregate goodput", "mean sojourn client->server", "drops client->server", "retransmits (all TCP flows)"),
     "cubic-codel-10": ("utilization r1->r2", "aggregate goodput", "mean sojourn r1->r2", "drops r1->r2", "retransmits (all TCP flows)"),
     "reno-fifo-1bdp-10": ("utilization r1->r2", "aggregate goodput", "mean sojourn r1->r2", "drops r1->r2", "retransmits (all TCP flows)"),
+    # BBR against Cubic in one BDP of FIFO: both flows' shares, the queue, the drops.
+    "bbr-cubic-fifo-1bdp": ("aggregate goodput", "per-class goodput, tcp-1, RTT 44 ms", "per-class goodput, tcp-2, RTT 44 ms",
+                            "mean sojourn r1->r2", "drops r1->r2", "retransmits (all TCP flows)"),
 }
 
 

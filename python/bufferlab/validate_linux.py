@@ -118,7 +118,7 @@ CASES: tuple[Case, ...] = (
     *(Case(f"bbr-fq-codel-{n}", DUMBBELL) for n in (1, 10)),
 )
 # Measured first on the kernel (the rows tests/test_validation_linux.py checks).
-KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10")
+KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10", "bbr-cubic-fifo-1bdp")
 
 
 # -- one run, both backends: what the suite compares
