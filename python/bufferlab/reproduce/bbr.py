@@ -12,7 +12,6 @@ from .figures import errorbars, new_figure, over_seeds
 from .item import Data, Item, Output, register
 from .papers import BBR
 
-BOTTLENECK = "r1->r2"
 RATE_BPS = 10e6
 RTT_S = 2 * (20e-3 + 2 * 1e-3)  # the dumbbell's round-trip propagation time, 44 ms
 PKT_BITS = 1500 * 8
@@ -128,8 +127,8 @@ DISCUSSION = """\
 Shallow buffers go to BBR, deep ones to Cubic, and the number of Cubic flows hardly matters, as the
 papers say: over 300–600 s (ten seeds) BBR's share is 0.88 at half a BDP and 0.87 at one, 0.56 at
 2, 0.48 at 4, 0.47 at 8, 0.42 at 16 and 0.30 at 32 BDP; against 1, 2, 4 and 8 Cubic flows it moves
-by 0.04 at most at a given buffer (8 BDP: 0.47, 0.47, 0.45, 0.44, where a fair share would fall
-from 0.50 to 0.11). In a deep buffer the shares take minutes to settle: BBR's window is capped at
+by 0.04 at a given buffer (per seed, the largest minus the smallest, averaged over 2, 8 and 16 BDP;
+at 8 BDP the means are 0.47, 0.47, 0.45 and 0.44, where a fair share would fall from 0.50 to 0.11). In a deep buffer the shares take minutes to settle: BBR's window is capped at
 twice its bandwidth estimate times its minimum RTT, and that minimum grows only at each PROBE_RTT,
 once every 10 s, as Cubic's queue grows; at 32 BDP (1.4 s of queue) BBR's share over 120–240 s is
 0.13 (quick profile) and over 300–600 s 0.30.
