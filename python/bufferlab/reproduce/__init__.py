@@ -1,4 +1,4 @@
-"""The seed papers' experiments, reproduced: sweeps over seeds, figures, claims with verdicts.
+"""Papers' experiments reproduced (the seed papers, then later ones): sweeps over seeds, figures, claims with verdicts.
 
 ``bufferlab reproduce`` lists the items; ``bufferlab reproduce ITEM`` runs one through the sweep
 runner, draws its figure with the paper's axes and judges each of the paper's claims (mean and
