@@ -8,11 +8,21 @@ const RATE: u64 = 10_000_000;
 
 /// 1500 B packets every `gap_us` microseconds.
 fn flow(id: u32, gap_us: u64, secs: u64) -> Vec<(Instant, QItem)> {
-    cbr(id, 1500, Duration::ZERO, Duration::from_us(gap_us), SEC * secs)
+    cbr(
+        id,
+        1500,
+        Duration::ZERO,
+        Duration::from_us(gap_us),
+        SEC * secs,
+    )
 }
 
 fn distinct(q: &FqPie, a: u32, b: u32) {
-    assert_ne!(q.classify(a), q.classify(b), "flows {a} and {b} share a queue");
+    assert_ne!(
+        q.classify(a),
+        q.classify(b),
+        "flows {a} and {b} share a queue"
+    );
 }
 
 /// Two unresponsive flows on 10 Mb/s: flow 1 offers 8 Mb/s, flow 2 4 Mb/s. Deficit round robin
@@ -30,7 +40,10 @@ fn each_flow_queue_runs_its_own_pie() {
         p2_max = p2_max.max(q.flow_prob(2));
     });
     assert_eq!(p2_max, 0.0);
-    assert!(tr.drops.iter().all(|d| d.1.flow == 1 && d.2 == DropReason::Aqm));
+    assert!(tr
+        .drops
+        .iter()
+        .all(|d| d.1.flow == 1 && d.2 == DropReason::Aqm));
     let late = |t: &Instant| *t >= Instant::from_secs(10);
     let offered1 = arr.iter().filter(|a| a.1.flow == 1 && late(&a.0)).count() as f64;
     let dropped1 = tr.drops.iter().filter(|d| late(&d.0)).count() as f64;
@@ -46,7 +59,10 @@ fn each_flow_queue_runs_its_own_pie() {
     assert!((mean1 - 0.015).abs() < 0.003, "flow 1 mean sojourn {mean1}");
     // Flow 2 waits at most for one packet of flow 1 on the wire and its own one before it.
     let worst2 = tr.waits(2).into_iter().max().unwrap();
-    assert!(worst2 <= Duration::from_us(2500), "flow 2 waited {worst2:?}");
+    assert!(
+        worst2 <= Duration::from_us(2500),
+        "flow 2 waited {worst2:?}"
+    );
 }
 
 /// Linux arms the first probability update half a second after the qdisc is created: until
@@ -62,8 +78,14 @@ fn first_update_after_half_a_second() {
         }
     });
     let t = first_prob.expect("the probability never rose");
-    assert!(t >= Instant::from_ms(500) && t < Instant::from_ms(502), "{t:?}");
-    assert!(tr.aqm_drop_times().iter().all(|d| *d >= Instant::from_ms(500)));
+    assert!(
+        t >= Instant::from_ms(500) && t < Instant::from_ms(502),
+        "{t:?}"
+    );
+    assert!(tr
+        .aqm_drop_times()
+        .iter()
+        .all(|d| *d >= Instant::from_ms(500)));
 }
 
 /// A full discipline refuses the arriving packet itself (Linux `fq_pie` counts it as
@@ -88,7 +110,10 @@ fn a_full_discipline_refuses_the_arrival() {
     }
     assert!(!q.enqueue(Instant::ZERO, item(2, 99), &mut drops));
     assert_eq!(drops.items.len(), 1);
-    assert_eq!((drops.items[0].0.id, drops.items[0].1), (99, DropReason::Overflow));
+    assert_eq!(
+        (drops.items[0].0.id, drops.items[0].1),
+        (99, DropReason::Overflow)
+    );
     assert_eq!((q.len_pkts(), q.flow_backlog_bytes(1)), (20, 30_000));
 }
 
@@ -141,4 +166,39 @@ fn deterministic_per_seed() {
     };
     assert_eq!(go(1), go(1));
     assert_ne!(go(1), go(2));
+}
+
+/// Forty on/off flows: queues fill, settle and fill again. At every dequeue, each queue the
+/// timer no longer visits is settled, so visiting only the unsettled list is the full walk.
+#[test]
+fn the_timer_skips_only_settled_queues() {
+    let mut q = FqPie::new(FqPieConfig::default(), Limit::default(), 9);
+    let arr = merge(
+        (0..40)
+            .map(|f| {
+                let start = SEC * (f as u64 % 5);
+                cbr(
+                    f,
+                    1500,
+                    start,
+                    Duration::from_us(600 + 50 * f as u64),
+                    start + SEC,
+                )
+            })
+            .collect(),
+    );
+    let mut checked = 0;
+    let mut tracked_low = usize::MAX;
+    run(&mut q, RATE, &arr, SEC * 8, |t, q| {
+        assert!(q.untracked_are_settled(), "at {t:?}");
+        checked += 1;
+        if t > Instant::from_secs(7) {
+            tracked_low = tracked_low.min(q.unsettled.len());
+        }
+    });
+    assert!(checked > 5_000, "{checked}");
+    assert!(
+        tracked_low < 40,
+        "queues are dropped from the list once settled"
+    );
 }

@@ -115,7 +115,9 @@ impl PieVars {
         } else {
             now.saturating_since(enq)
         };
-        let since = self.dq_tstamp.map_or(Duration::ZERO, |t| now.saturating_since(t));
+        let since = self
+            .dq_tstamp
+            .map_or(Duration::ZERO, |t| now.saturating_since(t));
         self.dq_tstamp = Some(now);
         self.burst = self.burst.saturating_sub(since);
     }
@@ -287,6 +289,9 @@ mod tests {
         assert!(v.settled(&p, 0));
         let before = v;
         v.update(&p, 0);
-        assert_eq!(v, before, "a settled controller is a fixed point of the update");
+        assert_eq!(
+            v, before,
+            "a settled controller is a fixed point of the update"
+        );
     }
 }
