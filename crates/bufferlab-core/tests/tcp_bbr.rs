@@ -14,9 +14,7 @@ fn two_flows(tcp: serde_json::Value, limit: u64, seed: u64) -> bufferlab_core::r
     d.duration_ns = 40 * NS_PER_SEC;
     d.measure_ns = Some([10 * NS_PER_SEC, 40 * NS_PER_SEC]);
     d.seed = seed;
-    let t = |start: f64| {
-        json!({"kind": "tcp", "start_ns": {"dist": "const", "value": start}, "tcp": tcp.clone()})
-    };
+    let t = |start: f64| json!({"kind": "tcp", "start_ns": {"dist": "const", "value": start}, "tcp": tcp.clone()});
     run_ok(&d.scenario(vec![(vec![0], t(0.0)), (vec![1], t(2e9))]))
 }
 
@@ -41,14 +39,22 @@ fn bbr_keeps_a_deep_fifo_short_where_cubic_fills_it() {
     let sojourn = |cc: &str| {
         let out = two_flows(json!({"cc": cc}), 340, 1);
         let q = out.queue("r1->r2").unwrap();
-        (q.sojourn_mean_s.unwrap(), out.link("r1->r2").unwrap().utilization)
+        (
+            q.sojourn_mean_s.unwrap(),
+            out.link("r1->r2").unwrap().utilization,
+        )
     };
     let (bbr, ub) = sojourn("bbr");
     let (cubic, uc) = sojourn("cubic");
     assert!(ub > 0.95 && uc > 0.95, "utilization {ub} {uc}");
     // One BDP of queue is 40 ms.
     assert!(bbr < 0.080, "BBR: {:.1} ms", bbr * 1e3);
-    assert!(cubic > 4.0 * bbr, "Cubic {:.1} ms, BBR {:.1} ms", cubic * 1e3, bbr * 1e3);
+    assert!(
+        cubic > 4.0 * bbr,
+        "Cubic {:.1} ms, BBR {:.1} ms",
+        cubic * 1e3,
+        bbr * 1e3
+    );
 }
 
 #[test]
