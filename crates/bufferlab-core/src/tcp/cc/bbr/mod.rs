@@ -429,7 +429,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`: 200 ms and a round at 4 packets are over.
     fn check_probe_rtt_done(&mut self, w: &mut CwndState, c: &ConnState) {
-        if !self.probe_rtt_done_at.is_some_and(|t| c.now > t) {
+        if self.probe_rtt_done_at.is_none_or(|t| c.now <= t) {
             return;
         }
         // Wait a full window before the next one.

@@ -185,7 +185,7 @@ fn cwnd_is_twice_the_bdp_plus_the_burst_budget() {
     // 150 kB/s), rounded up to even; in the probing phase two more.
     assert_eq!(f.bbr.aggr.extra_acked(), MSS);
     let probing = f.bbr.gains().0 > UNIT;
-    let expect = (100 + 1 + 6 + 1) / 2 * 2 + if probing { 2 } else { 0 };
+    let expect = (100u64 + 1 + 6).div_ceil(2) * 2 + if probing { 2 } else { 0 };
     assert_eq!(f.w.cwnd_bytes, expect * MSS);
     // And the pacing rate is the phase's gain times the estimate.
     assert_eq!(
