@@ -504,17 +504,35 @@ class TcpOptions(PlanObject):
     # = 1`, since RACK came in 4.4); ns-3 3.44 has no RACK (the crosscheck turns it off on
     # both sides).
     rack: bool = True
+    # Receive-buffer auto-sizing as FreeBSD's (`net.inet.tcp.recvbuf_auto`, see
+    # [`super::bufauto`]): `rwnd` is the starting window and grows by `rwnd_inc` up to
+    # `rwnd_max` when a round trip (under a second, measured with the timestamp option) brings
+    # more than 7/8 of it. Default off: the window keeps its size.
+    rwnd_auto: bool = False
     # Receiver window. Default 1 GiB, the largest window TCP can advertise (window scale 14,
     # RFC 7323 §2.3): the window never limits a flow unless a scenario says so. Buffer-sizing
     # experiments (Gorinsky et al. and Jabeen et al.) assume flows limited by the network only; a stock Linux
     # host is `rwnd = "6MiB"` (`tcp_rmem` maximum), Braud et al.'s FreeBSD hosts are far smaller.
     rwnd_bytes: int = 1_073_741_824
+    # The step of `rwnd_auto` (FreeBSD's `net.inet.tcp.recvbuf_inc`, 16 KiB).
+    rwnd_inc_bytes: int = 16384
+    # The ceiling of `rwnd_auto` (FreeBSD's `net.inet.tcp.recvbuf_max`, 2 MiB).
+    rwnd_max_bytes: int = 2_097_152
     # Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery. Default on, as Linux
     # (`net.ipv4.tcp_sack = 1`); off gives NewReno recovery on cumulative ACKs only.
     sack: bool = True
+    # Send-buffer auto-sizing as FreeBSD's (`net.inet.tcp.sendbuf_auto`, see [`super::bufauto`]):
+    # `sndbuf` is the starting size and grows by `sndbuf_inc` up to `sndbuf_max` while it is
+    # what limits the connection. Default off: the buffer keeps its size (Linux's own
+    # auto-tuning, `tcp_sndbuf_expand`, is not modelled).
+    sndbuf_auto: bool = False
     # Send buffer: bytes sent and not yet acknowledged. Default 1 GiB for the same reason
     # (Linux's `tcp_wmem` maximum is 4 MiB).
     sndbuf_bytes: int = 1_073_741_824
+    # The step of `sndbuf_auto` (FreeBSD's `net.inet.tcp.sendbuf_inc`, 8 KiB).
+    sndbuf_inc_bytes: int = 8192
+    # The ceiling of `sndbuf_auto` (FreeBSD's `net.inet.tcp.sendbuf_max`, 2 MiB).
+    sndbuf_max_bytes: int = 2_097_152
     # What a congestion event's reduction is taken from: `cwnd`, the congestion window, as
     # Linux (`tcp_init_cwnd_reduction`: `ssthresh = β·cwnd`; PRR's RecoverFS is that window,
     # `prior_cwnd`; a timeout during a fast recovery keeps the recovery's ssthresh), ns-2 and

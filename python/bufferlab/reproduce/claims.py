@@ -3,6 +3,13 @@
 A claim's tolerance is part of its declaration, written beside the item before anything runs;
 the verdict compares the mean over seeds with it. A claim the paper makes only in words gets a
 band that says what the words mean ("several-fold" = at least 2×), written in the claim.
+
+A claim whose statistic is the paper's ratio of two averages (``stat = "ratio_of_means"``) is
+given (numerator, denominator) pairs per seed and judged on mean(num) / mean(den), as the paper
+computed it from its runs. Where the per-seed values fall into two modes, the note says which
+and how often (``stats.modes``). A claim the paper's own numbers contradict (a load above the
+capacity, two numbers no one setting gives) is declared ``inconsistent`` with the arithmetic:
+our value is still measured and shown, but there is nothing consistent to hold it to.
 """
 
 from __future__ import annotations
@@ -11,9 +18,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .stats import Estimate, estimate
+from .stats import Estimate, describe_modes, estimate, modes, ratio_of_means
 
-HOLDS, FAILS, NOT_COMPARABLE = "holds", "does not hold", "not comparable"
+HOLDS, FAILS, NOT_COMPARABLE, INCONSISTENT = "holds", "does not hold", "not comparable", "inconsistent"
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,10 @@ class ClaimSpec:
 
     ``id``: short and stable (``T1-delay``); ``where``: table / figure / section; ``paper``: the
     paper's value or its claim in words; ``check``: the tolerance; ``unit`` of our number.
-    ``not_comparable``: a reason when our setup cannot speak to the claim.
+    ``not_comparable``: a reason when our setup cannot speak to the claim. ``inconsistent``: the
+    arithmetic that shows the paper's own numbers contradict the claim (the verdict is then
+    ``inconsistent`` whatever we measure). ``stat``: ``mean`` (of per-seed values) or
+    ``ratio_of_means`` (per-seed (num, den) pairs).
     """
 
     id: str
@@ -64,6 +74,8 @@ class ClaimSpec:
     check: Check | None
     unit: str = ""
     not_comparable: str | None = None
+    inconsistent: str | None = None
+    stat: str = "mean"
 
 
 @dataclass
@@ -92,12 +104,25 @@ class ClaimResult:
         }
 
 
-def judge(item: str, spec: ClaimSpec, samples: Iterable[float] | None, note: str = "") -> ClaimResult:
-    """The verdict of ``spec`` on per-seed ``samples`` (None: nothing to compare)."""
-    if spec.not_comparable is not None or samples is None or spec.check is None:
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def judge(item: str, spec: ClaimSpec, samples: Iterable | None, note: str = "") -> ClaimResult:
+    """The verdict of ``spec`` on per-seed ``samples`` (None: nothing to compare): values, or
+    (num, den) pairs for a ``ratio_of_means`` claim."""
+    samples = None if samples is None else list(samples)
+    if spec.stat == "ratio_of_means":
+        est = ratio_of_means(samples or [])
+        per_seed = [n / d for n, d in samples or [] if d]
+    else:
         est = estimate(samples or [])
+        per_seed = samples or []
+    note = _join(note, describe_modes(modes(per_seed)))
+    if spec.inconsistent is not None:
+        return ClaimResult(item, spec, est, INCONSISTENT, _join(note, spec.inconsistent))
+    if spec.not_comparable is not None or samples is None or spec.check is None:
         return ClaimResult(item, spec, est, NOT_COMPARABLE, note or (spec.not_comparable or ""))
-    est = estimate(samples)
     if est.n == 0:
         return ClaimResult(item, spec, est, NOT_COMPARABLE, note or "no sample")
     return ClaimResult(item, spec, est, HOLDS if spec.check.holds(est.mean) else FAILS, note)

@@ -67,3 +67,8 @@ def per_seed(df: pd.DataFrame, value: str) -> dict[int, float]:
 def ratio_by_seed(num: dict[int, float], den: dict[int, float]) -> list[float]:
     """num[s] / den[s] for the seeds both have (paired by seed)."""
     return [num[s] / den[s] for s in sorted(set(num) & set(den)) if den[s]]
+
+
+def pairs_by_seed(num: dict[int, float], den: dict[int, float]) -> list[tuple[float, float]]:
+    """(num[s], den[s]) for the seeds both have: a ratio-of-means claim's sample."""
+    return [(num[s], den[s]) for s in sorted(set(num) & set(den))]

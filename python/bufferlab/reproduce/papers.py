@@ -2,11 +2,19 @@
 
 from .item import Paper
 
+# FreeBSD 9.1's socket buffers (sysctl defaults of sys/netinet/tcp_output.c and tcp_input.c,
+# 9.x): net.inet.tcp.sendspace 32768, sendbuf_auto 1, sendbuf_inc 8192, sendbuf_max 2097152;
+# net.inet.tcp.recvspace 65536, recvbuf_auto 1, recvbuf_inc 16384, recvbuf_max 2097152.
+FREEBSD9_BUFFERS = {"sndbuf": "32KiB", "sndbuf_auto": True, "sndbuf_inc": "8KiB", "sndbuf_max": "2MiB",
+                    "rwnd": "64KiB", "rwnd_auto": True, "rwnd_inc": "16KiB", "rwnd_max": "2MiB"}
 BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
               "TCP over Large Buffers: When Adding Traffic Improves Latency", "ITC 26, Karlskrona",
-              tcp={"rack": False, "frto": False},
+              tcp={"rack": False, "frto": False, **FREEBSD9_BUFFERS},
               tcp_note="TCP as in the paper's FreeBSD 9.1 hosts: no RACK and no F-RTO (rack = false, frto = false; "
-                       "FreeBSD's own timestamp-based undo of a bad retransmission is not modelled)")
+                       "FreeBSD's own timestamp-based undo of a bad retransmission is not modelled); the timestamp "
+                       "option on (52 B ACKs); socket buffers as FreeBSD 9.x's defaults: a 32 KiB send buffer and a "
+                       "64 KiB receive window, each auto-sized (grown by 8 KiB and 16 KiB up to 2 MiB while it is "
+                       "what limits the connection; sndbuf_auto, rwnd_auto, [tcp-buffers.md](tcp-buffers.md))")
 CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 "On the Interoperability of Bufferbloat Solutions",
                 "the text carries no date; its latest reference is from 2014",

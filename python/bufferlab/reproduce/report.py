@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import HOLDS, NOT_COMPARABLE, fmt_estimate
+from .claims import HOLDS, INCONSISTENT, NOT_COMPARABLE, fmt_estimate
 from .item import ITEMS, Item
 
 COMMAND = "bufferlab reproduce all {flag} --out {out} --docs docs"
@@ -27,7 +27,8 @@ def claims_table(results, with_item: bool = True) -> list[str]:
     for r in results:
         for c in r.claims:
             v = c.verdict
-            mark = "**holds**" if v == HOLDS else ("not comparable" if v == NOT_COMPARABLE else "**does not hold**")
+            mark = {HOLDS: "**holds**", NOT_COMPARABLE: "not comparable", INCONSISTENT: "inconsistent"}.get(
+                v, "**does not hold**")
             cells = ([f"`{r.item.name}`"] if with_item else []) + [
                 c.spec.id, c.spec.where, c.spec.paper, fmt_estimate(c.est), c.spec.unit,
                 c.spec.check.text if c.spec.check else "–", mark, c.note]
@@ -37,8 +38,12 @@ def claims_table(results, with_item: bool = True) -> list[str]:
 
 def _summary(results) -> str:
     n = [c.verdict for r in results for c in r.claims]
-    return (f"{len(n)} claims: {n.count(HOLDS)} hold, {n.count('does not hold')} do not hold, "
-            f"{n.count(NOT_COMPARABLE)} not comparable.")
+    return _summary_text(n.count(HOLDS), n.count("does not hold"), n.count(INCONSISTENT), n.count(NOT_COMPARABLE))
+
+
+def _summary_text(hold: int, fail: int, inconsistent: int, other: int) -> str:
+    return (f"{hold + fail + inconsistent + other} claims: {hold} hold, {fail} do not hold, {inconsistent} "
+            f"inconsistent in the paper itself, {other} not comparable.")
 
 
 def item_section(r, fig_path: str | None, level: str = "##") -> list[str]:
@@ -221,8 +226,8 @@ def update_docs(results, docs: Path, profile: str) -> Path:
                             key=lambda x: -float(x.split("|")[3]))
 
     verdicts = [x.split("|")[8].strip() for x in claim_rows]
-    n_hold, n_fail = verdicts.count("**holds**"), verdicts.count("**does not hold**")
-    summary = f"{len(verdicts)} claims: {n_hold} hold, {n_fail} do not hold, {len(verdicts) - n_hold - n_fail} not comparable."
+    n_hold, n_fail, n_inc = verdicts.count("**holds**"), verdicts.count("**does not hold**"), verdicts.count("inconsistent")
+    summary = _summary_text(n_hold, n_fail, n_inc, len(verdicts) - n_hold - n_fail - n_inc)
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     note = "Updated since, item by item (`bufferlab reproduce ITEM --docs docs`): "
     stamps = {}

@@ -14,6 +14,7 @@
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the SYN and FIN do not take
 //! a sequence number. See `docs/tcp.md`.
 
+pub mod bufauto;
 pub mod cc;
 pub mod endpoint;
 pub mod frto;
@@ -36,6 +37,8 @@ pub use receiver::TcpReceiver;
 
 #[cfg(test)]
 mod bbr_tests;
+#[cfg(test)]
+mod bufauto_tests;
 #[cfg(test)]
 mod edt_tests;
 #[cfg(test)]

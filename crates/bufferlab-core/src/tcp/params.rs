@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::bufauto::AutoSize;
 use super::cc::cubic::CubicConfig;
 use super::cc::newreno::NewRenoConfig;
 use super::cc::vegas::VegasConfig;
@@ -159,6 +160,28 @@ pub struct TcpOptions {
     /// (Linux's `tcp_wmem` maximum is 4 MiB).
     #[schemars(range(min = 64, max = 4_294_967_296u64))]
     pub sndbuf_bytes: u64,
+    /// Send-buffer auto-sizing as FreeBSD's (`net.inet.tcp.sendbuf_auto`, see [`super::bufauto`]):
+    /// `sndbuf` is the starting size and grows by `sndbuf_inc` up to `sndbuf_max` while it is
+    /// what limits the connection. Default off: the buffer keeps its size (Linux's own
+    /// auto-tuning, `tcp_sndbuf_expand`, is not modelled).
+    pub sndbuf_auto: bool,
+    /// The step of `sndbuf_auto` (FreeBSD's `net.inet.tcp.sendbuf_inc`, 8 KiB).
+    #[schemars(range(min = 1, max = 4_294_967_296u64))]
+    pub sndbuf_inc_bytes: u64,
+    /// The ceiling of `sndbuf_auto` (FreeBSD's `net.inet.tcp.sendbuf_max`, 2 MiB).
+    #[schemars(range(min = 64, max = 4_294_967_296u64))]
+    pub sndbuf_max_bytes: u64,
+    /// Receive-buffer auto-sizing as FreeBSD's (`net.inet.tcp.recvbuf_auto`, see
+    /// [`super::bufauto`]): `rwnd` is the starting window and grows by `rwnd_inc` up to
+    /// `rwnd_max` when a round trip (under a second, measured with the timestamp option) brings
+    /// more than 7/8 of it. Default off: the window keeps its size.
+    pub rwnd_auto: bool,
+    /// The step of `rwnd_auto` (FreeBSD's `net.inet.tcp.recvbuf_inc`, 16 KiB).
+    #[schemars(range(min = 1, max = 1_073_741_824))]
+    pub rwnd_inc_bytes: u64,
+    /// The ceiling of `rwnd_auto` (FreeBSD's `net.inet.tcp.recvbuf_max`, 2 MiB).
+    #[schemars(range(min = 64, max = 1_073_741_824))]
+    pub rwnd_max_bytes: u64,
     /// Three-way handshake before the data and a FIN exchange after it (RFC 793). Default on,
     /// as every real stack and ns-3 do: the SYN/SYN-ACK exchange gives the sender its first RTT
     /// sample, so a path whose RTT exceeds the 1 s initial RTO (RFC 6298 §2.1) does not time
@@ -230,6 +253,12 @@ impl Default for TcpOptions {
             mss_bytes: 1460,
             rwnd_bytes: 1 << 30,
             sndbuf_bytes: 1 << 30,
+            sndbuf_auto: false,
+            sndbuf_inc_bytes: 8 << 10,
+            sndbuf_max_bytes: 2 << 20,
+            rwnd_auto: false,
+            rwnd_inc_bytes: 16 << 10,
+            rwnd_max_bytes: 2 << 20,
             handshake: true,
             vegas_alpha: v.alpha,
             vegas_beta: v.beta,
@@ -278,6 +307,9 @@ pub struct TcpParams {
     pub mss_bytes: u32,
     pub rwnd_bytes: u64,
     pub sndbuf_bytes: u64,
+    /// FreeBSD's auto-sizing of each buffer, when on.
+    pub sndbuf_auto: Option<AutoSize>,
+    pub rwnd_auto: Option<AutoSize>,
     pub handshake: bool,
     /// TCP small queues: `None` where the host's egress models Linux (see `TcpOptions::tsq`).
     pub tsq: Option<bool>,
@@ -326,6 +358,29 @@ impl TcpOptions {
                 return Err(at_key(
                     key,
                     format!("{v} B is less than one segment ({mss} B)"),
+                ));
+            }
+        }
+        for (on, key, max, start) in [
+            (
+                self.sndbuf_auto,
+                "sndbuf_max_bytes",
+                self.sndbuf_max_bytes,
+                self.sndbuf_bytes,
+            ),
+            (
+                self.rwnd_auto,
+                "rwnd_max_bytes",
+                self.rwnd_max_bytes,
+                self.rwnd_bytes,
+            ),
+        ] {
+            if on && max < start {
+                return Err(at_key(
+                    key,
+                    format!(
+                        "{max} B is below the starting size ({start} B): auto-sizing only grows"
+                    ),
                 ));
             }
         }
@@ -391,6 +446,15 @@ impl TcpOptions {
             mss_bytes: self.mss_bytes,
             rwnd_bytes: self.rwnd_bytes,
             sndbuf_bytes: self.sndbuf_bytes,
+            sndbuf_auto: self.sndbuf_auto.then_some(AutoSize {
+                inc_bytes: self.sndbuf_inc_bytes,
+                max_bytes: self.sndbuf_max_bytes,
+            }),
+            // FreeBSD measures the receive side's round trips with the timestamp option only.
+            rwnd_auto: (self.rwnd_auto && self.timestamps).then_some(AutoSize {
+                inc_bytes: self.rwnd_inc_bytes,
+                max_bytes: self.rwnd_max_bytes,
+            }),
             handshake: self.handshake,
             tsq: self.tsq,
             limit_output_bytes: self.limit_output_bytes,
@@ -410,6 +474,31 @@ mod tests {
     #[test]
     fn defaults_cite_their_values() {
         let p = opts(json!({})).resolve();
+        assert_eq!((p.sndbuf_auto, p.rwnd_auto), (None, None));
+        let f = opts(json!({"sndbuf_auto": true, "rwnd_auto": true})).resolve();
+        assert_eq!(
+            f.sndbuf_auto,
+            Some(AutoSize {
+                inc_bytes: 8192,
+                max_bytes: 2_097_152
+            })
+        );
+        assert_eq!(
+            f.rwnd_auto,
+            Some(AutoSize {
+                inc_bytes: 16384,
+                max_bytes: 2_097_152
+            })
+        );
+        let no_ts = opts(json!({"rwnd_auto": true, "timestamps": false})).resolve();
+        assert_eq!(no_ts.rwnd_auto, None);
+        let e =
+            opts(json!({"sndbuf_auto": true, "sndbuf_bytes": 65536, "sndbuf_max_bytes": 32768}));
+        assert!(e
+            .check()
+            .unwrap_err()
+            .to_string()
+            .starts_with("sndbuf_max_bytes: "));
         assert_eq!(p.mss_bytes, 1460);
         assert_eq!(p.initial_window, 10);
         assert_eq!(p.min_rto_ns, Duration::from_ms(200));

@@ -2,6 +2,7 @@
 //! §4.2.3.2, RFC 5681 §4.2), timestamp echo (RFC 7323 §4.3). One agent serves every connection
 //! of a flow (a web flow multiplexes many).
 
+use super::bufauto::{AutoSize, RecvAuto};
 use super::params::TcpParams;
 use crate::hooks::{AgentHooks, Io};
 use crate::packet::{
@@ -36,6 +37,9 @@ pub struct RecvConn {
     /// ACKs still to send at once after a CE (Linux's quick-ACK mode: `tcp_enter_quickack_mode`
     /// with 2), so the sender hears of the congestion without the delayed-ACK wait.
     quickacks: u8,
+    /// The window advertised: the block's `rwnd`, grown by FreeBSD's auto-sizing when on.
+    rwnd: u32,
+    auto: RecvAuto,
 }
 
 impl Default for RecvConn {
@@ -53,6 +57,8 @@ impl Default for RecvConn {
             fin: false,
             demand_cwr: false,
             quickacks: 0,
+            rwnd: 0,
+            auto: RecvAuto::default(),
         }
     }
 }
@@ -136,6 +142,8 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delack_ns: Duration,
     rwnd: u32,
+    /// FreeBSD's receive-buffer auto-sizing, when on.
+    rwnd_auto: Option<AutoSize>,
     /// An ACK's bytes on the wire (headers and the timestamp option).
     ack_bytes: u32,
     /// The sender (learnt from its packets).
@@ -153,6 +161,7 @@ impl TcpReceiver {
             delayed_ack: p.delayed_ack,
             delack_ns: p.delack_ns,
             rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
+            rwnd_auto: p.rwnd_auto,
             ack_bytes: p.header_bytes(),
             peer_node: 0,
             peer_agent: 0,
@@ -175,13 +184,16 @@ impl TcpReceiver {
             conn,
             ack: c.rcv_nxt,
             flags,
-            rwnd: self.rwnd,
+            rwnd: c.rwnd,
             ts_val: io.now,
             ts_ecr: c.ts_recent,
             ..Default::default()
         };
         if self.sack && !c.ooo.is_empty() {
             tcp.nsack = c.sack_blocks(&mut tcp.sack);
+        }
+        if self.rwnd_auto.is_some() {
+            c.auto.on_ack_sent(io.now);
         }
         c.last_ack_sent = c.rcv_nxt;
         c.pending = 0;
@@ -235,6 +247,11 @@ impl TcpReceiver {
             true
         } else if h.seq <= c.rcv_nxt {
             let filled_gap = !c.ooo.is_empty();
+            // FreeBSD sizes the buffer on its fast path: in-order data, nothing queued above.
+            if let (Some(a), false) = (self.rwnd_auto, filled_gap) {
+                let grown = c.auto.on_segment(&a, c.rwnd as u64, h.ts_ecr, h.len as u64);
+                c.rwnd = grown.min(u32::MAX as u64) as u32;
+            }
             let n = c.advance(end);
             io.flows[self.flow as usize].on_delivered(io.now, n);
             c.pending += 1;
@@ -274,7 +291,11 @@ impl AgentHooks for TcpReceiver {
             if conn > self.conns.len() + (1 << 20) {
                 return;
             }
-            self.conns.resize_with(conn + 1, RecvConn::default);
+            let rwnd = self.rwnd;
+            self.conns.resize_with(conn + 1, || RecvConn {
+                rwnd,
+                ..RecvConn::default()
+            });
         }
         self.peer_node = pkt.src;
         self.peer_agent = pkt.src_agent;

@@ -2,6 +2,7 @@
 //! `CodelConfig`, `CodelVars` and its stats, after Linux's `codel_params` / `codel_vars` /
 //! `codel_stats`): what the traffic block fixed, what moves with every ACK, what only goes up.
 
+use super::bufauto::AutoSize;
 use super::params::{SsthreshFrom, TcpParams};
 use crate::time::{Duration, Instant};
 
@@ -21,8 +22,8 @@ pub(super) struct SendConfig {
     pub(super) use_prr: bool,
     /// Whether F-RTO (RFC 5682) runs after a timeout.
     pub(super) use_frto: bool,
-    /// The send buffer: at most this much outstanding.
-    pub(super) sndbuf: u64,
+    /// FreeBSD's send-buffer auto-sizing, when on (the buffer itself is `SendVars::sndbuf`).
+    pub(super) sndbuf_auto: Option<AutoSize>,
     /// Whether it asks for ECN (RFC 3168 §6.1.1).
     pub(super) ecn: bool,
     /// Whether it paces (the `pacing` key, or a rate-controlling algorithm), and Linux's pacing
@@ -52,7 +53,7 @@ impl SendConfig {
             ssthresh_from: p.ssthresh_from,
             use_prr: p.prr && !rate_control,
             use_frto: p.frto,
-            sndbuf: p.sndbuf_bytes,
+            sndbuf_auto: p.sndbuf_auto,
             ecn: p.ecn,
             pacing: p.pacing || rate_control,
             pacing_ss_ratio: p.pacing_ss_ratio,
@@ -94,6 +95,11 @@ pub(super) struct SendVars {
     /// The smallest RTT measured (RACK's min_RTT).
     pub(super) min_rtt: Option<Duration>,
     pub(super) peer_rwnd: u64,
+    /// The send buffer: at most this much outstanding (grows with `SendConfig::sndbuf_auto`).
+    pub(super) sndbuf: u64,
+    /// The timestamp of the peer's latest packet, echoed on data segments (RFC 7323 §3.2's
+    /// TSecr; the receiver's buffer auto-sizing reads it).
+    pub(super) peer_ts: Instant,
     pub(super) syn_retransmitted: bool,
     pub(super) last_send: Instant,
     /// Whether the last send attempt stopped because the congestion window was full (rather
@@ -144,6 +150,8 @@ impl SendVars {
             reo_armed: None,
             min_rtt: None,
             peer_rwnd: p.rwnd_bytes,
+            sndbuf: p.sndbuf_bytes,
+            peer_ts: Instant::ZERO,
             syn_retransmitted: false,
             last_send: Instant::ZERO,
             cwnd_limited: true,

@@ -221,8 +221,26 @@ impl SendConn {
             len,
             flags,
             ts_val: io.now,
+            ts_ecr: self.v.peer_ts,
             ..Default::default()
         }
+    }
+
+    /// The send buffer as the next segments see it: FreeBSD grows it (when auto-sized) each
+    /// time it sends, if the buffer is what holds the connection back ([`super::bufauto`]).
+    fn sndbuf_now(&mut self) -> u64 {
+        if let Some(a) = self.cfg.sndbuf_auto {
+            let v = &mut self.v;
+            let held = v.end.saturating_sub(v.una).min(v.sndbuf);
+            v.sndbuf = a.grow_send(
+                v.sndbuf,
+                held,
+                v.nxt.saturating_sub(v.una),
+                v.peer_rwnd,
+                self.w.cwnd_bytes,
+            );
+        }
+        self.v.sndbuf
     }
 
     fn packet(&self, io: &Io, peer: &Peer, tcp: TcpHeader) -> Packet {
@@ -321,7 +339,7 @@ impl SendConn {
             return;
         }
         // Flow control: never more outstanding than the peer's window or the send buffer.
-        let limit = self.v.una + self.v.peer_rwnd.min(self.cfg.sndbuf);
+        let limit = self.v.una + self.v.peer_rwnd.min(self.sndbuf_now());
         loop {
             if self.cfg.sack {
                 if (self.sb.pipe() + 1) * self.cfg.mss > self.w.cwnd_bytes {
@@ -544,6 +562,7 @@ impl SendConn {
             return Event::None; // a duplicate SYN-ACK
         }
         self.v.peer_rwnd = h.rwnd as u64;
+        self.v.peer_ts = h.ts_val;
         let ack = h.ack.min(self.v.max);
         let cwnd_before = self.rate_begin();
         let before = (self.sb.head(), self.sb.sacked());
@@ -708,7 +727,7 @@ impl SendConn {
     /// Send up to `n` segments of data never sent, whatever the congestion window (the peer's
     /// window and the send buffer still bound them); how many went.
     fn send_new(&mut self, io: &mut Io, peer: &Peer, n: u32) -> u32 {
-        let limit = self.v.una + self.v.peer_rwnd.min(self.cfg.sndbuf);
+        let limit = self.v.una + self.v.peer_rwnd.min(self.sndbuf_now());
         let mut sent = 0;
         while sent < n && self.v.max < self.v.end {
             let len = self.cfg.mss.min(self.v.end - self.v.max);
