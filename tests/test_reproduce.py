@@ -196,3 +196,37 @@ def test_an_items_sweeps_share_one_pool(tmp_path):
     assert pool.pool is None
     # a folder reproduce wrote may be resumed in
     assert check_repro_dir(tmp_path) == tmp_path
+
+
+def test_ratio_of_means_is_the_papers_statistic():
+    from bufferlab.reproduce.stats import ratio_of_means
+
+    # per-seed ratios 2 and 0.5 average 1.25; the paper's ratio of averages is (4 + 1) / (2 + 2)
+    e = ratio_of_means([(4.0, 2.0), (1.0, 2.0)])
+    assert e.mean == pytest.approx(1.25) and e.n == 2
+    e = ratio_of_means([(4.0, 2.0), (1.0, 2.0), (3.0, 1.0)])
+    assert e.mean == pytest.approx(8.0 / 5.0) and e.lo <= e.mean <= e.hi
+    spec = ClaimSpec("r", "Fig. 6", "divided by 2.5", within(2.5, rel=0.3), "×", stat="ratio_of_means")
+    # mean of ratios (4 + 1) / 2 = 2.5 would hold; the ratio of means 6 / 4 = 1.5 does not
+    assert judge("i", spec, [(4.0, 1.0), (2.0, 3.0)]).verdict == FAILS
+
+
+def test_two_modes_are_reported_with_their_frequencies():
+    from bufferlab.reproduce.stats import modes
+
+    seeds = [0.63, 0.66, 0.70, 0.72, 0.75, 0.78, 0.81, 0.96, 1.05, 1.18]
+    m = modes(seeds)
+    assert [(x.count, x.lo, x.hi) for x in m] == [(7, 0.63, 0.81), (3, 0.96, 1.18)]
+    assert len(modes([1.0, 1.1, 1.2, 1.3, 1.4, 1.5])) == 1  # evenly spread: one mode
+    assert len(modes([1.0, 1.1, 5.0])) == 1  # a lone outlier is not a mode
+    r = judge("i", ClaimSpec("m", "Fig. 7", "600 ms", within(0.6, rel=0.3), "s"), seeds)
+    assert "7 of 10 seeds (70%) in [0.63, 0.81]" in r.note and "3 of 10 seeds (30%)" in r.note
+
+
+def test_inconsistent_claims_keep_our_number():
+    from bufferlab.reproduce.claims import INCONSISTENT
+
+    spec = ClaimSpec("b", "§IV-B", "4 times fewer", within(4, rel=0.25), "×",
+                     inconsistent="100 against 250 packets a second is 2.5 times fewer")
+    r = judge("i", spec, [2.5, 2.5])
+    assert r.verdict == INCONSISTENT and r.est.mean == 2.5 and "2.5 times fewer" in r.note

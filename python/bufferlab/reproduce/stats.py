@@ -8,7 +8,7 @@ A paper that ran n experiments and compared two averages reports a ratio of mean
 per-run ratios; :func:`ratio_of_means` is that statistic, its interval from a seeded bootstrap
 over the paired seeds. Where seeds fall into two distinct states (a flow starved in some seeds
 and not in others), :func:`modes` says so: the per-seed values split at their widest gap when
-that gap is wide against the spread inside each side.
+that gap is wide against their spacing and the two sides stand apart (Ashman's D).
 """
 
 from __future__ import annotations
@@ -73,11 +73,13 @@ class Mode:
     count: int
 
 
-# The widest gap between sorted per-seed values splits them into two modes when it is at least
-# this many times the larger spread (max − min) inside either side, and each side holds at least
-# MODE_MIN seeds: a gap no within-mode spread comes near, not a tail.
-MODE_GAP = 2.0
+# Two modes: the widest gap between the sorted per-seed values (each side keeping at least
+# MODE_MIN seeds) is at least MODE_GAP times their median spacing, and the sides are apart by
+# Ashman's D ≥ 2 (D = √2 |μ1 − μ2| / √(σ1² + σ2²); Ashman, Bird & Zepf 1994: D > 2 for a clean
+# separation). Evenly spread values fail the first test, one tail the second.
+MODE_GAP = 3.0
 MODE_MIN = 2
+ASHMAN_D = 2.0
 
 
 def modes(samples: Iterable[float]) -> list[Mode]:
@@ -89,11 +91,14 @@ def modes(samples: Iterable[float]) -> list[Mode]:
     one = [Mode(float(x[0]), float(x[-1]), len(x))]
     if len(x) < 2 * MODE_MIN:
         return one
-    gaps = np.diff(x)[MODE_MIN - 1:len(x) - MODE_MIN]
+    spacing = np.diff(x)
+    gaps = spacing[MODE_MIN - 1:len(x) - MODE_MIN]
     k = int(np.argmax(gaps)) + MODE_MIN  # first index of the upper side
     lo, hi = x[:k], x[k:]
-    spread = max(lo[-1] - lo[0], hi[-1] - hi[0])
-    if x[k] - x[k - 1] < MODE_GAP * max(spread, 1e-12 * max(abs(x[-1]), 1.0)):
+    if x[k] - x[k - 1] < MODE_GAP * float(np.median(spacing)):
+        return one
+    sd = math.sqrt(lo.var(ddof=1) + hi.var(ddof=1))
+    if sd > 0 and math.sqrt(2) * (hi.mean() - lo.mean()) / sd < ASHMAN_D:
         return one
     return [Mode(float(lo[0]), float(lo[-1]), len(lo)), Mode(float(hi[0]), float(hi[-1]), len(hi))]
 
