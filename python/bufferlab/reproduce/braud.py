@@ -144,7 +144,11 @@ register(Item(
                "names: eq. 7 gives 15% only with IP sizes (1500 B against 29 B, 52 to 1: OH_U = 1 / (1 + 52/9) = "
                f"{m.udp_overhead(10, 1500, 29):.1%}); on an ATM DSL link a 1500 B segment is 32 cells and the "
                f"UDP packet one, so the same α costs {m.udp_overhead(10, S_T_WIRE, S_U_WIRE):.1%} of the "
-               "capacity, and eq. 5 needs R_U = 9 R_T = 566 pkt/s for it.",
+               "capacity, and eq. 5 needs R_U = 9 R_T = 566 pkt/s for it. The delay falls elevenfold there (the "
+               "tenfold row holds) but TCP's goodput falls by 27%, the share of the wire the UDP cells take (566 × "
+               "53 B × 8 / 854 kb/s = 28%): eq. 7 counts UDP against TCP's packet rate before UDP arrived, R_T = C_u "
+               "/ S_T, where TCP keeps only what UDP leaves. The 15% fails on the paper's own link; it is the "
+               "arithmetic of IP sizes, not of the DSL link the footnote names.",
 ))
 
 
@@ -329,7 +333,8 @@ register(Item(
                "starting sizes: a window-limited bulk upload brings its whole window every round trip, more than "
                "7/8 of the receive buffer, so the receiver grows it by 16 KiB a round trip and the send buffer "
                "follows (tcp-buffers.md); the window outgrows the 120-packet buffer and the RTT is the full "
-               "buffer's. A send buffer held at 32 KiB gives about the paper's 280 ms but never fills the buffer, "
+               "buffer's (1.30 s without UDP, 365 ms with it). A send buffer held at 32 KiB gives about the paper's "
+               "280 ms (318 ms) but never fills the buffer, "
                "so the UDP stream has no overflow to bring forward and does not lower the RTT. Our uplink "
                "utilization with UDP counts every byte on the link, UDP included, where the paper's 85% appears "
                "to count TCP only.",
@@ -478,24 +483,28 @@ register(Item(
           "link shares with an oversized uplink buffer, with continuous or bursty UDP, and with a small buffer",
     spec="braud-fig6-7.toml",
     analyze=_analyze_fig67,
-    discussion="The figure's mechanisms hold: the oversized buffer cuts the download's share, a small buffer "
-               "or the UDP stream divides the RTT by about 2.5, and bursts do as well as the continuous stream. Our "
-               "RTT with the oversized buffer is higher than the paper's: an unlimited upload fills all 60 (120) "
-               "slots, 1.8 s at 400 (800) kb/s when full, where the testbed's FreeBSD hosts had a 32 KiB send buffer "
-               "(see braud/table2) that caps the upload near 22 packets in flight. On the slow pair that still "
-               "lands within 30% (688–803 ms over the ten seeds); on the fast pair it does not, because there the "
-               "download's share is not one number but a per-seed state: the download never loses a packet, so it "
-               "runs at the rate its ACKs get through the uplink FIFO behind up to 120 upload packets (§III's "
-               "reverse-traffic effect). In three seeds it settles at 12–19% of the downlink, the upload keeps 98.4–"
-               "99.0% of the uplink and the RTT is 0.96–1.18 s; in the other seven at 39–57%, with RTTs of 632–"
-               "814 ms and the upload at 95.1–96.8%. The mean share, 38.5%, matches the paper's 40%, which is one "
-               "such state; the mean RTT (835 ms) and the upload's share (96.7%, the paper's 91–92% ± 5) are pulled "
-               "past their tolerances by the three starved seeds. The uplink is 100% busy with the large buffer; "
-               "the upload's share is counted at the IP layer, where its goodput (payload) is 3 points lower, a "
-               "layer the text does not name. With the small buffers our upload keeps 65–66% of the uplink on both "
-               "pairs (60–71% per seed) where the paper has 55%: it loses 40–82 packets and times out 1–11 times "
-               "in a run, and each recovery, which retransmits the first hole at once and is paced by PRR, leaves "
-               "the link idle for less time than the testbed's FreeBSD stack of 2014 did.",
+    discussion="The hosts now run FreeBSD 9.1's buffers (32 KiB send, 64 KiB receive, both auto-sized), and the "
+               "shares are payload goodput over the link rate, what tcptrace reports from tcpdump traces; before, "
+               "the windows were unlimited and the shares IP throughput, about 3 points higher for the upload. "
+               "Auto-sizing does not hold the upload to its starting 32 KiB: each round trip brings its whole window, "
+               "the receiver grows it by 16 KiB and the sender follows (tcp-buffers.md), so the upload fills the "
+               "oversized buffer as an unlimited one did. The 549/605 ms and 551/600 ms of §IV-B are therefore not "
+               "window-limited queues here: the slow pair lands within 30% (download 630 ms, upload 680 ms), the "
+               "fast pair does not, and its seeds fall into two states. The download never loses a packet and runs "
+               "at the rate its ACKs cross the uplink FIFO behind up to 120 upload packets (§III): in 4 seeds of 10 "
+               "it settles at 17–18% of the downlink with RTTs of 0.95–1.0 s, in 6 at 45–50% with 0.60–0.75 s. The "
+               "mean share (35.5%) meets the paper's 40%, the mean RTT (815 ms) does not meet 600 ms; the note "
+               "beside each row gives the modes and how often a 10-run experiment drawn from our seeds (the paper's "
+               "10 runs and its averages) would have met the tolerance. The ratio rows are now ratios of the means "
+               "over seeds, the paper's statistic, not means of per-seed ratios. With the small buffers the upload "
+               "keeps 59–60% of the uplink (the paper: about 55%).\n\n"
+               "New rows: the download's RTT (the first of each pair of numbers), the 0.3 s floor the 300 ms "
+               "download buffer sets (met: 302 and 287 ms at the lowest), the bursts' packet count (inconsistent: "
+               "100 packets each second against 250 is 2.5 times fewer, not 4), and §V's buffers on the slow pair: "
+               "3 packets cut the upload's share to 59% of the 10-packet buffer's, and 5000 B halves the RTT of the "
+               "60-packet buffer and gives the upload 37% more than 3 packets do; the download's share is the same "
+               "93% behind either (0.998 ×), so 'improves the downlink utilization' does not hold: with so few "
+               "upload bytes queued, neither small buffer delays the download's ACKs.",
     claims=_fig67_claims(),
     assumptions=[
         "Table III's downlink buffers read as 60 packets (slow pair) and 120 (fast pair): the text says the download "
