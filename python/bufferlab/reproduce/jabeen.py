@@ -147,7 +147,8 @@ register(Item(
                   at_least(300), "ms"),
     ],
     assumptions=[
-        "1 KB packets: MSS 960 B + 40 B of headers; SACK on (§IV uses TCP SACK everywhere); NewReno",
+        "1 KB packets as ns-2 counts them (1000 B of data + 40 B of headers, the stack's `mss`); SACK (§IV uses TCP "
+        "SACK everywhere); buffers in packets as the paper counts them (6250 packets = 500 ms of 1000 B packets)",
         "RTTs 10 and 990 ms from access delays 2 and 247 ms around a 1 ms bottleneck; access links 1 Gb/s",
         "buffer sizes in ms of the 100 Mb/s link: 25, 50, 100, 200, 300, 500 ms = 312 ... 6250 packets",
         "flows start at uniform(0 s, 5 s) (the paper's window for Fig. 3)",
@@ -265,7 +266,8 @@ register(Item(
                   "single BDP buffer (difference; improves = at least 0.1 point)", at_least(0.1), "points"),
     ],
     assumptions=[
-        "1 KB packets (MSS 960 B), NewReno with SACK, 1 Gb/s access links, 1 ms bottleneck delay",
+        "1 KB packets (1000 B of data, 1040 B on the wire), NewReno with SACK (the stack above), 1 Gb/s access links, "
+        "1 ms bottleneck delay",
         "Type-2 RTTPs 10, 100, 250, 500 ms (the paper's x axis spans 10–500 ms; its points are not given)",
         "the BDP of every rule is from the mean RTTP of all flows; SplitBuff's total is that BDP",
         "flows start at uniform(0 s, 5 s); throughput and delays over the measure window",
@@ -395,7 +397,7 @@ register(Item(
                   "(mean estimate / actual; closely = within 10%)", within(1.0, rel=0.1), "×"),
     ],
     assumptions=[
-        "the bottleneck is the 100 Mb/s dumbbell of §IV-B with 1 KB packets (MSS 960 B), NewReno with SACK, "
+        "the bottleneck is the 100 Mb/s dumbbell of §IV-B with 1 KB packets (1000 B of data), NewReno with SACK, "
         "1 Gb/s access links, 1 ms bottleneck delay; SplitBuff with two sub-buffers totalling the BDP",
         "the paper's numbers of flows are not given: N = 10, 50, 100 (10 and 50 in --quick)",
         "the heterogeneous RTTPs are drawn once per N (seed 1) and kept for every run seed; 'actual' = their mean",
@@ -565,7 +567,8 @@ register(Item(
         "paths of the text), Type-2 the long one (about 130 ms)",
         "each mode a lognormal with a standard deviation of 20% of its mean (the text gives none), 50 flows each, "
         "drawn once (seed 1) and kept for every run seed",
-        "1 KB packets (MSS 960 B), NewReno with SACK, 1 Gb/s access links, flows start at uniform(0 s, 5 s)",
+        "1 KB packets (1000 B of data, 1040 B on the wire), NewReno with SACK, 1 Gb/s access links, flows start at "
+        "uniform(0 s, 5 s)",
         "queueing delay = a type's mean RTT less its mean RTTP; 'average' = the mean of the two types",
         "a sub-buffer's estimated RTTP: SplitBuff's estimate sampled every second, averaged over the last two "
         "thirds of the run",

@@ -41,7 +41,35 @@ def _summary(results) -> str:
             f"{n.count(NOT_COMPARABLE)} not comparable.")
 
 
-def item_section(r, fig_path: str | None, level: str = "##") -> list[str]:
+def _stack_line(it: Item, in_full: bool) -> list[str]:
+    """Which TCP stack the item ran: the profile's every setting, or (``in_full`` False) its name
+    and what it stands for, the settings being listed once in the framework section."""
+    stack = getattr(it.paper, "stack", None)
+    if stack is None or not it.runnable:
+        return []
+    if in_full:
+        return [f"Stack: {stack.note()}.", ""]
+    return [f"Stack: TCP profile `{stack.name}`, {stack.what} (its settings: [Stacks](#stacks)).", ""]
+
+
+def stacks_section() -> list[str]:
+    """Every paper's TCP profile, each setting with its source."""
+    lines = ["## Stacks", "",
+             "Each paper's experiments run with the TCP stack the paper ran, one named profile per paper "
+             "(`Paper.stack` in `python/bufferlab/reproduce/papers.py`): its settings go on every TCP block of "
+             "the paper's scenarios that does not set them (a block's own key wins). Keys bufferlab leaves at "
+             "its defaults are today's Linux (docs/tcp.md).", ""]
+    seen = set()
+    for it in ITEMS.values():
+        p = it.paper
+        if getattr(p, "stack", None) is None or p.key in seen:
+            continue
+        seen.add(p.key)
+        lines += [f"- {p.cite}: {p.stack.note()}.", ""]
+    return lines
+
+
+def item_section(r, fig_path: str | None, level: str = "##", stack_in_full: bool = True) -> list[str]:
     it: Item = r.item
     lines = [f"{level} `{it.name}` — {it.paper.cite}, {it.where}", "", it.title, ""]
     if it.needs:
@@ -53,10 +81,10 @@ def item_section(r, fig_path: str | None, level: str = "##") -> list[str]:
         lines += [f"{len(r.seeds)} seeds, {r.runs} runs ({when}): {r.wall_seconds:.0f} s wall, "
                   f"{r.engine_seconds:.0f} s in the engine.", ""]
     lines += claims_table([r], with_item=False) + [""]
-    stack = [it.paper.tcp_note] if getattr(it.paper, "tcp_note", "") and it.runnable else []
-    if it.assumptions or stack:
+    lines += _stack_line(it, stack_in_full)
+    if it.assumptions:
         lines += ["Assumptions where the paper leaves a parameter open:", ""]
-        lines += [f"- {a}" for a in [*stack, *it.assumptions]] + [""]
+        lines += [f"- {a}" for a in it.assumptions] + [""]
     if getattr(it, "discussion", None):
         lines += [it.discussion.strip(), ""]
     return lines
@@ -136,6 +164,7 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
     for it in ITEMS.values():
         what = it.title if not it.needs else f"{it.title} — *not yet reproducible: needs {it.needs}*"
         lines.append(f"| `{it.name}` | {_cell(it.paper.cite)} | {_cell(it.where)} | {_cell(what)} |")
+    lines += [""] + stacks_section()[:-1]
     failing = [(r, c) for r in results for c in r.claims if c.verdict == "does not hold"]
     if failing:
         lines += ["", "## Claims that do not hold", "",
@@ -150,7 +179,7 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
             name = f"{r.folder.name}.png"
             shutil.copyfile(r.figure, figs / name)
             fig = f"figures/{name}"
-        lines += item_section(r, fig)
+        lines += item_section(r, fig, stack_in_full=False)
     lines += ["## Every claim", ""] + claims_table(results) + [""]
     path = docs / "reproductions.md"
     path.write_text("\n".join(lines))

@@ -2,7 +2,7 @@
 //! `CodelConfig`, `CodelVars` and its stats, after Linux's `codel_params` / `codel_vars` /
 //! `codel_stats`): what the traffic block fixed, what moves with every ACK, what only goes up.
 
-use super::params::{SsthreshFrom, TcpParams};
+use super::params::{RttSamples, SsthreshFrom, TcpParams};
 use crate::time::{Duration, Instant};
 
 /// What the traffic block's `tcp` options fixed when the connection opened.
@@ -21,6 +21,8 @@ pub(super) struct SendConfig {
     pub(super) use_prr: bool,
     /// Whether F-RTO (RFC 5682) runs after a timeout.
     pub(super) use_frto: bool,
+    /// The RTO's samples come from one timed segment at a time (`RttSamples::OnePerRtt`).
+    pub(super) one_per_rtt: bool,
     /// The send buffer: at most this much outstanding.
     pub(super) sndbuf: u64,
     /// Whether it asks for ECN (RFC 3168 §6.1.1).
@@ -52,6 +54,7 @@ impl SendConfig {
             ssthresh_from: p.ssthresh_from,
             use_prr: p.prr && !rate_control,
             use_frto: p.frto,
+            one_per_rtt: p.rtt_samples == RttSamples::OnePerRtt,
             sndbuf: p.sndbuf_bytes,
             ecn: p.ecn,
             pacing: p.pacing || rate_control,
@@ -93,6 +96,8 @@ pub(super) struct SendVars {
     pub(super) reo_armed: Option<Instant>,
     /// The smallest RTT measured (RACK's min_RTT).
     pub(super) min_rtt: Option<Duration>,
+    /// With one RTT sample per round trip: the timed segment's end and when it left.
+    pub(super) timed: Option<(u64, Instant)>,
     pub(super) peer_rwnd: u64,
     pub(super) syn_retransmitted: bool,
     pub(super) last_send: Instant,
@@ -143,6 +148,7 @@ impl SendVars {
             reo_at: None,
             reo_armed: None,
             min_rtt: None,
+            timed: None,
             peer_rwnd: p.rwnd_bytes,
             syn_retransmitted: false,
             last_send: Instant::ZERO,
