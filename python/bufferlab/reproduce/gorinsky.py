@@ -105,9 +105,66 @@ def _best_buffers(d: Data) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _jain(x: pd.Series) -> float:
+    """Jain's fairness index: 1 when every flow gets the same, 1/n when one gets all."""
+    return float(x.sum() ** 2 / (len(x) * (x ** 2).sum())) if len(x) and (x ** 2).sum() > 0 else math.nan
+
+
+def _per_flow(d: Data, sweep: str, rate: float, ax_jain, ax_start, ax_rank) -> list[pd.DataFrame]:
+    """Vegas against NewReno flow by flow at the largest N of ``sweep``: Jain's index of the
+    goodputs against the buffer; each Vegas flow's goodput (in fair shares) against its start
+    time, and sorted, at the smallest, BDP-nearest and largest buffers."""
+    if sweep not in d.sweeps:
+        return []
+    f = d.table(sweep, "flows")
+    f = f[f["kind"] == "tcp"].copy()
+    n = int(f["topology.pairs"].max())
+    f = f[f["topology.pairs"] == n]
+    f["buffer"] = f["topology.bottleneck.queue.limit"].str.removesuffix("pkt").astype(int)
+    f["share"] = f["goodput_bps"] / (rate / n)
+    out = []
+    for cc, colour in (("newreno", "C3"), ("vegas", "C0")):
+        if not (f["traffic[0].cc"] == cc).any():
+            continue
+        j = (f[f["traffic[0].cc"] == cc].groupby(["buffer", "seed"])["share"].apply(_jain)
+             .rename("jain").reset_index())
+        agg = over_seeds(j, ["buffer"], "jain")
+        errorbars(ax_jain, agg, "buffer", label=f"{'NewReno' if cc == 'newreno' else 'Vegas'}", color=colour)
+        out.append(agg.assign(rate_mbps=rate / 1e6, cc=cc, quantity=f"Jain's index of goodputs, N = {n}"))
+    from matplotlib.ticker import NullFormatter
+
+    ax_jain.axvline(bdp_pkts(rate), color="k", lw=0.8, ls=":")
+    ax_jain.xaxis.set_minor_formatter(NullFormatter())
+    ax_jain.set(xscale="log", ylim=(0, 1.05), xlabel="buffer (packets; dotted: BDP)", ylabel="Jain's fairness index",
+                title=f"{rate / 1e6:g} Mb/s, N = {n}: fairness")
+    ax_jain.legend(fontsize=6)
+    v = f[f["traffic[0].cc"] == "vegas"]
+    bufs = sorted(v["buffer"].unique())
+    if bufs:
+        picks = sorted({bufs[0], min(bufs, key=lambda b: abs(b - bdp_pkts(rate))), bufs[-1]})
+        for k, b in enumerate(picks):
+            s = v[v["buffer"] == b]
+            ax_start.scatter(s["start_s"], s["share"], s=4, color=f"C{k + 4}", label=f"{b} pkts")
+            ranked = np.sort(s.groupby("seed")["share"].apply(lambda x: np.sort(x.to_numpy())[::-1]).iloc[0])[::-1]
+            ax_rank.plot(np.arange(1, len(ranked) + 1), ranked, color=f"C{k + 4}", label=f"{b} pkts (seed "
+                         f"{int(s['seed'].min())})")
+            out.append(pd.DataFrame({"rate_mbps": rate / 1e6, "cc": "vegas", "buffer": b, "start_s": s["start_s"],
+                                     "seed": s["seed"], "mean": s["share"],
+                                     "quantity": "Vegas goodput in fair shares against start time"}))
+    ax_start.axhline(1, color="k", lw=0.8)
+    ax_start.set(yscale="log", xlabel="flow start (s)", ylabel="goodput / fair share",
+                 title=f"Vegas, {rate / 1e6:g} Mb/s, N = {n}: per flow")
+    ax_start.legend(fontsize=6, title="buffer", title_fontsize=6)
+    ax_rank.axhline(1, color="k", lw=0.8)
+    ax_rank.set(yscale="log", xlabel="flow rank", ylabel="goodput / fair share",
+                title=f"Vegas, {rate / 1e6:g} Mb/s, N = {n}: flows ranked")
+    ax_rank.legend(fontsize=6)
+    return out
+
+
 def _analyze_fig2(d: Data) -> Output:
     per = _best_buffers(d)
-    fig, ax = new_figure(3, 2, w=3.8, h=3.2)
+    fig, ax = new_figure(3, 3, w=3.8, h=3.2)
     plotted = []
     for j, (sweep, rate) in enumerate(RATES.items()):
         a0, a1 = ax[0, j], ax[1, j]
@@ -134,6 +191,7 @@ def _analyze_fig2(d: Data) -> Output:
                title=f"Fig. 3: {rate / 1e6:g} Mb/s")
     ax[0, 0].legend(fontsize=6)
     ax[1, 0].legend(fontsize=6)
+    plotted += _per_flow(d, "r100", 100e6, ax[2, 0], ax[2, 1], ax[2, 2])
     fig.tight_layout()
 
     def pick(rate: float, cc: str, n: int, col: str) -> dict[int, float]:
