@@ -192,3 +192,12 @@ def test_an_items_sweeps_share_one_pool(tmp_path):
     assert pool.pool is None
     # a folder reproduce wrote may be resumed in
     assert check_repro_dir(tmp_path) == tmp_path
+
+
+def test_quick_for_names_an_item_or_paper_and_goes_with_full(tmp_path):
+    from bufferlab.cli import app
+
+    r = CliRunner().invoke(app, ["reproduce", "all", "--full", "--quick-for", "nope", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "--quick-for nope" in r.output
+    r = CliRunner().invoke(app, ["reproduce", "jabeen", "--quick-for", "jabeen/fig1", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "goes with --full" in r.output

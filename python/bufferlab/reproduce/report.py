@@ -78,7 +78,7 @@ def item_section(r, fig_path: str | None, level: str = "##", stack_in_full: bool
         lines += [f"![{it.name}]({fig_path})", ""]
     if r.runs or r.seeds:
         when = "made earlier and reused" if r.reused else "made now"
-        lines += [f"{len(r.seeds)} seeds, {r.runs} runs ({when}): {r.wall_seconds:.0f} s wall, "
+        lines += [f"{len(r.seeds)} seeds ({r.profile} profile), {r.runs} runs ({when}): {r.wall_seconds:.0f} s wall, "
                   f"{r.engine_seconds:.0f} s in the engine.", ""]
     lines += claims_table([r], with_item=False) + [""]
     lines += _stack_line(it, stack_in_full)
@@ -125,16 +125,28 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
     figs.mkdir(parents=True, exist_ok=True)
     flag = {"smoke": "--smoke", "quick": "--quick", "full": "--full"}[profile]
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    # Items run in the quick profile within a full run (`--quick-for`), by paper where a whole
+    # paper's items are.
+    quick = [r.item for r in results if r.profile != profile]
+    names = []
+    for it in quick:
+        whole = all(q.paper.key != it.paper.key or q in quick for q in (r.item for r in results))
+        name = it.paper.key if whole else it.name
+        if name not in names:
+            names.append(name)
+    extra = "".join(f" --quick-for {n}" for n in names)
+    mixed = (f", except {', '.join(f'`{n}`' for n in names)}, run in the quick profile (their sections say so)"
+             if names else "")
     lines = [
         "# Reproductions",
         "",
         "<!-- generated: do not edit by hand; edit python/bufferlab/reproduce/ and regenerate -->",
         "",
-        f"This page is generated from one run of the {profile} profile ({when}, engine "
+        f"This page is generated from one run of the {profile} profile{mixed} ({when}, engine "
         f"{engine_version()}, {platform.machine()}); regenerate it with:",
         "",
         "```sh no-run",
-        COMMAND.format(flag=flag, out="repro-out"),
+        COMMAND.format(flag=flag + extra, out="repro-out"),
         "```",
         "",
         "(`make reproduce` runs the quick profile and regenerates this page.)",
@@ -145,7 +157,8 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
         "and a claims table: the paper's value or claim, ours (mean and 95% CI over seeds), the "
         "tolerance declared in code before the run, and the verdict. Flows start at random times "
         "where the paper's setup allows it, so each seed is a different sample. Profiles: `--smoke` "
-        "(1 seed, seconds; the test suite), `--quick` (≥ 3 seeds), `--full` (≥ 10 seeds).",
+        "(1 seed, seconds; the test suite), `--quick` (≥ 3 seeds), `--full` (≥ 10 seeds, the papers' durations); "
+        "`--full --quick-for ITEM|PAPER` runs those items in the quick profile.",
         "",
         "```sh no-run",
         "bufferlab reproduce                      # the list, with each item's paper",
@@ -171,7 +184,7 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
                   "Each is explained in its item's section below (the paragraph after its assumptions).", ""]
         lines += [f"- `{r.item.name}` {c.spec.id} ({c.spec.where}): {c.spec.paper} — ours "
                   f"{fmt_estimate(c.est)} {c.spec.unit}" for r, c in failing]
-    lines += ["", "## Time", "", f"Measured when the runs were made ({profile} profile; wall time of the runs, "
+    lines += ["", "## Time", "", f"Measured when the runs were made ({profile} profile{mixed}; wall time of the runs, "
               "without the analysis; 2 shared cores, see docs/BENCHMARKS.md):", ""] + _timing_table(results) + [""]
     for r in results:
         fig = None
