@@ -384,22 +384,23 @@ register(Item(
           "50–150 ms",
     spec="jabeen-fig3.toml",
     analyze=_analyze_fig3,
-    discussion="The estimate follows the actual mean RTTP without drift, and with few flows as closely as the "
-               "paper's: with N = 10 the root-mean-square deviation is 1.1 ms (RTTP 100 ms) and 6.1 ms (RTTPs in "
-               "50–150 ms), inside the paper's 5.2 and 7.7 ms, and the mean estimate is within 2% of the actual "
-               "mean. Both grow with the number of flows sharing the buffer: 7.0 and 11.7 ms with N = 50, 12.5 and "
-               "16.4 ms with N = 100, where the estimate is also 9–12% high on average; the claims take the worst "
-               "N, so the full profile (N up to 100) fails all three where the quick one (N = 10 and 50) failed "
-               "only the scatter. "
-               "The scatter follows the queue: the per-period error correlates with the change of the queueing delay "
-               "from one period to the next (r = 0.55–0.67), because each flow enters the mean with the last smoothed "
-               "RTT it stamped in the period (the queue at the period's end, as Fig. 2 reads `average(RTT_s)` per "
-               "flow) while T_q is the mean sojourn over the whole period; with 50 flows in a BDP buffer the queueing "
-               "delay swings by about ±28 ms between periods, so that mismatch reaches ±10 ms, and the same "
-               "mismatch makes the estimate high on average (a growing queue weighs more than a shrinking one). The paper does not say how it took its standard deviation (over time, over runs) nor how many "
-               "flows its Fig. 3 had; with T_u = 1 s and α = 1 ours is the most reactive reading of Fig. 2, and a "
-               "smoother T_q (α < 1) would trade this scatter for lag: with α = 1/8 a start-up burst was still "
-               "subtracted 18 s later (docs/qdisc-splitbuff.md).",
+    discussion="The estimate is Fig. 2's: the mean of every packet's stamped RTT in the period, less the period's "
+               "mean queueing delay (`rtt_mean = \"packets\"`). It follows the actual mean RTTP without drift and "
+               "within 10% on average (0.92–1.04 of it for every N over the paper's 500 s), so F3-bias holds, where "
+               "SplitBuff's default, each flow's latest stamp, ran 9–12% high with 100 flows under the earlier "
+               "stack. Its scatter does not reach the paper's: the root-mean-square deviation is 7.5–8.2 ms with "
+               "10 flows, 13.7 and 15.3 ms with 50, 10.6 and 7.9 ms with 100 (RTTP 100 ms; RTTPs in 50–150 ms), "
+               "against the paper's 5.2 and 7.7 ms, and the claims take the worst N. Weighting by packets is what "
+               "scatters it: in the quick profile (N = 10 and 50) the flows' mean deviates by 4.0–6.4 ms and the "
+               "packets' by 8.2–14.4 ms, because a period's packets come mostly from the flows whose windows turn "
+               "over fastest, and which flows those are changes from one period to the next as windows grow and "
+               "halve, while a flow's latest stamp counts once. The stamped RTTs are the senders' smoothed RTTs "
+               "(the queue a few round trips back) while T_q is the mean sojourn over the period, so the "
+               "estimate also moves with the queue from one period to the next. The paper does not say how it took "
+               "its standard deviation (over time, over runs) nor how many flows its Fig. 3 had; with T_u = 1 s and "
+               "α = 1 ours is the most reactive reading of Fig. 2, and a smoother T_q (α < 1) would trade this "
+               "scatter for lag: with α = 1/8 a start-up burst was still subtracted 18 s later "
+               "(docs/qdisc-splitbuff.md).",
     expand=_expand_rttp_mix,
     claims=[
         ClaimSpec("F3-homogeneous", "§IV-A, Fig. 3", "RTTP 100 ms: the estimate's standard deviation from the "
@@ -412,7 +413,8 @@ register(Item(
     assumptions=[
         "the bottleneck is the 100 Mb/s dumbbell of §IV-B with 1 KB packets (1000 B of data), NewReno with SACK, "
         "1 Gb/s access links, 1 ms bottleneck delay; SplitBuff with two sub-buffers totalling the BDP",
-        "the paper's numbers of flows are not given: N = 10, 50, 100 (10 and 50 in --quick)",
+        "the paper's numbers of flows are not given: N = 10, 50, 100 (10 and 50 in --quick); 500 s runs in --full "
+        "(§IV: \"at least 500 s\")",
         "the heterogeneous RTTPs are drawn once per N (seed 1) and kept for every run seed; 'actual' = their mean",
         "T_u = 1 s and α = 1 (SplitBuff's defaults; the paper gives neither); the estimate is sampled every second",
         "the deviation is the root mean square of estimate − actual over the last two thirds of each run, the worst "
@@ -552,16 +554,19 @@ register(Item(
     spec="jabeen-table1.toml",
     analyze=_analyze_table1,
     discussion="The BDP rule's unfairness and the queueing delays come out as in Table I. SplitBuff does more "
-               "than the paper reports: with two sub-buffers the two types end up with equal per-flow throughput "
-               "(the paper: 0.81), and with three the long type gets more than the short one. Sub-buffers sized in "
-               "proportion to their flows' RTTP give a long-RTTP flow a share that grows with its RTT. Our sub-buffer "
-               "estimates (72 and 139 ms) sit about 12 ms above the two types' drawn mean RTTPs (59 and 126 ms), the "
-               "same upward bias as in Fig. 3 (each flow counts with the last RTT it stamped in the period, taken "
-               "against the period's mean queueing delay), so the sizes split the BDP about 34:66. Sub-buffer 1's "
-               "estimate holds; sub-buffer 2's does not: the paper's 178.7 ms is near the long mode's RTT (180 ms, "
-               "§IV-C) rather than its RTTP (about 130 ms), while its 62.7 ms is near the short mode's RTTP (60 ms), so "
-               "the two published estimates do not measure the same thing and cannot both be RTTPs of these modes. "
-               "The paper gives no sub-buffer sizes, so where the fairness results part cannot be traced further.",
+               "than the paper reports: with two sub-buffers the long type ends up with more per-flow throughput "
+               "than the short one (1.15; the paper: 0.81), and with three far more (1.9). Sub-buffers sized in "
+               "proportion to their flows' RTTP give a long-RTTP flow a share that grows with its RTT, and round "
+               "robin serves each sub-buffer alike whatever its size. The estimates are Fig. 2's, the mean of every "
+               "packet's stamped RTT less the period's queueing delay (`rtt_mean = \"packets\"`): 60.9 and 125.9 ms "
+               "for the two sub-buffers, within 2 ms of the two types' drawn mean RTTPs (59 and 126 ms). Each "
+               "type's flows send alike, so weighting by packets or by flows hardly matters here: with the flows' "
+               "mean (SplitBuff's default) the same quick runs give 60.3 and 126.3 ms, 1.11 and 1.85. Sub-buffer "
+               "1's estimate holds; sub-buffer 2's does not: the paper's 178.7 ms is near the long mode's RTT "
+               "(180 ms, §IV-C) rather than its RTTP (about 130 ms), while its 62.7 ms is near the short mode's RTTP "
+               "(60 ms), so the two published estimates do not measure the same thing and cannot both be RTTPs of "
+               "these modes. The paper gives no sub-buffer sizes, so where the fairness results part cannot be "
+               "traced further.",
     expand=_expand_bimodal,
     claims=[
         ClaimSpec("TI-bdp", "Table I", "BDP rule: Type-2 / Type-1 throughput 0.0072/0.012 = 0.60", within(0.6, abs_=0.15), "×"),

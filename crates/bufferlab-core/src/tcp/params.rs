@@ -464,6 +464,11 @@ mod tests {
         assert_eq!(p.mss_bytes, 1460);
         assert_eq!(p.initial_window, 10);
         assert_eq!(p.min_rto_ns, Duration::from_ms(200));
+        // Linux's timer: the floor under the variance term, every ACK timed, 1 s before a sample.
+        assert_eq!(
+            (p.rto_floor, p.rtt_samples, p.initial_rto_ns),
+            (RtoFloor::Rttvar, RttSamples::EveryAck, Duration::from_secs(1))
+        );
         assert_eq!(p.cc, CcConfig::NewReno(NewRenoConfig { beta: 0.5 }));
         assert_eq!((p.tsq, p.limit_output_bytes), (None, 4 << 20));
         let c = opts(json!({"cc": "cubic"})).resolve();

@@ -26,6 +26,8 @@ pub struct RttEstimator {
     floor: RtoFloor,
     /// Smallest sample seen.
     min_rtt: Option<Duration>,
+    /// Samples taken (a counter).
+    samples: u64,
 }
 
 impl RttEstimator {
@@ -45,6 +47,7 @@ impl RttEstimator {
             max_rto,
             floor,
             min_rtt: None,
+            samples: 0,
         }
     }
 
@@ -77,6 +80,7 @@ impl RttEstimator {
         self.rto = (s + var).clamp(self.min_rto, self.max_rto);
         self.backoff = 0;
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.samples += 1;
     }
 
     /// The timer expired (RFC 6298 §5.5): double the RTO, up to `max_rto`.
@@ -113,6 +117,11 @@ impl RttEstimator {
 
     pub fn backoff(&self) -> u32 {
         self.backoff
+    }
+
+    /// Samples taken so far.
+    pub fn samples(&self) -> u64 {
+        self.samples
     }
 }
 

@@ -122,6 +122,16 @@ impl SendConn {
         self.w.ssthresh_bytes
     }
 
+    /// The retransmission timeout in force (back-off included).
+    pub fn rto(&self) -> Duration {
+        self.rtt.rto()
+    }
+
+    /// RTT samples the retransmission timer has taken.
+    pub fn rtt_samples(&self) -> u64 {
+        self.rtt.samples()
+    }
+
     pub fn srtt_ns(&self) -> Option<Duration> {
         self.rtt.srtt()
     }
