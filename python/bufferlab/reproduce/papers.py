@@ -47,8 +47,10 @@ NS2 = TcpProfile("ns2", "ns-2's `Agent/TCP/Newreno` sending to a `TCPSink`, with
 # Jabeen et al. §IV: "We use TCP SACK in all scenarios": ns-2's `Agent/TCP/Sack1` to a
 # `TCPSink/Sack1`, otherwise as NS2.
 NS2_SACK = NS2.derive("ns2_sack", "ns-2's `Agent/TCP/Sack1` sending to a `TCPSink/Sack1`, with ns-2's defaults", [
+    ("cc", "newreno", "the Reno window of `Agent/TCP/Sack1` (`decrease_num_ 0.5`, `increase_num_ 1.0`)"),
     ("sack", True, "SACK (`Agent/TCP/Sack1`, `TCPSink/Sack1`, `maxSackBlocks_ 3`; bufferlab's recovery is "
                    "RFC 6675's, ns-2's Sack1 that of Fall & Floyd 1996, both pipe-based)"),
+    ("prr", False, "no PRR: the recovery sends what the pipe allows, as Sack1's"),
 ])
 
 GORINSKY = Paper("gorinsky", "Gorinsky, Kantawala & Turner (2005)",
