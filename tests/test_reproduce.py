@@ -63,8 +63,26 @@ def test_each_papers_tcp_stack_reaches_every_tcp_block():
                     if block.get("kind") in ("tcp", "web", "tcp_onoff"):
                         assert block["rack"] is False, (name, where)
                         assert block.get("frto", True) is (it.paper.key == "cardozo"), (name, where)
+                        if it.paper.key in ("gorinsky", "jabeen"):
+                            # ns-2's agents and sink: one ACK per packet, no timestamps, its timer
+                            assert (block["delayed_ack"], block["timestamps"], block["initial_window"],
+                                    block["rto_floor"], block["rtt_samples"]) == (
+                                False, False, 2, "total", "one_per_rtt"), (name, where)
+                            assert block["sack"] is (it.paper.key == "jabeen"), (name, where)
                         seen.add((it.paper.key, where))
     assert {("braud", "set"), ("gorinsky", "base"), ("jabeen", "base"), ("cardozo", "base")} <= seen
+
+
+def test_stack_profile_states_every_setting():
+    from bufferlab.reproduce.papers import GORINSKY, JABEEN, NS2
+
+    # Each paper's packet size and its ns-2 release's timers on top of ns-2's agents.
+    assert GORINSKY.tcp["mss"] == "1460B" and GORINSKY.tcp["min_rto"] == "1s"
+    assert JABEEN.tcp["mss"] == "1000B" and JABEEN.tcp["min_rto"] == "200ms" and JABEEN.tcp["sack"] is True
+    assert NS2.tcp["sack"] is False
+    note = JABEEN.tcp_note
+    for k in JABEEN.tcp:
+        assert f"`{k} = " in note, k
 
 
 def test_list_names_papers_by_author_and_year():
@@ -230,3 +248,12 @@ def test_inconsistent_claims_keep_our_number():
                      inconsistent="100 against 250 packets a second is 2.5 times fewer")
     r = judge("i", spec, [2.5, 2.5])
     assert r.verdict == INCONSISTENT and r.est.mean == 2.5 and "2.5 times fewer" in r.note
+
+
+def test_quick_for_names_an_item_or_paper_and_goes_with_full(tmp_path):
+    from bufferlab.cli import app
+
+    r = CliRunner().invoke(app, ["reproduce", "all", "--full", "--quick-for", "nope", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "--quick-for nope" in r.output
+    r = CliRunner().invoke(app, ["reproduce", "jabeen", "--quick-for", "jabeen/fig1", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "goes with --full" in r.output

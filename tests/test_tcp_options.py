@@ -16,6 +16,9 @@ SCENARIO = {
         {
             "kind": "tcp", "from": "client", "to": "server", "cc": "vegas", "sack": False, "prr": False, "frto": True, "rack": False, "ssthresh_from": "flight", "timestamps": False, "ecn": True, "delayed_ack": True,
             "delack": "100ms", "beta": 0.7, "initial_window": 4, "min_rto": "300ms", "max_rto": "30s",
+            "initial_rto": "3s", "rto_floor": "total", "rtt_samples": "one_per_rtt",
+            "sndbuf_auto": True, "sndbuf_inc": "16KB", "sndbuf_max": "4MB",
+            "rwnd_auto": False, "rwnd_inc": "32KB", "rwnd_max": "2MB",
             "mss": "1000B", "rwnd": "1MB", "sndbuf": "2MB", "handshake": True, "vegas_alpha": 2,
             "vegas_beta": 4, "vegas_gamma": 1, "cubic_c": 0.4, "cubic_fast_convergence": False, "cubic_alpha_switch": True, "cubic_hystart": False,
             "pacing": True, "pacing_ss_ratio": 150, "pacing_ca_ratio": 110,

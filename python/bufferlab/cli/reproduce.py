@@ -20,6 +20,9 @@ def reproduce(
     dask_local: Annotated[bool, typer.Option("--dask-local", help="Run on a local Dask cluster.")] = False,
     scheduler: Annotated[Optional[str], typer.Option("--scheduler", help="Run on the Dask scheduler at ADDR.")] = None,
     docs: Annotated[Optional[Path], typer.Option("--docs", help="Also regenerate DOCS/reproductions.md and DOCS/figures/.")] = None,
+    quick_for: Annotated[Optional[list[str]], typer.Option(
+        "--quick-for", help="An item or paper to run in the quick profile while the rest runs in --full (repeatable).",
+        show_default=False)] = None,
 ) -> None:
     """Run the seed papers' experiments and set our numbers beside theirs."""
     from rich.console import Console
@@ -56,6 +59,14 @@ def reproduce(
     except OutputError as e:
         err.print(f"error: --out {out}: {e}", markup=False, soft_wrap=True)
         raise typer.Exit(2)
+    papers = {it.paper.key for it in ITEMS.values()}
+    for q in quick_for or []:
+        if q not in ITEMS and q not in papers:
+            err.print(f"--quick-for {q}: no such item or paper (`bufferlab reproduce` lists them)", markup=False)
+            raise typer.Exit(2)
+    if quick_for and profile != "full":
+        err.print("--quick-for goes with --full", markup=False)
+        raise typer.Exit(2)
     if name == "all":
         items = list(ITEMS.values())
     elif name in ITEMS:
@@ -67,7 +78,8 @@ def reproduce(
                   f"(items such as {next(iter(ITEMS))}, a paper such as braud, or all)", markup=False)
         raise typer.Exit(2)
     try:
-        results = run_items(items, profile, out, seeds=seeds, workers=workers, dask_local=dask_local,
+        results = run_items(items, profile, out, profile_of={q: "quick" for q in quick_for or []},
+                            seeds=seeds, workers=workers, dask_local=dask_local,
                             scheduler=scheduler, docs=docs, progress=console.is_terminal,
                             log=lambda s: err.print(s, markup=False))
     except KeyboardInterrupt:

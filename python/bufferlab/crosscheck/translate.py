@@ -263,6 +263,12 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
         why.add(f"{path}.tcp.handshake", "ns-3's TCP always opens with a handshake; remove handshake = false")
     if opts.has("max_rto_ns"):
         why.add(f"{path}.tcp.max_rto_ns", "ns-3's TCP has no maximum RTO setting; leave max_rto out")
+    if opts.has("rtt_samples") and opts.rtt_samples != "every_ack":
+        why.add(f"{path}.tcp.rtt_samples", "ns-3's TCP samples the RTT on every ACK of new data; leave rtt_samples out")
+    if opts.has("initial_rto_ns") and opts.initial_rto_ns != 1_000_000_000:
+        why.add(f"{path}.tcp.initial_rto_ns", "the crosscheck runs ns-3 with its 1 s initial RTO (RFC 6298); leave "
+                "initial_rto out")
+    total_floor = opts.has("rto_floor") and opts.rto_floor == "total"
     # Refused only where the block asks for them: the crosscheck runs bufferlab with them off
     # where it leaves them out (matched_for_ns3).
     if opts.has("frto") and opts.frto:
@@ -319,9 +325,10 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
         "UseEcn": "On" if opts.ecn else "Off",
         "DelAckCount": "2" if opts.delayed_ack else "1",
         "DelAckTimeout": _ns(opts.delack_ns),
-        # ns-3: RTO = max(SRTT + max(G, 4 RTTVAR), MinRto); bufferlab: SRTT + max(min_rto, 4 RTTVAR).
+        # ns-3: RTO = max(SRTT + max(G, 4 RTTVAR), MinRto); bufferlab: SRTT + max(min_rto, 4 RTTVAR),
+        # or with rto_floor = "total" max(min_rto, SRTT + 4 RTTVAR): G of 1 ns.
         "MinRto": _ns(min_rto),
-        "ClockGranularity": _ns(min_rto),
+        "ClockGranularity": "1ns" if total_floor else _ns(min_rto),
         "SndBufSize": str(min(opts.sndbuf_bytes, 2**32 - 1)),
         "RcvBufSize": str(min(opts.rwnd_bytes, 2**32 - 1)),
         "Timestamp": "false",

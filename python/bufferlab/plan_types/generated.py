@@ -41,6 +41,34 @@ Framing: TypeAlias = Literal["none", "ethernet", "atm"]
 PingProto: TypeAlias = Literal["icmp", "udp"]
 
 
+# Where the RTO's lower bound `min_rto` applies.
+# ``"rttvar"``: To the variance term: RTO = SRTT + max(min_rto, 4·RTTVAR), as Linux (`tcp_set_rto`:
+# `rttvar` is never below `tcp_rto_min`).
+# ``"total"``: To the whole: RTO = max(min_rto, SRTT + 4·RTTVAR), RFC 6298 §2.4 and ns-2
+# (`TcpAgent::rtt_timeout` clamps `t_rtxcur_` to `minrto_`).
+RtoFloor: TypeAlias = Literal["rttvar", "total"]
+
+
+# What a period's mean RTT averages (plan key `rtt_mean`).
+# ``"flows"``: Each flow seen in the period once, with its latest stamped RTT. Weighting by packets
+# puts the threshold on the flows that send most (the short-RTT ones, whose windows turn
+# over fastest), and a flow whose RTT straddles the threshold is split between sub-buffers
+# and reordered.
+# ``"packets"``: Every packet's stamped RTT, as Jabeen et al. Fig. 2 sums them ("on every packet arrival
+# ... RTT_s = RTT_s + p->rtt"; the sub-buffer sums likewise).
+RttMean: TypeAlias = Literal["flows", "packets"]
+
+
+# Which segments give the retransmission timer its RTT samples.
+# ``"every_ack"``: Every ACK of new data, from its echoed timestamp (RFC 7323 §4; Linux, which also times
+# every ACK without the option, from its retransmission queue).
+# ``"one_per_rtt"``: One segment at a time (RFC 6298 §3, Karn): the next new segment is timed when none is,
+# the sample taken when the cumulative ACK covers it, and the timing dropped at a timeout
+# or a fast retransmission. ns-2's agents without `timestamps_` (`rtt_active_`, `rtt_seq_`
+# in `tcp.cc`: `output` starts it, `newack` samples, `reset_rtx_timer` drops it).
+RttSamples: TypeAlias = Literal["every_ack", "one_per_rtt"]
+
+
 # What a congestion event's reduction is taken from (the window `ssthresh` is a fraction of).
 # ``"cwnd"``: The congestion window when the loss is found, as Linux (`tcp_init_cwnd_reduction` calls
 # the algorithm's `ssthresh()`, which reads `snd_cwnd`), ns-2, FreeBSD and ns-3's
@@ -351,11 +379,15 @@ class RedQdisc(PlanObject):
 
 @dataclass(frozen=True, kw_only=True)
 class SplitbuffQdisc(PlanObject):
-    """SplitBuff's parameters (plan keys `buffers`, `update_ns`, `smoothing`)."""
+    """SplitBuff's parameters (plan keys `buffers`, `update_ns`, `smoothing`, `rtt_mean`)."""
     kind: Literal["splitbuff"] = "splitbuff"
     # Sub-buffers: 2 (threshold at the mean RTTP) or 3 (thresholds at mean RTTP ± σ/2)
     # (Jabeen et al. §III-B, §IV-C).
     buffers: int = 2
+    # What a period's mean RTT (the threshold's and each sub-buffer's) averages: `flows`, each
+    # flow's latest stamp, or `packets`, every packet's stamp as Jabeen et al. Fig. 2. Default
+    # `flows`.
+    rtt_mean: RttMean = "flows"
     # α, the weight of the newest period in the smoothed queueing delays:
     # `T_q <- (1 - α) T_q + α x` (1: no smoothing).
     smoothing: float = 1.0
@@ -464,6 +496,10 @@ class TcpOptions(PlanObject):
     # out spuriously on its first window; short connections also hold the reverse buffer for
     # the extra round trips Braud et al. §III counts. Off gives ns-2's set-up-free agents.
     handshake: bool = True
+    # The retransmission timeout before any RTT sample (the SYN's, or the first window's
+    # without a handshake). Default 1 s (RFC 6298 §2.1); ns-2's `rtxcur_init_` is 3 s (RFC 2988's
+    # value).
+    initial_rto_ns: int = 1_000_000_000
     # Initial window in segments. Default 10 (RFC 6928).
     initial_window: int = 10
     # The most TCP small queues let one connection keep in its host's egress (Linux's
@@ -504,6 +540,15 @@ class TcpOptions(PlanObject):
     # = 1`, since RACK came in 4.4); ns-3 3.44 has no RACK (the crosscheck turns it off on
     # both sides).
     rack: bool = True
+    # Where `min_rto` bounds the RTO: `rttvar`, the variance term (SRTT + max(min_rto,
+    # 4·RTTVAR)), as Linux; or `total`, the whole (max(min_rto, SRTT + 4·RTTVAR)), as RFC 6298
+    # §2.4 and ns-2. Default `rttvar`, as Linux.
+    rto_floor: RtoFloor = "rttvar"
+    # The retransmission timer's RTT samples: `every_ack` (echoed timestamps, as Linux) or
+    # `one_per_rtt` (one segment timed at a time, Karn's rule, as ns-2's agents without
+    # timestamps). The congestion control and the flow's RTT statistics see every ACK's RTT
+    # either way. Default `every_ack`.
+    rtt_samples: RttSamples = "every_ack"
     # Receive-buffer auto-sizing as FreeBSD's (`net.inet.tcp.recvbuf_auto`, see
     # [`super::bufauto`]): `rwnd` is the starting window and grows by `rwnd_inc` up to
     # `rwnd_max` when a round trip (under a second, measured with the timestamp option) brings
@@ -752,6 +797,9 @@ __all__ = [
     "RedQdisc",
     "RingSpec",
     "RrulTraffic",
+    "RtoFloor",
+    "RttMean",
+    "RttSamples",
     "RunSpec",
     "Scenario",
     "SizingSpec",

@@ -36,16 +36,56 @@ MIN_SEEDS = {"smoke": 1, "quick": 3, "full": 10}
 
 
 @dataclass(frozen=True)
+class TcpProfile:
+    """The TCP stack a paper's experiments ran, as bufferlab's TCP keys: each setting with the
+    source it stands for (a simulator's default, a kernel's sysctl), stated in the report."""
+
+    name: str  # "ns2"
+    what: str  # "ns-2's Agent/TCP/Newreno sending to a TCPSink, with ns-2's defaults"
+    settings: list[tuple[str, Any, str]]  # (traffic-block key, value, its source)
+
+    @property
+    def tcp(self) -> dict[str, Any]:
+        """The keys set on every TCP block of the paper's scenarios that does not set them."""
+        return {k: v for k, v, _ in self.settings}
+
+    def derive(self, name: str, what: str, changes: list[tuple[str, Any, str]]) -> TcpProfile:
+        """This profile with ``changes`` replacing (or adding) settings."""
+        new = {k: (k, v, why) for k, v, why in changes}
+        kept = [new.pop(k, (k, v, why)) for k, v, why in self.settings]
+        return TcpProfile(name, what, kept + list(new.values()))
+
+    def note(self) -> str:
+        """The profile as one Markdown sentence: each setting, then its source."""
+        parts = "; ".join(f"`{k} = {_toml(v)}` ({why})" for k, v, why in self.settings)
+        return f"TCP profile `{self.name}`, {self.what}: {parts}"
+
+
+def _toml(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return f'"{v}"'
+    return str(v)
+
+
+@dataclass(frozen=True)
 class Paper:
     key: str  # braud, cardozo, gorinsky, jabeen, theory
     cite: str  # "Braud, Heusse & Duda (2014)"
     title: str
     venue: str = ""
-    # TCP options of the stack the paper's experiments ran, where it lacked one of bufferlab's
-    # defaults (RACK and F-RTO are on, as in today's Linux): set on every TCP block of the
-    # paper's scenarios that does not set them, and stated in the report as an assumption.
-    tcp: dict[str, Any] = field(default_factory=dict)
-    tcp_note: str = ""
+    # The stack the paper's experiments ran: its settings go on every TCP block of the paper's
+    # scenarios that does not set them, and the report states them with their sources.
+    stack: TcpProfile | None = None
+
+    @property
+    def tcp(self) -> dict[str, Any]:
+        return self.stack.tcp if self.stack else {}
+
+    @property
+    def tcp_note(self) -> str:
+        return self.stack.note() if self.stack else ""
 
 
 @dataclass

@@ -124,18 +124,20 @@ register(Item(
     analyze=_analyze_fig1,
     discussion="The small-buffer end holds (the long flow starves: ratios in the hundreds at 25–50 ms), and so "
                "does the fall of the ratio as the buffer grows. At the large-buffer end each seed lands in one of "
-               "two states, decided by the start times (the two modes issue 15's ns-3 crosscheck examines). In six "
-               "of the ten seeds the 990 ms flow leaves slow start with a large window and the ratio at 300 ms is "
-               "6.0 (82 against 13.7 Mb/s), 7% from the paper's 5.6; at 500 ms it is 3.1. In the other four the "
-               "long flow's first window meets a buffer the 10 ms flow keeps full, it enters congestion avoidance "
-               "with a few tens of packets and grows by one packet per 1–1.3 s RTT, and the ratio stays at 92–113 "
-               "for the rest of the 500 s. The mean over seeds (42) is therefore outside the tolerance although the "
-               "common state matches the paper. The 10 ms flow's queueing delay with the BDP rule (500 ms buffer) is "
-               "239 ms in the first state and 296 ms in the second, both under the paper's 300 ms: the long flow "
-               "keeps part of the buffer, and in the second state the short flow's own window is still climbing "
-               "when the run ends (no loss in the measure window). In the crosscheck's 10 Mb/s version of this case, "
-               "Linux's Reno through the same FIFO (the kernel backend) lands in either state too, as do ns-3 and "
-               "bufferlab (docs/ns3-differences.md).",
+               "two states, decided by the start times (the two modes issue 15's ns-3 crosscheck examines). In the "
+               "first the 990 ms flow leaves slow start with a large window: in the quick profile's seed 1 the ratio "
+               "at 300 ms is 5.8 (82 against 14 Mb/s), 4% from the paper's 5.6. In the second its slow start meets a "
+               "buffer the 10 ms flow keeps full, it enters congestion avoidance with a few tens of packets and "
+               "grows by one packet per 1.1–1.3 s round trip, and the ratio stays in the hundreds (seeds 2 and 3: "
+               "0.4 Mb/s against 95 Mb/s); with the paper's ns-2 agents (a 2-segment initial window, no delayed "
+               "ACKs) the long flow's start is as exposed as before. The mean over seeds is therefore far outside "
+               "the tolerance although one state matches the paper, and a 60 s quick run leaves the second state "
+               "no time to grow out of it (the full profile runs the paper's 500 s). The 10 ms flow's queueing "
+               "delay with the BDP rule (500 ms buffer) is 200 ms in the first state and 278 ms in the second, "
+               "both under the paper's 300 ms: the long flow keeps part of the buffer, and the short flow's window "
+               "is still climbing when the run ends. In the crosscheck's 10 Mb/s version of this case, Linux's Reno "
+               "through the same FIFO (the kernel backend) lands in either state too, as do ns-3 and bufferlab "
+               "(docs/ns3-differences.md).",
     claims=[
         ClaimSpec("F1-25ms", "§II, Fig. 1(a)", "a 25 ms buffer gives a throughput ratio of 443 (more than 100)",
                   at_least(100), "×"),
@@ -147,7 +149,8 @@ register(Item(
                   at_least(300), "ms"),
     ],
     assumptions=[
-        "1 KB packets: MSS 960 B + 40 B of headers; SACK on (§IV uses TCP SACK everywhere); NewReno",
+        "1 KB packets as ns-2 counts them (1000 B of data + 40 B of headers, the stack's `mss`); SACK (§IV uses TCP "
+        "SACK everywhere); buffers in packets as the paper counts them (6250 packets = 500 ms of 1000 B packets)",
         "RTTs 10 and 990 ms from access delays 2 and 247 ms around a 1 ms bottleneck; access links 1 Gb/s",
         "buffer sizes in ms of the 100 Mb/s link: 25, 50, 100, 200, 300, 500 ms = 312 ... 6250 packets",
         "flows start at uniform(0 s, 5 s) (the paper's window for Fig. 3)",
@@ -244,9 +247,20 @@ register(Item(
     analyze=_analyze_fig4,
     discussion="Figs. 4–6's trends reproduce: under the BDP rule and more so the Stanford model the long-RTTP "
                "flows lose throughput as their RTTP grows, SplitBuff equalizes the two types and cuts the short "
-               "flows' queueing delay, and Blind-SplitBuff behaves like one buffer. The one claim that does not hold "
-               "is the utilization gain from blind splitting: with 100 flows both the single BDP buffer and "
-               "Blind-SplitBuff keep the bottleneck 100% busy, so there is nothing to gain.",
+               "flows' queueing delay. The utilization gain from blind splitting does not hold: with 100 flows both "
+               "the single BDP buffer and Blind-SplitBuff keep the bottleneck 100% busy, so there is nothing to gain.\n\n"
+               "Blind-SplitBuff no longer behaves like one buffer in the quick profile (F6-blind): at N = 100 with "
+               "500 ms Type-2 flows its Type-2/Type-1 ratio is 0.77 where the single BDP buffer's is 0.20. The "
+               "stack makes the difference: run with the Linux-like stack these items had before (F-RTO off, but "
+               "SACK's recovery with PRR, delayed ACKs, a 10-segment initial window, a 200 ms floor under the "
+               "variance term and every ACK timed), the same points give 0.21 and 0.43. With ns-2's timer the RTO "
+               "is max(200 ms, SRTT + 4·RTTVAR) from one sample per round trip, so a 500 ms-RTTP flow whose queue "
+               "grows by hundreds of ms within a round trip times out (and, without F-RTO, goes back to one "
+               "segment): behind the BDP FIFO, which can add 500 ms, the Type-2 flows time out 1.7 times each in "
+               "the measured 40 s (0.09 with the earlier stack); behind Blind-SplitBuff's two BDP/2 sub-buffers, "
+               "which add at most half that, 0.4 times, and they keep 0.83 Mb/s against 0.31. The quick profile "
+               "measures 20–60 s, the long flows' first 50 round trips; the full profile's 500 s (the paper's) "
+               "would show whether the difference outlasts the start.",
     expand=_expand_two_types,
     claims=[
         ClaimSpec("F4-bdp", "Fig. 4(a)", "BDP rule: long-RTTP flows' throughput decreases substantially "
@@ -265,7 +279,8 @@ register(Item(
                   "single BDP buffer (difference; improves = at least 0.1 point)", at_least(0.1), "points"),
     ],
     assumptions=[
-        "1 KB packets (MSS 960 B), NewReno with SACK, 1 Gb/s access links, 1 ms bottleneck delay",
+        "1 KB packets (1000 B of data, 1040 B on the wire), NewReno with SACK (the stack above), 1 Gb/s access links, "
+        "1 ms bottleneck delay",
         "Type-2 RTTPs 10, 100, 250, 500 ms (the paper's x axis spans 10–500 ms; its points are not given)",
         "the BDP of every rule is from the mean RTTP of all flows; SplitBuff's total is that BDP",
         "flows start at uniform(0 s, 5 s); throughput and delays over the measure window",
@@ -369,22 +384,23 @@ register(Item(
           "50–150 ms",
     spec="jabeen-fig3.toml",
     analyze=_analyze_fig3,
-    discussion="The estimate follows the actual mean RTTP without drift, and with few flows as closely as the "
-               "paper's: with N = 10 the root-mean-square deviation is 1.1 ms (RTTP 100 ms) and 6.1 ms (RTTPs in "
-               "50–150 ms), inside the paper's 5.2 and 7.7 ms, and the mean estimate is within 2% of the actual "
-               "mean. Both grow with the number of flows sharing the buffer: 7.0 and 11.7 ms with N = 50, 12.5 and "
-               "16.4 ms with N = 100, where the estimate is also 9–12% high on average; the claims take the worst "
-               "N, so the full profile (N up to 100) fails all three where the quick one (N = 10 and 50) failed "
-               "only the scatter. "
-               "The scatter follows the queue: the per-period error correlates with the change of the queueing delay "
-               "from one period to the next (r = 0.55–0.67), because each flow enters the mean with the last smoothed "
-               "RTT it stamped in the period (the queue at the period's end, as Fig. 2 reads `average(RTT_s)` per "
-               "flow) while T_q is the mean sojourn over the whole period; with 50 flows in a BDP buffer the queueing "
-               "delay swings by about ±28 ms between periods, so that mismatch reaches ±10 ms, and the same "
-               "mismatch makes the estimate high on average (a growing queue weighs more than a shrinking one). The paper does not say how it took its standard deviation (over time, over runs) nor how many "
-               "flows its Fig. 3 had; with T_u = 1 s and α = 1 ours is the most reactive reading of Fig. 2, and a "
-               "smoother T_q (α < 1) would trade this scatter for lag: with α = 1/8 a start-up burst was still "
-               "subtracted 18 s later (docs/qdisc-splitbuff.md).",
+    discussion="The estimate is Fig. 2's: the mean of every packet's stamped RTT in the period, less the period's "
+               "mean queueing delay (`rtt_mean = \"packets\"`). It follows the actual mean RTTP without drift and "
+               "within 10% on average (0.92–1.04 of it for every N over the paper's 500 s), so F3-bias holds, where "
+               "SplitBuff's default, each flow's latest stamp, ran 9–12% high with 100 flows under the earlier "
+               "stack. Its scatter does not reach the paper's: the root-mean-square deviation is 7.5–8.2 ms with "
+               "10 flows, 13.7 and 15.3 ms with 50, 10.6 and 7.9 ms with 100 (RTTP 100 ms; RTTPs in 50–150 ms), "
+               "against the paper's 5.2 and 7.7 ms, and the claims take the worst N. Weighting by packets is what "
+               "scatters it: in the quick profile (N = 10 and 50) the flows' mean deviates by 4.0–6.4 ms and the "
+               "packets' by 8.2–14.4 ms, because a period's packets come mostly from the flows whose windows turn "
+               "over fastest, and which flows those are changes from one period to the next as windows grow and "
+               "halve, while a flow's latest stamp counts once. The stamped RTTs are the senders' smoothed RTTs "
+               "(the queue a few round trips back) while T_q is the mean sojourn over the period, so the "
+               "estimate also moves with the queue from one period to the next. The paper does not say how it took "
+               "its standard deviation (over time, over runs) nor how many flows its Fig. 3 had; with T_u = 1 s and "
+               "α = 1 ours is the most reactive reading of Fig. 2, and a smoother T_q (α < 1) would trade this "
+               "scatter for lag: with α = 1/8 a start-up burst was still subtracted 18 s later "
+               "(docs/qdisc-splitbuff.md).",
     expand=_expand_rttp_mix,
     claims=[
         ClaimSpec("F3-homogeneous", "§IV-A, Fig. 3", "RTTP 100 ms: the estimate's standard deviation from the "
@@ -395,9 +411,10 @@ register(Item(
                   "(mean estimate / actual; closely = within 10%)", within(1.0, rel=0.1), "×"),
     ],
     assumptions=[
-        "the bottleneck is the 100 Mb/s dumbbell of §IV-B with 1 KB packets (MSS 960 B), NewReno with SACK, "
+        "the bottleneck is the 100 Mb/s dumbbell of §IV-B with 1 KB packets (1000 B of data), NewReno with SACK, "
         "1 Gb/s access links, 1 ms bottleneck delay; SplitBuff with two sub-buffers totalling the BDP",
-        "the paper's numbers of flows are not given: N = 10, 50, 100 (10 and 50 in --quick)",
+        "the paper's numbers of flows are not given: N = 10, 50, 100 (10 and 50 in --quick); 500 s runs in --full "
+        "(§IV: \"at least 500 s\")",
         "the heterogeneous RTTPs are drawn once per N (seed 1) and kept for every run seed; 'actual' = their mean",
         "T_u = 1 s and α = 1 (SplitBuff's defaults; the paper gives neither); the estimate is sampled every second",
         "the deviation is the root mean square of estimate − actual over the last two thirds of each run, the worst "
@@ -537,16 +554,19 @@ register(Item(
     spec="jabeen-table1.toml",
     analyze=_analyze_table1,
     discussion="The BDP rule's unfairness and the queueing delays come out as in Table I. SplitBuff does more "
-               "than the paper reports: with two sub-buffers the two types end up with equal per-flow throughput "
-               "(the paper: 0.81), and with three the long type gets more than the short one. Sub-buffers sized in "
-               "proportion to their flows' RTTP give a long-RTTP flow a share that grows with its RTT. Our sub-buffer "
-               "estimates (72 and 139 ms) sit about 12 ms above the two types' drawn mean RTTPs (59 and 126 ms), the "
-               "same upward bias as in Fig. 3 (each flow counts with the last RTT it stamped in the period, taken "
-               "against the period's mean queueing delay), so the sizes split the BDP about 34:66. Sub-buffer 1's "
-               "estimate holds; sub-buffer 2's does not: the paper's 178.7 ms is near the long mode's RTT (180 ms, "
-               "§IV-C) rather than its RTTP (about 130 ms), while its 62.7 ms is near the short mode's RTTP (60 ms), so "
-               "the two published estimates do not measure the same thing and cannot both be RTTPs of these modes. "
-               "The paper gives no sub-buffer sizes, so where the fairness results part cannot be traced further.",
+               "than the paper reports: with two sub-buffers the long type ends up with more per-flow throughput "
+               "than the short one (1.15; the paper: 0.81), and with three far more (1.9). Sub-buffers sized in "
+               "proportion to their flows' RTTP give a long-RTTP flow a share that grows with its RTT, and round "
+               "robin serves each sub-buffer alike whatever its size. The estimates are Fig. 2's, the mean of every "
+               "packet's stamped RTT less the period's queueing delay (`rtt_mean = \"packets\"`): 60.9 and 125.9 ms "
+               "for the two sub-buffers, within 2 ms of the two types' drawn mean RTTPs (59 and 126 ms). Each "
+               "type's flows send alike, so weighting by packets or by flows hardly matters here: with the flows' "
+               "mean (SplitBuff's default) the same quick runs give 60.3 and 126.3 ms, 1.11 and 1.85. Sub-buffer "
+               "1's estimate holds; sub-buffer 2's does not: the paper's 178.7 ms is near the long mode's RTT "
+               "(180 ms, §IV-C) rather than its RTTP (about 130 ms), while its 62.7 ms is near the short mode's RTTP "
+               "(60 ms), so the two published estimates do not measure the same thing and cannot both be RTTPs of "
+               "these modes. The paper gives no sub-buffer sizes, so where the fairness results part cannot be "
+               "traced further.",
     expand=_expand_bimodal,
     claims=[
         ClaimSpec("TI-bdp", "Table I", "BDP rule: Type-2 / Type-1 throughput 0.0072/0.012 = 0.60", within(0.6, abs_=0.15), "×"),
@@ -565,7 +585,8 @@ register(Item(
         "paths of the text), Type-2 the long one (about 130 ms)",
         "each mode a lognormal with a standard deviation of 20% of its mean (the text gives none), 50 flows each, "
         "drawn once (seed 1) and kept for every run seed",
-        "1 KB packets (MSS 960 B), NewReno with SACK, 1 Gb/s access links, flows start at uniform(0 s, 5 s)",
+        "1 KB packets (1000 B of data, 1040 B on the wire), NewReno with SACK, 1 Gb/s access links, flows start at "
+        "uniform(0 s, 5 s)",
         "queueing delay = a type's mean RTT less its mean RTTP; 'average' = the mean of the two types",
         "a sub-buffer's estimated RTTP: SplitBuff's estimate sampled every second, averaged over the last two "
         "thirds of the run",

@@ -1,40 +1,88 @@
 """The four seed papers, cited by author and year."""
 
-from .item import Paper
+from .item import Paper, TcpProfile
 
-# FreeBSD 9.1's socket buffers (sysctl defaults of sys/netinet/tcp_output.c and tcp_input.c,
-# 9.x): net.inet.tcp.sendspace 32768, sendbuf_auto 1, sendbuf_inc 8192, sendbuf_max 2097152;
-# net.inet.tcp.recvspace 65536, recvbuf_auto 1, recvbuf_inc 16384, recvbuf_max 2097152.
-FREEBSD9_BUFFERS = {"sndbuf": "32KiB", "sndbuf_auto": True, "sndbuf_inc": "8KiB", "sndbuf_max": "2MiB",
-                    "rwnd": "64KiB", "rwnd_auto": True, "rwnd_inc": "16KiB", "rwnd_max": "2MiB"}
 BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
               "TCP over Large Buffers: When Adding Traffic Improves Latency", "ITC 26, Karlskrona",
-              tcp={"rack": False, "frto": False, **FREEBSD9_BUFFERS},
-              tcp_note="TCP as in the paper's FreeBSD 9.1 hosts: no RACK and no F-RTO (rack = false, frto = false; "
-                       "FreeBSD's own timestamp-based undo of a bad retransmission is not modelled); the timestamp "
-                       "option on (52 B ACKs); socket buffers as FreeBSD 9.x's defaults: a 32 KiB send buffer and a "
-                       "64 KiB receive window, each auto-sized (grown by 8 KiB and 16 KiB up to 2 MiB while it is "
-                       "what limits the connection; sndbuf_auto, rwnd_auto, [tcp-buffers.md](tcp-buffers.md))")
+              stack=TcpProfile("freebsd91", "TCP as in the paper's FreeBSD 9.1 hosts", [
+                  ("rack", False, "no RACK"),
+                  ("frto", False, "no F-RTO (FreeBSD's own timestamp-based undo of a bad retransmission is not "
+                                  "modelled)"),
+                  ("sndbuf", "32KiB", "`net.inet.tcp.sendspace` 32768 (FreeBSD 9.x)"),
+                  ("sndbuf_auto", True, "`net.inet.tcp.sendbuf_auto` 1: grown while it is what limits the "
+                                        "connection ([tcp-buffers.md](tcp-buffers.md))"),
+                  ("sndbuf_inc", "8KiB", "`net.inet.tcp.sendbuf_inc` 8192"),
+                  ("sndbuf_max", "2MiB", "`net.inet.tcp.sendbuf_max` 2097152"),
+                  ("rwnd", "64KiB", "`net.inet.tcp.recvspace` 65536"),
+                  ("rwnd_auto", True, "`net.inet.tcp.recvbuf_auto` 1 (needs the timestamp option, on)"),
+                  ("rwnd_inc", "16KiB", "`net.inet.tcp.recvbuf_inc` 16384"),
+                  ("rwnd_max", "2MiB", "`net.inet.tcp.recvbuf_max` 2097152"),
+              ]))
 CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 "On the Interoperability of Bufferbloat Solutions",
                 "the text carries no date; its latest reference is from 2014",
-                tcp={"rack": False, "tsq": False},
-                tcp_note="TCP as in the Linux of the paper's time (its references end in 2014): F-RTO on, as since "
-                         "2.6.24, but no RACK, which Linux gained in 4.4 at the end of 2015 (rack = false); no TCP "
-                         "small queues on the queue studied (tsq = false): the paper's qdisc and ring are router B's "
-                         "egress, which forwards the upload from host A, and TCP small queues bound only a sender's "
-                         "own host (see the item's last paragraph for what they would do there)")
+                stack=TcpProfile("linux2014", "TCP as in the Linux of the paper's time (its references end in 2014)", [
+                    ("rack", False, "no RACK, which Linux gained in 4.4 at the end of 2015 (F-RTO stays on, as "
+                                    "since 2.6.24)"),
+                    ("tsq", False, "no TCP small queues on the queue studied: the paper's qdisc and ring are router "
+                                   "B's egress, which forwards the upload from host A, and TCP small queues bound "
+                                   "only a sender's own host (see the item's last paragraph for what they would do "
+                                   "there)"),
+                ]))
+# ns-2 (2.35, `tcl/lib/ns-default.tcl` and `tcp/tcp.cc`; each default's change is dated in the
+# file) as far as bufferlab's TCP can follow it: one setting per TCP key, the ns-2 default it
+# stands for beside it. Not followed: the 10 ms clock of the RTT estimator (`tcpTick_ 0.01`),
+# limited transmit on the first two duplicate ACKs (`singledup_ 1`), ns-2's receiver window of
+# 20 packets (`window_ 20`, which no buffer-sizing experiment can have kept: the papers' flows
+# are limited by the network) and the clearing of SRTT after 8 back-offs (`rtt_backoff`).
+NS2 = TcpProfile("ns2", "ns-2's `Agent/TCP/Newreno` sending to a `TCPSink`, with ns-2's defaults", [
+    ("cc", "newreno", "`Agent/TCP/Newreno` (`decrease_num_ 0.5`, `increase_num_ 1.0`)"),
+    ("sack", False, "no SACK: `Agent/TCP/Newreno` and `TCPSink` (the SACK agents are `Sack1`)"),
+    ("prr", False, "no PRR (ns-2's NewReno recovery: RFC 2582/6582, `partial_window_deflation_ 1`)"),
+    ("rack", False, "no RACK"),
+    ("frto", False, "no F-RTO (`frto_enabled_ 0`)"),
+    ("delayed_ack", False, "an ACK for every packet (`TCPSink`; the delayed-ACK sink is `TCPSink/DelAck`)"),
+    ("timestamps", False, "no timestamp option (`timestamps_ false`)"),
+    ("initial_window", 2, "`windowInit_ 2` (default since 2001/5/26)"),
+    ("handshake", True, "a set-up round trip before the data (`syn_ true`, `delay_growth_ true`: a 40 B "
+                        "packet first, the window held at 1 until it is acknowledged, then `windowInit_`)"),
+    ("initial_rto", "3s", "`rtxcur_init_ 3.0`"),
+    ("min_rto", "200ms", "`minrto_ 0.2`"),
+    ("rto_floor", "total", "the floor on the whole RTO, max(`minrto_`, SRTT + 4·RTTVAR) (`rtt_timeout`)"),
+    ("max_rto", "60s", "`maxrto_ 60`"),
+    ("rtt_samples", "one_per_rtt", "one segment timed per round trip, dropped at a retransmission "
+                                   "(`rtt_active_`, `rtt_seq_`; no timestamps to echo)"),
+])
+# Jabeen et al. §IV: "We use TCP SACK in all scenarios": ns-2's `Agent/TCP/Sack1` to a
+# `TCPSink/Sack1`, otherwise as NS2.
+NS2_SACK = NS2.derive("ns2_sack", "ns-2's `Agent/TCP/Sack1` sending to a `TCPSink/Sack1`, with ns-2's defaults", [
+    ("cc", "newreno", "the Reno window of `Agent/TCP/Sack1` (`decrease_num_ 0.5`, `increase_num_ 1.0`)"),
+    ("sack", True, "SACK (`Agent/TCP/Sack1`, `TCPSink/Sack1`, `maxSackBlocks_ 3`; bufferlab's recovery is "
+                   "RFC 6675's, ns-2's Sack1 that of Fall & Floyd 1996, both pipe-based)"),
+    ("prr", False, "no PRR: the recovery sends what the pipe allows, as Sack1's"),
+])
+
 GORINSKY = Paper("gorinsky", "Gorinsky, Kantawala & Turner (2005)",
                  "Link Buffer Sizing: A New Look at the Old Problem", "IEEE ISCC 2005",
-                 tcp={"rack": False, "frto": False, "timestamps": False},
-                 tcp_note="TCP as the paper's ns-2 agents: no RACK, no F-RTO and no timestamp option on the wire "
-                          "(rack = false, frto = false, timestamps = false)")
+                 # Its ns-2 is cited "May 2004": ns-2.27 (January 2004), whose timers predate the
+                 # 2004–2007 changes NS2 follows (ns-default.tcl of ns-2.26/2.27: `minrto_ 1`,
+                 # "Default set to 1 on 2001/05/14"; `rtxcur_init_ 6.0`; `maxrto_ 100000`).
+                 stack=NS2.derive("ns2", NS2.what + " as of ns-2.27 (the paper cites ns-2 as of May 2004)", [
+                     ("initial_rto", "6s", "`rtxcur_init_ 6.0` (3.0 only from 2006/01/21)"),
+                     ("min_rto", "1s", "`minrto_ 1`, \"Default set to 1 on 2001/05/14\" (200 ms only from "
+                                       "2004/10/14, ns-2.28)"),
+                     ("max_rto", "3600s", "`maxrto_ 100000`, no bound in a 200 s run (60 s only from 2007/03/28); "
+                                          "3600 s is the largest bufferlab accepts"),
+                     ("mss", "1460B", "§3.1: \"datagrams of size 1500 bytes\" (1460 B of data and 40 B of headers; "
+                                      "ns-2's default `packetSize_` is 1000)"),
+                 ]))
 JABEEN = Paper("jabeen", "Jabeen, Zafar, Qazi & Uzmi (2011?)",
                "SplitBuff: Improving the Interaction of Heterogeneous RTT Flows on the Internet",
                "the text carries no date; its latest reference is from 2010",
-               tcp={"rack": False, "frto": False, "timestamps": False},
-               tcp_note="TCP as the paper's ns-2 SACK agents: no RACK, no F-RTO and no timestamp option on the wire "
-                        "(rack = false, frto = false, timestamps = false)")
+               stack=NS2_SACK.derive("ns2_sack", NS2_SACK.what, [
+                   ("mss", "1000B", "§II: \"packet size to 1 KB\", ns-2's `packetSize_ 1000` (1040 B with the "
+                                    "40 B of headers)"),
+               ]))
 KLEINROCK = Paper("theory", "Kleinrock (1975)", "Queueing Systems, vol. 1", "§5.6, Pollaczek–Khinchine")
 BBR = Paper("bbr", "Hock, Bless & Zitterbart (2017); Ware, Mukerjee, Seshan & Sherry (2019)",
             "Experimental Evaluation of BBR Congestion Control; Modeling BBR's Interactions with Loss-Based "

@@ -46,7 +46,35 @@ def _summary_text(hold: int, fail: int, inconsistent: int, other: int) -> str:
             f"inconsistent in the paper itself, {other} not comparable.")
 
 
-def item_section(r, fig_path: str | None, level: str = "##") -> list[str]:
+def _stack_line(it: Item, in_full: bool) -> list[str]:
+    """Which TCP stack the item ran: the profile's every setting, or (``in_full`` False) its name
+    and what it stands for, the settings being listed once in the framework section."""
+    stack = getattr(it.paper, "stack", None)
+    if stack is None or not it.runnable:
+        return []
+    if in_full:
+        return [f"Stack: {stack.note()}.", ""]
+    return [f"Stack: TCP profile `{stack.name}`, {stack.what} (its settings: [Stacks](#stacks)).", ""]
+
+
+def stacks_section() -> list[str]:
+    """Every paper's TCP profile, each setting with its source."""
+    lines = ["## Stacks", "",
+             "Each paper's experiments run with the TCP stack the paper ran, one named profile per paper "
+             "(`Paper.stack` in `python/bufferlab/reproduce/papers.py`): its settings go on every TCP block of "
+             "the paper's scenarios that does not set them (a block's own key wins). Keys bufferlab leaves at "
+             "its defaults are today's Linux (docs/tcp.md).", ""]
+    seen = set()
+    for it in ITEMS.values():
+        p = it.paper
+        if getattr(p, "stack", None) is None or p.key in seen:
+            continue
+        seen.add(p.key)
+        lines += [f"- {p.cite}: {p.stack.note()}.", ""]
+    return lines
+
+
+def item_section(r, fig_path: str | None, level: str = "##", stack_in_full: bool = True) -> list[str]:
     it: Item = r.item
     lines = [f"{level} `{it.name}` — {it.paper.cite}, {it.where}", "", it.title, ""]
     if it.needs:
@@ -55,13 +83,13 @@ def item_section(r, fig_path: str | None, level: str = "##") -> list[str]:
         lines += [f"![{it.name}]({fig_path})", ""]
     if r.runs or r.seeds:
         when = "made earlier and reused" if r.reused else "made now"
-        lines += [f"{len(r.seeds)} seeds, {r.runs} runs ({when}): {r.wall_seconds:.0f} s wall, "
+        lines += [f"{len(r.seeds)} seeds ({r.profile} profile), {r.runs} runs ({when}): {r.wall_seconds:.0f} s wall, "
                   f"{r.engine_seconds:.0f} s in the engine.", ""]
     lines += claims_table([r], with_item=False) + [""]
-    stack = [it.paper.tcp_note] if getattr(it.paper, "tcp_note", "") and it.runnable else []
-    if it.assumptions or stack:
+    lines += _stack_line(it, stack_in_full)
+    if it.assumptions:
         lines += ["Assumptions where the paper leaves a parameter open:", ""]
-        lines += [f"- {a}" for a in [*stack, *it.assumptions]] + [""]
+        lines += [f"- {a}" for a in it.assumptions] + [""]
     if getattr(it, "discussion", None):
         lines += [it.discussion.strip(), ""]
     return lines
@@ -126,16 +154,28 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
     figs = _copy_figures(results, docs)
     flag = {"smoke": "--smoke", "quick": "--quick", "full": "--full"}[profile]
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    # Items run in the quick profile within a full run (`--quick-for`), by paper where a whole
+    # paper's items are.
+    quick = [r.item for r in results if r.profile != profile]
+    names = []
+    for it in quick:
+        whole = all(q.paper.key != it.paper.key or q in quick for q in (r.item for r in results))
+        name = it.paper.key if whole else it.name
+        if name not in names:
+            names.append(name)
+    extra = "".join(f" --quick-for {n}" for n in names)
+    mixed = (f", except {', '.join(f'`{n}`' for n in names)}, run in the quick profile (their sections say so)"
+             if names else "")
     lines = [
         "# Reproductions",
         "",
         "<!-- generated: do not edit by hand; edit python/bufferlab/reproduce/ and regenerate -->",
         "",
-        f"This page is generated from one run of the {profile} profile ({when}, engine "
+        f"This page is generated from one run of the {profile} profile{mixed} ({when}, engine "
         f"{engine_version()}, {platform.machine()}); regenerate it with:",
         "",
         "```sh no-run",
-        COMMAND.format(flag=flag, out="repro-out"),
+        COMMAND.format(flag=flag + extra, out="repro-out"),
         "```",
         "",
         "(`make reproduce` runs the quick profile and regenerates this page.)",
@@ -146,7 +186,8 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
         "and a claims table: the paper's value or claim, ours (mean and 95% CI over seeds), the "
         "tolerance declared in code before the run, and the verdict. Flows start at random times "
         "where the paper's setup allows it, so each seed is a different sample. Profiles: `--smoke` "
-        "(1 seed, seconds; the test suite), `--quick` (≥ 3 seeds), `--full` (≥ 10 seeds).",
+        "(1 seed, seconds; the test suite), `--quick` (≥ 3 seeds), `--full` (≥ 10 seeds, the papers' durations); "
+        "`--full --quick-for ITEM|PAPER` runs those items in the quick profile.",
         "",
         "```sh no-run",
         "bufferlab reproduce                      # the list, with each item's paper",
@@ -161,16 +202,17 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
         "",
         *_index_table(),
     ]
+    lines += [""] + stacks_section()[:-1]
     failing = [(r, c) for r in results for c in r.claims if c.verdict == "does not hold"]
     if failing:
         lines += ["", "## Claims that do not hold", "",
                   "Each is explained in its item's section below (the paragraph after its assumptions).", ""]
         lines += [f"- `{r.item.name}` {c.spec.id} ({c.spec.where}): {c.spec.paper} — ours "
                   f"{fmt_estimate(c.est)} {c.spec.unit}" for r, c in failing]
-    lines += ["", "## Time", "", f"Measured when the runs were made ({profile} profile; wall time of the runs, "
+    lines += ["", "## Time", "", f"Measured when the runs were made ({profile} profile{mixed}; wall time of the runs, "
               "without the analysis; 2 shared cores, see docs/BENCHMARKS.md):", ""] + _timing_table(results) + [""]
     for r in results:
-        lines += item_section(r, figs.get(r.item.name))
+        lines += item_section(r, figs.get(r.item.name), stack_in_full=False)
     lines += ["## Every claim", ""] + claims_table(results) + [""]
     path = docs / "reproductions.md"
     path.write_text("\n".join(lines))

@@ -237,9 +237,12 @@ def _write_claims(res: ItemResult) -> None:
     pd.DataFrame([c.row() for c in res.claims]).to_csv(res.folder / "claims.csv", index=False)
 
 
-def run_items(items: list[Item], profile: str, out: Path, *, docs: Path | None = None, **kw) -> list[ItemResult]:
+def run_items(items: list[Item], profile: str, out: Path, *, docs: Path | None = None,
+              profile_of: dict[str, str] | None = None, **kw) -> list[ItemResult]:
     """Run ``items`` one after the other into ``out`` and write the report (and, with ``docs``,
-    regenerate ``docs/reproductions.md`` and ``docs/figures/``)."""
+    regenerate ``docs/reproductions.md`` and ``docs/figures/``). ``profile_of`` maps an item
+    (``jabeen/fig1``) or a paper (``jabeen``) to the profile it runs in instead of ``profile``."""
+    profile_of = profile_of or {}
     from .report import write_docs, write_report
 
     check_repro_dir(out)  # before anything runs
@@ -255,7 +258,8 @@ def run_items(items: list[Item], profile: str, out: Path, *, docs: Path | None =
             # one pool for every sweep of every item
             kw["backend"] = stack.enter_context(SharedPool(kw.get("workers"), engine_version()))
         for item in items:
-            results.append(run_item(item, profile, out, scheduler=scheduler, **kw))
+            own = profile_of.get(item.name, profile_of.get(item.paper.key, profile))
+            results.append(run_item(item, own, out, scheduler=scheduler, **kw))
             write_report(results, out, profile)
     if docs is not None:
         write_docs(results, out, docs, profile)

@@ -11,6 +11,8 @@
 //! RTT comes from the sender's smoothed RTT stamped in each packet (Jabeen et al. §III-A, "active
 //! RTT estimation"); RTTP = RTT - queueing delay, the queueing delay being the smoothed mean
 //! sojourn time measured at dequeue (overall for the threshold, per sub-buffer for its size).
+//! The mean RTT of a period is over flows (each flow's latest stamp) or, as Fig. 2 writes it,
+//! over packets (every packet's stamp): the `rtt_mean` key.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -20,7 +22,22 @@ use super::params::{flow_hash, or_default_pkts, TXQUEUELEN_PKTS};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::time::{Duration, Instant, NS_PER_SEC};
 
-/// SplitBuff's parameters (plan keys `buffers`, `update_ns`, `smoothing`).
+/// What a period's mean RTT averages (plan key `rtt_mean`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RttMean {
+    /// Each flow seen in the period once, with its latest stamped RTT. Weighting by packets
+    /// puts the threshold on the flows that send most (the short-RTT ones, whose windows turn
+    /// over fastest), and a flow whose RTT straddles the threshold is split between sub-buffers
+    /// and reordered.
+    #[default]
+    Flows,
+    /// Every packet's stamped RTT, as Jabeen et al. Fig. 2 sums them ("on every packet arrival
+    /// ... RTT_s = RTT_s + p->rtt"; the sub-buffer sums likewise).
+    Packets,
+}
+
+/// SplitBuff's parameters (plan keys `buffers`, `update_ns`, `smoothing`, `rtt_mean`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SplitBuffConfig {
@@ -35,6 +52,10 @@ pub struct SplitBuffConfig {
     /// `T_q <- (1 - α) T_q + α x` (1: no smoothing).
     #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 1.0))]
     pub smoothing: f64,
+    /// What a period's mean RTT (the threshold's and each sub-buffer's) averages: `flows`, each
+    /// flow's latest stamp, or `packets`, every packet's stamp as Jabeen et al. Fig. 2. Default
+    /// `flows`.
+    pub rtt_mean: RttMean,
 }
 
 impl Default for SplitBuffConfig {
@@ -50,6 +71,7 @@ impl Default for SplitBuffConfig {
             buffers: 2,
             update_ns: Duration::from_secs(1),
             smoothing: 1.0,
+            rtt_mean: RttMean::Flows,
         }
     }
 }
@@ -72,11 +94,7 @@ impl Default for BlindSplitBuffConfig {
 
 const MAX_BANDS: usize = 3;
 
-/// Sums over one update period. RTT sums run over flows, not packets: each flow seen in the
-/// period counts once, with its latest stamped RTT. Weighting by packets would put the
-/// threshold on the flows that send most (the short-RTT ones, whose windows turn over fastest),
-/// and a flow whose RTT straddles the threshold would be split between sub-buffers and
-/// reordered.
+/// Sums over one update period; the RTT sums run over flows or packets ([`RttMean`]).
 #[derive(Clone, Copy, Default)]
 struct Period {
     rtt_sum: f64,
@@ -88,6 +106,17 @@ struct Period {
     soj_n: u64,
     band_soj_sum: [f64; MAX_BANDS],
     band_soj_n: [u64; MAX_BANDS],
+}
+
+impl Period {
+    #[inline]
+    fn add_rtt(&mut self, r: f64, band: usize) {
+        self.rtt_sum += r;
+        self.rtt_sq_sum += r * r;
+        self.rtt_n += 1;
+        self.band_rtt_sum[band] += r;
+        self.band_rtt_n[band] += 1;
+    }
 }
 
 pub struct SplitBuff {
@@ -299,16 +328,33 @@ impl SplitBuff {
             .unwrap_or(self.n - 1)
     }
 
+    /// Fig. 2, "on every packet arrival": the packet's stamped RTT into the period's sums, or
+    /// as its flow's latest (added once per flow at the update).
+    #[inline]
+    fn note_rtt(&mut self, item: &QItem, k: usize) {
+        let r = item.srtt_ns.as_ns() as f64;
+        if self.cfg.rtt_mean == RttMean::Packets {
+            self.period.add_rtt(r, k);
+            return;
+        }
+        let f = item.flow as usize;
+        if f >= self.flow_last.len() {
+            self.flow_last.resize(f + 1, (0, 0.0, 0));
+        }
+        let e = &mut self.flow_last[f];
+        if e.0 != self.period_no + 1 {
+            e.0 = self.period_no + 1;
+            self.flows_seen.push(item.flow);
+        }
+        e.1 = r;
+        e.2 = k as u8;
+    }
+
     /// Fig. 2, "after every time period T_u".
     fn update(&mut self, now: Instant) {
         for &f in &self.flows_seen {
             let (_, r, k) = self.flow_last[f as usize];
-            let p = &mut self.period;
-            p.rtt_sum += r;
-            p.rtt_sq_sum += r * r;
-            p.rtt_n += 1;
-            p.band_rtt_sum[k as usize] += r;
-            p.band_rtt_n[k as usize] += 1;
+            self.period.add_rtt(r, k as usize);
         }
         self.flows_seen.clear();
         self.period_no += 1;
@@ -374,17 +420,7 @@ impl QueueDisc for SplitBuff {
         }
         let k = self.classify(&item);
         if !item.srtt_ns.is_zero() && self.blind.is_none() {
-            let f = item.flow as usize;
-            if f >= self.flow_last.len() {
-                self.flow_last.resize(f + 1, (0, 0.0, 0));
-            }
-            let e = &mut self.flow_last[f];
-            if e.0 != self.period_no + 1 {
-                e.0 = self.period_no + 1;
-                self.flows_seen.push(item.flow);
-            }
-            e.1 = item.srtt_ns.as_ns() as f64;
-            e.2 = k as u8;
+            self.note_rtt(&item, k);
         }
         // The configured limit bounds the total at every instant (seed 004 §III-B: "the
         // cumulative size of all sub-buffers should not exceed the BDP"). Sub-buffer sizes are

@@ -53,6 +53,34 @@ pub enum SsthreshFrom {
     Flight,
 }
 
+/// Which segments give the retransmission timer its RTT samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSamples {
+    /// Every ACK of new data, from its echoed timestamp (RFC 7323 §4; Linux, which also times
+    /// every ACK without the option, from its retransmission queue).
+    #[default]
+    EveryAck,
+    /// One segment at a time (RFC 6298 §3, Karn): the next new segment is timed when none is,
+    /// the sample taken when the cumulative ACK covers it, and the timing dropped at a timeout
+    /// or a fast retransmission. ns-2's agents without `timestamps_` (`rtt_active_`, `rtt_seq_`
+    /// in `tcp.cc`: `output` starts it, `newack` samples, `reset_rtx_timer` drops it).
+    OnePerRtt,
+}
+
+/// Where the RTO's lower bound `min_rto` applies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoFloor {
+    /// To the variance term: RTO = SRTT + max(min_rto, 4·RTTVAR), as Linux (`tcp_set_rto`:
+    /// `rttvar` is never below `tcp_rto_min`).
+    #[default]
+    Rttvar,
+    /// To the whole: RTO = max(min_rto, SRTT + 4·RTTVAR), RFC 6298 §2.4 and ns-2
+    /// (`TcpAgent::rtt_timeout` clamps `t_rtxcur_` to `minrto_`).
+    Total,
+}
+
 /// Largest retransmission timeout accepted: one hour.
 const MAX_RTO_NS: u64 = 3600 * NS_PER_SEC;
 
@@ -142,6 +170,20 @@ pub struct TcpOptions {
     /// RFC 6298 §2.4 says 1 s.
     #[schemars(range(min = 1, max = MAX_RTO_NS))]
     pub min_rto_ns: Duration,
+    /// The retransmission timeout before any RTT sample (the SYN's, or the first window's
+    /// without a handshake). Default 1 s (RFC 6298 §2.1); ns-2's `rtxcur_init_` is 3 s (RFC 2988's
+    /// value).
+    #[schemars(range(min = 1, max = MAX_RTO_NS))]
+    pub initial_rto_ns: Duration,
+    /// Where `min_rto` bounds the RTO: `rttvar`, the variance term (SRTT + max(min_rto,
+    /// 4·RTTVAR)), as Linux; or `total`, the whole (max(min_rto, SRTT + 4·RTTVAR)), as RFC 6298
+    /// §2.4 and ns-2. Default `rttvar`, as Linux.
+    pub rto_floor: RtoFloor,
+    /// The retransmission timer's RTT samples: `every_ack` (echoed timestamps, as Linux) or
+    /// `one_per_rtt` (one segment timed at a time, Karn's rule, as ns-2's agents without
+    /// timestamps). The congestion control and the flow's RTT statistics see every ACK's RTT
+    /// either way. Default `every_ack`.
+    pub rtt_samples: RttSamples,
     /// Upper bound of the retransmission timeout. Default 60 s (RFC 6298 §2.5).
     #[schemars(range(min = 1, max = MAX_RTO_NS))]
     pub max_rto_ns: Duration,
@@ -249,6 +291,9 @@ impl Default for TcpOptions {
             beta: None,
             initial_window: 10,
             min_rto_ns: Duration::from_ms(200),
+            initial_rto_ns: super::rtt::INITIAL_RTO_NS,
+            rto_floor: RtoFloor::Rttvar,
+            rtt_samples: RttSamples::EveryAck,
             max_rto_ns: Duration::from_secs(60),
             mss_bytes: 1460,
             rwnd_bytes: 1 << 30,
@@ -303,6 +348,9 @@ pub struct TcpParams {
     pub delack_ns: Duration,
     pub initial_window: u32,
     pub min_rto_ns: Duration,
+    pub initial_rto_ns: Duration,
+    pub rto_floor: RtoFloor,
+    pub rtt_samples: RttSamples,
     pub max_rto_ns: Duration,
     pub mss_bytes: u32,
     pub rwnd_bytes: u64,
@@ -442,6 +490,9 @@ impl TcpOptions {
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,
             min_rto_ns: self.min_rto_ns,
+            initial_rto_ns: self.initial_rto_ns,
+            rto_floor: self.rto_floor,
+            rtt_samples: self.rtt_samples,
             max_rto_ns: self.max_rto_ns,
             mss_bytes: self.mss_bytes,
             rwnd_bytes: self.rwnd_bytes,
@@ -502,6 +553,11 @@ mod tests {
         assert_eq!(p.mss_bytes, 1460);
         assert_eq!(p.initial_window, 10);
         assert_eq!(p.min_rto_ns, Duration::from_ms(200));
+        // Linux's timer: the floor under the variance term, every ACK timed, 1 s before a sample.
+        assert_eq!(
+            (p.rto_floor, p.rtt_samples, p.initial_rto_ns),
+            (RtoFloor::Rttvar, RttSamples::EveryAck, Duration::from_secs(1))
+        );
         assert_eq!(p.cc, CcConfig::NewReno(NewRenoConfig { beta: 0.5 }));
         assert_eq!((p.tsq, p.limit_output_bytes), (None, 4 << 20));
         let c = opts(json!({"cc": "cubic"})).resolve();

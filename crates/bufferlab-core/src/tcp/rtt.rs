@@ -5,9 +5,10 @@
 //! timeout until an ACK for new data brings a fresh sample — is [`RttEstimator::on_timeout`] and
 //! [`RttEstimator::sample`].
 
+use super::params::RtoFloor;
 use crate::time::Duration;
 
-/// RFC 6298 §2.1: the RTO before any sample.
+/// RFC 6298 §2.1: the RTO before any sample (the `initial_rto` key's default).
 pub const INITIAL_RTO_NS: Duration = Duration::from_secs(1);
 /// RFC 6298 §5.7: the RTO once data flows, when the SYN had to be retransmitted.
 pub const SYN_LOST_RTO_NS: Duration = Duration::from_secs(3);
@@ -22,30 +23,43 @@ pub struct RttEstimator {
     backoff: u32,
     min_rto: Duration,
     max_rto: Duration,
+    floor: RtoFloor,
     /// Smallest sample seen.
     min_rtt: Option<Duration>,
+    /// Samples taken (a counter).
+    samples: u64,
 }
 
 impl RttEstimator {
     pub fn new(min_rto: Duration, max_rto: Duration) -> Self {
+        Self::with(min_rto, max_rto, RtoFloor::Rttvar, INITIAL_RTO_NS)
+    }
+
+    /// `floor` says where `min_rto` applies (see [`RtoFloor`]); `initial` is the RTO before any
+    /// sample.
+    pub fn with(min_rto: Duration, max_rto: Duration, floor: RtoFloor, initial: Duration) -> Self {
         RttEstimator {
             srtt: None,
             rttvar: Duration::ZERO,
-            rto: INITIAL_RTO_NS.clamp(min_rto, max_rto),
+            rto: initial.clamp(min_rto, max_rto),
             backoff: 0,
             min_rto,
             max_rto,
+            floor,
             min_rtt: None,
+            samples: 0,
         }
     }
 
     /// A new measurement `r` (RFC 6298 §2.2–2.3, α = 1/8, β = 1/4, K = 4).
     ///
+    /// With [`RtoFloor::Rttvar`],
     /// `RTO = SRTT + max(G, K·RTTVAR)` with the granularity term G set to `min_rto`: that is how
     /// Linux applies its 200 ms floor (`rttvar` is never below `tcp_rto_min`), and it keeps the
     /// RTO above the RTT when queueing makes the RTT large and steady. With the RFC's own
     /// reading (floor on the total) a 200 ms floor fires spuriously whenever the RTT is close to
-    /// 200 ms and varies little. The RFC 6298 §2.4 floor on the total still holds.
+    /// 200 ms and varies little. The RFC 6298 §2.4 floor on the total still holds, and is the
+    /// only one with [`RtoFloor::Total`] (ns-2).
     pub fn sample(&mut self, r: Duration) {
         match self.srtt {
             None => {
@@ -58,10 +72,15 @@ impl RttEstimator {
             }
         }
         let s = self.srtt.unwrap_or(r);
+        let var = match self.floor {
+            RtoFloor::Rttvar => (4 * self.rttvar).max(self.min_rto),
+            RtoFloor::Total => 4 * self.rttvar,
+        };
         // RFC 6298 §2.4-2.5: rounded up to min_rto, capped at max_rto.
-        self.rto = (s + (4 * self.rttvar).max(self.min_rto)).clamp(self.min_rto, self.max_rto);
+        self.rto = (s + var).clamp(self.min_rto, self.max_rto);
         self.backoff = 0;
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.samples += 1;
     }
 
     /// The timer expired (RFC 6298 §5.5): double the RTO, up to `max_rto`.
@@ -98,6 +117,11 @@ impl RttEstimator {
 
     pub fn backoff(&self) -> u32 {
         self.backoff
+    }
+
+    /// Samples taken so far.
+    pub fn samples(&self) -> u64 {
+        self.samples
     }
 }
 
@@ -160,5 +184,24 @@ mod tests {
         e.on_timeout();
         e.syn_lost();
         assert_eq!(e.rto(), Duration::from_secs(3));
+    }
+
+    /// RFC 6298 §2.4 / ns-2: the floor bounds the whole RTO, so a steady RTT (RTTVAR → 0) brings
+    /// the RTO down to it, where Linux's reading keeps it `min_rto` above.
+    #[test]
+    fn floor_on_the_total() {
+        let mut e = RttEstimator::with(ms(200), Duration::from_secs(60), RtoFloor::Total, ms(3000));
+        assert_eq!(e.rto(), ms(3000), "ns-2's rtxcur_init_");
+        e.sample(ms(10));
+        assert_eq!(e.rto(), ms(200), "max(200, 10 + 4·5)");
+        e.sample(ms(10));
+        e.sample(ms(100));
+        // RTTVAR = 3/4·(3/4·5) + 1/4·90 = 25.3125 ms, SRTT = 7/8·10 + 1/8·100 = 21.25 ms:
+        // 122.5 ms, raised to the floor.
+        assert_eq!(e.rto(), ms(200));
+        for _ in 0..100 {
+            e.sample(ms(300));
+        }
+        assert!(e.rto() < ms(301) && e.rto() >= ms(300), "{:?}", e.rto());
     }
 }

@@ -3,7 +3,7 @@
 //! `codel_stats`): what the traffic block fixed, what moves with every ACK, what only goes up.
 
 use super::bufauto::AutoSize;
-use super::params::{SsthreshFrom, TcpParams};
+use super::params::{RttSamples, SsthreshFrom, TcpParams};
 use crate::time::{Duration, Instant};
 
 /// What the traffic block's `tcp` options fixed when the connection opened.
@@ -24,6 +24,8 @@ pub(super) struct SendConfig {
     pub(super) use_frto: bool,
     /// FreeBSD's send-buffer auto-sizing, when on (the buffer itself is `SendVars::sndbuf`).
     pub(super) sndbuf_auto: Option<AutoSize>,
+    /// The RTO's samples come from one timed segment at a time (`RttSamples::OnePerRtt`).
+    pub(super) one_per_rtt: bool,
     /// Whether it asks for ECN (RFC 3168 §6.1.1).
     pub(super) ecn: bool,
     /// Whether it paces (the `pacing` key, or a rate-controlling algorithm), and Linux's pacing
@@ -54,6 +56,7 @@ impl SendConfig {
             use_prr: p.prr && !rate_control,
             use_frto: p.frto,
             sndbuf_auto: p.sndbuf_auto,
+            one_per_rtt: p.rtt_samples == RttSamples::OnePerRtt,
             ecn: p.ecn,
             pacing: p.pacing || rate_control,
             pacing_ss_ratio: p.pacing_ss_ratio,
@@ -94,6 +97,8 @@ pub(super) struct SendVars {
     pub(super) reo_armed: Option<Instant>,
     /// The smallest RTT measured (RACK's min_RTT).
     pub(super) min_rtt: Option<Duration>,
+    /// With one RTT sample per round trip: the timed segment's end and when it left.
+    pub(super) timed: Option<(u64, Instant)>,
     pub(super) peer_rwnd: u64,
     /// The send buffer: at most this much outstanding (grows with `SendConfig::sndbuf_auto`).
     pub(super) sndbuf: u64,
@@ -149,6 +154,7 @@ impl SendVars {
             reo_at: None,
             reo_armed: None,
             min_rtt: None,
+            timed: None,
             peer_rwnd: p.rwnd_bytes,
             sndbuf: p.sndbuf_bytes,
             peer_ts: Instant::ZERO,

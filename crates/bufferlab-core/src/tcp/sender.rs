@@ -94,7 +94,7 @@ impl SendConn {
                 mss_bytes: cfg.mss,
             },
             cc,
-            rtt: RttEstimator::new(p.min_rto_ns, p.max_rto_ns),
+            rtt: RttEstimator::with(p.min_rto_ns, p.max_rto_ns, p.rto_floor, p.initial_rto_ns),
             sb: {
                 let mut sb = Scoreboard::default();
                 if p.sack && p.rack {
@@ -120,6 +120,16 @@ impl SendConn {
 
     pub fn ssthresh_bytes(&self) -> u64 {
         self.w.ssthresh_bytes
+    }
+
+    /// The retransmission timeout in force (back-off included).
+    pub fn rto(&self) -> Duration {
+        self.rtt.rto()
+    }
+
+    /// RTT samples the retransmission timer has taken.
+    pub fn rtt_samples(&self) -> u64 {
+        self.rtt.samples()
     }
 
     pub fn srtt_ns(&self) -> Option<Duration> {
@@ -316,6 +326,10 @@ impl SendConn {
         self.v.last_send = io.now;
         if seq + len as u64 > self.v.max {
             self.v.max = seq + len as u64;
+            // RFC 6298 §3 (Karn), ns-2's `output`: time a new segment when none is timed.
+            if self.cfg.one_per_rtt && self.v.timed.is_none() {
+                self.v.timed = Some((self.v.max, io.now));
+            }
         }
         // RFC 6298 (5.1): start the timer when data goes out and it is not running.
         if self.v.rto_at.is_none() {
@@ -461,10 +475,16 @@ impl SendConn {
         st.srtt_ns = self.rtt.srtt().unwrap_or(Duration::ZERO);
     }
 
-    fn take_rtt_sample(&mut self, io: &mut Io, peer: &Peer, ts_ecr: Instant) {
+    fn take_rtt_sample(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Instant) {
         let r = io.now.saturating_since(ts_ecr);
         self.v.min_rtt = Some(self.v.min_rtt.map_or(r, |m| m.min(r)));
-        self.rtt.sample(r);
+        if !self.cfg.one_per_rtt {
+            self.rtt.sample(r);
+        } else if let Some((_, at)) = self.v.timed.filter(|&(end, _)| ack >= end) {
+            // ns-2's `newack`: the timed segment is acknowledged.
+            self.v.timed = None;
+            self.rtt.sample(io.now.saturating_since(at));
+        }
         self.cc.on_rtt_sample(io.now, r);
         io.flows[peer.flow as usize].on_rtt_sample(io.now, r);
     }
@@ -491,6 +511,8 @@ impl SendConn {
         }
         self.v.in_recovery = true;
         self.v.recover = Some(self.v.max);
+        // Karn (RFC 6298 §3): a retransmission ends the timing (ns-2's `reset_rtx_timer`).
+        self.v.timed = None;
         if self.cfg.sack {
             // cwnd = ssthresh; the first unacknowledged segment is presumed lost and resent at
             // once (RFC 6675 §5 step 4.3), even when the pipe still exceeds the reduced window:
@@ -805,7 +827,7 @@ impl SendConn {
     /// An ACK of new data: RTT sample, window growth or recovery progress, the timer.
     fn on_new_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Instant) {
         let acked = ack - self.v.una;
-        self.take_rtt_sample(io, peer, ts_ecr);
+        self.take_rtt_sample(io, peer, ack, ts_ecr);
         self.v.una = ack;
         self.v.nxt = self.v.nxt.max(ack);
         if self.cfg.sack {
@@ -967,6 +989,7 @@ impl SendConn {
             return;
         }
         count_timeout(io);
+        self.v.timed = None;
         self.rtt.on_timeout();
         let base = match self.cfg.ssthresh_from {
             SsthreshFrom::Cwnd => self.w.cwnd_bytes,

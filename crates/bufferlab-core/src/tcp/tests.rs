@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use super::params::TcpParams;
+use super::params::{RtoFloor, RttSamples, TcpParams};
 use super::testnet::Net;
 use crate::time::{tx_time, Duration, Instant};
 
@@ -183,6 +183,36 @@ fn delayed_acks_halve_the_ack_count() {
     assert_eq!(off, 2000, "one ACK per segment without delayed ACKs");
     let r = on as f64 / off as f64;
     assert!((0.5..0.53).contains(&r), "{on} / {off} = {r}");
+}
+
+/// ns-2's timer (`rtt_samples = "one_per_rtt"`): one segment timed at a time, so a transfer
+/// takes about one sample per round trip where every ACK gives one by default; the RTO floor on
+/// the total (`rto_floor = "total"`) lets the RTO of a steady 40 ms path sit at `min_rto`.
+#[test]
+fn one_rtt_sample_per_round_trip() {
+    let run = |one_per_rtt: bool| {
+        let mut p = params(false);
+        p.handshake = false;
+        p.delayed_ack = false;
+        p.initial_window = 2;
+        p.rwnd_bytes = 20 * MSS; // below the BDP (34 segments): every round trip is 40 ms
+        if one_per_rtt {
+            p.rtt_samples = RttSamples::OnePerRtt;
+            p.rto_floor = RtoFloor::Total;
+        }
+        let mut net = Net::new(p, Some(2_000 * MSS), RATE, DELAY, 1000);
+        net.run(T0 + 30 * SEC);
+        assert_eq!(net.stats().bytes_delivered.total, 2_000 * MSS);
+        let c = &net.sender.conns()[0];
+        (c.rtt_samples(), c.rto())
+    };
+    let (every, rto_linux) = run(false);
+    let (one, rto_ns2) = run(true);
+    assert_eq!(every, 2000, "one sample per ACK");
+    // 2000 segments in windows of at most 20: at least 100 round trips, about one sample each.
+    assert!((95..=110).contains(&one), "{one} samples");
+    assert!(rto_linux >= 240 * MS, "{rto_linux:?}: SRTT + 200 ms");
+    assert_eq!(rto_ns2, 200 * MS, "max(200 ms, SRTT + 4 RTTVAR)");
 }
 
 #[test]

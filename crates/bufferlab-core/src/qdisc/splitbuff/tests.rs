@@ -309,3 +309,23 @@ fn estimates_report_rttp_per_sub_buffer() {
     drive(&mut b, &flows, Duration::ZERO, 0, 2000);
     assert!(b.estimates().is_empty());
 }
+
+/// `rtt_mean`: a 10 ms flow sending three packets for each one of a 100 ms flow puts Fig. 2's
+/// per-packet mean (and threshold) at (3 x 10 + 100) / 4 = 32.5 ms; the per-flow mean is 55 ms.
+/// Each flow still gets its own sub-buffer, sized by its RTTP either way.
+#[test]
+fn rtt_mean_over_packets_or_flows() {
+    let flows = [(1, 10 * MS), (1, 10 * MS), (1, 10 * MS), (2, 100 * MS)];
+    for (mean, want_ms) in [(RttMean::Packets, 32.5), (RttMean::Flows, 55.0)] {
+        let cfg = SplitBuffConfig {
+            rtt_mean: mean,
+            ..Default::default()
+        };
+        let mut q = SplitBuff::new(cfg, pkts(1100));
+        drive(&mut q, &flows, Duration::ZERO, 0, 3000);
+        let th = q.thresholds_ns()[0] / NS_PER_MS as f64;
+        assert!((th - want_ms).abs() < 1e-9, "{mean:?}: threshold {th} ms");
+        assert_eq!(q.band_limit(0).pkts, Some(100), "{mean:?}");
+        assert_eq!(q.band_limit(1).pkts, Some(1000), "{mean:?}");
+    }
+}
