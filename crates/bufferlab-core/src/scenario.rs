@@ -222,7 +222,7 @@ pub struct UdpSpec {
     pub group: Option<String>,
     /// The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
     /// 0); only CAKE's tins read it. Default 0, best effort.
-    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    #[serde(default)]
     #[schemars(range(max = 63))]
     pub dscp: u8,
 }
@@ -328,7 +328,7 @@ pub struct PingSpec {
     pub group: Option<String>,
     /// The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
     /// 0); only CAKE's tins read it. Default 0, best effort.
-    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    #[serde(default)]
     #[schemars(range(max = 63))]
     pub dscp: u8,
 }
@@ -359,7 +359,7 @@ pub struct TcpSpec {
     pub group: Option<String>,
     /// The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
     /// 0); only CAKE's tins read it. Default 0, best effort.
-    #[serde(default, skip_serializing_if = "is_zero_u8")]
+    #[serde(default)]
     #[schemars(range(max = 63))]
     pub dscp: u8,
 }
@@ -508,10 +508,6 @@ impl TrafficSpec {
             TrafficSpec::Rrul(s) => s.group.as_deref(),
         }
     }
-}
-
-fn is_zero_u8(v: &u8) -> bool {
-    *v == 0
 }
 
 impl Scenario {
