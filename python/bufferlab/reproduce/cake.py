@@ -1,6 +1,6 @@
 """Høiland-Jørgensen, Täht & Morton (2018): CAKE's shaper moves the bottleneck off a bloated modem.
 
-``cake/adsl`` puts seed 000's ADSL line (Braud, Heusse & Duda (2014), Table I) behind a home
+``cake/adsl`` puts the ADSL line (Braud, Heusse & Duda (2014), Table I) behind a home
 router and compares the router's egress queue: FIFO and FQ-CoDel (unshaped: the queue stays in
 the modem), CAKE shaped at the nominal ATM rate without overhead compensation, and CAKE shaped
 at 97% of it with `atm` and the line's 16 B of AAL5/LLC overhead (the paper's §III-E and
@@ -108,7 +108,7 @@ register(Item(
     name="cake/adsl",
     paper=CAKE,
     where="§III-E (overhead compensation), §IV (home gateway)",
-    title="CAKE on the router in front of seed 000's ADSL modem (854/3815 kb/s ATM, 30/60-packet buffers): "
+    title="CAKE on the router in front of Braud et al.'s ADSL modem (Table I: 854/3815 kb/s ATM, 30/60-packet buffers): "
           "ping RTT under an upload, and the download's share against it, for FIFO, FQ-CoDel, CAKE at the "
           "nominal rate without compensation, and CAKE at 97% with atm + 16 B overhead",
     spec="cake-adsl.toml",
