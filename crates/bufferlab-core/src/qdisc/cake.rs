@@ -742,9 +742,11 @@ impl QueueDisc for Cake {
         self.bytes
     }
 
+    /// The memory limit, in bytes: CAKE has no packet limit (Linux's `sch->limit` only caps the
+    /// memory limit, at that many MTUs), so a queue of small packets may hold more than `limit`.
     fn limit(&self) -> Limit {
         Limit {
-            pkts: Some(self.limit.pkts.unwrap_or(DEFAULT_LIMIT_PKTS)),
+            pkts: None,
             bytes: Some(self.buffer_limit),
         }
     }
