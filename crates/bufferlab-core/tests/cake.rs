@@ -14,7 +14,13 @@ fn over_atm(cake: Value, traffic: Value) -> Scenario {
     let mut up = dir(2_000_000, 10_000_000, 1000);
     up["framing"] = json!("atm");
     up["queue"] = json!({ "qdisc": cake, "limit_pkts": 10240 });
-    let mut v = access(up, dir(2_000_000, 10_000_000, 1000), traffic, 20 * NS_PER_SEC, 1);
+    let mut v = access(
+        up,
+        dir(2_000_000, 10_000_000, 1000),
+        traffic,
+        20 * NS_PER_SEC,
+        1,
+    );
     v["run"]["measure_ns"] = json!([5 * NS_PER_SEC, 20 * NS_PER_SEC]);
     scenario(v)
 }
@@ -50,7 +56,10 @@ fn atm_compensation_puts_the_shaped_rate_on_the_wire() {
     let out = run(&over_atm(raw, json!([udp(200.0, 1000, 0)]))).unwrap();
     let l = out.link("client->server").unwrap();
     let wire_bps = l.wire_bytes_sent as f64 * 8.0 / 15.0;
-    assert!((wire_bps / b - 1166.0 / 1014.0).abs() < 0.01, "wire {wire_bps} b/s");
+    assert!(
+        (wire_bps / b - 1166.0 / 1014.0).abs() < 0.01,
+        "wire {wire_bps} b/s"
+    );
 }
 
 /// A block's `dscp` reaches CAKE's tins: shaped diffserv3, an EF flow beside a best-effort one,
@@ -62,7 +71,11 @@ fn dscp_from_traffic_blocks_selects_tins() {
     let ef_share = |diffserv: &str| {
         let cake = json!({ "kind": "cake", "bandwidth_bps": 1_000_000, "atm": "atm",
                            "overhead_bytes": 16, "diffserv": diffserv });
-        let out = run(&over_atm(cake, json!([udp(150.0, 1000, 46), udp(150.0, 1000, 0)]))).unwrap();
+        let out = run(&over_atm(
+            cake,
+            json!([udp(150.0, 1000, 46), udp(150.0, 1000, 0)]),
+        ))
+        .unwrap();
         let ef = out.flow("udp-1").unwrap().bytes_delivered as f64;
         let be = out.flow("udp-2").unwrap().bytes_delivered as f64;
         ef / (ef + be)

@@ -6,9 +6,9 @@
 
 pub(crate) mod band;
 pub mod bql;
-pub mod cake;
 #[cfg(test)]
 mod build_tests;
+pub mod cake;
 pub mod codel;
 pub mod dualpi2;
 pub mod fifo;

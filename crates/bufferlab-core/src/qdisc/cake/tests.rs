@@ -55,7 +55,14 @@ fn backlogged_shares(cfg: CakeConfig, srcs: &[Src], bytes: u32, n: usize) -> Vec
         for (i, s) in srcs.iter().enumerate() {
             while queued[i] < 4 {
                 id += 1;
-                assert!(q.enqueue_from(t, item(id, s.flow, bytes, t), s.src, s.dst, s.dscp, &mut drops));
+                assert!(q.enqueue_from(
+                    t,
+                    item(id, s.flow, bytes, t),
+                    s.src,
+                    s.dst,
+                    s.dscp,
+                    &mut drops
+                ));
                 queued[i] += 1;
             }
         }
@@ -116,7 +123,14 @@ fn drain_shaped(cfg: CakeConfig, srcs: &[Src], bytes: u32, horizon: Instant) -> 
         for (i, s) in srcs.iter().enumerate() {
             while queued[i] < 4 {
                 id += 1;
-                q.enqueue_from(now, item(id, s.flow, bytes, now), s.src, s.dst, s.dscp, &mut drops);
+                q.enqueue_from(
+                    now,
+                    item(id, s.flow, bytes, now),
+                    s.src,
+                    s.dst,
+                    s.dscp,
+                    &mut drops,
+                );
                 queued[i] += 1;
             }
         }
@@ -152,7 +166,10 @@ fn shaper_charges_atm_cells() {
     let cells = (1000u64 + 40).div_ceil(48);
     let expect = b as f64 * 20.0 / (8.0 * 53.0 * cells as f64);
     let got = sent[0] as f64;
-    assert!((got / expect - 1.0).abs() < 0.005, "{got} packets, expected {expect:.1}");
+    assert!(
+        (got / expect - 1.0).abs() < 0.005,
+        "{got} packets, expected {expect:.1}"
+    );
     // PTM: 1040 B + 17 B of coding.
     let ptm = CakeConfig {
         atm: AtmMode::Ptm,
@@ -246,7 +263,11 @@ fn cobalt_signals_on_codel_schedule() {
         // flow never empty.
         for ms in 0..400u64 {
             let now = Instant::ZERO + SEC + ms * MS;
-            let (n, waited) = if ms < 10 { (1, Duration::ZERO) } else { (2, 20 * MS) };
+            let (n, waited) = if ms < 10 {
+                (1, Duration::ZERO)
+            } else {
+                (2, 20 * MS)
+            };
             for _ in 0..n {
                 id += 1;
                 let mut it = item(id, 1, 1500, now - waited);
@@ -296,7 +317,10 @@ fn memlimit_drops_from_fattest_and_arms_blue() {
     assert!(q.enqueue_from(t0, item(id, 2, 1000, t0), 2, 3, 0, &mut drops));
     assert!(q.len_bytes() <= 30_000);
     assert_eq!(drops.items.len(), 11);
-    assert!(drops.items.iter().all(|(it, r)| it.flow == 1 && *r == DropReason::FqOverflow));
+    assert!(drops
+        .items
+        .iter()
+        .all(|(it, r)| it.flow == 1 && *r == DropReason::FqOverflow));
     assert_eq!(q.tin_stats(0).unresponsive, 1);
     // Keep flow 1 overflowing for a while: BLUE's probability climbs by 1/256 per 5 ms.
     let mut blue = 0;
@@ -307,7 +331,11 @@ fn memlimit_drops_from_fattest_and_arms_blue() {
             q.enqueue_from(now, item(id, 1, 1000, now), 1, 3, 0, &mut drops);
         }
         q.dequeue(now, &mut drops);
-        blue += drops.items.iter().filter(|d| d.1 == DropReason::Blue).count();
+        blue += drops
+            .items
+            .iter()
+            .filter(|d| d.1 == DropReason::Blue)
+            .count();
         drops.items.clear();
     }
     assert!(blue > 50, "BLUE drops {blue}");
@@ -325,7 +353,14 @@ fn set_associative_hash_keeps_flows_apart() {
     let mut q = Cake::new(cfg, Limit::default(), 5);
     let mut drops = Drops::default();
     for f in 0..100 {
-        q.enqueue_from(Instant::ZERO, item(f, f, 100, Instant::ZERO), 1, 2, 0, &mut drops);
+        q.enqueue_from(
+            Instant::ZERO,
+            item(f, f, 100, Instant::ZERO),
+            1,
+            2,
+            0,
+            &mut drops,
+        );
     }
     let used = q.tins[0].flows.iter().filter(|f| f.backlog > 0).count();
     assert_eq!(used, 100);
@@ -372,7 +407,11 @@ fn conservation_every_mode() {
                 out += 1;
             }
         }
-        assert_eq!(inn, out + drops.items.len() as u64 + q.len_pkts(), "{mode:?}");
+        assert_eq!(
+            inn,
+            out + drops.items.len() as u64 + q.len_pkts(),
+            "{mode:?}"
+        );
         for t in &q.tins {
             let n = |p: &dyn Fn(&Flow) -> bool| t.flows.iter().filter(|f| p(f)).count() as u32;
             let sparse = n(&|f| matches!(f.set, Set::Sparse | Set::SparseWait));
@@ -381,7 +420,10 @@ fn conservation_every_mode() {
             assert_eq!(n(&|f| f.set == Set::Decaying), t.decaying, "{mode:?}");
             // Every flow in the rotation is on a list; every flow with packets is sparse or bulk.
             assert_eq!(n(&|f| f.set != Set::None), n(&|f| f.list != ListId::None));
-            assert!(t.flows.iter().all(|f| f.head == NIL || matches!(f.set, Set::Sparse | Set::Bulk)));
+            assert!(t
+                .flows
+                .iter()
+                .all(|f| f.head == NIL || matches!(f.set, Set::Sparse | Set::Bulk)));
         }
     }
 }
