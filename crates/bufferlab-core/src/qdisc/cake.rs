@@ -194,7 +194,7 @@ impl Tin {
     fn new(rate_bps: u64, quantum: i32, cfg: &CakeConfig) -> Tin {
         // Linux `cake_set_rate`.
         let (flow_quantum, mtu_time) = if rate_bps > 0 {
-            let q = (rate_bps / 8 >> 12).clamp(300, MTU_BYTES as u64) as u32;
+            let q = ((rate_bps / 8) >> 12).clamp(300, MTU_BYTES as u64) as u32;
             (q, tx_time(MTU_BYTES as u64, rate_bps))
         } else {
             (MTU_BYTES, Duration::ZERO)
