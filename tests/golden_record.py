@@ -39,6 +39,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "v-fq_pie": (D, {Q: {"discipline": "fq_pie", "limit": "300pkt", "target": "10ms", "tupdate": "20ms", "alpha": 0.25, "beta": 2.0, "flows": 64, "quantum": 600, "ecn": True, "ecn_prob": 0.2}}),
     "v-dualpi2": (D, {Q: {"discipline": "dualpi2", "limit": "300pkt", "target": "10ms", "tupdate": "20ms", "alpha": 0.3, "beta": 4.0, "step_thresh": "2ms", "c_protection": 30, "coupling_factor": 3, "drop_early": True}}),
     "v-bytes": (D, {Q: {"discipline": "fifo", "limit": "90KB"}}),
+    "v-cake": (D, {Q: {"discipline": "cake", "bandwidth": "9Mbps", "rtt": "50ms", "target": "4ms", "diffserv": "diffserv4", "isolation": "dual-srchost", "overhead": 18, "mpu": 64, "atm": "ptm", "memlimit": "200KB"}}),
     "v-sqrt": (D, {Q: {"discipline": "fifo", "sizing": "bdp/sqrt(n)", "scale": 2.0}}),
     "v-adaptive": (D, {Q: {"discipline": "fifo", "sizing": "rtt-adaptive"}}),
     "v-cubic": (D, {"traffic[0].cc": "cubic", "traffic[0].beta": 0.8}),

@@ -536,3 +536,23 @@ def test_dualpi2_is_refused_by_key():
         to_ns3(dumbbell('{ discipline = "dualpi2" }'))
     assert e.value.problems[0].path == "topology.bottleneck.queue.discipline"
     assert "dualpi2" in e.value.problems[0].message
+
+
+def test_cake_is_fq_cobalt_where_they_are_one_discipline():
+    # Unshaped, one tin, fair between flows: CAKE is COBALT in 1024 set-associative flow queues.
+    q = bottleneck(to_ns3(dumbbell('{ discipline = "cake", isolation = "flows", diffserv = "besteffort" }')))["qdisc"]
+    assert q["type"] == "ns3::FqCobaltQueueDisc"
+    a = q["attrs"]
+    assert (a["Target"], a["Interval"], a["UseEcn"]) == ("5000000ns", "100000000ns", "true")
+    assert (a["Flows"], a["SetWays"], a["EnableSetAssociativeHash"], a["MaxSize"]) == ("1024", "8", "true", "10239p")
+    assert float(a["Increment"]) == 1 / 256 and float(a["Decrement"]) == 1 / 4096
+    assert q["quantum_bytes"] == 1500  # 1514 B of CAKE's raw length, in IP bytes
+
+
+def test_cake_keys_fq_cobalt_lacks_are_refused_by_key():
+    with pytest.raises(Unsupported) as e:
+        to_ns3(dumbbell('{ discipline = "cake", bandwidth = "9Mbps", atm = "atm", overhead = 16 }'))
+    paths = {p.path for p in e.value.problems}
+    base = "topology.bottleneck.queue"
+    assert paths == {f"{base}.{k}" for k in ("bandwidth", "atm", "overhead", "diffserv", "isolation")}
+    assert all(p.message for p in e.value.problems)

@@ -344,6 +344,26 @@ def test_saturated_link_delivers_its_rate_within_one_percent(tmp_path):
 
 
 @needs_kernel
+def test_cake_shapes_real_traffic_at_its_bandwidth(tmp_path):
+    # The engine's queues carry real packets: CAKE shaping the 10 Mb/s uplink at 8 Mb/s charges
+    # each 1500 B UDP packet 1514 B (raw: with its Ethernet header, as Linux), so the payload
+    # arrives at 8 Mb/s x 1472 / 1514, and the standing queue is CAKE's to drop from.
+    f = scenario(
+        tmp_path,
+        '[[traffic]]\nkind = "udp"\nfrom = "client"\nto = "server"\nrate = "12Mbps"\nsize = "1500B"',
+        up='queue = { discipline = "cake", bandwidth = "8Mbps" }',
+        duration="2.5s",
+    )
+    r = cli("run", f, "--backend", "kernel", "--json", "--set", 'run.measure=["0.5s", "2.5s"]')
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    (udp,) = s["flows"]
+    assert abs(udp["goodput_bps"] / (8e6 * 1472 / 1514) - 1) < 0.01, udp
+    up = next(q for q in s["queues"] if q["discipline"] == "cake")
+    assert up["dropped"] > 0 and set(up["drops_by_reason"]) <= {"aqm", "blue", "fq_overflow"}
+
+
+@needs_kernel
 def test_a_full_queue_adds_its_sojourn_to_the_ping_rtt(tmp_path):
     # Cubic fills a 50-packet FIFO (60 ms at 10 Mb/s); the ping behind it sees the queue the engine
     # measures: RTT = idle RTT + the queue's sojourn, checked against each other.

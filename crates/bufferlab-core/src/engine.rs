@@ -30,6 +30,8 @@ pub struct Engine {
     flows: Vec<FlowStats>,
     flow_info: Vec<FlowInfo>,
     flow_src: Vec<NodeId>,
+    /// Each flow's DSCP (its traffic block's `dscp`).
+    flow_dscp: Vec<u8>,
     /// What each flow's host egress reports to its sockets (TCP small queues, `fq` pacing).
     host_tx: Vec<HostTx>,
     topo: Topology,
@@ -73,6 +75,7 @@ macro_rules! port_ctx {
             sched: &mut $e.sched,
             flows: &mut $e.flows,
             flow_src: &$e.flow_src,
+            flow_dscp: &$e.flow_dscp,
             totals: &mut $e.totals,
             capture: $e.capture.as_deref_mut(),
             host_tx: &mut $e.host_tx,
@@ -117,6 +120,7 @@ impl Engine {
         window: Window,
     ) -> Engine {
         let flow_src = flow_info.iter().map(|f| f.src).collect();
+        let flow_dscp = flow_info.iter().map(|f| f.dscp).collect();
         let flows = flow_info.iter().map(|_| FlowStats::new(window)).collect();
         let n_agents = agents.len();
         Engine {
@@ -127,6 +131,7 @@ impl Engine {
             flows,
             flow_info,
             flow_src,
+            flow_dscp,
             host_tx,
             topo,
             totals: Default::default(),

@@ -220,6 +220,11 @@ pub struct UdpSpec {
     /// A label for this block's flows: the flows table's `group` column.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
+    /// 0); only CAKE's tins read it. Default 0, best effort.
+    #[serde(default)]
+    #[schemars(range(max = 63))]
+    pub dscp: u8,
 }
 
 fn ballast_size() -> u32 {
@@ -321,6 +326,11 @@ pub struct PingSpec {
     /// A label for this block's flows: the flows table's `group` column.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
+    /// 0); only CAKE's tins read it. Default 0, best effort.
+    #[serde(default)]
+    #[schemars(range(max = 63))]
+    pub dscp: u8,
 }
 
 impl PingSpec {
@@ -347,6 +357,11 @@ pub struct TcpSpec {
     /// A label for this block's flows: the flows table's `group` column.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
+    /// 0); only CAKE's tins read it. Default 0, best effort.
+    #[serde(default)]
+    #[schemars(range(max = 63))]
+    pub dscp: u8,
 }
 
 fn one_u32() -> u32 {
@@ -468,6 +483,16 @@ impl TrafficSpec {
             TrafficSpec::TcpOnoff(_) => "tcp_onoff",
             TrafficSpec::Ballast(_) => "ballast",
             TrafficSpec::Rrul(_) => "rrul",
+        }
+    }
+
+    /// The DSCP its source's packets carry (0 for the kinds without the key).
+    pub fn dscp(&self) -> u8 {
+        match self {
+            TrafficSpec::Udp(s) => s.dscp,
+            TrafficSpec::Ping(s) => s.dscp,
+            TrafficSpec::Tcp(s) => s.dscp,
+            _ => 0,
         }
     }
 

@@ -56,6 +56,8 @@ NS3_QDISC = {
     "fq_codel": "ns3::FqCoDelQueueDisc",
     "pie": "ns3::PieQueueDisc",
     "fq_pie": "ns3::FqPieQueueDisc",
+    # COBALT in flow queues (set-associative, 8 ways): CAKE without its shaper, tins and hosts.
+    "cake": "ns3::FqCobaltQueueDisc",
 }
 # Why a discipline has no ns-3 counterpart, where more can be said than that.
 NS3_NO_QDISC = {
@@ -178,6 +180,8 @@ def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int
             # Not an attribute in ns-3 (whose default is the device MTU, 1500 B): set through
             # FqCoDelQueueDisc::SetQuantum. bufferlab's default is Linux's 1514 B.
             return {"type": NS3_QDISC[kind], "attrs": attrs, "quantum_bytes": q.quantum_bytes}
+    elif isinstance(q, pt.CakeQdisc):
+        return _cake(q, path, attrs, why)
     elif isinstance(q, pt.PieQdisc):
         attrs.update({
             "QueueDelayReference": _ns(q.target_ns),
@@ -215,6 +219,47 @@ def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int
         return {"type": NS3_QDISC[kind], "attrs": attrs, "quantum_bytes": q.quantum_bytes}
     attrs.update(_extra(opts.qdisc, kind))
     return {"type": NS3_QDISC[kind], "attrs": attrs}
+
+
+# CAKE keys ns-3's FqCobalt has nothing for, with what to write instead.
+_CAKE_ONLY = {
+    "bandwidth_bps": "ns-3's FqCobalt has no shaper; leave bandwidth out (unlimited)",
+    "memlimit_bytes": "ns-3's FqCobalt limits packets, not memory; leave memlimit out",
+    "overhead_bytes": "without a shaper overhead only changes CAKE's DRR accounting, which FqCobalt charges in IP bytes; leave overhead out",
+    "mpu_bytes": "without a shaper mpu only changes CAKE's DRR accounting; leave mpu out",
+}
+
+
+def _cake(q: pt.CakeQdisc, path: str, attrs: dict[str, str], why: _Refusals) -> dict[str, Any] | None:
+    """CAKE as ns-3's FqCobaltQueueDisc: only where they are the same discipline (unshaped, one
+    tin, per-flow fairness); every other key is refused by name."""
+    key = f"{path}.queue.qdisc"
+    for k, msg in _CAKE_ONLY.items():
+        if getattr(q, k) not in (None, 0):
+            why.add(f"{key}.{k.rsplit('_', 1)[0]}", msg)
+    if q.atm != "noatm":
+        why.add(f"{key}.atm", "ns-3's FqCobalt has no shaper to account cells for; leave atm out")
+    if q.diffserv != "besteffort":
+        why.add(f"{key}.diffserv", 'ns-3\'s FqCobalt has no DiffServ tins; give diffserv = "besteffort"')
+    if q.isolation != "flows":
+        why.add(f"{key}.isolation", 'ns-3\'s FqCobalt is fair between flows only, not hosts; give isolation = "flows"')
+    if q.ingress:
+        why.add(f"{key}.ingress", "ns-3's FqCobalt has no ingress mode; leave ingress out")
+    attrs.update({
+        "Target": _ns(q.target_ns),
+        # Unshaped, CAKE's interval is its rtt (Linux cake_set_rate).
+        "Interval": _ns(q.rtt_ns),
+        "UseEcn": "true",  # CAKE always marks ECN-capable packets
+        "Flows": "1024",
+        "EnableSetAssociativeHash": "true",
+        "SetWays": "8",
+        "DropBatchSize": "1",  # cake_drop takes one packet per overflow
+        "Increment": repr(1 / 256),
+        "Decrement": repr(1 / 4096),
+    })
+    # CAKE charges DRR the IP packet and its 14 B Ethernet header against a 1514 B quantum;
+    # ns-3 charges IP bytes: the same quantum in IP bytes.
+    return {"type": NS3_QDISC["cake"], "attrs": attrs, "quantum_bytes": 1500}
 
 
 def _first(*values: float | None) -> float:

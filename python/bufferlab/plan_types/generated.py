@@ -19,6 +19,14 @@ from .base import PlanObject
 Arrivals: TypeAlias = Literal["cbr", "poisson"]
 
 
+# Cell framing the shaper accounts for (`tc-cake(8)`: `noatm`, `atm`, `ptm`).
+# ``"noatm"``: No cell framing.
+# ``"atm"``: ATM: 48 B of payload per 53 B cell, the last cell padded (ADSL).
+# ``"ptm"``: PTM (VDSL2): 64/65 encoding, one byte per 64 or part of it (Linux's conservative
+# rounding).
+AtmMode: TypeAlias = Literal["noatm", "atm", "ptm"]
+
+
 # Which congestion control a connection runs.
 # ``"newreno"``: RFC 5681 slow start and congestion avoidance, RFC 6582 NewReno recovery.
 # ``"cubic"``: RFC 9438.
@@ -27,12 +35,36 @@ Arrivals: TypeAlias = Literal["cbr", "poisson"]
 CcKind: TypeAlias = Literal["newreno", "cubic", "vegas", "bbr"]
 
 
+# How packets are sorted into tins by their DSCP (`tc-cake(8)`'s keywords).
+# ``"besteffort"``: One tin for everything.
+# ``"diffserv3"``: Bulk (CS1, LE), Best Effort, Voice (TOS4, VA, EF, CS6, CS7): Linux's default.
+# ``"diffserv4"``: Bulk (CS1, LE), Best Effort (CS0, AF1x, ...), Video (AF2x-AF4x, CS2, CS3, TOS4), Voice
+# (CS4, CS5, VA, EF, CS6, CS7).
+# ``"diffserv8"``: Eight tins: Bulk, Best Effort, High Throughput, Video Streaming, Low Latency, Shell,
+# Minimum Latency, Network Control (the RFC 4594 classes pruned to eight).
+# ``"precedence"``: Eight tins by the old IP precedence (the DSCP's top three bits).
+Diffserv: TypeAlias = Literal["besteffort", "diffserv3", "diffserv4", "diffserv8", "precedence"]
+
+
 # Link-layer framing: what a packet costs on the wire.
 # ``"none"``: The IP packet is what is sent.
 # ``"ethernet"``: Ethernet II: 14 B header + 4 B FCS, 64 B minimum frame, + 8 B preamble and 12 B IFG.
 # ``"atm"``: AAL5 over ATM (as on ADSL): 8 B LLC/SNAP + 8 B AAL5 trailer, padded to 48 B cell payloads,
 # 53 B per cell (RFC 2684, ITU-T I.363.5).
 Framing: TypeAlias = Literal["none", "ethernet", "atm"]
+
+
+# What a flow is, for fairness (`tc-cake(8)`'s keywords).
+# ``"flowblind"``: One queue for everything.
+# ``"srchost"``: Fair between source hosts.
+# ``"dsthost"``: Fair between destination hosts.
+# ``"hosts"``: Fair between host pairs.
+# ``"flows"``: Fair between flows.
+# ``"dual-srchost"``: Fair between source hosts, then between each host's flows.
+# ``"dual-dsthost"``: Fair between destination hosts, then between each host's flows.
+# ``"triple-isolate"``: Fair between source hosts and between destination hosts at once, then between flows
+# (Linux's default).
+Isolation: TypeAlias = Literal["flowblind", "srchost", "dsthost", "hosts", "flows", "dual-srchost", "dual-dsthost", "triple-isolate"]
 
 
 # What a latency probe sends.
@@ -181,6 +213,36 @@ class BlindSplitbuffQdisc(PlanObject):
     kind: Literal["blind_splitbuff"] = "blind_splitbuff"
     # Sub-buffers, each of an equal share of the limit (Jabeen et al. §IV-B2: 2).
     buffers: int = 2
+
+
+@dataclass(frozen=True, kw_only=True)
+class CakeQdisc(PlanObject):
+    """CAKE's parameters, `tc-cake(8)`'s keywords (plan keys `bandwidth_bps`, `rtt_ns`, ...)."""
+    kind: Literal["cake"] = "cake"
+    # Cell framing: `noatm` (default), `atm` (48 B per 53 B cell), `ptm` (64/65 coding).
+    atm: AtmMode = "noatm"
+    # The shaper's rate; none: unlimited (`unlimited`, Linux's default), CAKE then only
+    # schedules and the link sets the pace.
+    bandwidth_bps: int | None = None
+    # Tins by DSCP (Linux default `diffserv3`).
+    diffserv: Diffserv = "diffserv3"
+    # Shaping an ingress (download) link (`ingress`): dropped packets count against the shaper,
+    # and COBALT's target grows with the number of bulk flows.
+    ingress: bool = False
+    # What fairness is between (Linux default `triple-isolate`).
+    isolation: Isolation = "triple-isolate"
+    # Memory limit (`memlimit`); none: Linux's, 4 rtt of traffic at the shaped rate (at least
+    # 4 MB), unlimited when unshaped, in both cases at most `limit` MTUs.
+    memlimit_bytes: int | None = None
+    # Minimum packet unit: the least the shaper charges a packet (`mpu`; default 0).
+    mpu_bytes: int = 0
+    # Bytes of framing the link adds to each IP packet (`overhead`, -64 to 256); none: `raw`,
+    # the IP packet plus its 14 B Ethernet header as Linux sees it.
+    overhead_bytes: int | None = None
+    # COBALT's interval, the RTT CAKE expects (`rtt`; Linux default 100 ms, `internet`).
+    rtt_ns: int = 100_000_000
+    # COBALT's target (Linux default 5 ms; raised to 1.5 MTU times at low rates).
+    target_ns: int = 5_000_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -396,7 +458,7 @@ class SplitbuffQdisc(PlanObject):
 
 
 # The discipline and its parameters. Absent parameters take the discipline's defaults.
-QdiscSpec: TypeAlias = FifoQdisc | RedQdisc | CodelQdisc | FqCodelQdisc | FqQdisc | PieQdisc | FqPieQdisc | SplitbuffQdisc | BlindSplitbuffQdisc | PrioSmallQdisc | Dualpi2Qdisc
+QdiscSpec: TypeAlias = FifoQdisc | RedQdisc | CodelQdisc | FqCodelQdisc | FqQdisc | PieQdisc | FqPieQdisc | SplitbuffQdisc | BlindSplitbuffQdisc | PrioSmallQdisc | Dualpi2Qdisc | CakeQdisc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -655,6 +717,9 @@ class BallastTraffic(PlanObject):
 class PingTraffic(PlanObject):
     kind: Literal["ping"] = "ping"
     pairs: tuple[tuple[str, str], ...]
+    # The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
+    # 0); only CAKE's tins read it. Default 0, best effort.
+    dscp: int = 0
     # A label for this block's flows: the flows table's `group` column.
     group: str | None = None
     # Time between echo requests (ping's default: 1 s).
@@ -712,6 +777,9 @@ class TcpTraffic(PlanObject):
     pairs: tuple[tuple[str, str], ...]
     # Connections per pair.
     count: int = 1
+    # The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
+    # 0); only CAKE's tins read it. Default 0, best effort.
+    dscp: int = 0
     # A label for this block's flows: the flows table's `group` column.
     group: str | None = None
     # Bytes to transfer; `None` is a bulk transfer that never ends.
@@ -731,6 +799,9 @@ class UdpTraffic(PlanObject):
     size_bytes: int
     arrivals: Arrivals = "cbr"
     burst: BurstSpec | None = None
+    # The DSCP (0-63) the block's packets carry, from their source (a reply or an ACK carries
+    # 0); only CAKE's tins read it. Default 0, best effort.
+    dscp: int = 0
     # A label for this block's flows: the flows table's `group` column.
     group: str | None = None
     start_ns: Dist = ConstDist(value=0.0)
@@ -768,14 +839,17 @@ class Scenario(PlanObject):
 
 __all__ = [
     "Arrivals",
+    "AtmMode",
     "BallastTraffic",
     "BlindSplitbuffQdisc",
     "BqlFixed",
     "BqlSpec",
     "BurstSpec",
+    "CakeQdisc",
     "CcKind",
     "CodelQdisc",
     "ConstDist",
+    "Diffserv",
     "DirSpec",
     "Dist",
     "Dualpi2Qdisc",
@@ -785,6 +859,7 @@ __all__ = [
     "FqPieQdisc",
     "FqQdisc",
     "Framing",
+    "Isolation",
     "LinkSpec",
     "LognormalDist",
     "ParetoDist",

@@ -1,4 +1,4 @@
-"""The four seed papers, cited by author and year."""
+"""The seed papers and the papers of the models built on them, cited by author and year."""
 
 from .item import Paper, TcpProfile
 
@@ -87,3 +87,6 @@ KLEINROCK = Paper("theory", "Kleinrock (1975)", "Queueing Systems, vol. 1", "§5
 BBR = Paper("bbr", "Hock, Bless & Zitterbart (2017); Ware, Mukerjee, Seshan & Sherry (2019)",
             "Experimental Evaluation of BBR Congestion Control; Modeling BBR's Interactions with Loss-Based "
             "Congestion Control", "IEEE ICNP 2017; ACM IMC 2019")
+CAKE = Paper("cake", "Høiland-Jørgensen, Täht & Morton (2018)",
+             "Piece of CAKE: A Comprehensive Queue Management Solution for Home Gateways",
+             "IEEE LANMAN 2018")

@@ -168,6 +168,7 @@ def _traffic() -> dict[str, Any]:
         "period": TIME,
         "group": {"type": "string", "description": "a label for the block's flows (the flows table's group column)"},
         "proto": engine_key("proto", _kind_props("ping")["proto"]),
+        "dscp": engine_key("dscp", _kind_props("udp")["dscp"]),
     }
     # The rrul test's own keys, as the plan declares them.
     for plan_key, prop in _kind_props("rrul").items():

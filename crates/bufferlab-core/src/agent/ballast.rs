@@ -155,6 +155,7 @@ pub fn build(loc: &Loc, s: &BallastSpec, b: &mut Builder) -> Result<(), Problem>
             start_ns: s.start_ns.clone(),
             stop_ns: s.stop_ns,
             group: s.group.clone(),
+            dscp: 0,
         };
         return udp::build_kind(loc, "ballast", &spec, b);
     }

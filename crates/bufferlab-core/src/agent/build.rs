@@ -64,5 +64,11 @@ fn build_block(loc: &Loc, t: &TrafficSpec, b: &mut Builder) -> Result<(), Proble
             f.group = Some(g.to_string());
         }
     }
+    let dscp = t.dscp();
+    if dscp != 0 {
+        for f in &mut b.flows[first..] {
+            f.dscp = dscp;
+        }
+    }
     Ok(())
 }

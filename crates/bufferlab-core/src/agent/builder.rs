@@ -27,6 +27,8 @@ pub struct FlowInfo {
     /// A TCP flow's `tsq` key (TCP small queues: `None`, where its host's egress models
     /// Linux); `None` for other flows, which have none.
     pub tsq: Option<bool>,
+    /// The DSCP its source's packets carry (its traffic block's `dscp`; 0, best effort).
+    pub dscp: u8,
 }
 
 impl FlowInfo {
@@ -92,6 +94,7 @@ impl<'a> Builder<'a> {
             group: None,
             tcp: None,
             tsq: None,
+            dscp: 0,
         });
         (self.flows.len() - 1) as FlowId
     }

@@ -39,6 +39,7 @@ pub fn expand(spec: &RrulSpec, first: usize) -> Vec<TrafficSpec> {
                 size_bytes: None,
                 tcp: spec.tcp.clone(),
                 group: group.clone(),
+                dscp: 0,
             })
         };
         if spec.uploads > 0 {
@@ -56,6 +57,7 @@ pub fn expand(spec: &RrulSpec, first: usize) -> Vec<TrafficSpec> {
                 start_ns: at_start.clone(),
                 stop_ns: None,
                 group: group.clone(),
+                dscp: 0,
             })
         };
         let pair = (client.clone(), server.clone());

@@ -217,7 +217,7 @@ pub fn read_queue(value: &Doc, path: &str, p: &mut Problems) -> Option<Value> {
 
 fn read_limit(v: &Doc, disc: Option<&str>) -> Result<(&'static str, u64), String> {
     // tc's fq_codel and fq limits are packet counts; accept a bare number as tc does.
-    let fq = disc.filter(|d| *d == "fq_codel" || *d == "fq");
+    let fq = disc.filter(|d| *d == "fq_codel" || *d == "fq" || *d == "cake");
     let size = match v {
         Doc::Int(n) if fq.is_some() => units::size(&Doc::Str(format!("{n}pkt")), true),
         _ => units::size(v, true),

@@ -57,6 +57,8 @@ pub struct PortCtx<'a> {
     pub flows: &'a mut [FlowStats],
     /// Each flow's source node: drops of packets from it count as the flow's losses.
     pub flow_src: &'a [NodeId],
+    /// Each flow's DSCP (its traffic block's `dscp`), carried by the packets its source sends.
+    pub flow_dscp: &'a [u8],
     pub totals: &'a mut Totals,
     /// The run's packet capture, if it has one (ports with `taps` hand it packets).
     pub capture: Option<&'a mut Capture>,
@@ -448,12 +450,19 @@ impl Port {
         // Counted in; a refused packet comes back out among the drops.
         self.backlog.0 += 1;
         self.backlog.1 += item.bytes as u64;
-        let accepted = if let Qdisc::Fq(q) = &mut self.qdisc {
+        let accepted = match &mut self.qdisc {
             // `fq` reads departure times (it never lets a packet skip it).
-            let at = departure_time(self.params.from, cx.arena.get(pkt));
-            q.enqueue_at(now, item, at, &mut self.drops)
-        } else {
-            self.qdisc.enqueue(now, item, &mut self.drops)
+            Qdisc::Fq(q) => {
+                let at = departure_time(self.params.from, cx.arena.get(pkt));
+                q.enqueue_at(now, item, at, &mut self.drops)
+            }
+            // CAKE reads the end hosts and the DSCP (neither does it let a packet skip it).
+            Qdisc::Cake(q) => {
+                let p = cx.arena.get(pkt);
+                let dscp = packet_dscp(p, cx.flow_src, cx.flow_dscp);
+                q.enqueue_from(now, item, p.src, p.dst, dscp, &mut self.drops)
+            }
+            _ => self.qdisc.enqueue(now, item, &mut self.drops),
         };
         if accepted {
             self.stats.enqueued.add(&w, now, 1);
@@ -820,6 +829,18 @@ fn departure_time(from: NodeId, p: &Packet) -> Instant {
         p.tstamp
     } else {
         Instant::ZERO
+    }
+}
+
+/// The DSCP of packet `p`: its flow's if its flow's source sent it (a reply or an ACK carries
+/// none).
+#[inline]
+fn packet_dscp(p: &Packet, flow_src: &[NodeId], flow_dscp: &[u8]) -> u8 {
+    let f = p.flow as usize;
+    if flow_src.get(f) == Some(&p.src) {
+        flow_dscp.get(f).copied().unwrap_or(0)
+    } else {
+        0
     }
 }
 

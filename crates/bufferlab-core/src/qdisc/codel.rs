@@ -93,7 +93,7 @@ impl CodelVars {
     /// The control law (RFC 8289 §3.3, §5): the next drop comes `interval / sqrt(count)` after `t`, so the
     /// drop rate grows as sqrt(count) and TCP throughput (∝ 1/sqrt(p)) falls linearly.
     #[inline]
-    fn control_law(t: Instant, interval_ns: Duration, count: u32) -> Instant {
+    pub(crate) fn control_law(t: Instant, interval_ns: Duration, count: u32) -> Instant {
         t + Duration::from_ns((interval_ns.as_ns() as f64 / (count.max(1) as f64).sqrt()) as u64)
     }
 

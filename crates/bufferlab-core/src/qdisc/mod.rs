@@ -8,6 +8,7 @@ pub(crate) mod band;
 pub mod bql;
 #[cfg(test)]
 mod build_tests;
+pub mod cake;
 pub mod codel;
 pub mod dualpi2;
 pub mod fifo;
@@ -30,6 +31,7 @@ use crate::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use cake::CakeConfig;
 use codel::CodelConfig;
 use dualpi2::DualPi2Config;
 use fq::FqConfig;
@@ -55,6 +57,7 @@ pub enum QdiscSpec {
     BlindSplitbuff(BlindSplitBuffConfig),
     PrioSmall(PrioSmallConfig),
     Dualpi2(DualPi2Config),
+    Cake(CakeConfig),
 }
 
 impl QdiscSpec {
@@ -83,6 +86,7 @@ impl QdiscSpec {
             QdiscSpec::BlindSplitbuff(_) => "blind_splitbuff",
             QdiscSpec::PrioSmall(_) => "prio_small",
             QdiscSpec::Dualpi2(_) => "dualpi2",
+            QdiscSpec::Cake(_) => "cake",
         }
     }
 
@@ -96,6 +100,7 @@ impl QdiscSpec {
             "dualpi2" => dualpi2::DEFAULT_LIMIT_PKTS,
             "fq" => fq::DEFAULT_LIMIT_PKTS,
             "fq_pie" => fq_pie::DEFAULT_LIMIT_PKTS,
+            "cake" => cake::DEFAULT_LIMIT_PKTS,
             _ => params::TXQUEUELEN_PKTS,
         }
     }
@@ -108,7 +113,8 @@ pub enum DropReason {
     Overflow,
     /// An active queue management decision (RED early drop, CoDel, PIE).
     Aqm,
-    /// FQ-CoDel's overflow drop from the fattest flow queue (RFC 8290 §4.1).
+    /// FQ-CoDel's overflow drop from the fattest flow queue (RFC 8290 §4.1); CAKE's over its
+    /// memory limit (Linux `cake_drop`).
     FqOverflow,
     /// The IP time to live ran out at a router.
     Ttl,
@@ -120,10 +126,13 @@ pub enum DropReason {
     /// `fq`: the packet's departure time was beyond the horizon (Linux
     /// `QDISC_DROP_HORIZON_LIMIT`).
     Horizon,
+    /// CAKE's BLUE: a random drop of an unresponsive flow's packet (COBALT, Linux
+    /// `cobalt_should_drop`).
+    Blue,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 7] = [
+    pub const ALL: [DropReason; 8] = [
         DropReason::Overflow,
         DropReason::Aqm,
         DropReason::FqOverflow,
@@ -131,6 +140,7 @@ impl DropReason {
         DropReason::Loss,
         DropReason::FlowLimit,
         DropReason::Horizon,
+        DropReason::Blue,
     ];
 
     pub fn name(self) -> &'static str {
@@ -142,6 +152,7 @@ impl DropReason {
             DropReason::Loss => "loss",
             DropReason::FlowLimit => "flow_limit",
             DropReason::Horizon => "horizon",
+            DropReason::Blue => "blue",
         }
     }
 
@@ -247,7 +258,7 @@ pub trait QueueDisc {
     }
 
     /// When the discipline next wants [`QueueDisc::on_timer`], if ever (PIE's periodic update;
-    /// [`Qdisc`] forwards timers to PIE, FQ-PIE, DualPI2 and fq only: a new discipline with a timer is added there).
+    /// [`Qdisc`] forwards timers to PIE, FQ-PIE, DualPI2, `fq` and CAKE only: a new discipline with a timer is added there).
     fn next_timer(&self) -> Option<Instant> {
         None
     }
@@ -274,6 +285,7 @@ pub enum Qdisc {
     SplitBuff(splitbuff::SplitBuff),
     PrioSmall(prio_small::PrioSmall),
     DualPi2(dualpi2::DualPi2),
+    Cake(cake::Cake),
 }
 
 macro_rules! dispatch {
@@ -289,6 +301,7 @@ macro_rules! dispatch {
             Qdisc::SplitBuff($q) => $e,
             Qdisc::PrioSmall($q) => $e,
             Qdisc::DualPi2($q) => $e,
+            Qdisc::Cake($q) => $e,
         }
     };
 }
@@ -321,6 +334,7 @@ impl Qdisc {
                 c.check()?;
                 Qdisc::DualPi2(dualpi2::DualPi2::new(*c, limit, seed))
             }
+            QdiscSpec::Cake(c) => Qdisc::Cake(cake::Cake::new(*c, limit, seed)),
         })
     }
 }
@@ -383,7 +397,7 @@ impl QueueDisc for Qdisc {
     fn set_limit(&mut self, limit: Limit) {
         dispatch!(self, q => q.set_limit(limit))
     }
-    // Only PIE, FQ-PIE, DualPI2 and FQ have a timer: a comparison here, not a jump through every
+    // Only PIE, FQ-PIE, DualPI2, FQ and CAKE have a timer: a comparison here, not a jump through every
     // discipline, on a call the port makes at every hop.
     #[inline]
     fn next_timer(&self) -> Option<Instant> {
@@ -392,6 +406,7 @@ impl QueueDisc for Qdisc {
             Qdisc::FqPie(q) => q.next_timer(),
             Qdisc::DualPi2(q) => q.next_timer(),
             Qdisc::Fq(q) => q.next_timer(),
+            Qdisc::Cake(q) => q.next_timer(),
             _ => None,
         }
     }
@@ -401,6 +416,7 @@ impl QueueDisc for Qdisc {
             Qdisc::FqPie(q) => q.on_timer(now),
             Qdisc::DualPi2(q) => q.on_timer(now),
             Qdisc::Fq(q) => q.on_timer(now),
+            Qdisc::Cake(q) => q.on_timer(now),
             _ => {}
         }
     }
@@ -435,9 +451,13 @@ impl Qdisc {
     }
 
     /// Whether the discipline may hold packets back while the wire is idle (`fq`, until their
-    /// departure time): when its timer fires, the port tries to send.
+    /// departure time; CAKE's shaper): when its timer fires, the port tries to send.
     pub fn holds_back(&self) -> bool {
-        matches!(self, Qdisc::Fq(_))
+        match self {
+            Qdisc::Fq(_) => true,
+            Qdisc::Cake(q) => q.shapes(),
+            _ => false,
+        }
     }
 
     /// Whether [`QueueDisc::pass_through`] can take packets (FIFO's own pass-through is the
@@ -459,6 +479,7 @@ impl Qdisc {
             Qdisc::SplitBuff(s) => s.name(),
             Qdisc::PrioSmall(_) => "prio_small",
             Qdisc::DualPi2(_) => "dualpi2",
+            Qdisc::Cake(_) => "cake",
         }
     }
 }

@@ -231,11 +231,16 @@ InstallQdisc(Run& run, Port* p, Ptr<NetDevice> dev, const Json& d)
     SetAttrs(qd, d["qdisc"]["attrs"]);
     if (d["qdisc"].Has("quantum_bytes"))
     {
-        // FQ-CoDel's and FQ-PIE's quantum is no attribute in ns-3 (it defaults to the device MTU).
+        // FQ-CoDel's, FQ-PIE's and FqCobalt's quantum is no attribute in ns-3 (it defaults to the
+        // device MTU).
         auto quantum = static_cast<uint32_t>(d["qdisc"]["quantum_bytes"].Int());
         if (auto fqc = DynamicCast<FqCoDelQueueDisc>(qd))
         {
             fqc->SetQuantum(quantum);
+        }
+        else if (auto cobalt = DynamicCast<FqCobaltQueueDisc>(qd))
+        {
+            cobalt->SetQuantum(quantum);
         }
         else
         {
