@@ -52,6 +52,20 @@ pub enum SsthreshFrom {
     Flight,
 }
 
+/// How the congestion window is counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndUnit {
+    /// Whole segments, as Linux (`snd_cwnd` and `snd_ssthresh` count packets): a reduction
+    /// rounds down (`tcp_reno_ssthresh`: cwnd / 2; `cubictcp_recalc_ssthresh`: cwnd · 717 /
+    /// 1024) and the window grows a segment at a time (`tcp_cong_avoid_ai`, Cubic's `cnt`).
+    #[default]
+    Segment,
+    /// Bytes (RFC 5681 §2 counts cwnd in bytes; ns-3's `TcpNewReno`): a reduction keeps its
+    /// fraction of a segment and Cubic grows the window by the byte.
+    Byte,
+}
+
 /// Largest retransmission timeout accepted: one hour.
 const MAX_RTO_NS: u64 = 3600 * NS_PER_SEC;
 
@@ -110,6 +124,16 @@ pub struct TcpOptions {
     /// β = 0.7 each chained recovery raises the window instead of lowering it. Default `cwnd`,
     /// as Linux.
     pub ssthresh_from: SsthreshFrom,
+    /// How the congestion window is counted: `segment`, whole segments as Linux does (a
+    /// reduction to β·cwnd rounds down: 11 segments halve to 5, 9 fall to 6 with Cubic's 0.7;
+    /// Cubic's growth adds a segment at a time), or `byte` (RFC 5681 §2, ns-3's `TcpNewReno`),
+    /// where 11 segments halve to 5.5 and the half segment is kept. The half segment is kept at
+    /// every reduction, so in bytes the window sits higher after each one, by a quarter to half a
+    /// segment on average: little for one flow with a large window, a tenth of the window for
+    /// flows that share a link at 4 to 10 segments each, where it shows as more drops or marks
+    /// and longer queues (docs/validation-linux-differences.md, cwnd-unit). Default `segment`, as
+    /// Linux.
+    pub cwnd_unit: CwndUnit,
     /// The TCP timestamp option (RFC 7323) on the wire: 12 B on every segment and ACK, so a data
     /// segment carries `mss` − 12 B of payload in `mss` + 40 B (Linux's `tcp_current_mss`: 1448
     /// B in a 1500 B packet) and a pure ACK is 52 B. Default on, as Linux
@@ -219,6 +243,7 @@ impl Default for TcpOptions {
             frto: true,
             rack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
+            cwnd_unit: CwndUnit::Segment,
             timestamps: true,
             ecn: false,
             delayed_ack: true,
@@ -268,6 +293,7 @@ pub struct TcpParams {
     pub frto: bool,
     pub rack: bool,
     pub ssthresh_from: SsthreshFrom,
+    pub cwnd_unit: CwndUnit,
     pub timestamps: bool,
     pub ecn: bool,
     pub delayed_ack: bool,
@@ -381,6 +407,7 @@ impl TcpOptions {
             frto: self.frto,
             rack: self.rack,
             ssthresh_from: self.ssthresh_from,
+            cwnd_unit: self.cwnd_unit,
             timestamps: self.timestamps,
             ecn: self.ecn,
             delayed_ack: self.delayed_ack,

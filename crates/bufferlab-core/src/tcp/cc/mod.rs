@@ -8,6 +8,7 @@
 
 pub mod bbr;
 pub mod cubic;
+pub mod cubic_segments;
 pub mod hystart;
 pub mod newreno;
 pub mod vegas;
@@ -21,11 +22,28 @@ pub struct CwndState {
     pub cwnd_bytes: u64,
     pub ssthresh_bytes: u64,
     pub mss_bytes: u64,
+    /// The window counts whole segments, as Linux's (`TcpOptions::cwnd_unit`): reductions round
+    /// down to a segment and growth comes a segment at a time.
+    pub whole_segments: bool,
 }
 
 impl CwndState {
     pub fn in_slow_start(&self) -> bool {
         self.cwnd_bytes < self.ssthresh_bytes
+    }
+
+    /// `max(flight · beta, 2 · MSS)` (RFC 5681 eq. 4 with the AIMD factor in place of 1/2); in
+    /// whole segments, rounded down as Linux's `ssthresh()` ops do in integer packets.
+    #[inline]
+    pub fn reduced(&self, flight_bytes: u64, beta: f64) -> u64 {
+        let mss = self.mss_bytes;
+        let r = if self.whole_segments {
+            // The small epsilon keeps 10 × 0.7 at 7 whatever the float rounding does.
+            ((flight_bytes / mss) as f64 * beta + 1e-9).floor() as u64 * mss
+        } else {
+            (flight_bytes as f64 * beta) as u64
+        };
+        r.max(2 * mss)
     }
 }
 
@@ -226,12 +244,6 @@ pub fn reno_avoidance(w: &mut CwndState, acc_bytes: &mut u64, acked: u64) {
     }
 }
 
-/// `max(flight · beta, 2 · MSS)` (RFC 5681 eq. 4 with the AIMD factor in place of 1/2).
-#[inline]
-pub fn reduced(flight_bytes: u64, beta: f64, mss: u64) -> u64 {
-    ((flight_bytes as f64 * beta) as u64).max(2 * mss)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +253,7 @@ mod tests {
             cwnd_bytes: cwnd,
             ssthresh_bytes: ssthresh,
             mss_bytes: 1000,
+            whole_segments: false,
         }
     }
 
