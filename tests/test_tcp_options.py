@@ -14,7 +14,7 @@ SCENARIO = {
     },
     "traffic": [
         {
-            "kind": "tcp", "from": "client", "to": "server", "cc": "vegas", "sack": False, "prr": False, "frto": True, "rack": False, "ssthresh_from": "flight", "timestamps": False, "ecn": True, "delayed_ack": True,
+            "kind": "tcp", "from": "client", "to": "server", "cc": "vegas", "sack": False, "prr": False, "frto": True, "rack": False, "ssthresh_from": "flight", "cwnd_unit": "byte", "abc_limit": 2, "timestamps": False, "ecn": True, "delayed_ack": True,
             "delack": "100ms", "beta": 0.7, "initial_window": 4, "min_rto": "300ms", "max_rto": "30s",
             "mss": "1000B", "rwnd": "1MB", "sndbuf": "2MB", "handshake": True, "vegas_alpha": 2,
             "vegas_beta": 4, "vegas_gamma": 1, "cubic_c": 0.4, "cubic_fast_convergence": False, "cubic_alpha_switch": True, "cubic_hystart": False,

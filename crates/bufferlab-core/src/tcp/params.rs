@@ -134,6 +134,14 @@ pub struct TcpOptions {
     /// and longer queues (docs/validation-linux-differences.md, cwnd-unit). Default `segment`, as
     /// Linux.
     pub cwnd_unit: CwndUnit,
+    /// Slow start grows the window by at most this many segments per ACK (RFC 3465 §2.2's L; 2
+    /// is its limit), or, 0, by every segment the ACK covers, as Linux's `tcp_slow_start` since
+    /// `tcp_abc` was removed (3.8). The two part on stretch ACKs: a download whose ACKs queue
+    /// behind an upload on a slow uplink and are dropped there gets ACKs that cover many
+    /// segments, and with L = 2 its window regrows more slowly than Linux's
+    /// (docs/validation-linux-differences.md, asymmetric-access). Default 0, as Linux.
+    #[schemars(range(max = 1000))]
+    pub abc_limit: u32,
     /// The TCP timestamp option (RFC 7323) on the wire: 12 B on every segment and ACK, so a data
     /// segment carries `mss` − 12 B of payload in `mss` + 40 B (Linux's `tcp_current_mss`: 1448
     /// B in a 1500 B packet) and a pure ACK is 52 B. Default on, as Linux
@@ -244,6 +252,7 @@ impl Default for TcpOptions {
             rack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
             cwnd_unit: CwndUnit::Segment,
+            abc_limit: 0,
             timestamps: true,
             ecn: false,
             delayed_ack: true,
@@ -294,6 +303,7 @@ pub struct TcpParams {
     pub rack: bool,
     pub ssthresh_from: SsthreshFrom,
     pub cwnd_unit: CwndUnit,
+    pub abc_limit: u32,
     pub timestamps: bool,
     pub ecn: bool,
     pub delayed_ack: bool,
@@ -408,6 +418,7 @@ impl TcpOptions {
             rack: self.rack,
             ssthresh_from: self.ssthresh_from,
             cwnd_unit: self.cwnd_unit,
+            abc_limit: self.abc_limit,
             timestamps: self.timestamps,
             ecn: self.ecn,
             delayed_ack: self.delayed_ack,

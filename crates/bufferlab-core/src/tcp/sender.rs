@@ -93,6 +93,7 @@ impl SendConn {
                 ssthresh_bytes: u64::MAX / 4,
                 mss_bytes: cfg.mss,
                 whole_segments: p.cwnd_unit == CwndUnit::Segment,
+                abc_limit_bytes: p.abc_limit as u64 * cfg.mss,
             },
             cc,
             rtt: RttEstimator::new(p.min_rto_ns, p.max_rto_ns),

@@ -293,6 +293,7 @@ mod tests {
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
             whole_segments: false,
+            abc_limit_bytes: 0,
         };
         c.on_congestion(Instant::ZERO, &mut w, 1000 * MSS);
         assert_eq!(w.cwnd_bytes, 700 * MSS, "β = 0.7");
@@ -338,6 +339,7 @@ mod tests {
                 ssthresh_bytes: u64::MAX / 2,
                 mss_bytes: MSS,
                 whole_segments: false,
+                abc_limit_bytes: 0,
             };
             c.on_congestion(Instant::ZERO, &mut w, 100 * MSS);
             drive(
@@ -367,6 +369,7 @@ mod tests {
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
             whole_segments: false,
+            abc_limit_bytes: 0,
         };
         c.on_rto(Instant::ZERO, &mut w, 100 * MSS);
         assert_eq!((w.cwnd_bytes, w.ssthresh_bytes), (MSS, 70 * MSS));
@@ -392,6 +395,7 @@ mod tests {
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
             whole_segments: false,
+            abc_limit_bytes: 0,
         };
         c.on_congestion(Instant::ZERO, &mut w, 100 * MSS);
         assert_eq!(c.w_max(), 100.0);

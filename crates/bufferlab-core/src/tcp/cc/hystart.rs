@@ -140,6 +140,7 @@ mod tests {
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
             whole_segments: false,
+            abc_limit_bytes: 0,
         }
     }
 

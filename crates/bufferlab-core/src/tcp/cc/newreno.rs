@@ -70,6 +70,7 @@ mod tests {
                 ssthresh_bytes: 1,
                 mss_bytes: 1000,
                 whole_segments: false,
+                abc_limit_bytes: 0,
             };
             c.on_congestion(Instant::ZERO, &mut w, 80_000);
             assert_eq!(w.cwnd_bytes, (80_000.0 * beta) as u64);

@@ -173,6 +173,7 @@ mod tests {
             ssthresh_bytes: 10 * MSS,
             mss_bytes: MSS,
             whole_segments: false,
+            abc_limit_bytes: 0,
         };
         v.on_rtt_sample(Instant::ZERO, ms(100)); // BaseRTT
                                                  // A bottleneck of 10 packets per 100 ms: RTT = cwnd / 10 · 100 ms once cwnd > 10.
@@ -199,6 +200,7 @@ mod tests {
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
             whole_segments: false,
+            abc_limit_bytes: 0,
         };
         // A round at the base RTT: nothing queued, slow start goes on (this round holds the
         // window, the next one grows it).
