@@ -216,8 +216,6 @@ def test_timestamps_map_to_both_ends_and_flight_reduction_is_refused(tmp_path):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'ssthresh_from = "flight"\n')))
     with pytest.raises(ScenarioError, match=r"traffic\[0\]\.cwnd_unit: .*whole packets"):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'cwnd_unit = "byte"\n')))
-    with pytest.raises(ScenarioError, match=r"traffic\[0\]\.abc_limit: .*tcp_slow_start"):
-        kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'abc_limit = 2\n')))
 
 
 def test_tcp_small_queues_never_see_the_engines_queues(tmp_path):

@@ -28,8 +28,8 @@ How TCP options map (every one per namespace or per route, never on the machine 
 ``ssthresh_from``      ``cwnd`` is what Linux does; ``flight`` is refused
 ``cwnd_unit``          ``segment`` is what Linux does (its window counts packets); ``byte`` is
                        refused
-``abc_limit``          ``0`` is what Linux does (``tcp_slow_start`` has no limit per ACK); any
-                       other value is refused
+``abc_limit``          not a Linux setting: Linux's ``tcp_slow_start`` grows by every packet an
+                       ACK covers (the simulator's ``0``), whatever the block says
 ``delayed_ack``        ``false``: route ``quickack 1`` at the receiver towards the sender
 ``initial_window``     route ``initcwnd`` at the sender towards the receiver
 ``min_rto``            route ``rto_min`` at the sender (whole milliseconds)
@@ -210,9 +210,6 @@ def build(sc: Any) -> KernelPlan:
                    "leave ssthresh_from out")
         if tcp.cwnd_unit != "segment":
             refuse(i, "cwnd_unit", "Linux counts its congestion window in whole packets (snd_cwnd); leave cwnd_unit out")
-        if tcp.abc_limit != 0:
-            refuse(i, "abc_limit", "Linux's slow start grows by every packet an ACK covers (tcp_slow_start; tcp_abc was "
-                   "removed in 3.8); leave abc_limit out")
         cc = CC_NAMES.get(tcp.cc, tcp.cc)
         if isinstance(t, pt.TCP_TRAFFIC) and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")

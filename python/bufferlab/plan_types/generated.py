@@ -405,13 +405,17 @@ class TcpOptions(PlanObject):
     Plan keys carry their unit (`min_rto_ns`, `mss_bytes`). The algorithm-specific keys
     (`beta`, `vegas_*`, `cubic_*`) are read by the algorithm `cc` names only.
     """
-    # Slow start grows the window by at most this many segments per ACK (RFC 3465 §2.2's L; 2
-    # is its limit), or, 0, by every segment the ACK covers, as Linux's `tcp_slow_start` since
-    # `tcp_abc` was removed (3.8). The two part on stretch ACKs: a download whose ACKs queue
-    # behind an upload on a slow uplink and are dropped there gets ACKs that cover many
-    # segments, and with L = 2 its window regrows more slowly than Linux's
-    # (docs/validation-linux-differences.md, asymmetric-access). Default 0, as Linux.
-    abc_limit: int = 0
+    # Slow start grows the window by at most this many segments per ACK (RFC 3465 §2.2's L), or,
+    # 0, by every segment the ACK covers, as Linux's `tcp_slow_start` since `tcp_abc` was
+    # removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
+    # on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
+    # its window regrows more slowly than Linux's (docs/validation-linux-differences.md,
+    # asymmetric-access). Default 2, RFC 3465's limit: without a limit, and without Linux's
+    # check that slow start only grows a window the flow fills (`tcp_is_cwnd_limited`: below
+    # twice the most packets out in the last window), a cumulative ACK that ends a recovery
+    # regrows the window in one burst, and some seeds of ten flows through FQ-CoDel lose
+    # hundreds of packets that Linux does not.
+    abc_limit: int = 2
     # Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     # eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     beta: float | None = None

@@ -134,12 +134,16 @@ pub struct TcpOptions {
     /// and longer queues (docs/validation-linux-differences.md, cwnd-unit). Default `segment`, as
     /// Linux.
     pub cwnd_unit: CwndUnit,
-    /// Slow start grows the window by at most this many segments per ACK (RFC 3465 §2.2's L; 2
-    /// is its limit), or, 0, by every segment the ACK covers, as Linux's `tcp_slow_start` since
-    /// `tcp_abc` was removed (3.8). The two part on stretch ACKs: a download whose ACKs queue
-    /// behind an upload on a slow uplink and are dropped there gets ACKs that cover many
-    /// segments, and with L = 2 its window regrows more slowly than Linux's
-    /// (docs/validation-linux-differences.md, asymmetric-access). Default 0, as Linux.
+    /// Slow start grows the window by at most this many segments per ACK (RFC 3465 §2.2's L), or,
+    /// 0, by every segment the ACK covers, as Linux's `tcp_slow_start` since `tcp_abc` was
+    /// removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
+    /// on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
+    /// its window regrows more slowly than Linux's (docs/validation-linux-differences.md,
+    /// asymmetric-access). Default 2, RFC 3465's limit: without a limit, and without Linux's
+    /// check that slow start only grows a window the flow fills (`tcp_is_cwnd_limited`: below
+    /// twice the most packets out in the last window), a cumulative ACK that ends a recovery
+    /// regrows the window in one burst, and some seeds of ten flows through FQ-CoDel lose
+    /// hundreds of packets that Linux does not.
     #[schemars(range(max = 1000))]
     pub abc_limit: u32,
     /// The TCP timestamp option (RFC 7323) on the wire: 12 B on every segment and ACK, so a data
@@ -252,7 +256,7 @@ impl Default for TcpOptions {
             rack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
             cwnd_unit: CwndUnit::Segment,
-            abc_limit: 0,
+            abc_limit: 2,
             timestamps: true,
             ecn: false,
             delayed_ack: true,

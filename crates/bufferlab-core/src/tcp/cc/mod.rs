@@ -221,9 +221,9 @@ impl CongestionControl for Cc {
 }
 
 /// Slow start with byte counting (RFC 3465 §2.2): the window grows by the bytes acknowledged, so
-/// delayed ACKs still double it each RTT; at most `abc_limit_bytes` per ACK (RFC 3465's L), or,
-/// as Linux's `tcp_slow_start` (no limit since `tcp_abc` was removed in 3.8), all of them, so a
-/// stretch ACK after a burst of lost or thinned ACKs grows the window by everything it covers.
+/// delayed ACKs still double it each RTT; at most `abc_limit_bytes` per ACK (RFC 3465's L, the
+/// default 2), or, as Linux's `tcp_slow_start` (no limit since `tcp_abc` was removed in 3.8), all
+/// of them, so a stretch ACK grows the window by everything it covers.
 /// Returns the acknowledged bytes left over once the window reaches `ssthresh`.
 #[inline]
 pub fn slow_start(w: &mut CwndState, acked: u64) -> u64 {
