@@ -266,6 +266,8 @@ def test_bufferlab_reduces_from_what_ns3_reduces_from():
     # ns-3's NewReno (bl::Rfc3465Reno) reduces from FlightSize, its TcpCubic from cwnd.
     assert [b["ssthresh_from"] for b in m["traffic"]] == ["flight", "cwnd"]
     assert "ssthresh_from" not in doc["traffic"][0]
+    # The window in bytes and slow start at L = 2, as the crosscheck's pairs were measured.
+    assert [(b["cwnd_unit"], b["abc_limit"]) for b in m["traffic"]] == [("byte", 2)] * 2
     to_ns3(load_scenario(m))
     # A block that asks for the other base keeps it, and the translation refuses it by name.
     doc["traffic"][0]["ssthresh_from"] = "cwnd"

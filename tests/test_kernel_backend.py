@@ -214,6 +214,8 @@ def test_timestamps_map_to_both_ends_and_flight_reduction_is_refused(tmp_path):
     assert [kp.host(i).sysctls["ipv4/tcp_timestamps"] for i in (0, 1)] == ["0", "0"]
     with pytest.raises(ScenarioError, match=r"traffic\[0\]\.ssthresh_from: .*Linux always reduces"):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'ssthresh_from = "flight"\n')))
+    with pytest.raises(ScenarioError, match=r"traffic\[0\]\.cwnd_unit: .*whole packets"):
+        kplan.build(bufferlab.load_scenario(scenario(tmp_path, one + 'cwnd_unit = "byte"\n')))
 
 
 def test_tcp_small_queues_never_see_the_engines_queues(tmp_path):

@@ -354,8 +354,10 @@ fn cubic_with_rack_through_codel_reduces_as_linux() {
             ms(qr.sojourn_mean_s)
         );
         assert!(qr.dropped > 1000, "{qdisc}: flight {} drops", qr.dropped);
+        // 18.9 ms through CoDel with the whole-segment window (over 20 ms in bytes): three
+        // times the default's, which stays under 8 ms.
         assert!(
-            ms(qr.sojourn_mean_s) > 20.0,
+            ms(qr.sojourn_mean_s) > 15.0,
             "{qdisc}: flight sojourn {}",
             ms(qr.sojourn_mean_s)
         );

@@ -66,7 +66,10 @@ fn cubic_fills_a_bdp_buffer() {
 /// packets, before the buffer overflows; nothing is lost. ACKing every segment (1.2 ms apart), an
 /// ACK train outlasting half the minimum RTT ends it at ~1.5 BDP, and the queue stays far below
 /// the buffer. Without HyStart slow start doubles on until the buffer overflows and loses about
-/// half a window: over 700 drops and a full buffer (408 ms).
+/// half a window: over 700 drops and a full buffer (408 ms). After HyStart, Linux's Cubic (the
+/// whole-segment default) knows no W_max and grows at least 5% per RTT (`bictcp_update`'s
+/// `cnt ≤ 20`), so the buffer does overflow later, a few tens of packets within the 6 s with
+/// delayed ACKs; Linux loses 11 in the matrix's cubic-fifo-4bdp-1 (docs/validation-linux.md).
 #[test]
 fn hystart_ends_cubic_slow_start_before_a_deep_buffer_overflows() {
     let run = |hystart: bool, delayed_ack: bool| {
@@ -80,10 +83,11 @@ fn hystart_ends_cubic_slow_start_before_a_deep_buffer_overflows() {
         eprintln!("hystart {hystart}, delayed ACKs {delayed_ack}: {} resent, {} dropped, sojourn p99 {p99:.1} ms", f.retransmits, q.dropped);
         (f.retransmits, q.dropped, p99)
     };
-    assert_eq!(run(true, true).1, 0);
+    assert!(run(true, true).1 < 50);
     let (_, drops, p99) = run(true, false);
-    assert_eq!(drops, 0);
-    assert!(p99 < 150.0, "ACK train: sojourn p99 {p99} ms");
+    assert!(drops < 50, "{drops} dropped after the ACK train");
+    // Nothing lost, the buffer (408 ms) never full: the queue the 5% growth builds stays below.
+    assert!(p99 < 350.0, "ACK train: sojourn p99 {p99} ms");
     for delayed_ack in [true, false] {
         let (retx, drops, p99) = run(false, delayed_ack);
         assert!(

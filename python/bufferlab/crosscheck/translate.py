@@ -463,6 +463,11 @@ NS3_LACKS = ("rack", "frto", "timestamps")
 # What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
 NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}
+# How the crosscheck's pairs were measured (docs/crosscheck.md): bufferlab's window in bytes and
+# slow start at RFC 3465's L = 2, as ns-3's NewReno here (bl::Rfc3465Reno). bufferlab's default
+# window counts whole segments, as Linux; the crosscheck keeps the byte window (and L = 2) where a
+# block leaves the keys out.
+NS3_WINDOW = {"cwnd_unit": "byte", "abc_limit": 2}
 
 
 def matched_for_ns3(document: dict[str, Any]) -> dict[str, Any]:
@@ -477,6 +482,8 @@ def matched_for_ns3(document: dict[str, Any]) -> dict[str, Any]:
             base = NS3_SSTHRESH_FROM.get(block.get("cc", "newreno"))
             if base is not None:
                 block.setdefault("ssthresh_from", base)
+            for key, value in NS3_WINDOW.items():
+                block.setdefault(key, value)
     return doc
 
 

@@ -26,6 +26,10 @@ How TCP options map (every one per namespace or per route, never on the machine 
                        simulator's receiver) at the receiver and at a sender with ``false``; the
                        engine's AQMs read and set the real packets' ECN field
 ``ssthresh_from``      ``cwnd`` is what Linux does; ``flight`` is refused
+``cwnd_unit``          ``segment`` is what Linux does (its window counts packets); ``byte`` is
+                       refused
+``abc_limit``          not a Linux setting: Linux's ``tcp_slow_start`` grows by every packet an
+                       ACK covers (the simulator's ``0``), whatever the block says
 ``delayed_ack``        ``false``: route ``quickack 1`` at the receiver towards the sender
 ``initial_window``     route ``initcwnd`` at the sender towards the receiver
 ``min_rto``            route ``rto_min`` at the sender (whole milliseconds)
@@ -204,6 +208,8 @@ def build(sc: Any) -> KernelPlan:
         if tcp.ssthresh_from != "cwnd":
             refuse(i, "ssthresh_from", "Linux always reduces from the congestion window (tcp_init_cwnd_reduction); "
                    "leave ssthresh_from out")
+        if tcp.cwnd_unit != "segment":
+            refuse(i, "cwnd_unit", "Linux counts its congestion window in whole packets (snd_cwnd); leave cwnd_unit out")
         cc = CC_NAMES.get(tcp.cc, tcp.cc)
         if isinstance(t, pt.TCP_TRAFFIC) and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")

@@ -44,6 +44,13 @@ CcKind: TypeAlias = Literal["newreno", "cubic", "vegas", "bbr"]
 # Minimum Latency, Network Control (the RFC 4594 classes pruned to eight).
 # ``"precedence"``: Eight tins by the old IP precedence (the DSCP's top three bits).
 Diffserv: TypeAlias = Literal["besteffort", "diffserv3", "diffserv4", "diffserv8", "precedence"]
+# How the congestion window is counted.
+# ``"segment"``: Whole segments, as Linux (`snd_cwnd` and `snd_ssthresh` count packets): a reduction
+# rounds down (`tcp_reno_ssthresh`: cwnd / 2; `cubictcp_recalc_ssthresh`: cwnd · 717 /
+# 1024) and the window grows a segment at a time (`tcp_cong_avoid_ai`, Cubic's `cnt`).
+# ``"byte"``: Bytes (RFC 5681 §2 counts cwnd in bytes; ns-3's `TcpNewReno`): a reduction keeps its
+# fraction of a segment and Cubic grows the window by the byte.
+CwndUnit: TypeAlias = Literal["segment", "byte"]
 
 
 # Link-layer framing: what a packet costs on the wire.
@@ -516,6 +523,17 @@ class TcpOptions(PlanObject):
     Plan keys carry their unit (`min_rto_ns`, `mss_bytes`). The algorithm-specific keys
     (`beta`, `vegas_*`, `cubic_*`) are read by the algorithm `cc` names only.
     """
+    # Slow start grows the window by at most this many segments per ACK (RFC 3465 §2.2's L), or,
+    # 0, by every segment the ACK covers, as Linux's `tcp_slow_start` since `tcp_abc` was
+    # removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
+    # on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
+    # its window regrows more slowly than Linux's (docs/validation-linux-differences.md,
+    # asymmetric-access). Default 2, RFC 3465's limit: without a limit, and without Linux's
+    # check that slow start only grows a window the flow fills (`tcp_is_cwnd_limited`: below
+    # twice the most packets out in the last window), a cumulative ACK that ends a recovery
+    # regrows the window in one burst, and some seeds of ten flows through FQ-CoDel lose
+    # hundreds of packets that Linux does not.
+    abc_limit: int = 2
     # Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     # eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     beta: float | None = None
@@ -535,6 +553,16 @@ class TcpOptions(PlanObject):
     # from a window of 16 segments. Default on, as Linux (`tcp_cubic` `hystart = 1`,
     # `hystart_detect = 3`) and ns-3's `TcpCubic`.
     cubic_hystart: bool = True
+    # How the congestion window is counted: `segment`, whole segments as Linux does (a
+    # reduction to β·cwnd rounds down: 11 segments halve to 5, 9 fall to 6 with Cubic's 0.7;
+    # Cubic's growth adds a segment at a time), or `byte` (RFC 5681 §2, ns-3's `TcpNewReno`),
+    # where 11 segments halve to 5.5 and the half segment is kept. The half segment is kept at
+    # every reduction, so in bytes the window sits higher after each one, by a quarter to half a
+    # segment on average: little for one flow with a large window, a tenth of the window for
+    # flows that share a link at 4 to 10 segments each, where it shows as more drops or marks
+    # and longer queues (docs/validation-linux-differences.md, cwnd-unit). Default `segment`, as
+    # Linux.
+    cwnd_unit: CwndUnit = "segment"
     # Delayed-ACK timer. Default 40 ms, Linux's `TCP_DELACK_MIN`; RFC 1122 requires < 500 ms.
     delack_ns: int = 40_000_000
     # Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
@@ -850,6 +878,7 @@ __all__ = [
     "CodelQdisc",
     "ConstDist",
     "Diffserv",
+    "CwndUnit",
     "DirSpec",
     "Dist",
     "Dualpi2Qdisc",

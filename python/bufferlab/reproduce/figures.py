@@ -41,14 +41,18 @@ def clear_legends(fig) -> None:
     was not free) outside its axes on the right, and lay the figure out again to hold them."""
     from ..plot._common import covers_data
 
-    moved = False
+    moved = 0.0
+    renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         leg = ax.get_legend()
         if leg is not None and covers_data(ax, leg):
             leg.set_loc("upper left")
             leg.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
-            moved = True
+            # Widen the figure by the legend so that the layout need not squeeze the axes under it.
+            moved = max(moved, leg.get_window_extent(renderer).width / fig.dpi)
     if moved:
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w + moved + 0.2, h)
         fig.tight_layout()
 
 

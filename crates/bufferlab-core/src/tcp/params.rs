@@ -81,6 +81,20 @@ pub enum RtoFloor {
     Total,
 }
 
+/// How the congestion window is counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndUnit {
+    /// Whole segments, as Linux (`snd_cwnd` and `snd_ssthresh` count packets): a reduction
+    /// rounds down (`tcp_reno_ssthresh`: cwnd / 2; `cubictcp_recalc_ssthresh`: cwnd · 717 /
+    /// 1024) and the window grows a segment at a time (`tcp_cong_avoid_ai`, Cubic's `cnt`).
+    #[default]
+    Segment,
+    /// Bytes (RFC 5681 §2 counts cwnd in bytes; ns-3's `TcpNewReno`): a reduction keeps its
+    /// fraction of a segment and Cubic grows the window by the byte.
+    Byte,
+}
+
 /// Largest retransmission timeout accepted: one hour.
 const MAX_RTO_NS: u64 = 3600 * NS_PER_SEC;
 
@@ -139,6 +153,28 @@ pub struct TcpOptions {
     /// β = 0.7 each chained recovery raises the window instead of lowering it. Default `cwnd`,
     /// as Linux.
     pub ssthresh_from: SsthreshFrom,
+    /// How the congestion window is counted: `segment`, whole segments as Linux does (a
+    /// reduction to β·cwnd rounds down: 11 segments halve to 5, 9 fall to 6 with Cubic's 0.7;
+    /// Cubic's growth adds a segment at a time), or `byte` (RFC 5681 §2, ns-3's `TcpNewReno`),
+    /// where 11 segments halve to 5.5 and the half segment is kept. The half segment is kept at
+    /// every reduction, so in bytes the window sits higher after each one, by a quarter to half a
+    /// segment on average: little for one flow with a large window, a tenth of the window for
+    /// flows that share a link at 4 to 10 segments each, where it shows as more drops or marks
+    /// and longer queues (docs/validation-linux-differences.md, cwnd-unit). Default `segment`, as
+    /// Linux.
+    pub cwnd_unit: CwndUnit,
+    /// Slow start grows the window by at most this many segments per ACK (RFC 3465 §2.2's L), or,
+    /// 0, by every segment the ACK covers, as Linux's `tcp_slow_start` since `tcp_abc` was
+    /// removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
+    /// on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
+    /// its window regrows more slowly than Linux's (docs/validation-linux-differences.md,
+    /// asymmetric-access). Default 2, RFC 3465's limit: without a limit, and without Linux's
+    /// check that slow start only grows a window the flow fills (`tcp_is_cwnd_limited`: below
+    /// twice the most packets out in the last window), a cumulative ACK that ends a recovery
+    /// regrows the window in one burst, and some seeds of ten flows through FQ-CoDel lose
+    /// hundreds of packets that Linux does not.
+    #[schemars(range(max = 1000))]
+    pub abc_limit: u32,
     /// The TCP timestamp option (RFC 7323) on the wire: 12 B on every segment and ACK, so a data
     /// segment carries `mss` − 12 B of payload in `mss` + 40 B (Linux's `tcp_current_mss`: 1448
     /// B in a 1500 B packet) and a pure ACK is 52 B. Default on, as Linux
@@ -284,6 +320,8 @@ impl Default for TcpOptions {
             frto: true,
             rack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
+            cwnd_unit: CwndUnit::Segment,
+            abc_limit: 2,
             timestamps: true,
             ecn: false,
             delayed_ack: true,
@@ -342,6 +380,8 @@ pub struct TcpParams {
     pub frto: bool,
     pub rack: bool,
     pub ssthresh_from: SsthreshFrom,
+    pub cwnd_unit: CwndUnit,
+    pub abc_limit: u32,
     pub timestamps: bool,
     pub ecn: bool,
     pub delayed_ack: bool,
@@ -484,6 +524,8 @@ impl TcpOptions {
             frto: self.frto,
             rack: self.rack,
             ssthresh_from: self.ssthresh_from,
+            cwnd_unit: self.cwnd_unit,
+            abc_limit: self.abc_limit,
             timestamps: self.timestamps,
             ecn: self.ecn,
             delayed_ack: self.delayed_ack,

@@ -224,7 +224,10 @@ impl TcpReceiver {
         let c = &mut self.conns[h.conn as usize];
         c.srtt_ns = pkt.srtt_ns;
         // RFC 3168 §6.1.3: CWR ends the echo; CE (of this same segment too) starts it again.
-        if h.flags & tcp_flags::CWR != 0 {
+        // A segment with data and CWR is acknowledged at once: its sender has just reduced, its
+        // window may be a segment or two (Linux's `tcp_ecn_accept_cwr`, `ICSK_ACK_NOW`).
+        let cwr = h.flags & tcp_flags::CWR != 0;
+        if cwr {
             c.demand_cwr = false;
         }
         if pkt.ecn == Ecn::Ce {
@@ -257,7 +260,7 @@ impl TcpReceiver {
             c.pending += 1;
             // RFC 5681 §4.2: ACK at once when a segment fills a gap; otherwise at least every
             // second full-sized segment.
-            filled_gap || !self.delayed_ack || c.pending >= 2 || c.quickacks > 0
+            filled_gap || !self.delayed_ack || c.pending >= 2 || c.quickacks > 0 || cwr
         } else {
             // Out of order: an immediate duplicate ACK (RFC 5681 §4.2).
             c.insert(h.seq, end);

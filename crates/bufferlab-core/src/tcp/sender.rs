@@ -17,7 +17,7 @@ mod pace;
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
 use super::pacing::{self, PacingInput};
-use super::params::{SsthreshFrom, TcpParams, DUP_THRESH};
+use super::params::{CwndUnit, SsthreshFrom, TcpParams, DUP_THRESH};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rtt::RttEstimator;
@@ -92,6 +92,8 @@ impl SendConn {
                 // RFC 5681 §3.1: ssthresh starts arbitrarily high.
                 ssthresh_bytes: u64::MAX / 4,
                 mss_bytes: cfg.mss,
+                whole_segments: p.cwnd_unit == CwndUnit::Segment,
+                abc_limit_bytes: p.abc_limit as u64 * cfg.mss,
             },
             cc,
             rtt: RttEstimator::with(p.min_rto_ns, p.max_rto_ns, p.rto_floor, p.initial_rto_ns),
@@ -597,6 +599,13 @@ impl SendConn {
         // The ECN-Echo first: the ACK that carries it grows nothing (Linux's `tcp_ack` enters
         // CWR before `tcp_cong_control`).
         if self.v.ecn_ok && h.flags & tcp_flags::ECE != 0 {
+            // An ACK above the reduction's window ends it before its ECN-Echo is read, so the
+            // echo of a new mark starts the next reduction at once (Linux's
+            // `tcp_fastretrans_alert`: the CWR state's exit, step D, comes before
+            // `tcp_try_to_open`'s `tcp_enter_cwr`, step E).
+            if self.v.cwr_end.is_some_and(|end| ack > end) {
+                self.end_cwr();
+            }
             self.on_ecn_echo(io, peer);
         }
         if advanced {
@@ -817,6 +826,14 @@ impl SendConn {
         st.ecn_reductions.add(&w, io.now, 1);
     }
 
+    /// The ECN reduction's window is acknowledged: cwnd = ssthresh (Linux
+    /// `tcp_end_cwnd_reduction`), and growth resumes from there.
+    fn end_cwr(&mut self) {
+        self.v.cwr_end = None;
+        self.w.cwnd_bytes = self.w.ssthresh_bytes;
+        self.prr = None;
+    }
+
     /// A reduction was made: with ECN, the next new segment says so (CWR, RFC 3168 §6.1.2).
     fn note_reduction(&mut self) {
         if self.v.ecn_ok {
@@ -869,15 +886,14 @@ impl SendConn {
                 restart = self.v.first_partial;
                 self.v.first_partial = false;
             }
-        } else if self.v.cwr_end.is_some_and(|end| ack < end) {
+        } else if self.v.cwr_end.is_some_and(|end| ack <= end) {
             // Inside an ECN reduction's window: PRR sets the window (with SACK), nothing grows
-            // it (Linux's CWR state: `tcp_cwnd_reduction`, not `tcp_cong_avoid`).
+            // it (Linux's CWR state: `tcp_cwnd_reduction`, not `tcp_cong_avoid`). The state
+            // holds until something above its window is acknowledged, so that the segment
+            // carrying CWR has reached the receiver (`tcp_fastretrans_alert`).
         } else {
-            if self.v.cwr_end.take().is_some() {
-                // The reduction's window is acknowledged: cwnd = ssthresh (Linux
-                // `tcp_end_cwnd_reduction`), and growth resumes from there.
-                self.w.cwnd_bytes = self.w.ssthresh_bytes;
-                self.prr = None;
+            if self.v.cwr_end.is_some() {
+                self.end_cwr();
             }
             let info = AckInfo {
                 now: io.now,

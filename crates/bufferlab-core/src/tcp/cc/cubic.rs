@@ -3,8 +3,9 @@
 //! never below the Reno-friendly estimate `W_est` (§4.3). Windows are in segments inside, bytes
 //! outside.
 
+use super::cubic_segments::{Curve, SegmentGrowth};
 use super::hystart::HyStart;
-use super::{reduced, slow_start, AckInfo, CongestionControl, CwndState};
+use super::{slow_start, AckInfo, CongestionControl, CwndState};
 use crate::time::{Duration, Instant};
 
 /// CUBIC's parameters.
@@ -59,6 +60,11 @@ pub struct Cubic {
     w_est: f64,
     /// Fractional bytes of window growth not yet applied.
     frac_bytes: f64,
+    /// Whole-segment growth, as Linux's (`cwnd_unit = "segment"`).
+    seg: SegmentGrowth,
+    /// The least RTT seen outside a second after each reduction (Linux's `delay_min`): with
+    /// whole segments the curve is aimed this far ahead, as `bictcp_update` does.
+    delay_min: Option<Duration>,
 }
 
 impl Cubic {
@@ -76,6 +82,8 @@ impl Cubic {
             origin: 0.0,
             w_est: 0.0,
             frac_bytes: 0.0,
+            seg: SegmentGrowth::default(),
+            delay_min: None,
         }
     }
 
@@ -111,19 +119,25 @@ impl Cubic {
         let cwnd = w.cwnd_bytes as f64 / mss;
         self.epoch_start = None;
         self.frac_bytes = 0.0;
+        self.seg.reset();
         // §4.7 fast convergence: a flow whose maximum shrinks releases bandwidth sooner.
         self.w_max = if self.fast_convergence && cwnd < self.w_max {
             cwnd * (1.0 + self.beta) / 2.0
         } else {
             cwnd
         };
+        if w.whole_segments {
+            // Linux's `last_max_cwnd`, an integer: cwnd · (1024 + 717) / 2048, rounded down.
+            self.w_max = (self.w_max + 1e-9).floor();
+        }
         self.cwnd_prior = cwnd;
-        w.ssthresh_bytes = reduced(flight_bytes, self.beta, w.mss_bytes);
+        w.ssthresh_bytes = w.reduced(flight_bytes, self.beta);
     }
 
     fn avoidance(&mut self, w: &mut CwndState, ack: &AckInfo, acked_bytes: u64) {
         let mss = w.mss_bytes as f64;
         let cwnd = w.cwnd_bytes as f64 / mss;
+        let epoch_new = self.epoch_start.is_none();
         let start = *self.epoch_start.get_or_insert_with(|| {
             // §4.2: a new epoch starts at the first ACK of congestion avoidance.
             if cwnd < self.w_max {
@@ -137,6 +151,20 @@ impl Cubic {
             ack.now
         });
         let t = (ack.now - start).secs();
+        if w.whole_segments {
+            let ahead = self.delay_min.unwrap_or(ack.srtt_ns).secs();
+            let c = Curve {
+                now: ack.now,
+                cwnd: w.cwnd_bytes / w.mss_bytes,
+                acked: acked_bytes.div_ceil(w.mss_bytes),
+                epoch_new,
+                w_max: self.w_max as u64,
+                target: self.w_cubic(t + ahead),
+                beta: self.beta,
+            };
+            w.cwnd_bytes += self.seg.on_ack(&c) * w.mss_bytes;
+            return;
+        }
         let acked = acked_bytes as f64 / mss;
         // §4.3: W_est grows like Reno with α_cubic = 3(1 − β)/(1 + β), and, with the switch,
         // with α = 1 once it has passed the window the last reduction started from. Linux keeps
@@ -193,6 +221,7 @@ impl CongestionControl for Cubic {
         self.reduce(w, flight_bytes);
         w.cwnd_bytes = w.mss_bytes;
         self.w_max = 0.0;
+        self.delay_min = None;
         if let Some(h) = self.hystart.as_mut() {
             h.on_timeout();
         }
@@ -207,6 +236,7 @@ impl CongestionControl for Cubic {
         {
             return;
         }
+        self.delay_min = Some(self.delay_min.map_or(rtt_ns, |d| d.min(rtt_ns)));
         if let Some(h) = self.hystart.as_mut() {
             h.on_rtt_sample(rtt_ns);
         }
@@ -262,6 +292,8 @@ mod tests {
             cwnd_bytes: 1000 * MSS,
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         };
         c.on_congestion(Instant::ZERO, &mut w, 1000 * MSS);
         assert_eq!(w.cwnd_bytes, 700 * MSS, "β = 0.7");
@@ -306,6 +338,8 @@ mod tests {
                 cwnd_bytes: 100 * MSS,
                 ssthresh_bytes: u64::MAX / 2,
                 mss_bytes: MSS,
+                whole_segments: false,
+                abc_limit_bytes: 0,
             };
             c.on_congestion(Instant::ZERO, &mut w, 100 * MSS);
             drive(
@@ -334,6 +368,8 @@ mod tests {
             cwnd_bytes: 100 * MSS,
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         };
         c.on_rto(Instant::ZERO, &mut w, 100 * MSS);
         assert_eq!((w.cwnd_bytes, w.ssthresh_bytes), (MSS, 70 * MSS));
@@ -358,6 +394,8 @@ mod tests {
             cwnd_bytes: 100 * MSS,
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         };
         c.on_congestion(Instant::ZERO, &mut w, 100 * MSS);
         assert_eq!(c.w_max(), 100.0);

@@ -139,6 +139,8 @@ mod tests {
             cwnd_bytes: cwnd * MSS,
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         }
     }
 

@@ -8,6 +8,7 @@
 
 pub mod bbr;
 pub mod cubic;
+pub mod cubic_segments;
 pub mod hystart;
 pub mod newreno;
 pub mod vegas;
@@ -21,11 +22,31 @@ pub struct CwndState {
     pub cwnd_bytes: u64,
     pub ssthresh_bytes: u64,
     pub mss_bytes: u64,
+    /// The window counts whole segments, as Linux's (`TcpOptions::cwnd_unit`): reductions round
+    /// down to a segment and growth comes a segment at a time.
+    pub whole_segments: bool,
+    /// Slow start's growth per ACK at most (RFC 3465's L, bytes); 0: no limit, as Linux
+    /// (`TcpOptions::abc_limit`).
+    pub abc_limit_bytes: u64,
 }
 
 impl CwndState {
     pub fn in_slow_start(&self) -> bool {
         self.cwnd_bytes < self.ssthresh_bytes
+    }
+
+    /// `max(flight · beta, 2 · MSS)` (RFC 5681 eq. 4 with the AIMD factor in place of 1/2); in
+    /// whole segments, rounded down as Linux's `ssthresh()` ops do in integer packets.
+    #[inline]
+    pub fn reduced(&self, flight_bytes: u64, beta: f64) -> u64 {
+        let mss = self.mss_bytes;
+        let r = if self.whole_segments {
+            // The small epsilon keeps 10 × 0.7 at 7 whatever the float rounding does.
+            ((flight_bytes / mss) as f64 * beta + 1e-9).floor() as u64 * mss
+        } else {
+            (flight_bytes as f64 * beta) as u64
+        };
+        r.max(2 * mss)
     }
 }
 
@@ -199,13 +220,18 @@ impl CongestionControl for Cc {
     }
 }
 
-/// Slow start with appropriate byte counting (RFC 3465 §2.2, L = 2): the window grows by the
-/// bytes acknowledged, at most two segments per ACK, so delayed ACKs still double it each RTT.
+/// Slow start with byte counting (RFC 3465 §2.2): the window grows by the bytes acknowledged, so
+/// delayed ACKs still double it each RTT; at most `abc_limit_bytes` per ACK (RFC 3465's L, the
+/// default 2), or, as Linux's `tcp_slow_start` (no limit since `tcp_abc` was removed in 3.8), all
+/// of them, so a stretch ACK grows the window by everything it covers.
 /// Returns the acknowledged bytes left over once the window reaches `ssthresh`.
 #[inline]
 pub fn slow_start(w: &mut CwndState, acked: u64) -> u64 {
     let room = w.ssthresh_bytes.saturating_sub(w.cwnd_bytes);
-    let inc = acked.min(2 * w.mss_bytes);
+    let inc = match w.abc_limit_bytes {
+        0 => acked,
+        l => acked.min(l),
+    };
     let used = inc.min(room);
     w.cwnd_bytes += used;
     if inc > room {
@@ -226,12 +252,6 @@ pub fn reno_avoidance(w: &mut CwndState, acc_bytes: &mut u64, acked: u64) {
     }
 }
 
-/// `max(flight · beta, 2 · MSS)` (RFC 5681 eq. 4 with the AIMD factor in place of 1/2).
-#[inline]
-pub fn reduced(flight_bytes: u64, beta: f64, mss: u64) -> u64 {
-    ((flight_bytes as f64 * beta) as u64).max(2 * mss)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,17 +261,41 @@ mod tests {
             cwnd_bytes: cwnd,
             ssthresh_bytes: ssthresh,
             mss_bytes: 1000,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         }
     }
 
     #[test]
-    fn slow_start_caps_at_two_segments_and_ssthresh() {
+    fn slow_start_caps_at_l_and_ssthresh() {
+        // Linux: a stretch ACK of five segments grows the window by five.
         let mut s = w(10_000, 100_000);
+        assert_eq!(slow_start(&mut s, 5000), 0);
+        assert_eq!(s.cwnd_bytes, 15_000);
+        // RFC 3465 with L = 2: by two.
+        let mut s = w(10_000, 100_000);
+        s.abc_limit_bytes = 2000;
         assert_eq!(slow_start(&mut s, 5000), 0);
         assert_eq!(s.cwnd_bytes, 12_000);
         let mut s = w(10_000, 10_500);
         assert_eq!(slow_start(&mut s, 2000), 1500);
         assert_eq!(s.cwnd_bytes, 10_500);
+    }
+
+    /// Linux counts the window in packets: 11 segments halve to 5 (`tcp_reno_ssthresh`), 9 fall
+    /// to 6 with β = 0.7 (`cubictcp_recalc_ssthresh`: 9 · 717 / 1024 = 6.3); in bytes the
+    /// fraction stays. Never below two segments either way.
+    #[test]
+    fn whole_segment_reductions_round_down() {
+        let mut s = w(0, 0);
+        assert_eq!(s.reduced(11_000, 0.5), 5500);
+        assert_eq!(s.reduced(9_000, 0.7), 6300);
+        s.whole_segments = true;
+        assert_eq!(s.reduced(11_000, 0.5), 5000);
+        assert_eq!(s.reduced(9_000, 0.7), 6000);
+        assert_eq!(s.reduced(10_000, 0.7), 7000, "10 × 0.7 is 7, not 6.999…");
+        assert_eq!(s.reduced(11_999, 0.5), 5000, "a partial segment does not count");
+        assert_eq!(s.reduced(3_000, 0.5), 2000);
     }
 
     #[test]

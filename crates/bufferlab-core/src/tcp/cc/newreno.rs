@@ -2,7 +2,7 @@
 //! recovery itself, RFC 6582, is the sender's). `beta` is the decrease factor: 0.5 in RFC 5681,
 //! 0.875 in seed 003 §5 for smoother load.
 
-use super::{reduced, reno_avoidance, slow_start, AckInfo, CongestionControl, CwndState};
+use super::{reno_avoidance, slow_start, AckInfo, CongestionControl, CwndState};
 use crate::time::Instant;
 
 /// NewReno's parameter.
@@ -45,13 +45,13 @@ impl CongestionControl for NewReno {
     }
 
     fn on_congestion(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
-        w.ssthresh_bytes = reduced(flight_bytes, self.beta, w.mss_bytes);
+        w.ssthresh_bytes = w.reduced(flight_bytes, self.beta);
         w.cwnd_bytes = w.ssthresh_bytes;
         self.acc_bytes = 0;
     }
 
     fn on_rto(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
-        w.ssthresh_bytes = reduced(flight_bytes, self.beta, w.mss_bytes);
+        w.ssthresh_bytes = w.reduced(flight_bytes, self.beta);
         w.cwnd_bytes = w.mss_bytes;
         self.acc_bytes = 0;
     }
@@ -69,6 +69,8 @@ mod tests {
                 cwnd_bytes: 80_000,
                 ssthresh_bytes: 1,
                 mss_bytes: 1000,
+                whole_segments: false,
+                abc_limit_bytes: 0,
             };
             c.on_congestion(Instant::ZERO, &mut w, 80_000);
             assert_eq!(w.cwnd_bytes, (80_000.0 * beta) as u64);

@@ -10,7 +10,7 @@
 //! round sends each window as one burst after an idle gap, the first ACK of every round sees an
 //! empty queue, and slow start overshoots far past the path's capacity.)
 
-use super::{reduced, slow_start, AckInfo, CongestionControl, CwndState};
+use super::{slow_start, AckInfo, CongestionControl, CwndState};
 use crate::time::{Duration, Instant};
 
 /// Vegas' parameters: thresholds in packets this flow keeps queued at the bottleneck.
@@ -130,13 +130,13 @@ impl CongestionControl for Vegas {
     }
 
     fn on_congestion(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
-        w.ssthresh_bytes = reduced(flight_bytes, self.loss_beta, w.mss_bytes);
+        w.ssthresh_bytes = w.reduced(flight_bytes, self.loss_beta);
         w.cwnd_bytes = w.ssthresh_bytes;
         self.reset_round();
     }
 
     fn on_rto(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
-        w.ssthresh_bytes = reduced(flight_bytes, self.loss_beta, w.mss_bytes);
+        w.ssthresh_bytes = w.reduced(flight_bytes, self.loss_beta);
         w.cwnd_bytes = w.mss_bytes;
         self.reset_round();
     }
@@ -172,6 +172,8 @@ mod tests {
             cwnd_bytes: 20 * MSS,
             ssthresh_bytes: 10 * MSS,
             mss_bytes: MSS,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         };
         v.on_rtt_sample(Instant::ZERO, ms(100)); // BaseRTT
                                                  // A bottleneck of 10 packets per 100 ms: RTT = cwnd / 10 · 100 ms once cwnd > 10.
@@ -197,6 +199,8 @@ mod tests {
             cwnd_bytes: 40 * MSS,
             ssthresh_bytes: u64::MAX / 2,
             mss_bytes: MSS,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         };
         // A round at the base RTT: nothing queued, slow start goes on (this round holds the
         // window, the next one grows it).

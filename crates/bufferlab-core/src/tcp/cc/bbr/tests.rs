@@ -25,6 +25,8 @@ impl Feed {
                 cwnd_bytes: 10 * MSS,
                 ssthresh_bytes: u64::MAX / 4,
                 mss_bytes: MSS,
+                whole_segments: false,
+                abc_limit_bytes: 0,
             },
             now: Instant::ZERO + 40 * MS,
             delivered: 0,
