@@ -2,7 +2,9 @@
 //! `CodelConfig`, `CodelVars` and its stats, after Linux's `codel_params` / `codel_vars` /
 //! `codel_stats`): what the traffic block fixed, what moves with every ACK, what only goes up.
 
+use super::accecn::AceCounter;
 use super::params::{SsthreshFrom, TcpParams};
+use crate::packet::Ecn;
 use crate::time::{Duration, Instant};
 
 /// What the traffic block's `tcp` options fixed when the connection opened.
@@ -23,8 +25,11 @@ pub(super) struct SendConfig {
     pub(super) use_frto: bool,
     /// The send buffer: at most this much outstanding.
     pub(super) sndbuf: u64,
-    /// Whether it asks for ECN (RFC 3168 §6.1.1).
+    /// Whether it asks for ECN (RFC 3168 §6.1.1), and for AccECN feedback (RFC 9768 §3.1.1).
     pub(super) ecn: bool,
+    pub(super) accecn: bool,
+    /// The codepoint of its new data once ECN is agreed: ECT(0), or ECT(1) for L4S.
+    pub(super) ect: Ecn,
     /// Whether it paces (the `pacing` key, or a rate-controlling algorithm), and Linux's pacing
     /// ratios in percent.
     pub(super) pacing: bool,
@@ -54,6 +59,8 @@ impl SendConfig {
             use_frto: p.frto,
             sndbuf: p.sndbuf_bytes,
             ecn: p.ecn,
+            accecn: p.accecn,
+            ect: p.ect,
             pacing: p.pacing || rate_control,
             pacing_ss_ratio: p.pacing_ss_ratio,
             pacing_ca_ratio: p.pacing_ca_ratio,
@@ -103,6 +110,9 @@ pub(super) struct SendVars {
     pub(super) cwnd_limited: bool,
     /// ECN was agreed in the handshake (or asked for, without one): new data goes out ECT(0).
     pub(super) ecn_ok: bool,
+    /// AccECN was agreed: marks are counted from the ACE field (`ace`), not read from ECE.
+    pub(super) accecn_ok: bool,
+    pub(super) ace: AceCounter,
     /// The next new segment carries CWR (RFC 3168 §6.1.2): a reduction was made.
     pub(super) cwr_pending: bool,
     /// The window reduction an ECN-Echo began (Linux's CWR state) lasts until the cumulative ACK
@@ -148,6 +158,8 @@ impl SendVars {
             last_send: Instant::ZERO,
             cwnd_limited: true,
             ecn_ok: p.ecn && !p.handshake,
+            accecn_ok: p.accecn && !p.handshake,
+            ace: AceCounter::default(),
             cwr_pending: false,
             cwr_end: None,
             pacing_rate: None,
