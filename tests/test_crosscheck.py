@@ -221,6 +221,16 @@ def test_refusals_name_every_blocking_key():
     assert all(p.message for p in e.value.problems)
 
 
+@pytest.mark.parametrize("cc", ["dctcp", "prague"])
+def test_scalable_senders_are_refused_by_the_cc_key(cc):
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", f'cc = "{cc}"\naccecn = true'))
+    with pytest.raises(Unsupported) as e:
+        to_ns3(load_scenario(doc))
+    got = {p.path: p.message for p in e.value.problems}
+    assert set(got) == {"traffic[0].cc", "traffic[0].accecn"}, got
+    assert "simulator only" in got["traffic[0].cc"]
+
+
 @pytest.mark.parametrize(
     ("example", "key"),
     [("splitbuff", "topology.bottleneck.queue.discipline"), ("linux-stack", "topology.up.ring")],

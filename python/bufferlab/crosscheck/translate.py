@@ -70,6 +70,12 @@ NS3_NO_QDISC = {
 # BBR is ns-3's TcpBbr (Linux's v1, without the long-term policer sampling), which turns on its
 # socket's pacing itself.
 NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas", "bbr": "ns3::TcpBbr"}
+# ns-3 3.44 has TcpDctcp, but its receiver echo, ECT(0) forcing and RED's step marking are not
+# wired through the crosscheck program yet; Prague it lacks.
+NS3_REFUSED_CC = {
+    "dctcp": "the crosscheck does not map DCTCP to ns-3's TcpDctcp yet; run it on the simulator only",
+    "prague": "ns-3 (3.44) has no TCP Prague (nor AccECN feedback); run it on the simulator only",
+}
 # Pacing for the other algorithms: ns-3's TcpSocketState paces by a timer at Linux's rate (ratios
 # in percent), leaving the initial window unpaced as Linux leaves its first ten segments. These
 # are attribute defaults, so one setting for every socket of the run.
@@ -236,6 +242,11 @@ def _direction(d: pt.DirSpec, path: str, name: str, limits: dict[str, Any], mtu_
 
 def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dict[str, Any]:
     cc = opts.cc
+    if cc in NS3_REFUSED_CC:
+        why.add(f"{path}.tcp.cc", NS3_REFUSED_CC[cc])
+        cc = "newreno"  # to go on collecting the block's other problems
+    if opts.has("accecn") and opts.accecn:
+        why.add(f"{path}.tcp.accecn", "ns-3 (3.44) has no AccECN feedback (RFC 9768); leave accecn out")
     min_rto = opts.min_rto_ns
     if not opts.handshake:
         why.add(f"{path}.tcp.handshake", "ns-3's TCP always opens with a handshake; remove handshake = false")

@@ -173,3 +173,46 @@ fn step_marking_queue_swings_by_the_analysis_amplitude() {
     // swing is clipped at zero) and the link idles.
     assert!(reno.qmin == 0 && reno.util < 0.9, "reno {:.4}", reno.util);
 }
+
+/// Prague with AccECN (RFC 9768): data leaves ECT(1), the handshake agrees AccECN, and the
+/// sender learns every mark from the ACE field — its count equals the CE packets the receiver
+/// got (no ACK is lost here) — so α follows the marking probability as DCTCP's does.
+#[test]
+fn prague_learns_each_mark_through_accecn() {
+    let p = 0.1;
+    let mut net = Net::new(params(CcKind::Prague), None, 100_000_000, 5 * MS, 1000);
+    net.mark = bernoulli(p);
+    let ect1 = std::rc::Rc::new(std::cell::Cell::new(0u64));
+    let seen = ect1.clone();
+    net.dup = Box::new(move |pkt, _| {
+        if pkt.tcp.len > 0 && matches!(pkt.ecn, crate::packet::Ecn::Ect1 | crate::packet::Ecn::Ce) {
+            seen.set(seen.get() + 1);
+        }
+        0
+    });
+    let mut samples = Vec::new();
+    let mut t = T0 + 5 * SEC;
+    net.run(t);
+    while t < T0 + 15 * SEC {
+        t += 10 * MS;
+        net.run(t);
+        samples.push(alpha(&net));
+    }
+    let c = &net.sender.conns()[0];
+    let ce = net.stats().ce_received.total;
+    let mean = samples.iter().sum::<f64>() / samples.len() as f64;
+    eprintln!(
+        "prague: accecn {}, learnt {} of {ce} marks, α {mean:.4}, ECT(1) data {} of {}",
+        c.accecn_ok(),
+        c.accecn_marks(),
+        ect1.get(),
+        net.stats().pkts_sent.total
+    );
+    assert!(c.accecn_ok() && c.ecn_ok());
+    assert_eq!(c.accecn_marks(), ce);
+    assert!(ce > 1000);
+    assert!((mean - p).abs() < 0.15 * p + 0.005, "α {mean:.4}");
+    // Every data packet went ECT(1) (CE once marked): retransmissions excepted, none here.
+    assert_eq!(net.stats().retransmits.total, 0);
+    assert_eq!(ect1.get(), net.sent.len() as u64);
+}
