@@ -71,7 +71,8 @@ fn prague_sits_in_the_l_queue_near_its_step_and_cubic_in_the_c_queue_near_target
 /// behind the same queue is classic (ECT(0)): the C queue, 15 ms.
 #[test]
 fn prague_alone_keeps_the_queue_shallow_and_dctcp_is_classified_classic() {
-    let tcp = |cc: &str| json!([{ "kind": "tcp", "pairs": [["client", "server"]], "tcp": { "cc": cc } }]);
+    let tcp =
+        |cc: &str| json!([{ "kind": "tcp", "pairs": [["client", "server"]], "tcp": { "cc": cc } }]);
     let p = l4s(tcp("prague"), 15);
     let d = l4s(tcp("dctcp"), 15);
     let (pq, dq) = (queue_ms(&p.summary.flows[0]), queue_ms(&d.summary.flows[0]));

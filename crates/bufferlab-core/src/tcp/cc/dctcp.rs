@@ -188,7 +188,11 @@ mod tests {
                 }
             }
             let expect = f + (1.0 - f) * (1.0 - G).powi(60);
-            assert!((d.alpha() - expect).abs() < 1e-9, "F {f}: α {} vs {expect}", d.alpha());
+            assert!(
+                (d.alpha() - expect).abs() < 1e-9,
+                "F {f}: α {} vs {expect}",
+                d.alpha()
+            );
         }
     }
 
@@ -210,6 +214,10 @@ mod tests {
         assert_eq!(w.cwnd_bytes, 50_000, "a loss halves whatever α is");
         d.on_rto(Instant::ZERO, &mut w, 3000);
         assert_eq!((w.cwnd_bytes, w.ssthresh_bytes), (1000, 2000));
-        assert_eq!(scaled_reduction(3000, 1.0, 1000), 2000, "never below two segments");
+        assert_eq!(
+            scaled_reduction(3000, 1.0, 1000),
+            2000,
+            "never below two segments"
+        );
     }
 }

@@ -341,7 +341,11 @@ mod tests {
         p.on_established(&win, &conn(Instant::ZERO, 10));
         let before = p.frac_cwnd();
         run(&mut p, &mut win, 10, 0.0, 10);
-        assert!((p.frac_cwnd() - before - 10.0).abs() < 0.3, "{}", p.frac_cwnd());
+        assert!(
+            (p.frac_cwnd() - before - 10.0).abs() < 0.3,
+            "{}",
+            p.frac_cwnd()
+        );
         assert_eq!(p.alpha(), 1.0, "α waits for a first mark");
     }
 
