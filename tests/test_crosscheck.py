@@ -221,6 +221,27 @@ def test_refusals_name_every_blocking_key():
     assert all(p.message for p in e.value.problems)
 
 
+def test_fq_codel_ce_threshold_maps_to_ns3s_and_red_step_marking_is_refused():
+    q = '{ discipline = "fq_codel", ce_threshold = "1ms" }'
+    attrs = bottleneck(to_ns3(dumbbell(q)))["qdisc"]["attrs"]
+    assert (attrs["CeThreshold"], attrs["UseL4s"]) == ("1000000ns", "true")
+    q = '{ discipline = "fq_codel", ce_threshold = "1ms", ce_threshold_mask = 0, ce_threshold_selector = 0 }'
+    assert bottleneck(to_ns3(dumbbell(q)))["qdisc"]["attrs"]["UseL4s"] == "false"
+    with pytest.raises(Unsupported) as e:
+        to_ns3(dumbbell('{ discipline = "red", min_th = 20, max_th = 20, max_p = 1.0, weight = 1.0, ecn = true }'))
+    assert "topology.bottleneck.queue.max_th" in {p.path for p in e.value.problems}
+
+
+@pytest.mark.parametrize("cc", ["dctcp", "prague"])
+def test_scalable_senders_are_refused_by_the_cc_key(cc):
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", f'cc = "{cc}"\naccecn = true'))
+    with pytest.raises(Unsupported) as e:
+        to_ns3(load_scenario(doc))
+    got = {p.path: p.message for p in e.value.problems}
+    assert set(got) == {"traffic[0].cc", "traffic[0].accecn"}, got
+    assert "simulator only" in got["traffic[0].cc"]
+
+
 @pytest.mark.parametrize(
     ("example", "key"),
     [("splitbuff", "topology.bottleneck.queue.discipline"), ("linux-stack", "topology.up.ring")],

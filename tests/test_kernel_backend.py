@@ -155,6 +155,23 @@ prr = false
     assert all(m.startswith("the kernel backend cannot honour this") for m in got.values())
 
 
+def test_dctcp_and_prague_are_refused_by_the_cc_key(tmp_path, monkeypatch):
+    # This machine's kernel lists neither; an unreadable list refuses them too.
+    for available in (["reno", "cubic", "bbr"], []):
+        monkeypatch.setattr(kplan, "available_cc", lambda: available)
+        body = "".join(
+            f'\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\ncc = "{cc}"\n' for cc in ("dctcp", "prague")
+        )
+        sc = bufferlab.load_scenario(scenario(tmp_path, body + 'accecn = true\nprague_rtt_target = "10ms"\n'))
+        with pytest.raises(ScenarioError) as e:
+            kplan.build(sc)
+        got = {p.path: p.message for p in e.value.problems}
+        assert set(got) == {"traffic[0].cc", "traffic[1].cc", "traffic[1].accecn", "traffic[1].prague_rtt_target"}, got
+        assert "no dctcp congestion control" in got["traffic[0].cc"]
+        assert "no prague congestion control" in got["traffic[1].cc"]
+        assert "run it on the simulator" in got["traffic[1].cc"]
+
+
 def test_conflicting_settings_on_one_host_are_refused(tmp_path):
     body = "".join(
         f'\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\nsack = {v}\n' for v in ("true", "false")

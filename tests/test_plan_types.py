@@ -64,7 +64,7 @@ def test_defaults_are_the_engines() -> None:
     """The schema's default ``tcp`` table is the engine's ``TcpOptions::default()`` in full."""
     tcp_default = next(v for v in SCHEMA["$defs"]["TrafficSpec"]["oneOf"] if v["properties"]["kind"]["const"] == "tcp")
     assert pt.to_dict(pt.TcpOptions(), defaults=True) == {
-        "beta": None, "tsq": None, **tcp_default["properties"]["tcp"]["default"]
+        "beta": None, "tsq": None, "accecn": None, **tcp_default["properties"]["tcp"]["default"]
     }
 
 

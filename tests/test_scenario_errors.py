@@ -137,7 +137,7 @@ CASES = [
     ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "red", "min_th": "30KB", "max_th": "20pkt"}), "topology.bottleneck.queue.max_th", "same unit"),
     ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "red", "min_th": "30KB"}), "topology.bottleneck.queue.min_th", "give both min_th and max_th in bytes"),
     ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "red", "min_th": "1ms"}), "topology.bottleneck.queue.min_th", "is a time, not a size"),
-    ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "red", "min_th": 20, "max_th": 10}), "topology.bottleneck.queue.max_th", "must exceed min_th (20)"),
+    ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "red", "min_th": 20, "max_th": 10}), "topology.bottleneck.queue.max_th", "must not be below min_th (20)"),
     ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "red", "avpkt": "500B"}), "topology.bottleneck.queue.avpkt", "unknown key"),
     ("dumbbell", setk(["topology", "bottleneck", "queue"], {"discipline": "blind_splitbuff", "update": "1s"}), "topology.bottleneck.queue.update", "blind_splitbuff has no parameter 'update'"),
     ("splitbuff", setk(["topology", "bottleneck", "queue", "buffers"], 1), "topology.bottleneck.queue.buffers", "must be at least 2"),

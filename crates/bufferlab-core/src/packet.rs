@@ -91,6 +91,9 @@ pub struct TcpHeader {
     /// Cumulative acknowledgement: next byte expected.
     pub ack: u64,
     pub flags: u8,
+    /// The AE flag (RFC 9768 §3.1, the bit before CWR, once the ECN nonce's): with CWR and ECE
+    /// it makes the ACE field of AccECN feedback.
+    pub ae: bool,
     /// Receiver window in bytes.
     pub rwnd: u32,
     /// SACK blocks `[start, end)`; only the first `nsack` are meaningful (RFC 2018).
@@ -100,6 +103,29 @@ pub struct TcpHeader {
     pub ts_val: Instant,
     /// Timestamp echo reply (TSecr).
     pub ts_ecr: Instant,
+}
+
+impl TcpHeader {
+    /// The 3-bit ACE field (RFC 9768 §3.2.2): AE, CWR, ECE from most to least significant.
+    #[inline]
+    pub fn ace(&self) -> u8 {
+        (self.ae as u8) << 2
+            | (self.flags & tcp_flags::CWR != 0) as u8 * 2
+            | (self.flags & tcp_flags::ECE != 0) as u8
+    }
+
+    /// Set the ACE field to `v` mod 8.
+    #[inline]
+    pub fn set_ace(&mut self, v: u8) {
+        self.ae = v & 4 != 0;
+        self.flags &= !(tcp_flags::CWR | tcp_flags::ECE);
+        if v & 2 != 0 {
+            self.flags |= tcp_flags::CWR;
+        }
+        if v & 1 != 0 {
+            self.flags |= tcp_flags::ECE;
+        }
+    }
 }
 
 /// A packet header. Sizes are IP packet sizes in bytes; link framing is added by the link.

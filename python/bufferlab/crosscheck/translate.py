@@ -73,6 +73,12 @@ NS3_NO_QDISC = {
 # BBR is ns-3's TcpBbr (Linux's v1, without the long-term policer sampling), which turns on its
 # socket's pacing itself.
 NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas", "bbr": "ns3::TcpBbr"}
+# ns-3 3.44 has TcpDctcp, but its receiver echo, ECT(0) forcing and RED's step marking are not
+# wired through the crosscheck program yet; Prague it lacks.
+NS3_REFUSED_CC = {
+    "dctcp": "the crosscheck does not map DCTCP to ns-3's TcpDctcp yet; run it on the simulator only",
+    "prague": "ns-3 (3.44) has no TCP Prague (nor AccECN feedback); run it on the simulator only",
+}
 # Pacing for the other algorithms: ns-3's TcpSocketState paces by a timer at Linux's rate (ratios
 # in percent), leaving the initial window unpaced as Linux leaves its first ten segments. These
 # are attribute defaults, so one setting for every socket of the run.
@@ -159,6 +165,10 @@ def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int
         # absent, ns-2's thresh_ 5 and maxthresh_ 15.
         min_th = _first(q.min_th_bytes if in_bytes else q.min_th_pkts, q.min_th, 5)
         max_th = _first(q.max_th_bytes if in_bytes else q.max_th_pkts, q.max_th, 15)
+        if max_th == min_th:
+            why.add(f"{path}.queue.qdisc.max_th", "ns-3's RED takes its slope as 1 / (MaxTh - MinTh) and hard-drops above "
+                    "MaxTh (UseHardDrop): step marking (min_th = max_th) has no ns-3 equivalent here; give max_th > min_th")
+            return None
         attrs.update({
             "MinTh": repr(float(min_th)),
             "MaxTh": repr(float(max_th)),
@@ -176,6 +186,15 @@ def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int
         attrs["UseEcn"] = "true" if q.ecn else "false"
         if isinstance(q, pt.FqCodelQdisc):
             attrs["Flows"] = str(q.flows)
+            if q.ce_threshold_ns is not None:
+                # ns-3's FqCoDel marks past CeThreshold every ECN-capable packet, or with
+                # UseL4s only ECT(1) (and CE): Linux's selector/mask 0x1/0x1 or mask 0.
+                sel = (q.ce_threshold_selector, q.ce_threshold_mask)
+                if sel not in ((1, 1), (0, 0)):
+                    why.add(f"{path}.queue.qdisc.ce_threshold_mask", "ns-3's FqCoDel applies its CeThreshold to every "
+                            "ECN-capable packet or (UseL4s) to ECT(1) only; use selector/mask 1/1 or 0/0")
+                attrs["CeThreshold"] = _ns(q.ce_threshold_ns)
+                attrs["UseL4s"] = "true" if sel == (1, 1) else "false"
             attrs.update(_extra(opts.qdisc, kind))
             # Not an attribute in ns-3 (whose default is the device MTU, 1500 B): set through
             # FqCoDelQueueDisc::SetQuantum. bufferlab's default is Linux's 1514 B.
@@ -303,6 +322,11 @@ def _direction(d: pt.DirSpec, path: str, name: str, limits: dict[str, Any], mtu_
 
 def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dict[str, Any]:
     cc = opts.cc
+    if cc in NS3_REFUSED_CC:
+        why.add(f"{path}.tcp.cc", NS3_REFUSED_CC[cc])
+        cc = "newreno"  # to go on collecting the block's other problems
+    if opts.has("accecn") and opts.accecn:
+        why.add(f"{path}.tcp.accecn", "ns-3 (3.44) has no AccECN feedback (RFC 9768); leave accecn out")
     min_rto = opts.min_rto_ns
     if not opts.handshake:
         why.add(f"{path}.tcp.handshake", "ns-3's TCP always opens with a handshake; remove handshake = false")

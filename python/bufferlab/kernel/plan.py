@@ -80,11 +80,21 @@ _REFUSED = {
     "cubic_fast_convergence": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
     "limit_output_bytes": "the kernel's TCP small queues act on the host's TUN device, which the driver drains at once, "
                           "never on the engine's qdisc and ring: their limit changes nothing there",
+    "accecn": "the hosts feed ECN back as RFC 3168 says (net.ipv4.tcp_ecn); AccECN feedback (tcp_ecn = 3) is not "
+              "set up by the backend",
+    "prague_rtt_target_ns": "Prague's RTT target is a parameter of the out-of-tree tcp_prague module",
+    "prague_rtt_transition": "Prague's RTT transition is a parameter of the out-of-tree tcp_prague module",
 }
 if _stale := set(_REFUSED) - pt.field_names(pt.TcpOptions):  # a renamed engine key fails at import
     raise ImportError(f"kernel backend: refused TCP keys the plan no longer has: {sorted(_stale)}")
+# Congestion controls the simulator has and a stock kernel may lack: refused by the `cc` key
+# unless the running kernel lists them (an unreadable list refuses them too).
+_NOT_IN_KERNEL = {
+    "dctcp": "this kernel has no dctcp congestion control (the tcp_dctcp module is not loaded)",
+    "prague": "this kernel has no prague congestion control (tcp_prague is out of tree, in the L4S team's kernel)",
+}
 _PLAN_TO_USER = {"max_rto_ns": "max_rto", "delack_ns": "delack", "min_rto_ns": "min_rto", "mss_bytes": "mss",
-                 "limit_output_bytes": "limit_output"}
+                 "limit_output_bytes": "limit_output", "prague_rtt_target_ns": "prague_rtt_target"}
 
 
 @dataclass
@@ -211,7 +221,9 @@ def build(sc: Any) -> KernelPlan:
         if tcp.cwnd_unit != "segment":
             refuse(i, "cwnd_unit", "Linux counts its congestion window in whole packets (snd_cwnd); leave cwnd_unit out")
         cc = CC_NAMES.get(tcp.cc, tcp.cc)
-        if isinstance(t, pt.TCP_TRAFFIC) and ccs and cc not in ccs:
+        if isinstance(t, pt.TCP_TRAFFIC) and cc in _NOT_IN_KERNEL and cc not in ccs:
+            refuse(i, "cc", _NOT_IN_KERNEL[cc] + f" (available: {' '.join(ccs) or 'unknown'}); run it on the simulator")
+        elif isinstance(t, pt.TCP_TRAFFIC) and ccs and cc not in ccs:
             refuse(i, "cc", f"this kernel has no {cc} congestion control (available: {' '.join(ccs)})")
         if isinstance(t, pt.RrulTraffic):
             refuse(i, "kind", "give the plan the tcp and ping blocks an rrul block stands for (the scenario reader expands it)")

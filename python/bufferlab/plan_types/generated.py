@@ -32,7 +32,20 @@ AtmMode: TypeAlias = Literal["noatm", "atm", "ptm"]
 # ``"cubic"``: RFC 9438.
 # ``"vegas"``: Brakmo & Peterson 1995.
 # ``"bbr"``: BBR v1 (Cardwell et al. 2016) as Linux's `tcp_bbr`: rate-based, always paced.
-CcKind: TypeAlias = Literal["newreno", "cubic", "vegas", "bbr"]
+# ``"dctcp"``: DCTCP (RFC 8257) as Linux's `tcp_dctcp`: ECN always on, the receiver echoes every mark,
+# the window falls by α/2 per window of marks.
+# ``"prague"``: TCP Prague (RFC 9331 §4.3), the L4S team's `tcp_prague`: ECT(1), AccECN feedback,
+# DCTCP-like response, paced, RTT-independent.
+CcKind: TypeAlias = Literal["newreno", "cubic", "vegas", "bbr", "dctcp", "prague"]
+
+
+# How the congestion window is counted.
+# ``"segment"``: Whole segments, as Linux (`snd_cwnd` and `snd_ssthresh` count packets): a reduction
+# rounds down (`tcp_reno_ssthresh`: cwnd / 2; `cubictcp_recalc_ssthresh`: cwnd · 717 /
+# 1024) and the window grows a segment at a time (`tcp_cong_avoid_ai`, Cubic's `cnt`).
+# ``"byte"``: Bytes (RFC 5681 §2 counts cwnd in bytes; ns-3's `TcpNewReno`): a reduction keeps its
+# fraction of a segment and Cubic grows the window by the byte.
+CwndUnit: TypeAlias = Literal["segment", "byte"]
 
 
 # How packets are sorted into tins by their DSCP (`tc-cake(8)`'s keywords).
@@ -44,13 +57,6 @@ CcKind: TypeAlias = Literal["newreno", "cubic", "vegas", "bbr"]
 # Minimum Latency, Network Control (the RFC 4594 classes pruned to eight).
 # ``"precedence"``: Eight tins by the old IP precedence (the DSCP's top three bits).
 Diffserv: TypeAlias = Literal["besteffort", "diffserv3", "diffserv4", "diffserv8", "precedence"]
-# How the congestion window is counted.
-# ``"segment"``: Whole segments, as Linux (`snd_cwnd` and `snd_ssthresh` count packets): a reduction
-# rounds down (`tcp_reno_ssthresh`: cwnd / 2; `cubictcp_recalc_ssthresh`: cwnd · 717 /
-# 1024) and the window grows a segment at a time (`tcp_cong_avoid_ai`, Cubic's `cnt`).
-# ``"byte"``: Bytes (RFC 5681 §2 counts cwnd in bytes; ns-3's `TcpNewReno`): a reduction keeps its
-# fraction of a segment and Cubic grows the window by the byte.
-CwndUnit: TypeAlias = Literal["segment", "byte"]
 
 
 # Link-layer framing: what a packet costs on the wire.
@@ -305,6 +311,20 @@ class FifoQdisc(PlanObject):
 class FqCodelQdisc(PlanObject):
     """FQ-CoDel's parameters (plan keys `target_ns`, `interval_ns`, `flows`, `quantum_bytes`)."""
     kind: Literal["fq_codel"] = "fq_codel"
+    # See `ce_threshold_selector` (Linux's `ce_threshold_mask`). Default 0x01.
+    ce_threshold_mask: int = 1
+    # Linux's `ce_threshold` (since 4.2): a packet that leaves after waiting longer than this
+    # is marked CE, besides CoDel's own marks, if its ECN field matches
+    # `ce_threshold_selector`/`ce_threshold_mask` — the shallow step marking an L4S sender
+    # (RFC 9331) needs. Absent: off, as Linux.
+    ce_threshold_ns: int | None = None
+    # With `ce_threshold_mask`, which packets `ce_threshold` applies to: those whose ECN field
+    # ANDed with the mask equals this (Linux's `ce_threshold_selector`, 5.14+, on the DS byte,
+    # whose two low bits are the ECN field). Default 0x01 with mask 0x01: ECT(1) and CE, the
+    # L4S identifier (RFC 9331 §5.1), as the L4S setting `ce_threshold_selector 0x1/0x1`;
+    # classic ECT(0) traffic is left to CoDel. Linux's own default, without a selector, is
+    # every ECN-capable packet: `ce_threshold_mask = 0`.
+    ce_threshold_selector: int = 1
     # Mark ECN-capable packets CE instead of dropping them (RFC 8290 §4.1 recommends it).
     # Default on, as Linux's `fq_codel`.
     ecn: bool = True
@@ -534,6 +554,13 @@ class TcpOptions(PlanObject):
     # regrows the window in one burst, and some seeds of ten flows through FQ-CoDel lose
     # hundreds of packets that Linux does not.
     abc_limit: int = 2
+    # Accurate ECN feedback (RFC 9768): asked for in the SYN (AE, CWR and ECE), the receiver
+    # counts CE-marked packets and every ACK carries the count's low 3 bits (the ACE field), so
+    # the sender learns how many packets were marked, not only that some were. Implies asking
+    # for ECN. Absent: on for `prague` (the module needs it, `TCP_CONG_NEEDS_ACCECN`), off
+    # otherwise (Linux's `net.ipv4.tcp_ecn` below 3). `prague` with `accecn = false` runs as the
+    # module then does, as Reno without ECN (`prague-reno`).
+    accecn: bool | None = None
     # Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     # eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     beta: float | None = None
@@ -619,6 +646,13 @@ class TcpOptions(PlanObject):
     # Linux's `net.ipv4.tcp_pacing_ss_ratio` (since 4.3), so the window can still double each
     # round trip.
     pacing_ss_ratio: int = 200
+    # Prague's RTT-independence target (`prague_rtt_target`): once RTT-independent, a flow
+    # with a shorter RTT grows and reduces as one of this RTT would. Default 25 ms, the
+    # module's; 0 turns RTT independence off.
+    prague_rtt_target_ns: int = 25_000_000
+    # Rounds of congestion avoidance before a Prague flow becomes RTT-independent
+    # (`prague_rtt_transition`). Default 500, the module's.
+    prague_rtt_transition: int = 500
     # Proportional Rate Reduction (RFC 6937) paces SACK loss recovery. Default on, as Linux
     # (since 3.2, always) and ns-3 (`TcpPrrRecovery`); off sends whatever RFC 6675's pipe
     # allows. Without SACK recovery is NewReno's either way.
@@ -877,8 +911,8 @@ __all__ = [
     "CcKind",
     "CodelQdisc",
     "ConstDist",
-    "Diffserv",
     "CwndUnit",
+    "Diffserv",
     "DirSpec",
     "Dist",
     "Dualpi2Qdisc",

@@ -92,7 +92,7 @@ fn errors_name_the_key() {
         ),
         (
             json!({ "kind": "red", "max_th": 2 }),
-            "max_th: must exceed min_th (5), got 2",
+            "max_th: must not be below min_th (5), got 2",
         ),
         (
             json!({ "kind": "red", "min_th_bytes": 3000, "max_th": 9 }),

@@ -12,6 +12,7 @@ use super::codel::{CodelConfig, CodelQueue, CodelVars};
 use super::flow_list::{Chain, Linked, NIL};
 use super::params::flow_hash;
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
+use crate::packet::Ecn;
 use crate::problem::Problem;
 use crate::time::{Duration, Instant};
 
@@ -35,6 +36,24 @@ pub struct FqCodelConfig {
     /// Mark ECN-capable packets CE instead of dropping them (RFC 8290 §4.1 recommends it).
     /// Default on, as Linux's `fq_codel`.
     pub ecn: bool,
+    /// Linux's `ce_threshold` (since 4.2): a packet that leaves after waiting longer than this
+    /// is marked CE, besides CoDel's own marks, if its ECN field matches
+    /// `ce_threshold_selector`/`ce_threshold_mask` — the shallow step marking an L4S sender
+    /// (RFC 9331) needs. Absent: off, as Linux.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub ce_threshold_ns: Option<Duration>,
+    /// With `ce_threshold_mask`, which packets `ce_threshold` applies to: those whose ECN field
+    /// ANDed with the mask equals this (Linux's `ce_threshold_selector`, 5.14+, on the DS byte,
+    /// whose two low bits are the ECN field). Default 0x01 with mask 0x01: ECT(1) and CE, the
+    /// L4S identifier (RFC 9331 §5.1), as the L4S setting `ce_threshold_selector 0x1/0x1`;
+    /// classic ECT(0) traffic is left to CoDel. Linux's own default, without a selector, is
+    /// every ECN-capable packet: `ce_threshold_mask = 0`.
+    #[schemars(range(max = 3))]
+    pub ce_threshold_selector: u8,
+    /// See `ce_threshold_selector` (Linux's `ce_threshold_mask`). Default 0x01.
+    #[schemars(range(max = 3))]
+    pub ce_threshold_mask: u8,
 }
 
 impl Default for FqCodelConfig {
@@ -47,6 +66,9 @@ impl Default for FqCodelConfig {
             flows: 1024,
             quantum_bytes: 1514,
             ecn: true,
+            ce_threshold_ns: None,
+            ce_threshold_selector: 0x01,
+            ce_threshold_mask: 0x01,
         }
     }
 }
@@ -55,6 +77,14 @@ impl FqCodelConfig {
     /// What the bounds of each key cannot say: target below interval (RFC 8289 §4.3).
     pub fn check(&self) -> Result<(), Problem> {
         self.codel().check()
+    }
+
+    /// Whether `ce_threshold` marks a packet that waited `sojourn` with ECN field `ecn`
+    /// (Linux's `codel_dequeue` tail: strictly longer, and the selector matching).
+    #[inline]
+    pub fn ce_threshold_marks(&self, sojourn: Duration, ecn: Ecn) -> bool {
+        self.ce_threshold_ns.is_some_and(|th| sojourn > th)
+            && (ecn as u8) & self.ce_threshold_mask == self.ce_threshold_selector
     }
 
     /// The CoDel each flow queue runs.
@@ -370,6 +400,17 @@ impl FqCodel {
         }
     }
 
+    /// The packet leaving: `ce_threshold`'s mark on top of CoDel's (Linux applies it to what
+    /// `codel_dequeue` returns, by that packet's sojourn).
+    #[inline]
+    fn ce_threshold(&self, now: Instant, got: Option<QItem>, drops: &mut Drops) -> Option<QItem> {
+        let mut it = got?;
+        if self.cfg.ce_threshold_marks(now.saturating_since(it.enq), it.ecn) {
+            drops.mark(&mut it);
+        }
+        Some(it)
+    }
+
     /// RFC 8290 §4.2: deficit round robin, new list first. `passing`: a packet of the flow queue
     /// given, not stored in the slab (see [`FqCodel::pass_through`]).
     #[inline(never)]
@@ -495,10 +536,11 @@ impl QueueDisc for FqCodel {
 
     #[inline]
     fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
-        match self.serve_inline(now, None) {
+        let got = match self.serve_inline(now, None) {
             Ok(got) => got,
             Err(passing) => self.serve(now, drops, passing),
-        }
+        };
+        self.ce_threshold(now, got, drops)
     }
 
     /// Enqueue and dequeue at once, for a packet reaching an empty discipline before an idle
@@ -520,10 +562,11 @@ impl QueueDisc for FqCodel {
             self.push_list(List::New, fi as u32);
         }
         let passing = Some((fi as u32, item));
-        match self.serve_inline(now, passing) {
+        let got = match self.serve_inline(now, passing) {
             Ok(got) => got,
             Err(passing) => self.serve(now, drops, passing),
-        }
+        };
+        self.ce_threshold(now, got, drops)
     }
     fn len_pkts(&self) -> u64 {
         self.pkts

@@ -179,10 +179,15 @@ impl RedSpec {
             mean_pkt_bytes: self.mean_pkt_bytes,
             ecn: self.ecn,
         };
-        if c.max_th <= c.min_th {
+        // min_th = max_th is allowed, as Linux's RED allows it (`red_check_params` refuses
+        // only max < min; `red_set_parms` then divides by a delta of at least 1): with `max_p
+        // = 1` it is the step marking DCTCP deployments configure (RFC 8257 §3.1; `tc qdisc
+        // ... red min K max K probability 1.0 ecn` with a burst small enough for Wlog 0, here
+        // `weight = 1`).
+        if c.max_th < c.min_th {
             return Err(at_key(
                 "max_th",
-                format!("must exceed min_th ({}), got {}", c.min_th, c.max_th),
+                format!("must not be below min_th ({}), got {}", c.min_th, c.max_th),
             ));
         }
         Ok(c)
@@ -224,7 +229,9 @@ impl Red {
         self.avg
     }
 
-    /// `p_b` for an average queue `avg` (Floyd & Jacobson §4; gentle per Floyd 2000).
+    /// `p_b` for an average queue `avg` (Floyd & Jacobson §4; gentle per Floyd 2000). With
+    /// `min_th = max_th` the linear part is empty: from the threshold on it is `max_p`, ramping
+    /// to 1 if gentle, 1 if not.
     pub fn base_prob(&self, avg: f64) -> f64 {
         let c = &self.cfg;
         if avg < c.min_th {

@@ -2,7 +2,7 @@
 //! sized), web (Poisson arrivals of connections, each its own transfer), or on/off (seed 003
 //! §4.1: a burst of `size`, an idle time, again, on one persistent connection).
 
-use super::cc::{bbr::Bbr, cubic::Cubic, newreno::NewReno, vegas::Vegas, Cc};
+use super::cc::{bbr::Bbr, cubic::Cubic, dctcp::Dctcp, newreno::NewReno, prague::Prague, vegas::Vegas, Cc};
 use super::params::{CcConfig, TcpParams};
 use super::sender::{Event, Peer, SendConn};
 use crate::dist::Sampler;
@@ -55,6 +55,8 @@ pub fn make_cc(p: &TcpParams, seed: u64) -> Cc {
         ),
         CcConfig::Vegas(c) => Cc::Vegas(Vegas::new(c.alpha, c.beta, c.gamma, c.loss_beta)),
         CcConfig::Bbr => Cc::Bbr(Bbr::new(seed)),
+        CcConfig::Dctcp(c) => Cc::Dctcp(Dctcp::new(c)),
+        CcConfig::Prague(c) => Cc::Prague(Prague::new(c)),
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! - [`params`]: the options of a traffic block's `tcp` map and their defaults;
 //! - [`rtt`]: RTT estimation and the retransmission timeout (RFC 6298);
-//! - [`cc`]: congestion control behind one trait (NewReno, Cubic, Vegas);
+//! - [`cc`]: congestion control behind one trait (NewReno, Cubic, Vegas, BBR, DCTCP, Prague);
+//! - [`accecn`]: Accurate ECN feedback's counters (RFC 9768);
 //! - [`scoreboard`]: the SACK scoreboard (RFC 6675); [`prr`]: Proportional Rate Reduction
 //!   (RFC 6937), the sending rate during SACK recovery; [`rack`]: RACK's time-based loss
 //!   detection (RFC 8985); [`frto`]: spurious timeouts (RFC 5682);
@@ -14,6 +15,7 @@
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the SYN and FIN do not take
 //! a sequence number. See `docs/tcp.md`.
 
+pub mod accecn;
 pub mod bufauto;
 pub mod cc;
 pub mod endpoint;
@@ -39,6 +41,8 @@ pub use receiver::TcpReceiver;
 mod bbr_tests;
 #[cfg(test)]
 mod bufauto_tests;
+#[cfg(test)]
+mod dctcp_tests;
 #[cfg(test)]
 mod edt_tests;
 #[cfg(test)]

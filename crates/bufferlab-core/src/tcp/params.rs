@@ -5,9 +5,12 @@ use serde::{Deserialize, Serialize};
 
 use super::bufauto::AutoSize;
 use super::cc::cubic::CubicConfig;
+use super::cc::dctcp::DctcpConfig;
 use super::cc::newreno::NewRenoConfig;
+use super::cc::prague::PragueConfig;
 use super::cc::vegas::VegasConfig;
 use super::pacing;
+use crate::packet::Ecn;
 use crate::problem::{at_key, Problem};
 use crate::time::{fmt_ns, Duration, NS_PER_SEC};
 
@@ -37,6 +40,12 @@ pub enum CcKind {
     Vegas,
     /// BBR v1 (Cardwell et al. 2016) as Linux's `tcp_bbr`: rate-based, always paced.
     Bbr,
+    /// DCTCP (RFC 8257) as Linux's `tcp_dctcp`: ECN always on, the receiver echoes every mark,
+    /// the window falls by α/2 per window of marks.
+    Dctcp,
+    /// TCP Prague (RFC 9331 §4.3), the L4S team's `tcp_prague`: ECT(1), AccECN feedback,
+    /// DCTCP-like response, paced, RTT-independent.
+    Prague,
 }
 
 /// What a congestion event's reduction is taken from (the window `ssthresh` is a fraction of).
@@ -188,6 +197,23 @@ pub struct TcpOptions {
     /// accepts ECN from a peer that asks but does not ask; `true` is `tcp_ecn = 1`. A receiver
     /// always accepts, as Linux's default does.
     pub ecn: bool,
+    /// Accurate ECN feedback (RFC 9768): asked for in the SYN (AE, CWR and ECE), the receiver
+    /// counts CE-marked packets and every ACK carries the count's low 3 bits (the ACE field), so
+    /// the sender learns how many packets were marked, not only that some were. Implies asking
+    /// for ECN. Absent: on for `prague` (the module needs it, `TCP_CONG_NEEDS_ACCECN`), off
+    /// otherwise (Linux's `net.ipv4.tcp_ecn` below 3). `prague` with `accecn = false` runs as the
+    /// module then does, as Reno without ECN (`prague-reno`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accecn: Option<bool>,
+    /// Prague's RTT-independence target (`prague_rtt_target`): once RTT-independent, a flow
+    /// with a shorter RTT grows and reduces as one of this RTT would. Default 25 ms, the
+    /// module's; 0 turns RTT independence off.
+    #[schemars(range(max = 1_000_000_000))]
+    pub prague_rtt_target_ns: Duration,
+    /// Rounds of congestion avoidance before a Prague flow becomes RTT-independent
+    /// (`prague_rtt_transition`). Default 500, the module's.
+    #[schemars(range(max = 1_000_000))]
+    pub prague_rtt_transition: u32,
     /// Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     /// after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     pub delayed_ack: bool,
@@ -324,6 +350,9 @@ impl Default for TcpOptions {
             abc_limit: 2,
             timestamps: true,
             ecn: false,
+            accecn: None,
+            prague_rtt_target_ns: PragueConfig::default().rtt_target,
+            prague_rtt_transition: PragueConfig::default().rtt_transition,
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
             beta: None,
@@ -364,6 +393,8 @@ pub enum CcConfig {
     Vegas(VegasConfig),
     /// BBR has no parameters: Linux's are constants of `tcp_bbr.c` (see `cc::bbr`).
     Bbr,
+    Dctcp(DctcpConfig),
+    Prague(PragueConfig),
 }
 
 /// What a connection runs with: the options resolved, the algorithm's parameters apart.
@@ -383,7 +414,19 @@ pub struct TcpParams {
     pub cwnd_unit: CwndUnit,
     pub abc_limit: u32,
     pub timestamps: bool,
+    /// Asks for ECN in the SYN (the `ecn` key, or an algorithm that needs it).
     pub ecn: bool,
+    /// The codepoint new data goes out with once ECN is agreed: ECT(1) for Prague (L4S, RFC
+    /// 9331 §4.1), ECT(0) otherwise.
+    pub ect: Ecn,
+    /// Asks for AccECN feedback (RFC 9768); the receiver agrees when it is on.
+    pub accecn: bool,
+    /// The receiver echoes every CE state change (RFC 8257 §3.2), DCTCP's receiver.
+    pub dctcp_echo: bool,
+    /// The algorithm needs ECN (Linux's `TCP_CONG_NEEDS_ECN`: DCTCP, Prague): its SYN,
+    /// retransmissions and other segments without new data are ECN-capable too
+    /// (`tcp_ecn_send_syn`, and `tcp_ecn_send` skipping `INET_ECN_dontxmit`).
+    pub needs_ecn: bool,
     pub delayed_ack: bool,
     pub delack_ns: Duration,
     pub initial_window: u32,
@@ -513,7 +556,20 @@ impl TcpOptions {
                 })
             }
             CcKind::Bbr => CcConfig::Bbr,
+            CcKind::Dctcp => CcConfig::Dctcp(DctcpConfig::default()),
+            // Without AccECN the module falls back to Reno and sends Not-ECT (`prague-reno`).
+            CcKind::Prague if self.accecn == Some(false) => {
+                CcConfig::NewReno(NewRenoConfig::default())
+            }
+            CcKind::Prague => CcConfig::Prague(PragueConfig {
+                rtt_target: self.prague_rtt_target_ns,
+                rtt_transition: self.prague_rtt_transition,
+            }),
         };
+        let prague = matches!(cc, CcConfig::Prague(_));
+        // DCTCP and Prague ask for ECN whatever `ecn` says (Linux's `TCP_CONG_NEEDS_ECN`).
+        let accecn = self.accecn.unwrap_or(prague);
+        let ecn = self.ecn || accecn || matches!(cc, CcConfig::Dctcp(_)) || prague;
         TcpParams {
             cc,
             pacing: self.pacing || self.cc == CcKind::Bbr,
@@ -527,7 +583,11 @@ impl TcpOptions {
             cwnd_unit: self.cwnd_unit,
             abc_limit: self.abc_limit,
             timestamps: self.timestamps,
-            ecn: self.ecn,
+            ecn,
+            ect: if prague { Ecn::Ect1 } else { Ecn::Ect0 },
+            accecn,
+            dctcp_echo: self.cc == CcKind::Dctcp,
+            needs_ecn: prague || self.cc == CcKind::Dctcp,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,
@@ -607,6 +667,25 @@ mod tests {
         let v = opts(json!({"cc": "vegas", "beta": 0.5})).resolve();
         let CcConfig::Vegas(v) = v.cc else { panic!() };
         assert_eq!((v.alpha, v.beta, v.loss_beta), (1.0, 3.0, 0.5));
+    }
+
+    #[test]
+    fn dctcp_and_prague_force_ecn_and_prague_needs_accecn() {
+        let p = opts(json!({"cc": "dctcp"})).resolve();
+        assert_eq!(p.cc, CcConfig::Dctcp(DctcpConfig { alpha_init: 1.0, g: 1.0 / 16.0 }));
+        assert_eq!((p.ecn, p.ect, p.accecn, p.dctcp_echo), (true, Ecn::Ect0, false, true));
+        let p = opts(json!({"cc": "prague"})).resolve();
+        assert_eq!(
+            p.cc,
+            CcConfig::Prague(PragueConfig { rtt_target: Duration::from_ms(25), rtt_transition: 500 })
+        );
+        assert_eq!((p.ecn, p.ect, p.accecn, p.dctcp_echo), (true, Ecn::Ect1, true, false));
+        let p = opts(json!({"cc": "prague", "accecn": false})).resolve();
+        assert_eq!((p.cc, p.ecn), (CcConfig::NewReno(NewRenoConfig::default()), false));
+        let p = opts(json!({"accecn": true})).resolve();
+        assert_eq!((p.ecn, p.accecn, p.ect), (true, true, Ecn::Ect0));
+        let p = opts(json!({})).resolve();
+        assert_eq!((p.ecn, p.accecn, p.dctcp_echo), (false, false, false));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! §4.2.3.2, RFC 5681 §4.2), timestamp echo (RFC 7323 §4.3). One agent serves every connection
 //! of a flow (a web flow multiplexes many).
 
+use super::accecn;
 use super::bufauto::{AutoSize, RecvAuto};
 use super::params::TcpParams;
 use crate::hooks::{AgentHooks, Io};
@@ -40,6 +41,26 @@ pub struct RecvConn {
     /// The window advertised: the block's `rwnd`, grown by FreeBSD's auto-sizing when on.
     rwnd: u32,
     auto: RecvAuto,
+    /// How marks are fed back, as agreed in the handshake.
+    echo: Echo,
+    /// The last ECN-capable data packet was CE (DCTCP's `ce_state`; AccECN's change trigger).
+    ce_state: bool,
+    /// AccECN: CE-marked packets received (`r.cep`), and those since the last ACK.
+    cep: u32,
+    ce_unacked: u32,
+}
+
+/// How a receiver feeds marks back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Echo {
+    /// ECE from a CE until the sender's CWR (RFC 3168 §6.1.3).
+    #[default]
+    Classic,
+    /// ECE on exactly the ACKs of CE-marked data, an ACK at once on every change (RFC 8257
+    /// §3.2; Linux's `dctcp_ece_ack_update`).
+    Dctcp,
+    /// The count of CE-marked packets in the ACE field (RFC 9768).
+    AccEcn,
 }
 
 impl Default for RecvConn {
@@ -59,6 +80,10 @@ impl Default for RecvConn {
             quickacks: 0,
             rwnd: 0,
             auto: RecvAuto::default(),
+            echo: Echo::Classic,
+            ce_state: false,
+            cep: accecn::CEP_INIT,
+            ce_unacked: 0,
         }
     }
 }
@@ -67,6 +92,11 @@ impl RecvConn {
     /// Bytes delivered in order so far.
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    /// How this connection feeds marks back.
+    pub fn echo(&self) -> Echo {
+        self.echo
     }
 
     /// Record `[s, e)` above `rcv_nxt`, merging with its neighbours.
@@ -150,6 +180,11 @@ pub struct TcpReceiver {
     peer_node: NodeId,
     peer_agent: AgentId,
     conns: Vec<RecvConn>,
+    /// Agrees to AccECN when asked; echoes as DCTCP does when RFC 3168 ECN is agreed.
+    accecn: bool,
+    dctcp_echo: bool,
+    /// Without a handshake: the feedback the sender's settings imply.
+    echo_no_syn: Echo,
 }
 
 impl TcpReceiver {
@@ -166,6 +201,15 @@ impl TcpReceiver {
             peer_node: 0,
             peer_agent: 0,
             conns: Vec::new(),
+            accecn: p.accecn,
+            dctcp_echo: p.dctcp_echo,
+            echo_no_syn: if p.accecn {
+                Echo::AccEcn
+            } else if p.dctcp_echo {
+                Echo::Dctcp
+            } else {
+                Echo::Classic
+            },
         }
     }
 
@@ -174,8 +218,13 @@ impl TcpReceiver {
     }
 
     fn reply(&mut self, io: &mut Io, conn: u32, flags: u8) {
+        self.reply_syn(io, conn, flags, false);
+    }
+
+    /// An ACK (a SYN-ACK with the AE flag `ae`).
+    fn reply_syn(&mut self, io: &mut Io, conn: u32, flags: u8, ae: bool) {
         let c = &mut self.conns[conn as usize];
-        let flags = if c.demand_cwr {
+        let flags = if c.demand_cwr && c.echo != Echo::AccEcn {
             flags | tcp_flags::ECE
         } else {
             flags
@@ -187,6 +236,7 @@ impl TcpReceiver {
             rwnd: c.rwnd,
             ts_val: io.now,
             ts_ecr: c.ts_recent,
+            ae,
             ..Default::default()
         };
         if self.sack && !c.ooo.is_empty() {
@@ -194,6 +244,10 @@ impl TcpReceiver {
         }
         if self.rwnd_auto.is_some() {
             c.auto.on_ack_sent(io.now);
+        }
+        if c.echo == Echo::AccEcn && flags & tcp_flags::SYN == 0 {
+            tcp.set_ace((c.cep % 8) as u8);
+            c.ce_unacked = 0;
         }
         c.last_ack_sent = c.rcv_nxt;
         c.pending = 0;
@@ -221,31 +275,26 @@ impl TcpReceiver {
         if w.contains(io.now) {
             st.owd.record((io.now - pkt.created).as_ns());
         }
-        let c = &mut self.conns[h.conn as usize];
-        c.srtt_ns = pkt.srtt_ns;
-        // RFC 3168 §6.1.3: CWR ends the echo; CE (of this same segment too) starts it again.
-        // A segment with data and CWR is acknowledged at once: its sender has just reduced, its
-        // window may be a segment or two (Linux's `tcp_ecn_accept_cwr`, `ICSK_ACK_NOW`).
-        let cwr = h.flags & tcp_flags::CWR != 0;
-        if cwr {
-            c.demand_cwr = false;
-        }
+        // A data segment with CWR is acknowledged at once: its sender has just reduced, its
+        // window may be a segment or two (Linux's `tcp_ecn_accept_cwr`, `ICSK_ACK_NOW`; not with
+        // AccECN, whose CWR bit is part of the ACE counter). The echo's own state is
+        // `echo_marks`'.
+        let cwr = self.conns[h.conn as usize].echo != Echo::AccEcn && h.flags & tcp_flags::CWR != 0;
         if pkt.ecn == Ecn::Ce {
             let st = &mut io.flows[self.flow as usize];
             let w = st.window;
             st.ce_received.add(&w, io.now, 1);
-            if !c.demand_cwr {
-                c.quickacks = 2;
-            }
-            c.demand_cwr = true;
         }
+        let ack_now = self.echo_marks(io, h.conn, h.flags, pkt.ecn);
+        let c = &mut self.conns[h.conn as usize];
+        c.srtt_ns = pkt.srtt_ns;
         // RFC 7323 §4.3: echo the timestamp of the segment that advanced the left edge, so the
         // sender's RTT samples include delayed-ACK waits and not out-of-order spacing.
         if h.seq <= c.last_ack_sent && h.ts_val >= c.ts_recent {
             c.ts_recent = h.ts_val;
         }
         let end = h.seq + h.len as u64;
-        let immediate = if end <= c.rcv_nxt {
+        let in_order_or_dup = if end <= c.rcv_nxt {
             // A duplicate: ACK at once so the sender learns what is missing (RFC 5681 §4.2).
             true
         } else if h.seq <= c.rcv_nxt {
@@ -266,6 +315,8 @@ impl TcpReceiver {
             c.insert(h.seq, end);
             true
         };
+        // (Evaluated after the segment is taken in.)
+        let immediate = in_order_or_dup || ack_now;
         if immediate {
             let c = &mut self.conns[h.conn as usize];
             c.quickacks = c.quickacks.saturating_sub(1);
@@ -276,6 +327,60 @@ impl TcpReceiver {
             if c.delack_armed.is_none_or(|a| at < a) {
                 c.delack_armed = Some(at);
                 io.set_timer(at, h.conn);
+            }
+        }
+    }
+}
+
+impl TcpReceiver {
+    /// Take a data segment's ECN field into the connection's feedback; whether it wants an
+    /// ACK at once.
+    fn echo_marks(&mut self, io: &mut Io, conn: u32, flags: u8, ecn: Ecn) -> bool {
+        let c = &mut self.conns[conn as usize];
+        let ce = ecn == Ecn::Ce;
+        match c.echo {
+            Echo::Classic => {
+                // RFC 3168 §6.1.3: CWR ends the echo; CE (of this same segment too) starts it
+                // again, and the first ACKs after it go at once.
+                if flags & tcp_flags::CWR != 0 {
+                    c.demand_cwr = false;
+                }
+                if ce {
+                    if !c.demand_cwr {
+                        c.quickacks = 2;
+                    }
+                    c.demand_cwr = true;
+                }
+                false
+            }
+            Echo::Dctcp => {
+                // RFC 8257 §3.2: ECE on the ACKs of CE data only. When the state changes, a
+                // delayed ACK still owed for the earlier segments goes first with the old state,
+                // then this segment is acknowledged at once with the new one. Not-ECT segments
+                // (retransmissions) leave the state alone (Linux raises no CA event for them).
+                if ecn == Ecn::NotEct {
+                    return false;
+                }
+                let changed = ce != c.ce_state;
+                if changed && c.delack_at.is_some() {
+                    self.reply(io, conn, tcp_flags::ACK);
+                }
+                let c = &mut self.conns[conn as usize];
+                c.ce_state = ce;
+                c.demand_cwr = ce;
+                changed
+            }
+            Echo::AccEcn => {
+                // RFC 9768 §3.2.2.5: count the mark; ACK at once on a CE after a non-CE packet
+                // (change-triggered) or once marks since the last ACK reach the trigger.
+                let before = c.ce_state;
+                c.ce_state = ce;
+                if !ce {
+                    return false;
+                }
+                c.cep = c.cep.wrapping_add(1);
+                c.ce_unacked += 1;
+                !before || c.ce_unacked >= accecn::INCREMENT_TRIGGER
             }
         }
     }
@@ -295,8 +400,10 @@ impl AgentHooks for TcpReceiver {
                 return;
             }
             let rwnd = self.rwnd;
+            let echo = self.echo_no_syn;
             self.conns.resize_with(conn + 1, || RecvConn {
                 rwnd,
+                echo,
                 ..RecvConn::default()
             });
         }
@@ -308,14 +415,21 @@ impl AgentHooks for TcpReceiver {
             c.ts_recent = pkt.tcp.ts_val;
             c.srtt_ns = pkt.srtt_ns;
             // RFC 3168 §6.1.1: agree to ECN when the SYN asks (ECE and CWR), as Linux's default
-            // `tcp_ecn = 2` does.
+            // `tcp_ecn = 2` does; to AccECN when it also sets AE and this end has it (RFC 9768
+            // §3.1.1; the SYN left Not-ECT).
             let ecn_setup = tcp_flags::ECE | tcp_flags::CWR;
-            let agree = if flags & ecn_setup == ecn_setup {
-                tcp_flags::ECE
+            let asks = flags & ecn_setup == ecn_setup;
+            let (echo, ae, agree) = if asks && pkt.tcp.ae && self.accecn {
+                (Echo::AccEcn, accecn::SYN_ACK_NOT_ECT.0, accecn::SYN_ACK_NOT_ECT.1)
+            } else if asks && self.dctcp_echo {
+                (Echo::Dctcp, false, tcp_flags::ECE)
+            } else if asks {
+                (Echo::Classic, false, tcp_flags::ECE)
             } else {
-                0
+                (Echo::Classic, false, 0)
             };
-            self.reply(io, conn as u32, tcp_flags::SYN | tcp_flags::ACK | agree);
+            c.echo = echo;
+            self.reply_syn(io, conn as u32, tcp_flags::SYN | tcp_flags::ACK | agree, ae);
         } else if pkt.tcp.len > 0 {
             self.on_data(io, pkt);
         } else if flags & tcp_flags::FIN != 0 {

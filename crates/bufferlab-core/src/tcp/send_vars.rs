@@ -2,8 +2,10 @@
 //! `CodelConfig`, `CodelVars` and its stats, after Linux's `codel_params` / `codel_vars` /
 //! `codel_stats`): what the traffic block fixed, what moves with every ACK, what only goes up.
 
+use super::accecn::AceCounter;
 use super::bufauto::AutoSize;
 use super::params::{RttSamples, SsthreshFrom, TcpParams};
+use crate::packet::Ecn;
 use crate::time::{Duration, Instant};
 
 /// What the traffic block's `tcp` options fixed when the connection opened.
@@ -26,8 +28,13 @@ pub(super) struct SendConfig {
     pub(super) sndbuf_auto: Option<AutoSize>,
     /// The RTO's samples come from one timed segment at a time (`RttSamples::OnePerRtt`).
     pub(super) one_per_rtt: bool,
-    /// Whether it asks for ECN (RFC 3168 §6.1.1).
+    /// Whether it asks for ECN (RFC 3168 §6.1.1), and for AccECN feedback (RFC 9768 §3.1.1).
     pub(super) ecn: bool,
+    pub(super) accecn: bool,
+    /// The codepoint of its new data once ECN is agreed: ECT(0), or ECT(1) for L4S.
+    pub(super) ect: Ecn,
+    /// Every segment is ECN-capable, not only new data (`TcpParams::needs_ecn`).
+    pub(super) ect_all: bool,
     /// Whether it paces (the `pacing` key, or a rate-controlling algorithm), and Linux's pacing
     /// ratios in percent.
     pub(super) pacing: bool,
@@ -58,6 +65,9 @@ impl SendConfig {
             sndbuf_auto: p.sndbuf_auto,
             one_per_rtt: p.rtt_samples == RttSamples::OnePerRtt,
             ecn: p.ecn,
+            accecn: p.accecn,
+            ect: p.ect,
+            ect_all: p.needs_ecn,
             pacing: p.pacing || rate_control,
             pacing_ss_ratio: p.pacing_ss_ratio,
             pacing_ca_ratio: p.pacing_ca_ratio,
@@ -114,6 +124,9 @@ pub(super) struct SendVars {
     pub(super) cwnd_limited: bool,
     /// ECN was agreed in the handshake (or asked for, without one): new data goes out ECT(0).
     pub(super) ecn_ok: bool,
+    /// AccECN was agreed: marks are counted from the ACE field (`ace`), not read from ECE.
+    pub(super) accecn_ok: bool,
+    pub(super) ace: AceCounter,
     /// The next new segment carries CWR (RFC 3168 §6.1.2): a reduction was made.
     pub(super) cwr_pending: bool,
     /// The window reduction an ECN-Echo began (Linux's CWR state) lasts until the cumulative ACK
@@ -162,6 +175,8 @@ impl SendVars {
             last_send: Instant::ZERO,
             cwnd_limited: true,
             ecn_ok: p.ecn && !p.handshake,
+            accecn_ok: p.accecn && !p.handshake,
+            ace: AceCounter::default(),
             cwr_pending: false,
             cwr_end: None,
             pacing_rate: None,

@@ -12,6 +12,7 @@
 //! controls the rate (BBR) in [`control`].
 
 mod control;
+mod ecn;
 mod pace;
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
@@ -178,14 +179,15 @@ impl SendConn {
         }
         if self.cfg.handshake {
             self.state = State::SynSent;
-            // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR. A retransmitted SYN goes
-            // without them (Linux's fallback), so a path that drops ECN-setup SYNs still opens.
+            // RFC 3168 §6.1.1: an ECN-setup SYN carries ECE and CWR (and AE to ask for AccECN,
+            // RFC 9768 §3.1.1). A retransmitted SYN goes without them (Linux's fallback), so a
+            // path that drops ECN-setup SYNs still opens.
             let ecn = if self.cfg.ecn {
                 tcp_flags::ECE | tcp_flags::CWR
             } else {
                 0
             };
-            self.send_ctl(io, peer, tcp_flags::SYN | ecn);
+            self.send_ctl_ae(io, peer, tcp_flags::SYN | ecn, self.cfg.ecn && self.cfg.accecn);
             self.restart_timer(io, peer);
         } else {
             self.state = State::Open;
@@ -282,8 +284,21 @@ impl SendConn {
     }
 
     fn send_ctl(&mut self, io: &mut Io, peer: &Peer, flags: u8) {
-        let h = self.header(io, self.v.end.min(self.v.max), 0, flags);
+        self.send_ctl_ae(io, peer, flags, false);
+    }
+
+    /// A segment without data, with the AE flag `ae`.
+    fn send_ctl_ae(&mut self, io: &mut Io, peer: &Peer, flags: u8, ae: bool) {
+        let mut h = self.header(io, self.v.end.min(self.v.max), 0, flags);
+        h.ae = ae;
         let mut p = self.packet(io, peer, h);
+        // An algorithm that needs ECN sends its first SYN, and everything once ECN is agreed,
+        // ECN-capable (Linux's `tcp_ecn_send_syn`: `INET_ECN_xmit` for `TCP_CONG_NEEDS_ECN`),
+        // so a marking queue marks its SYN rather than dropping it.
+        let syn = flags & tcp_flags::SYN != 0;
+        if self.cfg.ect_all && ((syn && !self.v.syn_retransmitted) || (!syn && self.v.ecn_ok)) {
+            p.ecn = self.cfg.ect;
+        }
         p.tstamp = self.v.wstamp.max(io.now);
         self.count_sent(io, peer, p.size, false);
         io.send(p);
@@ -293,17 +308,19 @@ impl SendConn {
     /// Send the segment `[seq, seq + len)`.
     fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32) {
         // RFC 3168 §6.1.5: only new data is ECN-capable (a retransmission is not, as Linux's
-        // `tcp_ecn_send`), and the first new segment after a reduction carries CWR.
-        let ect = self.v.ecn_ok && seq >= self.v.max;
+        // `tcp_ecn_send`, unless the algorithm needs ECN), and the first new segment after a
+        // reduction carries CWR.
+        let new = seq >= self.v.max;
+        let ect = self.v.ecn_ok && (new || self.cfg.ect_all);
         let mut flags = tcp_flags::ACK;
-        if ect && self.v.cwr_pending {
+        if ect && new && self.v.cwr_pending && !self.v.accecn_ok {
             flags |= tcp_flags::CWR;
             self.v.cwr_pending = false;
         }
         let h = self.header(io, seq, len, flags);
         let mut p = self.packet(io, peer, h);
         if ect {
-            p.ecn = Ecn::Ect0;
+            p.ecn = self.cfg.ect;
         }
         // Every packet leaves with its earliest departure time (Linux 4.20+: `skb->tstamp` =
         // max(`tcp_wstamp_ns`, now)), which its host's `fq` enforces; TCP small queues count
@@ -588,6 +605,7 @@ impl SendConn {
         self.v.peer_rwnd = h.rwnd as u64;
         self.v.peer_ts = h.ts_val;
         let ack = h.ack.min(self.v.max);
+        let una_before = self.v.una;
         let cwnd_before = self.rate_begin();
         let before = (self.sb.head(), self.sb.sacked());
         self.sb
@@ -598,7 +616,8 @@ impl SendConn {
         let duplicate = ack == self.v.una && h.len == 0 && self.v.max > self.v.una;
         // The ECN-Echo first: the ACK that carries it grows nothing (Linux's `tcp_ack` enters
         // CWR before `tcp_cong_control`).
-        if self.v.ecn_ok && h.flags & tcp_flags::ECE != 0 {
+        let marks = self.read_ecn_feedback(h, ack, before.1, duplicate);
+        if marks.signal {
             // An ACK above the reduction's window ends it before its ECN-Echo is read, so the
             // echo of a new mark starts the next reduction at once (Linux's
             // `tcp_fastretrans_alert`: the CWR state's exit, step D, comes before
@@ -627,6 +646,7 @@ impl SendConn {
             self.sb.detect_losses();
             self.find_losses(io, peer, before);
         }
+        self.ack_event(io.now, before, una_before, duplicate, marks);
         if self.cfg.rate_control {
             let ts_rtt = advanced.then(|| io.now.saturating_since(h.ts_ecr));
             self.rate_end(io.now, cwnd_before, ts_rtt);
@@ -687,10 +707,7 @@ impl SendConn {
                     // control: a 40 B SYN crosses each link faster than a full segment, and
                     // Vegas would take it for a base RTT no data segment can reach.
                     self.rtt.sample(io.now.saturating_since(h.ts_ecr));
-                    // RFC 3168 §6.1.1: the peer agrees with ECE (and not CWR) in its SYN-ACK.
-                    self.v.ecn_ok = self.cfg.ecn
-                        && h.flags & tcp_flags::ECE != 0
-                        && h.flags & tcp_flags::CWR == 0;
+                    self.negotiated_ecn(h);
                     self.state = State::Open;
                     self.v.rto_at = None;
                     // Linux runs `tcp_ack` on the SYN-ACK, so the rate starts from its RTT.
@@ -814,7 +831,7 @@ impl SendConn {
             return;
         }
         let base = self.reduction_base();
-        self.cc.on_congestion(io.now, &mut self.w, base);
+        self.cc.on_ecn(io.now, &mut self.w, base);
         self.v.cwr_end = Some(self.v.max);
         if self.cfg.sack && self.cfg.use_prr {
             self.prr = Some(Prr::start(base.div_ceil(self.cfg.mss)));
@@ -834,9 +851,10 @@ impl SendConn {
         self.prr = None;
     }
 
-    /// A reduction was made: with ECN, the next new segment says so (CWR, RFC 3168 §6.1.2).
+    /// A reduction was made: with ECN, the next new segment says so (CWR, RFC 3168 §6.1.2;
+    /// not with AccECN, whose CWR flag is part of the ACE field, RFC 9768 §3.2.2).
     fn note_reduction(&mut self) {
-        if self.v.ecn_ok {
+        if self.v.ecn_ok && !self.v.accecn_ok {
             self.v.cwr_pending = true;
         }
     }

@@ -59,6 +59,11 @@ pub struct Net {
     pub drop: DropRule,
     /// Drop rule for ACKs.
     pub drop_ack: DropRule,
+    /// Marking rule for ECN-capable data packets (CE in place of their ECT codepoint).
+    pub mark: DropRule,
+    /// Step marking: an ECN-capable packet that finds this many packets at the bottleneck (the
+    /// one in service included) is marked CE.
+    pub mark_at_pkts: Option<usize>,
     /// Delay added to an ACK sent at the given time (a delay spike on the return path).
     pub ack_extra: Box<dyn FnMut(Instant) -> Duration>,
     /// Duplication rule for data-direction packets: how many extra copies the network delivers.
@@ -114,6 +119,8 @@ impl Net {
             queue: VecDeque::new(),
             drop: Box::new(|_, _| false),
             drop_ack: Box::new(|_, _| false),
+            mark: Box::new(|_, _| false),
+            mark_at_pkts: None,
             ack_extra: Box::new(|_| Duration::ZERO),
             dup: Box::new(|_, _| 0),
             sent: Vec::new(),
@@ -171,7 +178,7 @@ impl Net {
     }
 
     /// The data direction: drop rule, FIFO of `limit_pkts`, serialization, delay.
-    fn forward(&mut self, p: Packet, pacing_rate: Option<u64>, on_timer: bool) {
+    fn forward(&mut self, mut p: Packet, pacing_rate: Option<u64>, on_timer: bool) {
         let now = self.now;
         while self.queue.front().is_some_and(|&d| d <= now) {
             self.queue.pop_front();
@@ -189,6 +196,11 @@ impl Net {
         }
         if dropped {
             return;
+        }
+        if p.ecn.markable()
+            && ((self.mark)(&p, now) || self.mark_at_pkts.is_some_and(|k| self.queue.len() >= k))
+        {
+            p.ecn = crate::packet::Ecn::Ce;
         }
         for _ in 0..=(self.dup)(&p, now) {
             self.transmit(p);

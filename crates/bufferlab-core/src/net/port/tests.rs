@@ -168,6 +168,7 @@ fn fq_codel(limit_pkts: u64) -> Qdisc {
         flows: 4,
         quantum_bytes: 1514,
         ecn: true,
+        ..Default::default()
     };
     let limit = Limit {
         pkts: Some(limit_pkts),

@@ -131,6 +131,55 @@ fn codel_acts_per_flow_queue() {
     assert_eq!(by(3), 0);
 }
 
+/// Linux's `ce_threshold` with the L4S selector (ECT(1) and CE, mask 0x01): a packet that
+/// waited more than the threshold leaves CE if it was ECT(1); ECT(0) and Not-ECT packets
+/// through the same queue are left to CoDel (here out of the way); no packet that waited less
+/// is marked. With mask 0 (Linux's default) every ECN-capable packet is.
+#[test]
+fn ce_threshold_marks_by_sojourn_and_selector() {
+    use crate::packet::Ecn;
+    let th = Duration::from_us(1500);
+    for mask in [0x01u8, 0x00] {
+        let mut q = FqCodel::new(
+            FqCodelConfig {
+                ce_threshold_ns: Some(th),
+                ce_threshold_mask: mask,
+                ce_threshold_selector: mask,
+                ..patient()
+            },
+            Limit::default(),
+            7,
+        );
+        // Three flows of 1500 B every 3 ms (each 40% of 10 Mb/s, 120% together): the queue
+        // grows and its packets wait from 0 to hundreds of ms.
+        let codepoint = |f: u32| [Ecn::Ect1, Ecn::Ect0, Ecn::NotEct][f as usize - 1];
+        let arr: Vec<_> = merge(vec![
+            cbr(1, 1500, Duration::ZERO, 3 * MS, SEC),
+            cbr(2, 1500, NS, 3 * MS, SEC),
+            cbr(3, 1500, 2 * NS, 3 * MS, SEC),
+        ])
+        .into_iter()
+        .map(|(t, mut it)| {
+            it.ecn = codepoint(it.flow);
+            (t, it)
+        })
+        .collect();
+        let tr = run(&mut q, RATE, &arr, SEC, |_, _| {});
+        let mut marked = [0u32; 3];
+        for (t, it) in &tr.sent {
+            let waited = *t - it.enq;
+            let f = it.flow as usize - 1;
+            let selected = codepoint(it.flow) == Ecn::Ect1 || (mask == 0 && f == 1);
+            let expect = if waited > th && selected { Ecn::Ce } else { codepoint(it.flow) };
+            assert_eq!(it.ecn, expect, "mask {mask}: flow {} waited {waited:?}", it.flow);
+            marked[f] += (it.ecn == Ecn::Ce) as u32;
+        }
+        assert!(marked[0] > 100, "{marked:?}");
+        assert_eq!(marked[1] > 0, mask == 0, "{marked:?}");
+        assert_eq!(marked[2], 0);
+    }
+}
+
 /// `pass_through` on an empty discipline leaves it in the state `enqueue` then `dequeue` would:
 /// lists, deficits and every flow queue's CoDel variables, after each step of random traffic.
 mod pass_through {
@@ -164,6 +213,7 @@ mod pass_through {
             flows: 4,
             quantum_bytes: 1514,
             ecn: true,
+            ..Default::default()
         };
         let limit = Limit {
             pkts: Some(limit),

@@ -164,3 +164,41 @@ fn thresholds_in_packets_or_bytes() {
     assert!(e.to_string().starts_with("min_th: given twice"), "{e}");
     assert!(serde_json::from_value::<RedSpec>(serde_json::json!({"min_th": "5"})).is_err());
 }
+
+/// Step marking (RFC 8257 §3.1): min_th = max_th = K, max_p = 1, weight 1 (the instantaneous
+/// queue), ECN. Every ECN-capable arrival that finds K or more packets queued is marked and
+/// none below K; a Not-ECT one finding K or more is dropped, as RED drops what it cannot mark.
+#[test]
+fn min_equal_max_is_step_marking_on_the_instantaneous_queue() {
+    use crate::packet::Ecn;
+    const K: usize = 5;
+    let spec: RedSpec = serde_json::from_value(serde_json::json!({
+        "min_th": K, "max_th": K, "max_p": 1.0, "weight": 1.0, "ecn": true
+    }))
+    .unwrap();
+    let mut r = Red::new(spec.config().unwrap(), Limit::default(), 1);
+    let mut d = Drops::default();
+    for i in 0..12u32 {
+        let before = r.len_pkts() as usize;
+        let it = QItem {
+            ecn: Ecn::Ect1,
+            ..item(i)
+        };
+        assert!(r.enqueue(Instant::ZERO, it, &mut d));
+        assert_eq!(d.marks as usize, before.saturating_sub(K - 1), "arrival {i} found {before}");
+    }
+    let mut marked = Vec::new();
+    while let Some(it) = r.dequeue(Instant::ZERO, &mut d) {
+        marked.push(it.ecn == Ecn::Ce);
+    }
+    assert_eq!(marked, (0..12).map(|i| i >= K).collect::<Vec<_>>());
+    // Not-ECT at the step: dropped.
+    for i in 0..6u32 {
+        r.enqueue(Instant::ZERO, item(100 + i), &mut d);
+    }
+    assert_eq!(d.items.len(), 1);
+    // Below min_th is still refused.
+    let bad: RedSpec =
+        serde_json::from_value(serde_json::json!({"min_th": 6, "max_th": 5})).unwrap();
+    assert!(bad.config().unwrap_err().to_string().starts_with("max_th: must not be below"));
+}

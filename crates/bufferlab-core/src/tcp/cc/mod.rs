@@ -9,8 +9,10 @@
 pub mod bbr;
 pub mod cubic;
 pub mod cubic_segments;
+pub mod dctcp;
 pub mod hystart;
 pub mod newreno;
+pub mod prague;
 pub mod vegas;
 
 use super::rate::RateSample;
@@ -64,6 +66,22 @@ pub struct AckInfo {
     pub snd_una: u64,
 }
 
+/// What every ACK of an open connection delivered, and how much of it the receiver reports
+/// CE-marked (Linux's `tp->delivered` and `tp->delivered_ce` increments, which its `in_ack_event`
+/// hook reads): with RFC 3168 feedback every segment an ECE-carrying ACK delivers counts as
+/// marked (`tcp_count_delivered`); with AccECN the ACE field's increase is the count.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent {
+    pub now: Instant,
+    /// Segments newly delivered (cumulatively acknowledged or SACKed).
+    pub delivered_segs: u64,
+    /// Of them, CE-marked as far as the feedback tells.
+    pub ce_segs: u64,
+    /// SND.UNA after the ACK and the highest byte sent (Linux's `snd_nxt`).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+}
+
 /// Linux's congestion-avoidance states (`icsk_ca_state`), in its order: a rate-controlling
 /// algorithm sees which one each ACK leaves the connection in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -92,6 +110,8 @@ pub struct ConnState {
     pub delivered_bytes: u64,
     pub delivered_at: Instant,
     pub lost_bytes: u64,
+    /// The window limited what was sent (Linux's `tcp_is_cwnd_limited`).
+    pub cwnd_limited: bool,
 }
 
 /// What a rate-controlling algorithm decides on an ACK besides the window.
@@ -110,6 +130,15 @@ pub trait CongestionControl {
     /// A loss was detected by duplicate ACKs or SACK (entering fast recovery): set `ssthresh`
     /// and `cwnd` to the window recovery works with.
     fn on_congestion(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64);
+    /// An ECN-Echo starts a window reduction (RFC 3168 §6.1.2, once per window; Linux's
+    /// `tcp_enter_cwr`, which calls the same `ssthresh` op as a loss). The classic algorithms
+    /// reduce as for a loss; DCTCP and Prague by the marked fraction.
+    fn on_ecn(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64) {
+        self.on_congestion(now, w, flight_bytes)
+    }
+    /// Every ACK of an open connection, after the sender has processed it (Linux's
+    /// `in_ack_event`): what it delivered and how much was marked.
+    fn on_ack_event(&mut self, _ev: &AckEvent) {}
     /// The retransmission timer expired: set `ssthresh`; `cwnd` becomes one segment
     /// (RFC 5681 §3.1, loss window).
     fn on_rto(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64);
@@ -156,6 +185,8 @@ pub enum Cc {
     Cubic(cubic::Cubic),
     Vegas(vegas::Vegas),
     Bbr(bbr::Bbr),
+    Dctcp(dctcp::Dctcp),
+    Prague(prague::Prague),
 }
 
 macro_rules! cc_dispatch {
@@ -165,6 +196,8 @@ macro_rules! cc_dispatch {
             Cc::Cubic($c) => $e,
             Cc::Vegas($c) => $e,
             Cc::Bbr($c) => $e,
+            Cc::Dctcp($c) => $e,
+            Cc::Prague($c) => $e,
         }
     };
 }
@@ -176,6 +209,7 @@ impl Cc {
     pub fn undo_to(&mut self, before: Cc) {
         match self {
             Cc::Bbr(b) => b.on_undo(),
+            Cc::Prague(p) => p.on_undo(),
             _ => *self = before,
         }
     }
@@ -188,6 +222,13 @@ impl CongestionControl for Cc {
     }
     fn on_congestion(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64) {
         cc_dispatch!(self, c => c.on_congestion(now, w, flight_bytes))
+    }
+    fn on_ecn(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64) {
+        cc_dispatch!(self, c => c.on_ecn(now, w, flight_bytes))
+    }
+    #[inline]
+    fn on_ack_event(&mut self, ev: &AckEvent) {
+        cc_dispatch!(self, c => c.on_ack_event(ev))
     }
     fn on_rto(&mut self, now: Instant, w: &mut CwndState, flight_bytes: u64) {
         cc_dispatch!(self, c => c.on_rto(now, w, flight_bytes))
@@ -250,6 +291,20 @@ pub fn reno_avoidance(w: &mut CwndState, acc_bytes: &mut u64, acked: u64) {
         *acc_bytes -= w.cwnd_bytes;
         w.cwnd_bytes += w.mss_bytes;
     }
+}
+
+/// Reno's growth (Linux's `tcp_reno_cong_avoid`): slow start up to `ssthresh`, the rest of the
+/// acknowledged bytes to congestion avoidance.
+#[inline]
+pub fn reno_growth(w: &mut CwndState, acc_bytes: &mut u64, acked: u64) {
+    let mut acked = acked;
+    if w.in_slow_start() {
+        acked = slow_start(w, acked);
+        if acked == 0 {
+            return;
+        }
+    }
+    reno_avoidance(w, acc_bytes, acked);
 }
 
 #[cfg(test)]

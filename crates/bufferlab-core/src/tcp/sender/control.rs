@@ -46,6 +46,7 @@ impl SendConn {
             delivered_bytes,
             delivered_at,
             lost_bytes,
+            cwnd_limited: self.v.cwnd_limited,
         }
     }
 

@@ -91,6 +91,7 @@ mod tests {
             delivered_bytes: 0,
             delivered_at: t,
             lost_bytes: 0,
+            cwnd_limited: true,
         }
     }
 

@@ -156,6 +156,7 @@ mod tests {
             delivered_bytes: delivered,
             delivered_at: Instant::from_ms(ms),
             lost_bytes: lost,
+            cwnd_limited: true,
         }
     }
 

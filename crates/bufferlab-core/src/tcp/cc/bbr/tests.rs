@@ -54,6 +54,7 @@ impl Feed {
             delivered_bytes: self.delivered,
             delivered_at: self.now,
             lost_bytes: 0,
+            cwnd_limited: true,
         }
     }
 
