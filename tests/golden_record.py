@@ -36,6 +36,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "v-splitbuff": (D, {Q: {"discipline": "splitbuff", "sizing": "bdp", "buffers": 3, "update": "500ms"}}),
     "v-blind": (D, {Q: {"discipline": "blind_splitbuff", "limit": "120pkt", "buffers": 3}}),
     "v-prio": (D, {Q: {"discipline": "prio_small", "limit": "80pkt", "threshold": "100B"}}),
+    "v-fq_pie": (D, {Q: {"discipline": "fq_pie", "limit": "300pkt", "target": "10ms", "tupdate": "20ms", "alpha": 0.25, "beta": 2.0, "flows": 64, "quantum": 600, "ecn": True, "ecn_prob": 0.2}}),
     "v-dualpi2": (D, {Q: {"discipline": "dualpi2", "limit": "300pkt", "target": "10ms", "tupdate": "20ms", "alpha": 0.3, "beta": 4.0, "step_thresh": "2ms", "c_protection": 30, "coupling_factor": 3, "drop_early": True}}),
     "v-bytes": (D, {Q: {"discipline": "fifo", "limit": "90KB"}}),
     "v-sqrt": (D, {Q: {"discipline": "fifo", "sizing": "bdp/sqrt(n)", "scale": 2.0}}),

@@ -541,6 +541,16 @@ def test_bbr_is_tcp_bbr_and_pacing_is_a_default_for_every_socket():
     assert {p.path for p in e.value.problems} == {"traffic[1].pacing"}
 
 
+def test_fq_pie_maps_to_ns3_fq_pie_set_as_linux_runs_it():
+    fqp = bottleneck(to_ns3(dumbbell('{ discipline = "fq_pie", target = "10ms", ecn = true, quantum = 600 }')))["qdisc"]
+    assert fqp["type"] == "ns3::FqPieQueueDisc" and fqp["quantum_bytes"] == 600
+    a = fqp["attrs"]
+    assert (a["QueueDelayReference"], a["Tupdate"], a["Supdate"]) == ("10000000ns", "15000000ns", "500000000ns")
+    # Linux's fq_pie: delay from timestamps, derandomized, marks up to 10%.
+    assert (a["UseDequeueRateEstimator"], a["UseDerandomization"]) == ("false", "true")
+    assert (a["UseEcn"], float(a["MarkEcnThreshold"]), a["Flows"], a["MaxSize"]) == ("true", 0.1, "1024", "10239p")
+
+
 def test_dualpi2_is_refused_by_key():
     # ns-3 3.44 has no DualPI2 in its main tree (docs/qdisc-dualpi2.md).
     with pytest.raises(Unsupported) as e:

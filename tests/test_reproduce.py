@@ -143,6 +143,28 @@ def test_run_all_writes_one_report_and_the_docs_page(tmp_path, monkeypatch):
     assert len(claims) == 1 + sum(len(r.claims) for r in results)
 
 
+def test_docs_of_one_item_update_its_section_only(tmp_path, monkeypatch):
+    import dataclasses
+
+    from bufferlab.reproduce import run_items
+
+    docs = tmp_path / "docs"
+    run_items([ITEMS["theory/md1"], ITEMS["gorinsky/beta"]], "smoke", tmp_path / "out", docs=docs, backend="inline")
+    page = (docs / "reproductions.md").read_text()
+    beta = page[page.index("## `gorinsky/beta`"):page.index("## `theory/md1`")]
+    summary = next(x for x in page.splitlines() if " claims: " in x)
+    # one item again, its title changed: its section is replaced, the other's kept as it was
+    monkeypatch.setitem(ITEMS, "theory/md1", dataclasses.replace(ITEMS["theory/md1"], title="M/D/1, retitled"))
+    run_items([ITEMS["theory/md1"]], "smoke", tmp_path / "out", docs=docs, backend="inline")
+    new = (docs / "reproductions.md").read_text()
+    assert "M/D/1, retitled" in new and new.count("## `theory/md1`") == 1
+    assert beta in new and next(x for x in new.splitlines() if " claims: " in x) == summary
+    assert "Updated since, item by item" in new and "`theory/md1` (smoke profile" in new
+    rows = [x for x in new[new.index("## Every claim"):].splitlines() if x.startswith("| `")]
+    assert [r.split("`")[1] for r in rows] == sorted((r.split("`")[1] for r in rows), key=list(ITEMS).index)
+    assert len(rows) == len(ITEMS["theory/md1"].claims) + len(ITEMS["gorinsky/beta"].claims)
+
+
 def test_reproduce_out_checked_before_anything_runs(tmp_path):
     from bufferlab.cli import app
 

@@ -1,4 +1,4 @@
-"""The simulator side of three rows sets of docs/validation-linux.md, rerun over the stored seeds and
+"""The simulator side of four rows sets of docs/validation-linux.md, rerun over the stored seeds and
 judged against the STORED kernel runs with the suite's own verdict code: a row the page says holds
 must still hold (a change to the simulator that breaks agreement with Linux fails here). No root:
 the kernel side is read from python/bufferlab/kernel/suite/kernel/."""
@@ -12,11 +12,14 @@ from bufferlab.scenario import load_scenario
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "validation-linux.md"
 
-# (case, metrics): the headline, a 10-flow Cubic CoDel dumbbell and a 10-flow Reno FIFO one.
+# (case, metrics): the headline, a 10-flow Cubic CoDel dumbbell, a 10-flow Reno FIFO one, BBR against Cubic.
 CHECKED = {
     suite.HEADLINE: ("aggregate goodput", "mean sojourn client->server", "drops client->server", "retransmits (all TCP flows)"),
     "cubic-codel-10": ("utilization r1->r2", "aggregate goodput", "mean sojourn r1->r2", "drops r1->r2", "retransmits (all TCP flows)"),
     "reno-fifo-1bdp-10": ("utilization r1->r2", "aggregate goodput", "mean sojourn r1->r2", "drops r1->r2", "retransmits (all TCP flows)"),
+    # BBR against Cubic in one BDP of FIFO: both flows' shares, the queue, the drops.
+    "bbr-cubic-fifo-1bdp": ("aggregate goodput", "per-class goodput, tcp-1, RTT 44 ms", "per-class goodput, tcp-2, RTT 44 ms",
+                            "mean sojourn r1->r2", "drops r1->r2", "retransmits (all TCP flows)"),
 }
 
 
@@ -68,3 +71,39 @@ def test_every_case_file_loads_and_describes_itself():
         sc = load_scenario(c.file)
         assert c.title(), c.name
         assert sc.plan["run"]["duration_ns"] == 20 * 10**9
+
+
+def test_bbr_10bdp_row_as_a_time_series():
+    """The figure of the bbr-fifo-10bdp-1 row, from its own scenario file through the engine and
+    the run's sampler (tcp/bbr_tests.rs checks the modes on the TCP test network): STARTUP's queue
+    peaks between one and two BDP and DRAIN empties it; afterwards the queue stays well under one
+    BDP, and the window drops to 4 packets (PROBE_RTT) about every 10 s, the queue empty then."""
+    case = _case("bbr-fifo-10bdp-1")
+    sc = load_scenario(case.file, overrides={"run.sample": "10ms", "run.duration": "25s"})
+    from bufferlab.simulate import run
+
+    res = run(sc)
+    bdp = 10e6 * 0.044 / (1500 * 8)  # 36.7 packets
+    ts = res.timeseries
+    q = ts[(ts["object"] == "queue") & (ts["id"] == "r1->r2") & (ts["metric"] == "qlen_pkts")].set_index("time_s")["value"]
+    cwnd = ts[(ts["object"] == "flow") & (ts["metric"] == "cwnd_bytes")].set_index("time_s")["value"] / 1448
+    assert res.summary["queues"][0]["limit_pkts"] >= 10 * bdp
+    startup, after = q[q.index < 1.5], q[q.index >= 2.0]
+    assert bdp <= startup.max() <= 2.2 * bdp, startup.max()
+    assert after.mean() < 0.25 * bdp and after.max() < bdp, (after.mean(), after.max())
+    # PROBE_RTT: the window at 4 packets, in spans that start about 10 s apart and last 200 ms
+    # and a round trip or so.
+    low = cwnd[(cwnd.index > 2.0) & (cwnd <= 4)]
+    spans, start, last = [], None, None
+    for t in low.index:
+        if start is None or t - last > 0.05:
+            if start is not None:
+                spans.append((start, last))
+            start = t
+        last = t
+    spans.append((start, last))
+    assert len(spans) == 2, spans
+    assert 10.0 <= spans[0][0] <= 11.0 and 9.9 <= spans[1][0] - spans[0][0] <= 10.8, spans
+    for a, b in spans:
+        assert 0.18 <= b - a <= 0.4, spans
+        assert q[(q.index > a + 0.1) & (q.index <= b)].max() <= 4, (a, b)

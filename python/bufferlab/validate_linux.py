@@ -111,9 +111,14 @@ CASES: tuple[Case, ...] = (
     Case("web-fifo-1bdp", ("server->client",)),
     # ECN (RFC 3168): the marking AQMs with ECN senders.
     *(Case(f"{cc}-{q}-ecn-10", DUMBBELL) for cc in ("reno", "cubic") for q in ("codel", "fq-codel", "pie")),
+    # BBR v1 (Linux `bbr`): alone in a FIFO of 1 and 10 BDP, against one Cubic flow from half a
+    # BDP to 16, and behind FQ-CoDel.
+    *(Case(f"bbr-fifo-{b}bdp-1", DUMBBELL) for b in (1, 10)),
+    *(Case(f"bbr-cubic-fifo-{b}bdp", DUMBBELL) for b in ("half", 1, 4, 16)),
+    *(Case(f"bbr-fq-codel-{n}", DUMBBELL) for n in (1, 10)),
 )
 # Measured first on the kernel (the rows tests/test_validation_linux.py checks).
-KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10")
+KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10", "bbr-cubic-fifo-1bdp")
 
 
 # -- one run, both backends: what the suite compares
@@ -221,6 +226,9 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
         finally:
             stop.set()
         errors = result.summary.get("kernel_errors")
+        if log:
+            for w in result.summary.get("warnings", []):
+                log(f"{case.name}: seed {s}: warning: {w}")
         _store(case, {
             "seed": s,
             "file_sha256": case.file_hash(),

@@ -395,3 +395,28 @@ fn dualpi2_holds_classic_flows_near_target() {
     assert!((mean - 15.0).abs() < 3.0, "sojourn mean {mean} ms");
     assert!(s.marked > 0 && s.drops_by_reason.get("aqm").copied().unwrap_or(0) == 0);
 }
+
+/// FQ-PIE (Linux `sch_fq_pie`): each flow queue's PIE holds its own delay near the 15 ms target
+/// (RFC 8033 §4.2), so four bulk flows keep the link busy with a standing queue near 15 ms, and
+/// the ping beside them, a sparse flow, is served from the new list without waiting for it.
+#[test]
+fn fq_pie_holds_each_flow_near_target_and_isolates_the_ping() {
+    let out = upload(
+        json!({ "qdisc": { "kind": "fq_pie" }, "limit_pkts": 10240 }),
+        4,
+        30,
+    );
+    let s = out.queue("client->server").unwrap();
+    let (mean, util) = (
+        ms(s.sojourn_mean_s),
+        out.link("client->server").unwrap().utilization,
+    );
+    let rtt = ms(out.flow("ping-1").unwrap().rtt_p50_s);
+    let aqm = s.drops_by_reason.get("aqm").copied().unwrap_or(0);
+    eprintln!("fq_pie: sojourn {mean:.2} ms util {util:.3} aqm {aqm} ping p50 {rtt:.2} ms");
+    assert!((mean - 15.0).abs() < 3.0, "sojourn mean {mean} ms");
+    assert!(util > 0.95, "utilization {util}");
+    assert!(aqm > 0);
+    // 20 ms of path, a packet time or two ahead of it: not the bulk flows' 15 ms.
+    assert!(rtt < 24.0, "ping p50 {rtt} ms");
+}

@@ -43,7 +43,7 @@ prop_compose! {
     fn arb_dir()(rate in 100_000u64..50_000_000, delay in 0u64..20_000, limit in 1u64..200,
                  bytes in any::<bool>(), lossy in 0u8..4, loss in 0.0f64..0.2,
                  framing in prop::sample::select(vec!["none", "ethernet", "atm"]),
-                 qdisc in prop::sample::select(vec!["fifo", "fifo", "fifo", "codel", "fq_codel", "red", "pie", "splitbuff", "blind_splitbuff", "dualpi2", "fq"]),
+                 qdisc in prop::sample::select(vec!["fifo", "fifo", "fifo", "codel", "fq_codel", "red", "pie", "splitbuff", "blind_splitbuff", "dualpi2", "fq", "fq_pie"]),
                  ring in prop::option::weighted(0.25, 1u32..64)) -> Value {
         dir(rate, delay, limit, bytes, if lossy == 0 { loss } else { 0.0 }, framing, qdisc, ring)
     }

@@ -55,6 +55,7 @@ NS3_QDISC = {
     "codel": "ns3::CoDelQueueDisc",
     "fq_codel": "ns3::FqCoDelQueueDisc",
     "pie": "ns3::PieQueueDisc",
+    "fq_pie": "ns3::FqPieQueueDisc",
 }
 # Why a discipline has no ns-3 counterpart, where more can be said than that.
 NS3_NO_QDISC = {
@@ -210,6 +211,27 @@ def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int
             # RFC 8033 §5.1: marks up to a 10% probability (ns-3's MarkEcnThreshold default).
             "UseEcn": "true" if q.ecn else "false",
         })
+    elif isinstance(q, pt.FqPieQdisc):
+        # ns-3's FqPie runs an ns-3 PieQueueDisc per flow queue; set as Linux's sch_fq_pie runs
+        # its PIE (docs/qdisc-fq-pie.md): the delay from timestamps, derandomized, the first
+        # update after 0.5 s. What stays ns-3's: on overload it drops from the fattest queue where
+        # Linux refuses the arrival, and its PIE keeps RFC 8033's 2% decay and drop test.
+        attrs.update({
+            "QueueDelayReference": _ns(q.target_ns),
+            "Tupdate": _ns(q.tupdate_ns),
+            "Supdate": _ns(500_000_000),
+            "A": repr(q.alpha),
+            "B": repr(q.beta),
+            "MaxBurstAllowance": _ns(150_000_000),
+            "UseDequeueRateEstimator": "false",
+            "UseDerandomization": "true",
+            "UseCapDropAdjustment": "true",
+            "UseEcn": "true" if q.ecn else "false",
+            "MarkEcnThreshold": repr(q.ecn_prob),
+            "Flows": str(q.flows),
+        })
+        attrs.update(_extra(opts.qdisc, kind))
+        return {"type": NS3_QDISC[kind], "attrs": attrs, "quantum_bytes": q.quantum_bytes}
     attrs.update(_extra(opts.qdisc, kind))
     return {"type": NS3_QDISC[kind], "attrs": attrs}
 
@@ -220,7 +242,7 @@ def _first(*values: float | None) -> float:
 
 
 # Queue-disc attributes only some disciplines have: an option names them once for all links.
-_QDISC_ONLY = {"DropBatchSize": ("fq_codel",), "Flows": ("fq_codel",), "Perturbation": ("fq_codel",)}
+_QDISC_ONLY = {"DropBatchSize": ("fq_codel", "fq_pie"), "Flows": ("fq_codel", "fq_pie"), "Perturbation": ("fq_codel", "fq_pie")}
 
 
 def _extra(attrs: dict[str, str], kind: str) -> dict[str, str]:

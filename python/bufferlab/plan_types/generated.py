@@ -241,6 +241,32 @@ class FqCodelQdisc(PlanObject):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FqPieQdisc(PlanObject):
+    """FQ-PIE's parameters (plan keys as `tc-fq_pie(8)`'s options)."""
+    kind: Literal["fq_pie"] = "fq_pie"
+    # Weight of the deviation from target, per second (`alpha`, which `tc` gives in 1/16:
+    # 2, i.e. 0.125, RFC 8033 §4.2).
+    alpha: float = 0.125
+    # Weight of the delay trend, per second (`beta`, in 1/16 for `tc`: 20, i.e. 1.25).
+    beta: float = 1.25
+    # Mark ECN-capable packets CE instead of dropping them while the flow queue's drop
+    # probability is at most `ecn_prob` (`ecn`; default off, as Linux's `fq_pie`).
+    ecn: bool = False
+    # The probability up to which ECN-capable packets are marked rather than dropped
+    # (`ecn_prob`, Linux: 10%, RFC 8033 §5.1's threshold).
+    ecn_prob: float = 0.1
+    # Number of flow queues packets are hashed into (`flows`; Linux: 1024, at most 65536).
+    flows: int = 1024
+    # Bytes a flow queue may send per round (`quantum`; Linux: the device MTU with its
+    # link-layer header, 1514 B).
+    quantum_bytes: int = 1514
+    # Each flow queue's delay target (`target`; Linux and RFC 8033 §4.2: 15 ms).
+    target_ns: int = 15_000_000
+    # The period of the probability update (`tupdate`; Linux and RFC 8033 §4.2: 15 ms).
+    tupdate_ns: int = 15_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
 class FqQdisc(PlanObject):
     """`sch_fq`'s parameters (tc-fq(8) names, with their units: plan keys `quantum_bytes`,
     `initial_quantum_bytes`, `flow_limit_pkts`, `maxrate_bps`, `pacing`, `horizon_ns`,
@@ -356,7 +382,7 @@ class SplitbuffQdisc(PlanObject):
 
 
 # The discipline and its parameters. Absent parameters take the discipline's defaults.
-QdiscSpec: TypeAlias = FifoQdisc | RedQdisc | CodelQdisc | FqCodelQdisc | FqQdisc | PieQdisc | SplitbuffQdisc | BlindSplitbuffQdisc | PrioSmallQdisc | Dualpi2Qdisc
+QdiscSpec: TypeAlias = FifoQdisc | RedQdisc | CodelQdisc | FqCodelQdisc | FqQdisc | PieQdisc | FqPieQdisc | SplitbuffQdisc | BlindSplitbuffQdisc | PrioSmallQdisc | Dualpi2Qdisc
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -725,6 +751,7 @@ __all__ = [
     "ExpDist",
     "FifoQdisc",
     "FqCodelQdisc",
+    "FqPieQdisc",
     "FqQdisc",
     "Framing",
     "LinkSpec",

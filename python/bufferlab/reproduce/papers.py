@@ -28,3 +28,6 @@ JABEEN = Paper("jabeen", "Jabeen, Zafar, Qazi & Uzmi (2011?)",
                tcp_note="TCP as the paper's ns-2 SACK agents: no RACK, no F-RTO and no timestamp option on the wire "
                         "(rack = false, frto = false, timestamps = false)")
 KLEINROCK = Paper("theory", "Kleinrock (1975)", "Queueing Systems, vol. 1", "§5.6, Pollaczek–Khinchine")
+BBR = Paper("bbr", "Hock, Bless & Zitterbart (2017); Ware, Mukerjee, Seshan & Sherry (2019)",
+            "Experimental Evaluation of BBR Congestion Control; Modeling BBR's Interactions with Loss-Based "
+            "Congestion Control", "IEEE ICNP 2017; ACM IMC 2019")

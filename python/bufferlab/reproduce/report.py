@@ -88,13 +88,37 @@ def _timing_table(results) -> list[str]:
     return lines
 
 
+def _index_table() -> list[str]:
+    lines = ["| item | paper | where | what |", "|---|---|---|---|"]
+    for it in ITEMS.values():
+        what = it.title if not it.needs else f"{it.title} — *not yet reproducible: needs {it.needs}*"
+        lines.append(f"| `{it.name}` | {_cell(it.paper.cite)} | {_cell(it.where)} | {_cell(what)} |")
+    return lines
+
+
+def _copy_figures(results, docs: Path) -> dict[str, str]:
+    """Each result's figure copied into docs/figures/: item name -> its path from the page."""
+    figs = docs / "figures"
+    figs.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for r in results:
+        if r.figure:
+            name = f"{r.folder.name}.png"
+            shutil.copyfile(r.figure, figs / name)
+            out[r.item.name] = f"figures/{name}"
+    return out
+
+
 def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
-    """docs/reproductions.md and docs/figures/<item>.png from this run."""
+    """docs/reproductions.md and docs/figures/<item>.png from this run. A run of some of the items
+    into a folder whose page already exists updates their sections only (:func:`update_docs`)."""
     from ..sweep.runner import engine_version
 
     docs = Path(docs)
-    figs = docs / "figures"
-    figs.mkdir(parents=True, exist_ok=True)
+    ran = {r.item.name for r in results}
+    if (docs / "reproductions.md").is_file() and not {n for n, it in ITEMS.items() if it.runnable} <= ran:
+        return update_docs(results, docs, profile)
+    figs = _copy_figures(results, docs)
     flag = {"smoke": "--smoke", "quick": "--quick", "full": "--full"}[profile]
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -130,12 +154,8 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
         "A year followed by ? is ours: those papers' texts carry no date (their latest references are "
         "from 2014 and 2010).",
         "",
-        "| item | paper | where | what |",
-        "|---|---|---|---|",
+        *_index_table(),
     ]
-    for it in ITEMS.values():
-        what = it.title if not it.needs else f"{it.title} — *not yet reproducible: needs {it.needs}*"
-        lines.append(f"| `{it.name}` | {_cell(it.paper.cite)} | {_cell(it.where)} | {_cell(what)} |")
     failing = [(r, c) for r in results for c in r.claims if c.verdict == "does not hold"]
     if failing:
         lines += ["", "## Claims that do not hold", "",
@@ -145,13 +165,109 @@ def write_docs(results, out: Path, docs: Path, profile: str) -> Path:
     lines += ["", "## Time", "", f"Measured when the runs were made ({profile} profile; wall time of the runs, "
               "without the analysis; 2 shared cores, see docs/BENCHMARKS.md):", ""] + _timing_table(results) + [""]
     for r in results:
-        fig = None
-        if r.figure:
-            name = f"{r.folder.name}.png"
-            shutil.copyfile(r.figure, figs / name)
-            fig = f"figures/{name}"
-        lines += item_section(r, fig)
+        lines += item_section(r, figs.get(r.item.name))
     lines += ["## Every claim", ""] + claims_table(results) + [""]
     path = docs / "reproductions.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _item_of(line: str) -> str | None:
+    """The item a generated line belongs to: a table row or bullet starting with its `name`."""
+    for lead in ("| `", "- `", "## `"):
+        if line.startswith(lead):
+            return line[len(lead):].split("`", 1)[0]
+    return None
+
+
+def update_docs(results, docs: Path, profile: str) -> Path:
+    """Replace (or add, in the registry's order) the sections of ``results``' items in an existing
+    docs/reproductions.md, with their rows of the failing-claims list, the time table and the
+    every-claim table, and recount the summary; the other items' sections stay as they were run.
+    The header names each item updated so, with its profile, date and engine."""
+    from ..sweep.runner import engine_version
+
+    path = Path(docs) / "reproductions.md"
+    figs = _copy_figures(results, Path(docs))
+    ran = {r.item.name: r for r in results}
+    order = {n: i for i, n in enumerate(ITEMS)}
+    # The page's parts: the lead (up to the first "## "), then its "## " sections.
+    lead, sections, cur = [], [], None
+    for line in path.read_text().splitlines():
+        if line.startswith("## "):
+            cur = [line]
+            sections.append(cur)
+        elif cur is None:
+            lead.append(line)
+        else:
+            cur.append(line)
+
+    def merged_rows(old: list[str], new: list[str], key=None) -> list[str]:
+        rows = [x for x in old if _item_of(x) not in ran] + new
+        return sorted(rows, key=key or (lambda x: order.get(_item_of(x), len(order))))
+
+    def own(lines: list[str]) -> list[str]:
+        return [x for x in lines if _item_of(x)]
+
+    every = next((s for s in sections if s[0] == "## Every claim"), ["## Every claim", ""])
+    claim_rows = merged_rows(own(every), own(claims_table(results)))
+    failing = [(r, c) for r in results for c in r.claims if c.verdict == "does not hold"]
+    new_fail = [f"- `{r.item.name}` {c.spec.id} ({c.spec.where}): {c.spec.paper} — ours "
+                f"{fmt_estimate(c.est)} {c.spec.unit}" for r, c in failing]
+    old_fail = next((s for s in sections if s[0] == "## Claims that do not hold"), [])
+    fail_rows = merged_rows(own(old_fail), new_fail)
+    old_time = next((s for s in sections if s[0] == "## Time"), [])
+    time_rows = merged_rows([x for x in own(old_time)], own(_timing_table(results)),
+                            key=lambda x: -float(x.split("|")[3]))
+
+    verdicts = [x.split("|")[8].strip() for x in claim_rows]
+    n_hold, n_fail = verdicts.count("**holds**"), verdicts.count("**does not hold**")
+    summary = f"{len(verdicts)} claims: {n_hold} hold, {n_fail} do not hold, {len(verdicts) - n_hold - n_fail} not comparable."
+    when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    note = "Updated since, item by item (`bufferlab reproduce ITEM --docs docs`): "
+    stamps = {}
+    out_lead, i = [], 0
+    while i < len(lead):
+        line = lead[i]
+        if line.startswith(note):
+            stamps = dict(x.split(" (", 1) for x in line[len(note):].rstrip(".").split("; "))
+            i += 2
+            continue
+        if line.endswith("not comparable.") and " claims: " in line:
+            line = summary
+        if line.startswith("| item | paper |"):
+            out_lead += _index_table()
+            while i < len(lead) and lead[i].startswith("|"):
+                i += 1
+            continue
+        out_lead.append(line)
+        i += 1
+    for name in ran:
+        stamps[f"`{name}`"] = f"{profile} profile, {when}, engine {engine_version()})"
+    at = next(j for j, x in enumerate(out_lead) if x == summary)
+    out_lead[at:at] = [note + "; ".join(f"{k} ({v}" for k, v in sorted(stamps.items())) + ".", ""]
+
+    items = {_item_of(s[0]): s for s in sections if _item_of(s[0])}
+    for name, r in ran.items():
+        items[name] = item_section(r, figs.get(name))
+    lines = out_lead
+    if fail_rows:
+        lines += ["## Claims that do not hold", "",
+                  "Each is explained in its item's section below (the paragraph after its assumptions).", ""]
+        lines += fail_rows + [""]
+    if old_time:
+        head = [x for x in old_time if not _item_of(x) and not x.startswith("| all |")]
+        while head and not head[-1]:
+            head.pop()
+        runs = sum(int(x.split("|")[2]) for x in time_rows)
+        wall = sum(float(x.split("|")[3]) for x in time_rows)
+        eng = sum(float(x.split("|")[4]) for x in time_rows)
+        lines += head + time_rows + [f"| all | {runs} | {wall:.0f} | {eng:.0f} |", ""]
+    for name in sorted(items, key=lambda n: order.get(n, len(order))):
+        sec = items[name]
+        while sec and not sec[-1]:
+            sec = sec[:-1]
+        lines += sec + [""]
+    lines += ["## Every claim", "", *claims_table([])[:2], *claim_rows, ""]
     path.write_text("\n".join(lines))
     return path

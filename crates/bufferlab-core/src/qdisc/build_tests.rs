@@ -16,6 +16,7 @@ fn every_discipline_builds_with_defaults() {
         "codel",
         "fq_codel",
         "pie",
+        "fq_pie",
         "splitbuff",
         "blind_splitbuff",
         "prio_small",

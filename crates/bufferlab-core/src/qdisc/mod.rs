@@ -14,6 +14,7 @@ pub mod fifo;
 pub(crate) mod flow_list;
 pub mod fq;
 pub mod fq_codel;
+pub mod fq_pie;
 pub(crate) mod params;
 pub mod pie;
 pub mod prio_small;
@@ -33,6 +34,7 @@ use codel::CodelConfig;
 use dualpi2::DualPi2Config;
 use fq::FqConfig;
 use fq_codel::FqCodelConfig;
+use fq_pie::FqPieConfig;
 use pie::PieConfig;
 use prio_small::PrioSmallConfig;
 use red::RedSpec;
@@ -48,6 +50,7 @@ pub enum QdiscSpec {
     FqCodel(FqCodelConfig),
     Fq(FqConfig),
     Pie(PieConfig),
+    FqPie(FqPieConfig),
     Splitbuff(SplitBuffConfig),
     BlindSplitbuff(BlindSplitBuffConfig),
     PrioSmall(PrioSmallConfig),
@@ -75,6 +78,7 @@ impl QdiscSpec {
             QdiscSpec::FqCodel(_) => "fq_codel",
             QdiscSpec::Fq(_) => "fq",
             QdiscSpec::Pie(_) => "pie",
+            QdiscSpec::FqPie(_) => "fq_pie",
             QdiscSpec::Splitbuff(_) => "splitbuff",
             QdiscSpec::BlindSplitbuff(_) => "blind_splitbuff",
             QdiscSpec::PrioSmall(_) => "prio_small",
@@ -84,13 +88,14 @@ impl QdiscSpec {
 
     /// The limit in packets of discipline `kind` when its queue gives neither a limit nor a
     /// sizing rule: Linux's default for it (`txqueuelen` for the single queues, `tc-codel(8)`,
-    /// `tc-pie(8)`; 10240 for `fq_codel`, RFC 8290 §5.1; 10000 for `fq`, `tc-fq(8)`). The
+    /// `tc-pie(8)`; 10240 for `fq_codel`, RFC 8290 §5.1; 10000 for `fq`, `tc-fq(8)`; 10240 for `fq_pie`). The
     /// scenario reader writes it into the plan, so a plan says what every queue holds.
     pub fn default_limit_pkts(kind: &str) -> u64 {
         match kind {
             "fq_codel" => fq_codel::DEFAULT_LIMIT_PKTS,
             "dualpi2" => dualpi2::DEFAULT_LIMIT_PKTS,
             "fq" => fq::DEFAULT_LIMIT_PKTS,
+            "fq_pie" => fq_pie::DEFAULT_LIMIT_PKTS,
             _ => params::TXQUEUELEN_PKTS,
         }
     }
@@ -242,7 +247,7 @@ pub trait QueueDisc {
     }
 
     /// When the discipline next wants [`QueueDisc::on_timer`], if ever (PIE's periodic update;
-    /// [`Qdisc`] forwards timers to PIE and DualPI2 only: a new discipline with a timer is added there).
+    /// [`Qdisc`] forwards timers to PIE, FQ-PIE, DualPI2 and fq only: a new discipline with a timer is added there).
     fn next_timer(&self) -> Option<Instant> {
         None
     }
@@ -265,6 +270,7 @@ pub enum Qdisc {
     FqCodel(fq_codel::FqCodel),
     Fq(fq::Fq),
     Pie(pie::Pie),
+    FqPie(fq_pie::FqPie),
     SplitBuff(splitbuff::SplitBuff),
     PrioSmall(prio_small::PrioSmall),
     DualPi2(dualpi2::DualPi2),
@@ -279,6 +285,7 @@ macro_rules! dispatch {
             Qdisc::FqCodel($q) => $e,
             Qdisc::Fq($q) => $e,
             Qdisc::Pie($q) => $e,
+            Qdisc::FqPie($q) => $e,
             Qdisc::SplitBuff($q) => $e,
             Qdisc::PrioSmall($q) => $e,
             Qdisc::DualPi2($q) => $e,
@@ -304,6 +311,7 @@ impl Qdisc {
             }
             QdiscSpec::Fq(c) => Qdisc::Fq(fq::Fq::new(*c, limit, seed)),
             QdiscSpec::Pie(c) => Qdisc::Pie(pie::Pie::new(*c, limit, seed)),
+            QdiscSpec::FqPie(c) => Qdisc::FqPie(fq_pie::FqPie::new(*c, limit, seed)),
             QdiscSpec::Splitbuff(c) => Qdisc::SplitBuff(splitbuff::SplitBuff::new(*c, limit)),
             QdiscSpec::BlindSplitbuff(c) => {
                 Qdisc::SplitBuff(splitbuff::SplitBuff::blind(c.buffers, limit, seed))
@@ -375,12 +383,13 @@ impl QueueDisc for Qdisc {
     fn set_limit(&mut self, limit: Limit) {
         dispatch!(self, q => q.set_limit(limit))
     }
-    // Only PIE, DualPI2 and FQ have a timer: a comparison here, not a jump through every
+    // Only PIE, FQ-PIE, DualPI2 and FQ have a timer: a comparison here, not a jump through every
     // discipline, on a call the port makes at every hop.
     #[inline]
     fn next_timer(&self) -> Option<Instant> {
         match self {
             Qdisc::Pie(q) => q.next_timer(),
+            Qdisc::FqPie(q) => q.next_timer(),
             Qdisc::DualPi2(q) => q.next_timer(),
             Qdisc::Fq(q) => q.next_timer(),
             _ => None,
@@ -389,6 +398,7 @@ impl QueueDisc for Qdisc {
     fn on_timer(&mut self, now: Instant) {
         match self {
             Qdisc::Pie(q) => q.on_timer(now),
+            Qdisc::FqPie(q) => q.on_timer(now),
             Qdisc::DualPi2(q) => q.on_timer(now),
             Qdisc::Fq(q) => q.on_timer(now),
             _ => {}
@@ -445,6 +455,7 @@ impl Qdisc {
             Qdisc::FqCodel(_) => "fq_codel",
             Qdisc::Fq(_) => "fq",
             Qdisc::Pie(_) => "pie",
+            Qdisc::FqPie(_) => "fq_pie",
             Qdisc::SplitBuff(s) => s.name(),
             Qdisc::PrioSmall(_) => "prio_small",
             Qdisc::DualPi2(_) => "dualpi2",

@@ -119,7 +119,10 @@ fn startup_fills_the_pipe_then_drain_empties_the_queue() {
         .find(|k| k.max_bw * 10 >= PAYLOAD_RATE * 9)
         .unwrap();
     let extra = drain.rounds - full.rounds;
-    assert!((3..=4).contains(&extra), "{extra} rounds after the pipe was full");
+    assert!(
+        (3..=4).contains(&extra),
+        "{extra} rounds after the pipe was full"
+    );
     // Up to 2.89 BDP in flight (plus the window's burst budget, below): STARTUP leaves a queue
     // of 1 to 1.89 BDP...
     let most = (HIGH_GAIN - UNIT) * BDP_PKTS / UNIT + BUDGET_PKTS;
@@ -132,7 +135,11 @@ fn startup_fills_the_pipe_then_drain_empties_the_queue() {
     // about a round trip at 88/256 of the rate.
     let probe = first(&ticks, Mode::ProbeBw);
     assert!(probe.queue <= 8, "queue {} after DRAIN", probe.queue);
-    assert!(probe.t - drain.t < 4 * 41 * MS, "DRAIN took {:?}", probe.t - drain.t);
+    assert!(
+        probe.t - drain.t < 4 * 41 * MS,
+        "DRAIN took {:?}",
+        probe.t - drain.t
+    );
     assert_eq!(net.stats().retransmits.total, 0, "the FIFO never overflows");
 }
 
@@ -187,7 +194,10 @@ fn the_gain_cycle_shows_in_the_pacing_rate() {
     let n = gains.len() as f64;
     let share = |g: u64| gains.iter().filter(|&&x| x.abs_diff(g) <= 1).count() as f64 / n;
     let (up, down, cruise) = (share(UNIT * 5 / 4), share(UNIT * 3 / 4), share(UNIT));
-    assert!(up + down + cruise > 0.99, "other gains: {up} {down} {cruise}");
+    assert!(
+        up + down + cruise > 0.99,
+        "other gains: {up} {down} {cruise}"
+    );
     // Each phase lasts about a min RTT; the 3/4 phase ends early once the queue is gone.
     assert!((0.08..=0.2).contains(&up), "1.25 for {up}");
     assert!(down > 0.01 && down <= 0.2, "0.75 for {down}");
@@ -202,7 +212,10 @@ fn bbr_runs_are_deterministic() {
         net.sent
     };
     let (a, b) = (once(), once());
-    assert!(a.iter().any(|s| s.dropped), "STARTUP overflows a 20-packet FIFO");
+    assert!(
+        a.iter().any(|s| s.dropped),
+        "STARTUP overflows a 20-packet FIFO"
+    );
     assert_eq!(a, b);
 }
 

@@ -119,13 +119,18 @@ mod tests {
         // On a rising then falling sequence the three kept samples suffice: compare with the
         // true maximum of the last `win` + 1 rounds.
         let win = 10u64;
-        let seq: Vec<u64> = (0..40).map(|t| if t < 20 { t * 10 } else { 400 - t * 10 }).collect();
+        let seq: Vec<u64> = (0..40)
+            .map(|t| if t < 20 { t * 10 } else { 400 - t * 10 })
+            .collect();
         let mut m = WindowedMax::default();
         for (t, &v) in seq.iter().enumerate() {
             let got = m.update(win, t as u64, v);
             let lo = (t as u64).saturating_sub(win) as usize;
             let truth = *seq[lo..=t].iter().max().unwrap();
-            assert!(got <= truth.max(seq[t]) && got >= v, "t {t}: {got} vs {truth}");
+            assert!(
+                got <= truth.max(seq[t]) && got >= v,
+                "t {t}: {got} vs {truth}"
+            );
         }
     }
 }

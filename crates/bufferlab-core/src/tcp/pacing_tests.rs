@@ -34,11 +34,17 @@ fn paced_segments_leave_one_slot_apart() {
     // The first ten segments go unpaced (Linux's `data_segs_out >= 10`).
     for w in s[10..].windows(2) {
         pairs += 1;
-        let rate = w[0].pacing_rate.expect("a rate once the handshake gave an RTT");
+        let rate = w[0]
+            .pacing_rate
+            .expect("a rate once the handshake gave an RTT");
         let want = slot(w[0].len, rate);
         let gap = w[1].at - w[0].at;
         // At most half a slot is given back to a segment that left late.
-        assert!(gap >= want / 2, "gap {gap:?} < half of {want:?} at {:?}", w[1].at);
+        assert!(
+            gap >= want / 2,
+            "gap {gap:?} < half of {want:?} at {:?}",
+            w[1].at
+        );
         // Two segments both sent by the pacing timer: exactly one slot apart.
         if w[0].on_timer && w[1].on_timer {
             timed += 1;

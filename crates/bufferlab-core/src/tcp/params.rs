@@ -499,7 +499,10 @@ mod tests {
     #[test]
     fn bbr_always_paces_and_pacing_defaults_to_linuxs_ratios() {
         let p = opts(json!({})).resolve();
-        assert_eq!((p.pacing, p.pacing_ss_ratio, p.pacing_ca_ratio), (false, 200, 120));
+        assert_eq!(
+            (p.pacing, p.pacing_ss_ratio, p.pacing_ca_ratio),
+            (false, 200, 120)
+        );
         let p = opts(json!({"cc": "bbr"})).resolve();
         assert_eq!((p.cc, p.pacing), (CcConfig::Bbr, true));
         let p = opts(json!({"cc": "cubic", "pacing": true, "pacing_ca_ratio": 100})).resolve();

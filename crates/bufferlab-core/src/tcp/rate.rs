@@ -314,7 +314,9 @@ mod tests {
         let mut stamps: Vec<TxStamp> = (0..n).map(|k| r.on_sent(T0, k == 0)).collect();
         (0..n as usize)
             .map(|k| {
-                let at = T0 + rtt_ms * MS + Duration::from_ns((k as u64 + 1) * MSS * 1_000_000 / rate_per_ms);
+                let at = T0
+                    + rtt_ms * MS
+                    + Duration::from_ns((k as u64 + 1) * MSS * 1_000_000 / rate_per_ms);
                 r.begin(0);
                 r.on_delivered(&mut stamps[k], T0, end(k as u64), MSS as u32, false, false);
                 r.end(at, Duration::ZERO, MSS, None)
@@ -331,7 +333,8 @@ mod tests {
         for (k, x) in s.iter().enumerate() {
             assert_eq!(x.send_interval, Duration::ZERO);
             assert_eq!(x.interval, Some(x.ack_interval));
-            let expect = (k as u64 + 1) * MSS * 1_000_000_000 / (40_000_000 + (k as u64 + 1) * 100_000);
+            let expect =
+                (k as u64 + 1) * MSS * 1_000_000_000 / (40_000_000 + (k as u64 + 1) * 100_000);
             assert_eq!(x.rate_bytes_per_sec(), Some(expect));
             assert!(expect < 10_000_000);
         }
@@ -390,7 +393,14 @@ mod tests {
         let mut st: Vec<TxStamp> = (0..10).map(|k| r.on_sent(T0 + MS * k, k == 0)).collect();
         r.begin(10 * MSS);
         for (k, s) in st.iter_mut().enumerate() {
-            r.on_delivered(s, T0 + MS * k as u64, end(k as u64), MSS as u32, false, false);
+            r.on_delivered(
+                s,
+                T0 + MS * k as u64,
+                end(k as u64),
+                MSS as u32,
+                false,
+                false,
+            );
         }
         let x = r.end(T0 + 50 * MS, 40 * MS, MSS, None);
         assert_eq!(x.send_interval, 9 * MS);

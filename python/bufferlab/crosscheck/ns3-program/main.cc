@@ -231,8 +231,16 @@ InstallQdisc(Run& run, Port* p, Ptr<NetDevice> dev, const Json& d)
     SetAttrs(qd, d["qdisc"]["attrs"]);
     if (d["qdisc"].Has("quantum_bytes"))
     {
-        // FQ-CoDel's quantum is no attribute in ns-3 (it defaults to the device MTU).
-        DynamicCast<FqCoDelQueueDisc>(qd)->SetQuantum(static_cast<uint32_t>(d["qdisc"]["quantum_bytes"].Int()));
+        // FQ-CoDel's and FQ-PIE's quantum is no attribute in ns-3 (it defaults to the device MTU).
+        auto quantum = static_cast<uint32_t>(d["qdisc"]["quantum_bytes"].Int());
+        if (auto fqc = DynamicCast<FqCoDelQueueDisc>(qd))
+        {
+            fqc->SetQuantum(quantum);
+        }
+        else
+        {
+            DynamicCast<FqPieQueueDisc>(qd)->SetQuantum(quantum);
+        }
     }
     qd->TraceConnectWithoutContext("Enqueue", MakeCallback(&Port::OnEnqueue, p));
     qd->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&Port::OnDropBefore, p));

@@ -34,10 +34,10 @@ impl SendConn {
     }
 
     fn conn_state(&self, now: Instant) -> ConnState {
-        let (delivered_bytes, delivered_at, lost_bytes) = self
-            .sb
-            .rate()
-            .map_or((0, Instant::ZERO, 0), |r| (r.delivered(), r.delivered_at(), r.lost()));
+        let (delivered_bytes, delivered_at, lost_bytes) =
+            self.sb.rate().map_or((0, Instant::ZERO, 0), |r| {
+                (r.delivered(), r.delivered_at(), r.lost())
+            });
         ConnState {
             now,
             ca: self.ca_state(),

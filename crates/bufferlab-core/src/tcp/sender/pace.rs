@@ -52,7 +52,7 @@ impl SendConn {
     /// The connection's timer fired: if the pacing deadline has come, send what waits
     /// (`tcp_pace_kick`). Not while F-RTO waits for the ACK that decides (RFC 5682 step 3).
     pub(super) fn on_pace_timer(&mut self, io: &mut Io, peer: &Peer) {
-        if !self.v.pace_armed.is_some_and(|a| a <= io.now) {
+        if self.v.pace_armed.is_none_or(|a| a > io.now) {
             return;
         }
         self.v.pace_armed = None;

@@ -173,7 +173,12 @@ mod tests {
         let mut ev = LtEvent::None;
         for r in 1..=rounds {
             let d = d0 + rate * r / 10;
-            ev = lt.sample(&lossy(1), &conn(t0 + 100 * r, d, l0 + (d - d0) / 4), true, true);
+            ev = lt.sample(
+                &lossy(1),
+                &conn(t0 + 100 * r, d, l0 + (d - d0) / 4),
+                true,
+                true,
+            );
         }
         ev
     }
@@ -182,18 +187,30 @@ mod tests {
     fn two_consistent_lossy_intervals_mean_a_policer() {
         let mut lt = LtBw::default();
         // The first loss starts sampling.
-        assert_eq!(lt.sample(&lossy(1), &conn(0, 0, 0), false, true), LtEvent::None);
+        assert_eq!(
+            lt.sample(&lossy(1), &conn(0, 0, 0), false, true),
+            LtEvent::None
+        );
         // Four rounds at 1 MB/s with 25 % loss: the first interval.
         assert_eq!(interval(&mut lt, 0, 0, 0, 1_000_000, 4), LtEvent::None);
         assert_eq!(lt.policed(), None);
         // Four more at 1.1 MB/s (within 1/8): policed, at the mean.
-        assert_eq!(interval(&mut lt, 400, 400_000, 100_000, 1_100_000, 4), LtEvent::Policed);
+        assert_eq!(
+            interval(&mut lt, 400, 400_000, 100_000, 1_100_000, 4),
+            LtEvent::Policed
+        );
         assert_eq!(lt.policed(), Some(1_050_000));
         // 48 round trips in PROBE_BW later it expires.
         for k in 0..47 {
-            assert_eq!(lt.sample(&lossy(0), &conn(900 + k, 0, 0), true, true), LtEvent::None);
+            assert_eq!(
+                lt.sample(&lossy(0), &conn(900 + k, 0, 0), true, true),
+                LtEvent::None
+            );
         }
-        assert_eq!(lt.sample(&lossy(0), &conn(1000, 0, 0), true, true), LtEvent::Expired);
+        assert_eq!(
+            lt.sample(&lossy(0), &conn(1000, 0, 0), true, true),
+            LtEvent::Expired
+        );
         assert_eq!(lt.policed(), None);
     }
 
@@ -203,7 +220,10 @@ mod tests {
         lt.sample(&lossy(1), &conn(0, 0, 0), false, true);
         interval(&mut lt, 0, 0, 0, 1_000_000, 4);
         // Twice the rate: not consistent; this interval becomes the reference.
-        assert_eq!(interval(&mut lt, 400, 400_000, 100_000, 2_000_000, 4), LtEvent::None);
+        assert_eq!(
+            interval(&mut lt, 400, 400_000, 100_000, 2_000_000, 4),
+            LtEvent::None
+        );
         assert_eq!(lt.policed(), None);
         // 10 % loss never ends an interval; past 16 round trips sampling starts over.
         let mut lt = LtBw::default();

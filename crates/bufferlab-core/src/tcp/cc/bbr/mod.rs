@@ -429,7 +429,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`: 200 ms and a round at 4 packets are over.
     fn check_probe_rtt_done(&mut self, w: &mut CwndState, c: &ConnState) {
-        if !self.probe_rtt_done_at.is_some_and(|t| c.now > t) {
+        if self.probe_rtt_done_at.is_none_or(|t| c.now <= t) {
             return;
         }
         // Wait a full window before the next one.
@@ -458,8 +458,7 @@ impl Bbr {
         }
         let probing = self.mode == Mode::ProbeRtt;
         if probing {
-            if self.probe_rtt_done_at.is_none()
-                && c.in_flight_bytes <= CWND_MIN_PKTS * w.mss_bytes
+            if self.probe_rtt_done_at.is_none() && c.in_flight_bytes <= CWND_MIN_PKTS * w.mss_bytes
             {
                 // At 4 packets: hold for 200 ms and a round trip from now.
                 self.probe_rtt_done_at = Some(c.now + PROBE_RTT_TIME);
@@ -482,9 +481,13 @@ impl Bbr {
 
     /// Packet conservation in a recovery's first round, the window restored at its end
     /// (`bbr_set_cwnd_to_recover_or_restore`); `Some(window)` while conserving.
-    fn recover_or_restore(&mut self, rs: &RateSample, acked: u64, w: &CwndState, c: &ConnState)
-        -> (u64, bool)
-    {
+    fn recover_or_restore(
+        &mut self,
+        rs: &RateSample,
+        acked: u64,
+        w: &CwndState,
+        c: &ConnState,
+    ) -> (u64, bool) {
         let (prev, state) = (self.prev_ca, c.ca);
         let mut cwnd = w.cwnd_bytes;
         // An ACK for P packets releases at most 2P: first take the losses off.
@@ -590,11 +593,7 @@ impl CongestionControl for Bbr {
             losses: 1,
             ..RateSample::default()
         };
-        if self
-            .lt
-            .sample(&rs, c, true, self.mode == Mode::ProbeBw)
-            == LtEvent::Expired
-        {
+        if self.lt.sample(&rs, c, true, self.mode == Mode::ProbeBw) == LtEvent::Expired {
             self.reset_probe_bw_mode(c.delivered_at);
         }
     }

@@ -33,7 +33,13 @@ impl Feed {
             ca: CaState::Open,
         };
         let c = f.conn();
-        f.bbr.on_established(&f.w, &ConnState { srtt: Some(40 * MS), ..c });
+        f.bbr.on_established(
+            &f.w,
+            &ConnState {
+                srtt: Some(40 * MS),
+                ..c
+            },
+        );
         f
     }
 
@@ -82,7 +88,11 @@ impl Feed {
 #[test]
 fn gains_are_linuxs() {
     assert_eq!((HIGH_GAIN, DRAIN_GAIN, CWND_GAIN), (739, 88, 512));
-    assert_eq!(PACING_GAIN.iter().sum::<u64>(), 8 * UNIT, "the cycle averages to 1");
+    assert_eq!(
+        PACING_GAIN.iter().sum::<u64>(),
+        8 * UNIT,
+        "the cycle averages to 1"
+    );
     // Pacing at gain × bw less 1 %: 1 MB/s at 5/4 is 1.2375 MB/s.
     assert_eq!(Bbr::pacing_of(1_000_000, UNIT * 5 / 4), 1_237_500);
 }
@@ -176,7 +186,7 @@ fn cwnd_is_twice_the_bdp_plus_the_burst_budget() {
     // 150 kB/s), rounded up to even; in the probing phase two more.
     assert_eq!(f.bbr.aggr.extra_acked(), MSS);
     let probing = f.bbr.gains().0 > UNIT;
-    let expect = (100 + 1 + 6 + 1) / 2 * 2 + if probing { 2 } else { 0 };
+    let expect = (100u64 + 1 + 6).div_ceil(2) * 2 + if probing { 2 } else { 0 };
     assert_eq!(f.w.cwnd_bytes, expect * MSS);
     // And the pacing rate is the phase's gain times the estimate.
     assert_eq!(
@@ -214,7 +224,10 @@ fn probe_rtt_after_ten_seconds_holds_four_packets_for_200_ms_and_a_round() {
         }
     }
     let held = f.now - at4;
-    assert!(held > PROBE_RTT_TIME && held <= PROBE_RTT_TIME + 10 * MS, "{held:?}");
+    assert!(
+        held > PROBE_RTT_TIME && held <= PROBE_RTT_TIME + 10 * MS,
+        "{held:?}"
+    );
     assert_eq!(f.bbr.mode(), Mode::ProbeBw);
     assert!(
         f.w.cwnd_bytes >= 100 * MSS,
@@ -241,10 +254,18 @@ fn recovery_conserves_packets_for_a_round_then_restores_the_window() {
     f.ca = CaState::Recovery;
     f.in_flight = 30 * MSS;
     f.ack(MS, f.delivered, rate, 40 * MS);
-    assert_eq!(f.w.cwnd_bytes, 31 * MSS, "in flight plus what the ACK delivered");
+    assert_eq!(
+        f.w.cwnd_bytes,
+        31 * MSS,
+        "in flight plus what the ACK delivered"
+    );
     // Recovery ends: the window before it returns (capped by the target, which may be two
     // packets less outside the probing phase).
     f.ca = CaState::Open;
     f.ack(MS, f.delivered, rate, 40 * MS);
-    assert!(f.w.cwnd_bytes + 2 * MSS >= before, "{} < {before}", f.w.cwnd_bytes);
+    assert!(
+        f.w.cwnd_bytes + 2 * MSS >= before,
+        "{} < {before}",
+        f.w.cwnd_bytes
+    );
 }
