@@ -31,3 +31,6 @@ KLEINROCK = Paper("theory", "Kleinrock (1975)", "Queueing Systems, vol. 1", "§5
 BBR = Paper("bbr", "Hock, Bless & Zitterbart (2017); Ware, Mukerjee, Seshan & Sherry (2019)",
             "Experimental Evaluation of BBR Congestion Control; Modeling BBR's Interactions with Loss-Based "
             "Congestion Control", "IEEE ICNP 2017; ACM IMC 2019")
+L4S = Paper("l4s", "De Schepper, Briscoe & White (2023); Briscoe et al. (2023); De Schepper et al. (2016)",
+            "Dual-Queue Coupled AQM for L4S (RFC 9332); L4S Architecture (RFC 9330); PI2: A Linearized AQM "
+            "for both Classic and Scalable TCP", "IETF RFCs 9330–9332; ACM CoNEXT 2016")
