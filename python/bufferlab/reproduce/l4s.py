@@ -225,7 +225,8 @@ def _analyze(d: Data) -> Output:
         agg = over_seeds(rg[rg["cc"] == cc].assign(x=i), ["x"], "ratio")
         errorbars(c, agg, "x", label=f"{cc}: measured", color=f"C{i}")
         plotted.append(agg.assign(quantity=f"{cc} 10 ms / 160 ms goodput ratio"))
-    c.axhline(design, color="C0", lw=0.8, ls="--", label=f"Prague design ({design:.1f})")
+    prague_color = f"C{sorted(rg['cc'].unique()).index('prague')}" if "prague" in set(rg["cc"]) else "C0"
+    c.axhline(design, color=prague_color, lw=0.8, ls="--", label=f"Prague design ({design:.1f})")
     c.axhline(long_ms / short_ms, color="k", lw=0.8, ls=":", label=f"1/RTT ({long_ms / short_ms:.0f})")
     c.set(yscale="log", xlim=(-0.5, 1.5), xticks=range(rg["cc"].nunique()),
           xticklabels=sorted(rg["cc"].unique()), ylabel="rate ratio 10 ms / 160 ms",
@@ -239,7 +240,13 @@ def _analyze(d: Data) -> Output:
     e.axhline(1.0, color="0.5", lw=0.8, ls=":")
     e.set(xlabel="burst period of the upstream hop (ms; 0 = smooth)", ylabel="L queue sojourn (ms)",
           title="two Prague flows behind a bursty hop")
-    e.legend(fontsize=7)
+    e.legend(fontsize=7, loc="center left")
+    u = over_seeds(bq, ["burst_ms"], "utilization")
+    eu = e.twinx()
+    errorbars(eu, u, "burst_ms", label="utilization (right)", color="k", ls="--")
+    eu.set(ylabel="bottleneck utilization", ylim=(0, 1.05))
+    eu.legend(fontsize=7, loc="center right")
+    plotted.append(u.assign(quantity="bottleneck utilization behind the bursty hop"))
     fig.tight_layout()
 
     dp = co[co["aqm"] == "dualpi2"]
