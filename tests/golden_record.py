@@ -38,6 +38,8 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "v-prio": (D, {Q: {"discipline": "prio_small", "limit": "80pkt", "threshold": "100B"}}),
     "v-fq_pie": (D, {Q: {"discipline": "fq_pie", "limit": "300pkt", "target": "10ms", "tupdate": "20ms", "alpha": 0.25, "beta": 2.0, "flows": 64, "quantum": 600, "ecn": True, "ecn_prob": 0.2}}),
     "v-dualpi2": (D, {Q: {"discipline": "dualpi2", "limit": "300pkt", "target": "10ms", "tupdate": "20ms", "alpha": 0.3, "beta": 4.0, "step_thresh": "2ms", "c_protection": 30, "coupling_factor": 3, "drop_early": True}}),
+    "v-red-step": (D, {Q: {"discipline": "red", "limit": "200pkt", "min_th": 20, "max_th": 20, "max_p": 1.0, "weight": 1.0, "gentle": False, "ecn": True}, "traffic[0].cc": "dctcp"}),
+    "v-fq_codel-ce": (D, {Q: {"discipline": "fq_codel", "ce_threshold": "1ms"}, "traffic[0].cc": "prague", "traffic[0].prague_rtt_target": "10ms"}),
     "v-bytes": (D, {Q: {"discipline": "fifo", "limit": "90KB"}}),
     "v-sqrt": (D, {Q: {"discipline": "fifo", "sizing": "bdp/sqrt(n)", "scale": 2.0}}),
     "v-adaptive": (D, {Q: {"discipline": "fifo", "sizing": "rtt-adaptive"}}),

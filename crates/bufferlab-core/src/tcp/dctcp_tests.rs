@@ -39,6 +39,19 @@ fn bernoulli(p: f64) -> super::testnet::DropRule {
     })
 }
 
+/// Run to 15 s; α's mean over 5–15 s, sampled every 10 ms.
+fn mean_alpha(net: &mut Net) -> f64 {
+    let mut samples = Vec::new();
+    let mut t = T0 + 5 * SEC;
+    net.run(t);
+    while t < T0 + 15 * SEC {
+        t += 10 * MS;
+        net.run(t);
+        samples.push(alpha(net));
+    }
+    samples.iter().sum::<f64>() / samples.len() as f64
+}
+
 /// RFC 8257 §3.2-3.3: every mark is echoed on exactly the ACKs that cover it (delayed ACKs and
 /// all), so α converges to the marking probability. An RFC 3168 echo (ECE held until CWR) would
 /// report far more than were marked.
@@ -47,15 +60,7 @@ fn alpha_converges_to_a_fixed_marking_probability() {
     for p in [0.05, 0.2] {
         let mut net = Net::new(params(CcKind::Dctcp), None, 100_000_000, 5 * MS, 1000);
         net.mark = bernoulli(p);
-        let mut samples = Vec::new();
-        let mut t = T0 + 5 * SEC;
-        net.run(t);
-        while t < T0 + 15 * SEC {
-            t += 10 * MS;
-            net.run(t);
-            samples.push(alpha(&net));
-        }
-        let mean = samples.iter().sum::<f64>() / samples.len() as f64;
+        let mean = mean_alpha(&mut net);
         let ce = net.stats().ce_received.total;
         let c = &net.sender.conns()[0];
         eprintln!(
@@ -190,17 +195,9 @@ fn prague_learns_each_mark_through_accecn() {
         }
         0
     });
-    let mut samples = Vec::new();
-    let mut t = T0 + 5 * SEC;
-    net.run(t);
-    while t < T0 + 15 * SEC {
-        t += 10 * MS;
-        net.run(t);
-        samples.push(alpha(&net));
-    }
+    let mean = mean_alpha(&mut net);
     let c = &net.sender.conns()[0];
     let ce = net.stats().ce_received.total;
-    let mean = samples.iter().sum::<f64>() / samples.len() as f64;
     eprintln!(
         "prague: accecn {}, learnt {} of {ce} marks, α {mean:.4}, ECT(1) data {} of {}",
         c.accecn_ok(),

@@ -309,6 +309,10 @@ pub struct TcpParams {
     pub accecn: bool,
     /// The receiver echoes every CE state change (RFC 8257 §3.2), DCTCP's receiver.
     pub dctcp_echo: bool,
+    /// The algorithm needs ECN (Linux's `TCP_CONG_NEEDS_ECN`: DCTCP, Prague): its SYN,
+    /// retransmissions and other segments without new data are ECN-capable too
+    /// (`tcp_ecn_send_syn`, and `tcp_ecn_send` skipping `INET_ECN_dontxmit`).
+    pub needs_ecn: bool,
     pub delayed_ack: bool,
     pub delack_ns: Duration,
     pub initial_window: u32,
@@ -438,6 +442,7 @@ impl TcpOptions {
             ect: if prague { Ecn::Ect1 } else { Ecn::Ect0 },
             accecn,
             dctcp_echo: self.cc == CcKind::Dctcp,
+            needs_ecn: prague || self.cc == CcKind::Dctcp,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             initial_window: self.initial_window,

@@ -30,6 +30,8 @@ pub(super) struct SendConfig {
     pub(super) accecn: bool,
     /// The codepoint of its new data once ECN is agreed: ECT(0), or ECT(1) for L4S.
     pub(super) ect: Ecn,
+    /// Every segment is ECN-capable, not only new data (`TcpParams::needs_ecn`).
+    pub(super) ect_all: bool,
     /// Whether it paces (the `pacing` key, or a rate-controlling algorithm), and Linux's pacing
     /// ratios in percent.
     pub(super) pacing: bool,
@@ -61,6 +63,7 @@ impl SendConfig {
             ecn: p.ecn,
             accecn: p.accecn,
             ect: p.ect,
+            ect_all: p.needs_ecn,
             pacing: p.pacing || rate_control,
             pacing_ss_ratio: p.pacing_ss_ratio,
             pacing_ca_ratio: p.pacing_ca_ratio,

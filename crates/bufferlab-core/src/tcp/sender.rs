@@ -262,6 +262,13 @@ impl SendConn {
         let mut h = self.header(io, self.v.end.min(self.v.max), 0, flags);
         h.ae = ae;
         let mut p = self.packet(io, peer, h);
+        // An algorithm that needs ECN sends its first SYN, and everything once ECN is agreed,
+        // ECN-capable (Linux's `tcp_ecn_send_syn`: `INET_ECN_xmit` for `TCP_CONG_NEEDS_ECN`),
+        // so a marking queue marks its SYN rather than dropping it.
+        let syn = flags & tcp_flags::SYN != 0;
+        if self.cfg.ect_all && ((syn && !self.v.syn_retransmitted) || (!syn && self.v.ecn_ok)) {
+            p.ecn = self.cfg.ect;
+        }
         p.tstamp = self.v.wstamp.max(io.now);
         self.count_sent(io, peer, p.size, false);
         io.send(p);
@@ -271,10 +278,12 @@ impl SendConn {
     /// Send the segment `[seq, seq + len)`.
     fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32) {
         // RFC 3168 §6.1.5: only new data is ECN-capable (a retransmission is not, as Linux's
-        // `tcp_ecn_send`), and the first new segment after a reduction carries CWR.
-        let ect = self.v.ecn_ok && seq >= self.v.max;
+        // `tcp_ecn_send`, unless the algorithm needs ECN), and the first new segment after a
+        // reduction carries CWR.
+        let new = seq >= self.v.max;
+        let ect = self.v.ecn_ok && (new || self.cfg.ect_all);
         let mut flags = tcp_flags::ACK;
-        if ect && self.v.cwr_pending && !self.v.accecn_ok {
+        if ect && new && self.v.cwr_pending && !self.v.accecn_ok {
             flags |= tcp_flags::CWR;
             self.v.cwr_pending = false;
         }

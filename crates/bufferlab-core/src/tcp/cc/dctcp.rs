@@ -6,7 +6,7 @@
 //! `dctcp_ssthresh`). A loss halves the window as Reno does (§3.4; Linux's
 //! `dctcp_react_to_loss`). The receiver's echo of every mark is [`crate::tcp::receiver`]'s.
 
-use super::{reno_avoidance, slow_start, AckEvent, AckInfo, CongestionControl, CwndState};
+use super::{reno_growth, AckEvent, AckInfo, CongestionControl, CwndState};
 use crate::time::Instant;
 
 /// RFC 8257 §4.2 and Linux's `dctcp_shift_g = 4`: g = 1/16.
@@ -120,14 +120,7 @@ pub fn scaled_reduction(cwnd_bytes: u64, alpha: f64, mss: u64) -> u64 {
 impl CongestionControl for Dctcp {
     /// Reno's growth (Linux's `tcp_reno_cong_avoid`).
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckInfo) {
-        let mut acked = ack.acked_bytes;
-        if w.in_slow_start() {
-            acked = slow_start(w, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        reno_avoidance(w, &mut self.acc_bytes, acked);
+        reno_growth(w, &mut self.acc_bytes, ack.acked_bytes);
     }
 
     /// A loss: Reno's halving of the window (RFC 8257 §3.4, Linux's `dctcp_react_to_loss` on

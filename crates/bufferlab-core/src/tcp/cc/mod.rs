@@ -267,6 +267,20 @@ pub fn reno_avoidance(w: &mut CwndState, acc_bytes: &mut u64, acked: u64) {
     }
 }
 
+/// Reno's growth (Linux's `tcp_reno_cong_avoid`): slow start up to `ssthresh`, the rest of the
+/// acknowledged bytes to congestion avoidance.
+#[inline]
+pub fn reno_growth(w: &mut CwndState, acc_bytes: &mut u64, acked: u64) {
+    let mut acked = acked;
+    if w.in_slow_start() {
+        acked = slow_start(w, acked);
+        if acked == 0 {
+            return;
+        }
+    }
+    reno_avoidance(w, acc_bytes, acked);
+}
+
 /// `max(flight · beta, 2 · MSS)` (RFC 5681 eq. 4 with the AIMD factor in place of 1/2).
 #[inline]
 pub fn reduced(flight_bytes: u64, beta: f64, mss: u64) -> u64 {

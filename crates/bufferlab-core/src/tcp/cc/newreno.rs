@@ -2,7 +2,7 @@
 //! recovery itself, RFC 6582, is the sender's). `beta` is the decrease factor: 0.5 in RFC 5681,
 //! 0.875 in seed 003 §5 for smoother load.
 
-use super::{reduced, reno_avoidance, slow_start, AckInfo, CongestionControl, CwndState};
+use super::{reduced, reno_growth, AckInfo, CongestionControl, CwndState};
 use crate::time::Instant;
 
 /// NewReno's parameter.
@@ -34,14 +34,7 @@ impl NewReno {
 
 impl CongestionControl for NewReno {
     fn on_ack(&mut self, w: &mut CwndState, ack: &AckInfo) {
-        let mut acked = ack.acked_bytes;
-        if w.in_slow_start() {
-            acked = slow_start(w, acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        reno_avoidance(w, &mut self.acc_bytes, acked);
+        reno_growth(w, &mut self.acc_bytes, ack.acked_bytes);
     }
 
     fn on_congestion(&mut self, _now: Instant, w: &mut CwndState, flight_bytes: u64) {
