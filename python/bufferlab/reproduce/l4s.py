@@ -307,8 +307,10 @@ the scalable law W = 2/p_L gives 41.5 (1.46 times; at 80 ms 225 segments at p_L 
 W·p_L = 3.5, 1.7 times). With a window at its law and Prague's 25 ms RTT target, window fairness
 (k = 2) would give a ratio of about 1.2 at 20 ms (Cubic's RTT includes the C queue's 15 ms) and
 about 0.95 at 80 ms. The excess is Prague's window over its own law in these runs; the module's
-unit test (marks in every round) meets 2/p, so the gap comes from how marks reach the reduction
-in a real flow (rounds without a mark skip the α/2 cut; α from the ACE counts), not resolved here.
+unit test (a steady 10% of segments marked in every round) meets 2/p, so the gap comes from how
+marks reach the reduction in a real flow, not resolved here: p' swings with Cubic's sawtooth and
+2/p is convex (the mean window exceeds 2 over the mean p), and rounds without a mark skip the α/2
+cut while α, an average over 16 rounds, lags.
 
 Through a 1000-packet FIFO Prague gets no marks, falls back to its loss response (23 and 30
 retransmissions per minute at 20 and 80 ms) and both flows see the FIFO's delay: RTTs inflated
