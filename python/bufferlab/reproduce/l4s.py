@@ -292,19 +292,19 @@ Through DualPI2 the queues separate as RFC 9332 intends (full profile, ten seeds
 beside Cubic at 20 ms Prague's queueing delay is 0.17 ms on average (one-way), 0.52 ms at the
 median and 0.78 ms at the 99th percentile of its RTT less the base RTT (both quantized by the
 engine's RTT histogram, bins of about 1.2%, 0.26 ms at 20 ms; they include the delayed-ACK wait),
-while Cubic's is 14.4 ms on average, 15.7 ms at the median and 23.7 ms at the 99th (at 80 ms:
-Prague 0.16 / 0.62 / 0.62 ms, Cubic 11.7 / 14.8 / 20.1 ms). The link is used at 99.99% (20 ms)
-and 99.46% (80 ms). Prague is never dropped (no retransmission), Cubic loses 0.08% of its
+while Cubic's is 14.4 ms on average, 15.6 ms at the median and 23.5 ms at the 99th (at 80 ms:
+Prague 0.16 / 0.62 / 0.62 ms, Cubic 11.9 / 14.9 / 20.0 ms). The link is used at 99.99% (20 ms)
+and 99.51% (80 ms). Prague is never dropped (no retransmission), Cubic loses 0.09% of its
 packets. With only Prague flows the bottleneck's own sojourn is the L queue's: 0.68 ms at the
 median and 1.09 ms at the 99th percentile (10 and 160 ms flows), 0.18 and 1.45 ms (two 20 ms flows).
 
-The rates are not balanced as the coupling intends: Prague takes 2.31 times Cubic's goodput at 20 ms
-(33.7 against 14.6 Mb/s, a share of 0.70) and 2.06 times at 80 ms (32.2 against 15.8 Mb/s). Cubic
-behaves as the coupling assumes: at 20 ms it loses p_C = 0.082% and holds 44.7 segments in flight
-where Reno's 1.22/√p_C gives 42.6. Prague is marked on p_L = 4.8% of its packets, close to
-k·√p_C = 5.7% (the mean of p' is below the root of the mean of p'²), but holds 60.6 segments where
-the scalable law W = 2/p_L gives 41.5 (1.46 times; at 80 ms 225 segments at p_L = 1.54%,
-W·p_L = 3.5, 1.7 times). With a window at its law and Prague's 25 ms RTT target, window fairness
+The rates are not balanced as the coupling intends: Prague takes 2.37 times Cubic's goodput at 20 ms
+(33.9 against 14.3 Mb/s, a share of 0.70) and 2.03 times at 80 ms (32.0 against 16.0 Mb/s). Cubic
+behaves as the coupling assumes: at 20 ms it loses p_C = 0.086% and holds 43.8 segments in flight
+where Reno's 1.22/√p_C gives 41.7. Prague is marked on p_L = 4.8% of its packets, close to
+k·√p_C = 5.9% (the mean of p' is below the root of the mean of p'²), but holds 61.2 segments where
+the scalable law W = 2/p_L gives 41.9 (1.46 times; at 80 ms 224 segments at p_L = 1.57%,
+W·p_L = 3.5, 1.75 times). With a window at its law and Prague's 25 ms RTT target, window fairness
 (k = 2) would give a ratio of about 1.2 at 20 ms (Cubic's RTT includes the C queue's 15 ms) and
 about 0.95 at 80 ms. The excess is Prague's window over its own law in these runs; the module's
 unit test (a steady 10% of segments marked in every round) meets 2/p, so the gap comes from how
@@ -317,7 +317,7 @@ retransmissions per minute at 20 and 80 ms) and both flows see the FIFO's delay:
 by 217 / 212 ms (Prague / Cubic, mean) at 20 ms and 195 / 191 ms at 80 ms, against the 240 ms of
 a full FIFO. There Cubic takes the link: Prague gets 3.5 Mb/s at 20 ms (a share of 0.07).
 
-Prague against Prague at 10 and 160 ms shares the link 41.6 to 6.7 Mb/s, a ratio of 6.24 [6.16,
+Prague against Prague at 10 and 160 ms shares the link 41.6 to 6.7 Mb/s, a ratio of 6.23 [6.16,
 6.31], against 6.4 from its design (the 10 ms flow behaves as a 25 ms one after its 500-round
 transition; the 160 ms flow is above the target and unscaled) and 16 from 1/RTT. NewReno in the
 same runs (the C queue) gives 9.0 (from 7.0 to 13.2 over seeds), not 16 either: the C queue's
