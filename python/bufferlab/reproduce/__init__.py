@@ -8,7 +8,7 @@ runner, draws its figure with the paper's axes and judges each of the paper's cl
 from __future__ import annotations
 
 from . import braud, cardozo, gorinsky, jabeen, theory  # noqa: F401  (they register their items)
-from . import bbr, cake  # noqa: F401, I001  (after the seed papers: the pages list items in this order)
+from . import bbr, cake, l4s  # noqa: F401, I001  (after the seed papers: the pages list items in this order)
 from .claims import ClaimResult, ClaimSpec
 from .item import ITEMS, PROFILES, Item, get
 from .run import ItemResult, run_item, run_items

@@ -90,3 +90,6 @@ BBR = Paper("bbr", "Hock, Bless & Zitterbart (2017); Ware, Mukerjee, Seshan & Sh
 CAKE = Paper("cake", "Høiland-Jørgensen, Täht & Morton (2018)",
              "Piece of CAKE: A Comprehensive Queue Management Solution for Home Gateways",
              "IEEE LANMAN 2018")
+L4S = Paper("l4s", "De Schepper, Briscoe & White (2023); Briscoe et al. (2023); De Schepper et al. (2016)",
+            "Dual-Queue Coupled AQM for L4S (RFC 9332); L4S Architecture (RFC 9330); PI2: A Linearized AQM "
+            "for both Classic and Scalable TCP", "IETF RFCs 9330–9332; ACM CoNEXT 2016")
