@@ -203,6 +203,8 @@ mod tests {
             cwnd_bytes: 100_000,
             ssthresh_bytes: u64::MAX,
             mss_bytes: 1000,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         };
         // α starts at 1 (Linux's dctcp_alpha_on_init): the first marks halve.
         d.on_ecn(Instant::ZERO, &mut w, 100_000);

@@ -279,6 +279,8 @@ mod tests {
             cwnd_bytes: cwnd_segs * MSS,
             ssthresh_bytes: cwnd_segs * MSS,
             mss_bytes: MSS,
+            whole_segments: false,
+            abc_limit_bytes: 0,
         }
     }
 
