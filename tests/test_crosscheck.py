@@ -227,14 +227,25 @@ def test_fq_codel_ce_threshold_maps_to_ns3s_and_red_step_marking_is_refused():
     assert (attrs["CeThreshold"], attrs["UseL4s"]) == ("1000000ns", "true")
     q = '{ discipline = "fq_codel", ce_threshold = "1ms", ce_threshold_mask = 0, ce_threshold_selector = 0 }'
     assert bottleneck(to_ns3(dumbbell(q)))["qdisc"]["attrs"]["UseL4s"] == "false"
+    # Step marking: ns-3's MinTh just under K, so an average of K packets or more is in the
+    # forced region, which marks (UseHardDrop false) as Linux's RED.
+    step = '{ discipline = "red", min_th = 20, max_th = 20, max_p = 1.0, weight = 1.0, ecn = true }'
+    red = bottleneck(to_ns3(dumbbell(step)))["qdisc"]["attrs"]
+    assert (red["MaxTh"], red["UseHardDrop"], red["QW"], red["Gentle"]) == ("20.0", "false", "1.0", "false")
+    assert 19.999 < float(red["MinTh"]) < 20.0
     with pytest.raises(Unsupported) as e:
-        to_ns3(dumbbell('{ discipline = "red", min_th = 20, max_th = 20, max_p = 1.0, weight = 1.0, ecn = true }'))
-    assert "topology.bottleneck.queue.max_th" in {p.path for p in e.value.problems}
+        to_ns3(dumbbell(step.replace("max_p = 1.0", "max_p = 0.5")))
+    assert "topology.bottleneck.queue.gentle" in {p.path for p in e.value.problems}
 
 
-@pytest.mark.parametrize("cc", ["dctcp", "prague"])
-def test_scalable_senders_are_refused_by_the_cc_key(cc):
-    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", f'cc = "{cc}"\naccecn = true'))
+def test_dctcp_maps_to_ns3s_with_ecn_on_both_ends():
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", 'cc = "dctcp"'))
+    tcp = to_ns3(load_scenario(doc))["flows"][0]["tcp"]
+    assert tcp["cc"] == "ns3::TcpDctcp" and tcp["socket"]["UseEcn"] == "On"
+
+
+def test_prague_is_refused_by_the_cc_key():
+    doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", 'cc = "prague"\naccecn = true'))
     with pytest.raises(Unsupported) as e:
         to_ns3(load_scenario(doc))
     got = {p.path: p.message for p in e.value.problems}

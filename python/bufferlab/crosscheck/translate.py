@@ -72,11 +72,13 @@ NS3_NO_QDISC = {
 # recovery, timers and SACK stay ns-3's.
 # BBR is ns-3's TcpBbr (Linux's v1, without the long-term policer sampling), which turns on its
 # socket's pacing itself.
-NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas", "bbr": "ns3::TcpBbr"}
-# ns-3 3.44 has TcpDctcp, but its receiver echo, ECT(0) forcing and RED's step marking are not
-# wired through the crosscheck program yet; Prague it lacks.
+# DCTCP is ns-3's TcpDctcp (RFC 8257: g = 1/16, alpha starting at 1, ECT(0)); the program builds
+# the receiving socket with the same algorithm, which gives it DCTCP's per-segment echo, and ECN
+# is on for both ends as DCTCP needs.
+NS3_CC = {"newreno": "bl::Rfc3465Reno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas", "bbr": "ns3::TcpBbr",
+          "dctcp": "ns3::TcpDctcp"}
+# Prague ns-3 3.44 lacks.
 NS3_REFUSED_CC = {
-    "dctcp": "the crosscheck does not map DCTCP to ns-3's TcpDctcp yet; run it on the simulator only",
     "prague": "ns-3 (3.44) has no TCP Prague (nor AccECN feedback); run it on the simulator only",
 }
 # Pacing for the other algorithms: ns-3's TcpSocketState paces by a timer at Linux's rate (ratios
@@ -163,19 +165,32 @@ def _qdisc(q: pt.QdiscSpec, path: str, limit: tuple[str, int, str], mtu_pkt: int
             return None
         # A plain number counts packets, as in ns-2 (the plan keeps it without a unit suffix);
         # absent, ns-2's thresh_ 5 and maxthresh_ 15.
+        step = False
         min_th = _first(q.min_th_bytes if in_bytes else q.min_th_pkts, q.min_th, 5)
         max_th = _first(q.max_th_bytes if in_bytes else q.max_th_pkts, q.max_th, 15)
         if max_th == min_th:
-            why.add(f"{path}.queue.qdisc.max_th", "ns-3's RED takes its slope as 1 / (MaxTh - MinTh) and hard-drops above "
-                    "MaxTh (UseHardDrop): step marking (min_th = max_th) has no ns-3 equivalent here; give max_th > min_th")
-            return None
+            # Step marking (DCTCP's K): ns-3's RED takes its slope as 1 / (MaxTh - MinTh), so
+            # MinTh goes a millionth of a unit below K. The average (a whole number of packets
+            # with weight 1) is then either below both thresholds or at MaxTh or above, where
+            # ns-3's forced region marks as Linux's RED does (UseHardDrop false, below).
+            # With max_p = 1 the gentle region marks with probability 1 too: the step is the
+            # same either way, and ns-3 runs it without gentle.
+            if q.gentle and q.max_p < 1.0:
+                why.add(f"{path}.queue.qdisc.gentle", "step marking (min_th = max_th) with gentle and max_p < 1 has "
+                        "no ns-3 equivalent: leave gentle off or set max_p = 1")
+                return None
+            min_th = max_th - 1e-6
+            step = True
         attrs.update({
+            # Linux's RED marks (rather than drops) ECN-capable packets above max_th unless
+            # `harddrop`, as bufferlab's does; ns-3 hard-drops there by default.
+            "UseHardDrop": "false",
             "MinTh": repr(float(min_th)),
             "MaxTh": repr(float(max_th)),
             # ns-3 (as ns-2) takes max_p as 1 / LInterm.
             "LInterm": repr(1.0 / q.max_p),
             "QW": repr(q.weight),
-            "Gentle": "true" if q.gentle else "false",
+            "Gentle": "true" if q.gentle and not step else "false",
             "Wait": "true" if q.wait else "false",
             "MeanPktSize": str(q.mean_pkt_bytes),
             "UseEcn": "true" if q.ecn else "false",
@@ -391,7 +406,7 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
         "InitialCwnd": str(opts.initial_window),
         "Sack": "true" if opts.sack else "false",
         # RFC 3168: both ends of a connection are built with this; "On" asks and accepts.
-        "UseEcn": "On" if opts.ecn else "Off",
+        "UseEcn": "On" if opts.ecn or cc == "dctcp" else "Off",
         "DelAckCount": "2" if opts.delayed_ack else "1",
         "DelAckTimeout": _ns(opts.delack_ns),
         # ns-3: RTO = max(SRTT + max(G, 4 RTTVAR), MinRto); bufferlab: SRTT + max(min_rto, 4 RTTVAR),
