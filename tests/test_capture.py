@@ -193,7 +193,10 @@ def test_tshark_and_tcpdump_read_every_file_cleanly(tmp_path):
             seen_protocols.update(protos.split(":"))
         dump = subprocess.run([tcpdump, "-r", f, "-nn", "-vv"], capture_output=True, text=True)
         assert dump.returncode == 0, dump.stderr
-        assert "bad" not in dump.stdout and "incorrect" not in dump.stdout
+        # tcpdump's complaints ("bad cksum", "incorrect -> 0x..", "bad hdr length"), not a
+        # checksum that happens to read 0xbad3.
+        words = re.sub(r"(cksum|sum) 0x[0-9a-f]+", "", dump.stdout)
+        assert "bad" not in words and "incorrect" not in words
         assert len([ln for ln in dump.stdout.splitlines() if ln[:1].isdigit()]) == c["packets"]
     assert {"tcp", "udp", "icmp"} <= seen_protocols
     # The marks and the ECN handshake are on the wire: CE from FQ-CoDel, ECE and CWR back.
