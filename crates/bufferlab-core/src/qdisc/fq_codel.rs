@@ -405,7 +405,10 @@ impl FqCodel {
     #[inline]
     fn ce_threshold(&self, now: Instant, got: Option<QItem>, drops: &mut Drops) -> Option<QItem> {
         let mut it = got?;
-        if self.cfg.ce_threshold_marks(now.saturating_since(it.enq), it.ecn) {
+        if self
+            .cfg
+            .ce_threshold_marks(now.saturating_since(it.enq), it.ecn)
+        {
             drops.mark(&mut it);
         }
         Some(it)

@@ -2,7 +2,9 @@
 //! sized), web (Poisson arrivals of connections, each its own transfer), or on/off (seed 003
 //! §4.1: a burst of `size`, an idle time, again, on one persistent connection).
 
-use super::cc::{bbr::Bbr, cubic::Cubic, dctcp::Dctcp, newreno::NewReno, prague::Prague, vegas::Vegas, Cc};
+use super::cc::{
+    bbr::Bbr, cubic::Cubic, dctcp::Dctcp, newreno::NewReno, prague::Prague, vegas::Vegas, Cc,
+};
 use super::params::{CcConfig, TcpParams};
 use super::sender::{Event, Peer, SendConn};
 use crate::dist::Sampler;

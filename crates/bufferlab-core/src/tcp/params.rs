@@ -658,7 +658,11 @@ mod tests {
         // Linux's timer: the floor under the variance term, every ACK timed, 1 s before a sample.
         assert_eq!(
             (p.rto_floor, p.rtt_samples, p.initial_rto_ns),
-            (RtoFloor::Rttvar, RttSamples::EveryAck, Duration::from_secs(1))
+            (
+                RtoFloor::Rttvar,
+                RttSamples::EveryAck,
+                Duration::from_secs(1)
+            )
         );
         assert_eq!(p.cc, CcConfig::NewReno(NewRenoConfig { beta: 0.5 }));
         assert_eq!((p.tsq, p.limit_output_bytes), (None, 4 << 20));
@@ -672,16 +676,34 @@ mod tests {
     #[test]
     fn dctcp_and_prague_force_ecn_and_prague_needs_accecn() {
         let p = opts(json!({"cc": "dctcp"})).resolve();
-        assert_eq!(p.cc, CcConfig::Dctcp(DctcpConfig { alpha_init: 1.0, g: 1.0 / 16.0 }));
-        assert_eq!((p.ecn, p.ect, p.accecn, p.dctcp_echo), (true, Ecn::Ect0, false, true));
+        assert_eq!(
+            p.cc,
+            CcConfig::Dctcp(DctcpConfig {
+                alpha_init: 1.0,
+                g: 1.0 / 16.0
+            })
+        );
+        assert_eq!(
+            (p.ecn, p.ect, p.accecn, p.dctcp_echo),
+            (true, Ecn::Ect0, false, true)
+        );
         let p = opts(json!({"cc": "prague"})).resolve();
         assert_eq!(
             p.cc,
-            CcConfig::Prague(PragueConfig { rtt_target: Duration::from_ms(25), rtt_transition: 500 })
+            CcConfig::Prague(PragueConfig {
+                rtt_target: Duration::from_ms(25),
+                rtt_transition: 500
+            })
         );
-        assert_eq!((p.ecn, p.ect, p.accecn, p.dctcp_echo), (true, Ecn::Ect1, true, false));
+        assert_eq!(
+            (p.ecn, p.ect, p.accecn, p.dctcp_echo),
+            (true, Ecn::Ect1, true, false)
+        );
         let p = opts(json!({"cc": "prague", "accecn": false})).resolve();
-        assert_eq!((p.cc, p.ecn), (CcConfig::NewReno(NewRenoConfig::default()), false));
+        assert_eq!(
+            (p.cc, p.ecn),
+            (CcConfig::NewReno(NewRenoConfig::default()), false)
+        );
         let p = opts(json!({"accecn": true})).resolve();
         assert_eq!((p.ecn, p.accecn, p.ect), (true, true, Ecn::Ect0));
         let p = opts(json!({})).resolve();

@@ -420,7 +420,11 @@ impl AgentHooks for TcpReceiver {
             let ecn_setup = tcp_flags::ECE | tcp_flags::CWR;
             let asks = flags & ecn_setup == ecn_setup;
             let (echo, ae, agree) = if asks && pkt.tcp.ae && self.accecn {
-                (Echo::AccEcn, accecn::SYN_ACK_NOT_ECT.0, accecn::SYN_ACK_NOT_ECT.1)
+                (
+                    Echo::AccEcn,
+                    accecn::SYN_ACK_NOT_ECT.0,
+                    accecn::SYN_ACK_NOT_ECT.1,
+                )
             } else if asks && self.dctcp_echo {
                 (Echo::Dctcp, false, tcp_flags::ECE)
             } else if asks {

@@ -187,7 +187,12 @@ impl SendConn {
             } else {
                 0
             };
-            self.send_ctl_ae(io, peer, tcp_flags::SYN | ecn, self.cfg.ecn && self.cfg.accecn);
+            self.send_ctl_ae(
+                io,
+                peer,
+                tcp_flags::SYN | ecn,
+                self.cfg.ecn && self.cfg.accecn,
+            );
             self.restart_timer(io, peer);
         } else {
             self.state = State::Open;

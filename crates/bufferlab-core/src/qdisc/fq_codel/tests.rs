@@ -170,8 +170,16 @@ fn ce_threshold_marks_by_sojourn_and_selector() {
             let waited = *t - it.enq;
             let f = it.flow as usize - 1;
             let selected = codepoint(it.flow) == Ecn::Ect1 || (mask == 0 && f == 1);
-            let expect = if waited > th && selected { Ecn::Ce } else { codepoint(it.flow) };
-            assert_eq!(it.ecn, expect, "mask {mask}: flow {} waited {waited:?}", it.flow);
+            let expect = if waited > th && selected {
+                Ecn::Ce
+            } else {
+                codepoint(it.flow)
+            };
+            assert_eq!(
+                it.ecn, expect,
+                "mask {mask}: flow {} waited {waited:?}",
+                it.flow
+            );
             marked[f] += (it.ecn == Ecn::Ce) as u32;
         }
         assert!(marked[0] > 100, "{marked:?}");

@@ -185,7 +185,11 @@ fn min_equal_max_is_step_marking_on_the_instantaneous_queue() {
             ..item(i)
         };
         assert!(r.enqueue(Instant::ZERO, it, &mut d));
-        assert_eq!(d.marks as usize, before.saturating_sub(K - 1), "arrival {i} found {before}");
+        assert_eq!(
+            d.marks as usize,
+            before.saturating_sub(K - 1),
+            "arrival {i} found {before}"
+        );
     }
     let mut marked = Vec::new();
     while let Some(it) = r.dequeue(Instant::ZERO, &mut d) {
@@ -200,5 +204,9 @@ fn min_equal_max_is_step_marking_on_the_instantaneous_queue() {
     // Below min_th is still refused.
     let bad: RedSpec =
         serde_json::from_value(serde_json::json!({"min_th": 6, "max_th": 5})).unwrap();
-    assert!(bad.config().unwrap_err().to_string().starts_with("max_th: must not be below"));
+    assert!(bad
+        .config()
+        .unwrap_err()
+        .to_string()
+        .starts_with("max_th: must not be below"));
 }

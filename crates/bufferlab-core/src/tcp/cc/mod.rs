@@ -349,7 +349,11 @@ mod tests {
         assert_eq!(s.reduced(11_000, 0.5), 5000);
         assert_eq!(s.reduced(9_000, 0.7), 6000);
         assert_eq!(s.reduced(10_000, 0.7), 7000, "10 × 0.7 is 7, not 6.999…");
-        assert_eq!(s.reduced(11_999, 0.5), 5000, "a partial segment does not count");
+        assert_eq!(
+            s.reduced(11_999, 0.5),
+            5000,
+            "a partial segment does not count"
+        );
         assert_eq!(s.reduced(3_000, 0.5), 2000);
     }
 
