@@ -33,6 +33,7 @@ use lists::{List, ListId};
 use overhead::Overhead;
 
 use super::flow_list::NIL;
+use super::slab::{PacketSlab, PktChain};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{tx_time, Duration, Instant};
@@ -118,8 +119,7 @@ pub(crate) enum Set {
 /// One flow queue: its packets (a chain through the slab), DRR++ state and COBALT.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Flow {
-    head: u32,
-    tail: u32,
+    pub(crate) pkts: PktChain,
     backlog: u32,
     deficit: i32,
     pub(crate) prev: u32,
@@ -133,8 +133,7 @@ pub(crate) struct Flow {
 
 impl Flow {
     const IDLE: Flow = Flow {
-        head: NIL,
-        tail: NIL,
+        pkts: PktChain::EMPTY,
         backlog: 0,
         deficit: 0,
         prev: NIL,
@@ -253,13 +252,6 @@ impl Tin {
     }
 }
 
-/// One slab node: a packet and the next of its flow queue.
-#[derive(Clone, Copy)]
-struct Slot {
-    item: QItem,
-    next: u32,
-}
-
 pub struct Cake {
     cfg: CakeConfig,
     overhead: Overhead,
@@ -267,8 +259,7 @@ pub struct Cake {
     cur_tin: usize,
     seed: u64,
     rng: Rng,
-    slots: Vec<Slot>,
-    free: u32,
+    slab: PacketSlab,
     pkts: u64,
     bytes: u64,
     /// The queue block's limit (Linux `sch->limit`, packets) and the memory limit it yields.
@@ -305,8 +296,7 @@ impl Cake {
             cur_tin: 0,
             seed,
             rng: stream(seed, Stream::Qdisc, 0),
-            slots: Vec::with_capacity(cap),
-            free: NIL,
+            slab: PacketSlab::with_capacity(cap),
             pkts: 0,
             bytes: 0,
             limit,
@@ -317,18 +307,7 @@ impl Cake {
             overlimit_drops: 0,
         };
         q.set_limit(limit);
-        q.grow_slab(cap);
         q
-    }
-
-    fn grow_slab(&mut self, n: usize) {
-        for _ in 0..n {
-            self.slots.push(Slot {
-                item: QItem::default(),
-                next: self.free,
-            });
-            self.free = (self.slots.len() - 1) as u32;
-        }
     }
 
     /// Linux `cake_reconfigure`'s memory limit: `memlimit` if given (or the queue block's byte
@@ -410,20 +389,9 @@ impl Cake {
                 self.time_next = self.time_next.max(now);
             }
         }
-        if self.free == NIL {
-            self.grow_slab(self.slots.len());
-        }
-        let s = self.free;
-        self.free = self.slots[s as usize].next;
-        self.slots[s as usize] = Slot { item, next: NIL };
         let tin = &mut self.tins[ti];
         let f = &mut tin.flows[fi];
-        if f.tail == NIL {
-            f.head = s;
-        } else {
-            self.slots[f.tail as usize].next = s;
-        }
-        f.tail = s;
+        self.slab.push_back(&mut f.pkts, item);
         f.backlog += item.bytes;
         tin.backlog += item.bytes as u64;
         self.pkts += 1;
@@ -496,22 +464,12 @@ impl Cake {
     fn pop(&mut self, ti: usize, fi: usize) -> Option<QItem> {
         let tin = &mut self.tins[ti];
         let f = &mut tin.flows[fi];
-        let s = f.head;
-        if s == NIL {
-            return None;
-        }
-        let slot = self.slots[s as usize];
-        f.head = slot.next;
-        if slot.next == NIL {
-            f.tail = NIL;
-        }
-        f.backlog -= slot.item.bytes;
-        tin.backlog -= slot.item.bytes as u64;
+        let item = self.slab.pop_front(&mut f.pkts)?;
+        f.backlog -= item.bytes;
+        tin.backlog -= item.bytes as u64;
         self.pkts -= 1;
-        self.bytes -= slot.item.bytes as u64;
-        self.slots[s as usize].next = self.free;
-        self.free = s;
-        Some(slot.item)
+        self.bytes -= item.bytes as u64;
+        Some(item)
     }
 
     /// Charge `len` shaper bytes to tin `ti` and to the global shaper (Linux
@@ -618,7 +576,7 @@ impl Cake {
                     // Out of credit: a sparse flow with packets becomes bulk (an empty one waits,
                     // still counted sparse); a new quantum shared by its host's bulk flows.
                     if tin.flows[fi].set == Set::Sparse {
-                        if tin.flows[fi].head != NIL {
+                        if !tin.flows[fi].pkts.is_empty() {
                             tin.sparse -= 1;
                             tin.bulk += 1;
                             tin.bulk_joins_hosts(mode, fi);
@@ -651,7 +609,7 @@ impl Cake {
                         item.ecn.markable(),
                         || rng.next_u32(),
                     );
-                    let last = fl.head == NIL;
+                    let last = fl.pkts.is_empty();
                     let reason = match verdict {
                         Verdict::Pass => None,
                         Verdict::Mark => {

@@ -5,8 +5,8 @@
 //! enqueue, from the arriving packet's flow queue; a timer updates every flow queue's
 //! probability from that queue's own delay.
 //!
-//! Storage as FQ-CoDel's: every queued packet in one preallocated slab, a flow queue a linked
-//! list through it, the new and old lists linking flow queues. Nothing is allocated per packet.
+//! Storage: every queued packet in one preallocated slab ([`super::slab`]), a flow queue a
+//! chain through it, the new and old lists linking flow queues. Nothing is allocated per packet.
 
 mod vars;
 
@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::flow_list::{Chain, Linked, NIL};
 use super::params::flow_hash;
+use super::slab::{PacketSlab, PktChain};
 use super::{DropReason, Drops, Limit, QItem, QueueDisc};
 use crate::rng::{stream, Rng, Stream};
 use crate::time::{Duration, Instant};
@@ -92,8 +93,7 @@ enum List {
 /// One flow queue: its packets (a chain through the slab), its credit, its link in the list
 /// it is on, and its PIE controller.
 struct Flow {
-    head: u32,
-    tail: u32,
+    pkts: PktChain,
     bytes: u64,
     deficit: i64,
     next: u32,
@@ -110,21 +110,13 @@ impl Linked for Flow {
     }
 }
 
-/// One node per slab slot: the packet and the next slot of its flow queue.
-#[derive(Clone, Copy)]
-struct Slot {
-    item: QItem,
-    next: u32,
-}
-
 pub struct FqPie {
     cfg: FqPieConfig,
     pie: PieParams,
     limit: Limit,
     seed: u64,
     rng: Rng,
-    slots: Vec<Slot>,
-    free: u32,
+    slab: PacketSlab,
     flows: Vec<Flow>,
     lists: [Chain; 2],
     pkts: u64,
@@ -149,18 +141,16 @@ impl FqPie {
             max_burst: MAX_BURST,
         };
         let cap = (limit.pkts.unwrap_or(DEFAULT_LIMIT_PKTS) + 1).min(1 << 16) as usize;
-        let mut q = FqPie {
+        FqPie {
             cfg,
             pie,
             limit,
             seed,
             rng: stream(seed, Stream::Qdisc, 0),
-            slots: Vec::with_capacity(cap),
-            free: NIL,
+            slab: PacketSlab::with_capacity(cap),
             flows: (0..cfg.flows)
                 .map(|_| Flow {
-                    head: NIL,
-                    tail: NIL,
+                    pkts: PktChain::EMPTY,
                     bytes: 0,
                     deficit: 0,
                     next: NIL,
@@ -174,18 +164,6 @@ impl FqPie {
             bytes: 0,
             next_update: Instant::ZERO + FIRST_UPDATE,
             unsettled: Vec::with_capacity(cfg.flows as usize),
-        };
-        q.grow_slab(cap);
-        q
-    }
-
-    fn grow_slab(&mut self, n: usize) {
-        for _ in 0..n {
-            self.slots.push(Slot {
-                item: QItem::default(),
-                next: self.free,
-            });
-            self.free = (self.slots.len() - 1) as u32;
         }
     }
 
@@ -228,22 +206,15 @@ impl FqPie {
         f
     }
 
-    /// Take the head packet of flow queue `f` (it has one).
+    /// Take the head packet of flow queue `f`, if any.
     #[inline]
-    fn pop_packet(&mut self, f: usize) -> QItem {
+    fn pop_packet(&mut self, f: usize) -> Option<QItem> {
         let fl = &mut self.flows[f];
-        let s = fl.head;
-        let slot = self.slots[s as usize];
-        fl.head = slot.next;
-        if slot.next == NIL {
-            fl.tail = NIL;
-        }
-        fl.bytes -= slot.item.bytes as u64;
+        let item = self.slab.pop_front(&mut fl.pkts)?;
+        fl.bytes -= item.bytes as u64;
         self.pkts -= 1;
-        self.bytes -= slot.item.bytes as u64;
-        self.slots[s as usize].next = self.free;
-        self.free = s;
-        slot.item
+        self.bytes -= item.bytes as u64;
+        Some(item)
     }
 }
 
@@ -277,19 +248,8 @@ impl QueueDisc for FqPie {
                 return false;
             }
         }
-        if self.free == NIL {
-            self.grow_slab(self.slots.len().max(64));
-        }
-        let s = self.free;
-        self.free = self.slots[s as usize].next;
-        self.slots[s as usize] = Slot { item, next: NIL };
         let fl = &mut self.flows[fi];
-        if fl.tail == NIL {
-            fl.head = s;
-        } else {
-            self.slots[fl.tail as usize].next = s;
-        }
-        fl.tail = s;
+        self.slab.push_back(&mut fl.pkts, item);
         fl.bytes += item.bytes as u64;
         self.pkts += 1;
         self.bytes += item.bytes as u64;
@@ -322,7 +282,7 @@ impl QueueDisc for FqPie {
                 self.push_list(List::Old, f);
                 continue;
             }
-            if fl.head == NIL {
+            let Some(item) = self.pop_packet(f as usize) else {
                 // An emptied new queue goes through the old list once (so it cannot keep its
                 // priority by emptying and refilling); an emptied old one goes idle.
                 self.pop_list(which);
@@ -330,8 +290,7 @@ impl QueueDisc for FqPie {
                     self.push_list(List::Old, f);
                 }
                 continue;
-            }
-            let item = self.pop_packet(f as usize);
+            };
             let fl = &mut self.flows[f as usize];
             fl.deficit -= item.bytes as i64;
             fl.vars.on_dequeue(now, item.enq, fl.bytes);

@@ -20,6 +20,7 @@ pub(crate) mod params;
 pub mod pie;
 pub mod prio_small;
 pub mod red;
+pub(crate) mod slab;
 pub mod splitbuff;
 #[cfg(test)]
 pub(crate) mod testkit;

@@ -423,7 +423,7 @@ fn conservation_every_mode() {
             assert!(t
                 .flows
                 .iter()
-                .all(|f| f.head == NIL || matches!(f.set, Set::Sparse | Set::Bulk)));
+                .all(|f| f.pkts.is_empty() || matches!(f.set, Set::Sparse | Set::Bulk)));
         }
     }
 }
