@@ -99,10 +99,29 @@ def ballast(
             return None
         return int(line)
 
-    try:
-        rep = run_ballast(o, stop=stop, log=log, start_at=start_at if start_at_stdin else None)
-    except OSError as e:
+    # The sender runs in a thread of its own and this one only waits for it: a signal handler
+    # runs on the main thread, and Event.set() from there deadlocks if the main thread was itself
+    # inside stop.wait() holding the event's (non-reentrant) lock.
+    outcome: dict[str, Any] = {}
+
+    def send() -> None:
+        try:
+            outcome["report"] = run_ballast(o, stop=stop, log=log, start_at=start_at if start_at_stdin else None)
+        except OSError as e:
+            outcome["error"] = e
+        except BaseException as e:  # raised again on this thread, as if called here
+            outcome["crash"] = e
+
+    worker = threading.Thread(target=send, name="ballast", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.2)
+    if "error" in outcome:
+        e = outcome["error"]
         err_console.print(f"--to: cannot send to {to}: {e.strerror or e}", markup=False)
-        raise typer.Exit(2) from None
+        raise typer.Exit(2)
+    if "crash" in outcome:
+        raise outcome["crash"]
+    rep = outcome["report"]
     print(f"sent {rep.packets} packets, {rep.bytes} B in {rep.seconds:.1f} s ({rep.mean_pps:.1f} pps) to {to} with TTL {o.ttl}")
     sys.stdout.flush()
