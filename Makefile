@@ -20,8 +20,10 @@ test: kernel-deps tool-deps test-rust test-python
 test-rust:
 	cargo test --release --workspace
 
+# Everything but the wall-clock tests on every core (pytest-xdist), then those alone.
 test-python: build
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto -m "not serial"
+	$(PY) -m pytest -q -m serial
 
 build: $(VENV)/.built
 

@@ -23,6 +23,29 @@ settings.register_profile(
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
+# Tests that measure the wall clock or the real network (the kernel backend, loopback senders,
+# signals to live processes, Dask workers killed on purpose): `make test` runs them alone, after
+# the rest has run on every core, so that no other test steals the time they measure.
+SERIAL_MODULES = {
+    "test_ballast",
+    "test_cli_progress",
+    "test_kernel_backend",
+    "test_kernel_ballast",
+    "test_kernel_compare",
+    "test_kernel_paths",
+    "test_run_cost",
+    "test_sweep_cluster",
+    "test_sweep_edges",
+    "test_sweep_run",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.stem in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
+
+
 def example_path(name: str) -> Path:
     return EXAMPLES_DIR / f"{name}.toml"
 

@@ -344,6 +344,33 @@ def test_a_dask_point_whose_worker_dies_is_failed(spec_path, tmp_path):
     assert p.loc[p["status"] == "failed", "error"].str.startswith("KilledWorker").all()
 
 
+def slow_run(scenario):
+    time.sleep(30)
+    return bufferlab.run(scenario)
+
+
+def test_a_local_cluster_left_without_workers_fails_what_waits_instead_of_hanging(spec_path, tmp_path):
+    """Workers whose nannies gave up leave the points with nowhere to run: they fail, saying so,
+    once the cluster has had no worker for the grace period, instead of waiting for ever."""
+    import threading
+
+    from bufferlab.sweep.backends import DaskBackend
+
+    points = load_spec(spec_path).points(bufferlab.engine_version())[:3]
+    b = DaskBackend(bufferlab.engine_version(), run_fn=slow_run, workers=1, no_worker_grace_s=1.0)
+    ender = threading.Timer(1.0, lambda: b.cluster.scale(0))
+    try:
+        t0 = time.monotonic()
+        ender.start()
+        got = list(b.outcomes(points))
+    finally:
+        ender.cancel()
+        b.close()
+    assert time.monotonic() - t0 < 25, "failed long before the slow runs could have ended"
+    assert sorted(o.part for o in got) == sorted(p.part for p in points)
+    assert all(o.status == "failed" and o.error.startswith("WorkerDied: every worker") for o in got), got
+
+
 def test_dry_run_lists_the_runs_and_runs_nothing(spec_path, tmp_path):
     res = CliRunner().invoke(app, ["sweep", str(spec_path), "--out", str(tmp_path / "o"), "--dry-run"])
     assert res.exit_code == 0, res.output

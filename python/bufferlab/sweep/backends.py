@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.connection import wait as mp_wait
@@ -211,6 +212,7 @@ class DaskBackend(Backend):
         run_fn: RunFn = None,
         scheduler: str | None = None,
         workers: int | None = None,
+        no_worker_grace_s: float = 60.0,
     ) -> None:
         from distributed import Client, LocalCluster
 
@@ -229,6 +231,8 @@ class DaskBackend(Backend):
             self.client = Client(scheduler)
         self.futures: list[Any] = []
         self.pending: set[Any] = set()
+        # How long a cluster of our own may have no worker before its waiting points fail.
+        self.no_worker_grace_s = no_worker_grace_s
 
     def _slots(self) -> int:
         try:
@@ -250,29 +254,65 @@ class DaskBackend(Backend):
         self.pending = set(self.futures)
         retried: set[str] = set()
         done = as_completed(self.futures)
-        for f in done:
-            self.pending.discard(f)
-            self.running = min(len(self.pending), slots)
-            p = by_future[f]
-            try:
-                got = f.result()
-            except Exception as e:  # noqa: BLE001 - e.g. KilledWorker: the point's workers died
-                if type(e).__name__ == "KilledWorker" and p.part not in retried:
-                    # Dask blames every task that was on a worker when it died; a point that only
-                    # shared the worker with the culprit gets one more run of its own.
-                    retried.add(p.part)
-                    g = self.client.submit(
-                        run_point, p, self.engine_version, self.run_fn, key=f"bufferlab-{p.part}-again", pure=False
-                    )
-                    by_future[g] = p
-                    self.futures.append(g)
-                    self.pending.add(g)
-                    done.add(g)
-                    continue
-                got = Outcome(p.point_id, p.seed, p.part, "failed", f"{type(e).__name__}: {e}",
-                              0.0, None, self.engine_version)
-            yield got
+        no_worker_since: float | None = None
+        while not done.is_empty():
+            if not done.has_ready():
+                # A cluster of our own whose workers have all ended (their nannies gave up
+                # restarting them, e.g. on a machine too busy to start one in time) would leave
+                # the points waiting for ever; a running cluster may get workers later (a batch
+                # queue), so only our own is given up on.
+                if self.cluster is not None and not self._has_workers():
+                    no_worker_since = no_worker_since or time.monotonic()
+                    if time.monotonic() - no_worker_since > self.no_worker_grace_s:
+                        yield from self._fail_pending(by_future)
+                        break
+                else:
+                    no_worker_since = None
+                time.sleep(0.05)
+                continue
+            for f in done.next_batch(block=False):
+                self.pending.discard(f)
+                self.running = min(len(self.pending), slots)
+                p = by_future[f]
+                try:
+                    got = f.result()
+                except Exception as e:  # noqa: BLE001 - e.g. KilledWorker: the point's workers died
+                    if type(e).__name__ == "KilledWorker" and p.part not in retried:
+                        # Dask blames every task that was on a worker when it died; a point that only
+                        # shared the worker with the culprit gets one more run of its own.
+                        retried.add(p.part)
+                        g = self.client.submit(
+                            run_point, p, self.engine_version, self.run_fn, key=f"bufferlab-{p.part}-again", pure=False
+                        )
+                        by_future[g] = p
+                        self.futures.append(g)
+                        self.pending.add(g)
+                        done.add(g)
+                        continue
+                    got = Outcome(p.point_id, p.seed, p.part, "failed", f"{type(e).__name__}: {e}",
+                                  0.0, None, self.engine_version)
+                yield got
         self.running = 0
+
+    def _has_workers(self) -> bool:
+        try:
+            return bool(self.client.scheduler_info().get("workers"))
+        except Exception:  # noqa: BLE001 - a scheduler that cannot answer has no worker to offer
+            return False
+
+    def _fail_pending(self, by_future: dict[Any, Point]) -> Iterator[Outcome]:
+        """Every point still waiting fails, saying why; a rerun of the sweep runs them again."""
+        lost = [f for f in self.futures if f in self.pending]
+        self.client.cancel(lost)
+        for f in lost:
+            p = by_future[f]
+            self.pending.discard(f)
+            yield Outcome(
+                p.point_id, p.seed, p.part, "failed",
+                f"WorkerDied: every worker of the local Dask cluster ended and none came back in "
+                f"{self.no_worker_grace_s:g} s; run the sweep again to run this point",
+                0.0, None, self.engine_version,
+            )
 
     def drain(self) -> list[Outcome]:
         out = []

@@ -16,7 +16,7 @@ const RATE: u64 = 10_000_000;
 const DELAY: Duration = Duration::from_ms(20);
 
 /// Segments of `MSS` bytes of payload, numbered by it: the timestamp option's 12 B are left off
-/// the wire (what they cost is `params.rs`'s and `tests/tcp_buffers.rs`'s to check).
+/// the wire (what they cost is `params.rs`'s and `tests/engine/tcp_buffers.rs`'s to check).
 fn params(sack: bool) -> TcpParams {
     TcpParams {
         sack,

@@ -1,7 +1,7 @@
 //! Sharing a bottleneck: equal-RTT flows share fairly; with very different RTTs and a small
 //! buffer the short-RTT flow takes nearly everything (seed 004 §II, Fig. 1).
 
-mod tcp_util;
+use crate::tcp_util;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
 use serde_json::json;

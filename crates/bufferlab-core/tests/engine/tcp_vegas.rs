@@ -1,7 +1,7 @@
 //! Vegas keeps between α and β of its packets queued at the bottleneck (Brakmo & Peterson 1995),
 //! so n flows hold between nα and nβ, without loss, whatever the buffer.
 
-mod tcp_util;
+use crate::tcp_util;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! CAKE in the engine: its shaper against the link's cell framing, DSCP from traffic blocks to
 //! tins, per-host fairness, and the port's counters.
 
-mod common;
+use crate::common;
 
 use bufferlab_core::time::NS_PER_SEC;
 use bufferlab_core::{run, Scenario};

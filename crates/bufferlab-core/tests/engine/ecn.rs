@@ -2,7 +2,7 @@
 //! loses nothing and retransmits nothing, reduces once per window of marks, and keeps the queue
 //! where the same AQM's drops keep it.
 
-mod common;
+use crate::common;
 
 use bufferlab_core::results::FlowRow;
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};

@@ -1,7 +1,7 @@
 //! BBR and paced senders through the engine: two BBR flows share a bottleneck, BBR keeps a
 //! deep FIFO short where Cubic fills it, and runs repeat exactly.
 
-mod tcp_util;
+use crate::tcp_util;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! One long TCP flow through a drop-tail bottleneck: the link utilization seed 003 derives for a
 //! buffer of one bandwidth-delay product and for a minimal buffer.
 
-mod tcp_util;
+use crate::tcp_util;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! The engine with UDP and ping over FIFO buffers, against closed forms.
 
-mod common;
+use crate::common;
 
 use bufferlab_core::time::{tx_time, NS_PER_MS, NS_PER_SEC};
 use bufferlab_core::{run, Scenario};

@@ -2,7 +2,7 @@
 //! standing queue, to a sparse ping beside bulk flows, and SplitBuff's split of short- and
 //! long-RTT flows (seed 004).
 
-mod common;
+use crate::common;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
 use bufferlab_core::{run, RunOutput};

@@ -2,7 +2,7 @@
 //! The coupled AQM keeps the L queue near its 1 ms step and the C queue near its PI target of
 //! 15 ms; each flow's one-way delay less the path's is its queue's delay.
 
-mod common;
+use crate::common;
 
 use bufferlab_core::results::FlowRow;
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};

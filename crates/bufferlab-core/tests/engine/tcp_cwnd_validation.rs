@@ -1,6 +1,6 @@
 //! RFC 7661 §4.1: a sender limited by its send buffer, not by cwnd, does not grow cwnd.
 
-mod common;
+use crate::common;
 
 use bufferlab_core::run;
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};

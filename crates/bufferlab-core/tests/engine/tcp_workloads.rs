@@ -1,7 +1,7 @@
 //! TCP workloads end to end: sized transfers, web (Poisson arrivals), on/off sources; clean
 //! paths, delayed ACKs, determinism and option errors.
 
-mod tcp_util;
+use crate::tcp_util;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
 use bufferlab_core::{check, run, Scenario};

@@ -4,7 +4,7 @@
 //! counts acknowledged bytes (RFC 3465, RFC 5681 §3.1's recommended way), so the window grows
 //! one MSS per RTT whatever the ACK ratio, b = 1 and C = √1.5 = 1.22.
 
-mod tcp_util;
+use crate::tcp_util;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! Queue disciplines, the NIC ring with BQL, and sizing rules inside the engine, driven by
 //! unresponsive (UDP) load and measured with ping. TCP-driven checks live in `aqm_tcp.rs`.
 
-mod common;
+use crate::common;
 
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
 use bufferlab_core::{run, RunOutput};

@@ -3,7 +3,7 @@
 //! at its port, in its flow and in the run's totals at once, even when the run ends while it is
 //! being sent; windowed drops belong to the window the packet was sent in.
 
-mod common;
+use crate::common;
 
 use bufferlab_core::run;
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
