@@ -495,12 +495,17 @@ register(Item(
 ))
 
 
+def _limits(d: Data, sweep: str, links: list[str]) -> pd.DataFrame:
+    """The buffer limits of ``links`` over time, in BDPs (85 packets: 10 Mb/s × 102 ms)."""
+    ts = d.table(sweep, "timeseries")
+    ts = ts[(ts["object"] == "queue") & ts["id"].isin(links) & (ts["metric"] == "limit_pkts")].copy()
+    ts["bdp"] = ts["value"] / bdp_pkts(10e6)
+    return ts
+
+
 def _analyze_adaptive(d: Data) -> Output:
-    ts = d.table("adaptive", "timeseries")
-    ts = ts[(ts["object"] == "queue") & (ts["id"] == BOTTLENECK) & (ts["metric"] == "limit_pkts")].copy()
-    bdp = bdp_pkts(10e6)
-    ts["bdp"] = ts["value"] / bdp
-    fig, ax = new_figure()
+    ts = _limits(d, "adaptive", [BOTTLENECK])
+    fig, ax = new_figure(2, 1)
     a = over_seeds(ts, ["time_s"], "bdp")
     ax[0, 0].plot(a["time_s"], a["mean"], color="C3", label="buffer limit (mean over seeds)")
     ax[0, 0].fill_between(a["time_s"], a["lo"].fillna(a["mean"]), a["hi"].fillna(a["mean"]), color="C3", alpha=0.25,
@@ -511,10 +516,32 @@ def _analyze_adaptive(d: Data) -> Output:
     ax[0, 0].set(xlabel="time (s)", ylabel="buffer (× BDP)", title="§4.2: buffer = rate × measured RTT",
                  ylim=(0, 4.5))
     ax[0, 0].legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
     last = ts.sort_values("time_s").groupby("seed").tail(1)
-    return Output(fig, a, {"G42-drift": list(last["bdp"]) or None},
-                  notes={"G42-drift": "buffer at the end of the run"})
+    samples: dict[str, list[float] | None] = {"G42-drift": list(last["bdp"]) or None}
+    plotted = [a.assign(sweep="adaptive", link=BOTTLENECK)]
+    notes = {"G42-drift": "buffer at the end of the run"}
+    if "multi" in d.sweeps:
+        m = _limits(d, "multi", ["R1->R2", "R2->R3"])
+        for k, link in enumerate(("R1->R2", "R2->R3")):
+            am = over_seeds(m[m["id"] == link], ["time_s"], "bdp")
+            ax[0, 1].plot(am["time_s"], am["mean"], color=f"C{k}", label=f"{link} (mean over seeds)")
+            ax[0, 1].fill_between(am["time_s"], am["lo"].fillna(am["mean"]), am["hi"].fillna(am["mean"]),
+                                  color=f"C{k}", alpha=0.25)
+            plotted.append(am.assign(sweep="multi", link=link))
+        ax[0, 1].axhline(3.0, color="k", ls="--", lw=1, label="one bottleneck's limit, 3 BDP")
+        ax[0, 1].set(xlabel="time (s)", ylabel="buffer (× BDP)", title="§4.2: two rtt-adaptive bottlenecks in a row")
+        ax[0, 1].legend(fontsize=7, loc="upper left")
+        # per seed: the two links' mean buffer at the end and at half the run
+        both = m.groupby(["seed", "time_s"])["bdp"].mean().reset_index()
+        end = both.sort_values("time_s").groupby("seed").tail(1).set_index("seed")["bdp"]
+        half = both["time_s"].max() / 2
+        mid = both[both["time_s"] <= half].sort_values("time_s").groupby("seed").tail(1).set_index("seed")["bdp"]
+        samples["G42-multi-size"] = list(end) or None
+        samples["G42-multi-growing"] = [end[s] / mid[s] for s in end.index if s in mid.index] or None
+        notes["G42-multi-size"] = "mean of the two links' buffers at the end of the run"
+        notes["G42-multi-growing"] = f"at the end / at {half:g} s"
+    fig.tight_layout()
+    return Output(fig, pd.concat(plotted, ignore_index=True), samples, notes=notes)
 
 
 register(Item(
@@ -526,7 +553,15 @@ register(Item(
     spec="gorinsky-rtt-adaptive.toml",
     analyze=_analyze_adaptive,
     claims=[ClaimSpec("G42-drift", "§4.2", "the buffer converges to 3 BDP, three times larger than desired",
-                      between(2.5, 4.0), "× BDP")],
+                      between(2.5, 4.0), "× BDP"),
+            ClaimSpec("G42-multi-size", "§4.2", "with several bottlenecks, sizing with RTT leads to unbounded growth "
+                      "of buffer sizes: past twice the one-bottleneck limit of 3 BDP (each router's RTT now carries "
+                      "the other's queue: with a share w of a link's packets crossing both, §4.2's arithmetic gives "
+                      "b = 1 + (1 + w)(3b − 1)/4, which has no finite solution once w > 1/3)", at_least(6.0),
+                      "× BDP"),
+            ClaimSpec("G42-multi-growing", "§4.2", "…and the growth does not stop: the buffer at the end of the run "
+                      "over the buffer at half of it (1 for a buffer that has converged, as with one bottleneck)",
+                      at_least(1.2), "×")],
     assumptions=["the router re-sizes at the end of a sawtooth cycle (docs/sizing.md: the first drop once 10 s "
                  "have passed since the last re-size); the paper gives no period",
                  "1200 s in --full, 600 s in --quick"],
@@ -570,12 +605,16 @@ def _analyze_fig45(d: Data) -> Output:
             t = tr[(tr["link[0].queue.scale"] == scale) & (tr["seed"] == seed) & tr["flow"].isin(onoff_ids)]
             l12 = lk[(lk["link[0].queue.scale"] == scale) & (lk["seed"] == seed) & (lk["link"] == "R1->R2")]
             r12 = g[g["link"] == "R1->R2"].iloc[0]
+            r34 = g[g["link"] == "R3->R4"].iloc[0]
+            l34 = lk[(lk["link[0].queue.scale"] == scale) & (lk["seed"] == seed) & (lk["link"] == "R3->R4")]
             rows.append({
                 "cc": cc, "scale": scale, "seed": seed,
                 "q12_ms": r12["sojourn_mean_s"] * 1e3,
                 "q34_ms": g[g["link"] == "R3->R4"]["sojourn_mean_s"].mean() * 1e3,
                 "loss12_pct": r12["dropped"] / max(r12["arrivals"], 1) * 100,
                 "util12_pct": l12["utilization"].mean() * 100,
+                "loss34_pct": r34["dropped"] / max(r34["arrivals"], 1) * 100,
+                "util34_pct": l34["utilization"].mean() * 100,
                 "video_rtt_ms": video * 1e3, "long_goodput_mbps": long_ / 1e6,
                 "web_time_s": t["completion_time_s"].mean()})
     per = pd.DataFrame(rows)
@@ -607,8 +646,15 @@ def _analyze_fig45(d: Data) -> Output:
         "G5-util": list(at(1.0, "util12_pct").values()) or None,
         "G5-loss": list(at(1.0, "loss12_pct").values()) or None,
         "G5-long": ratio_by_seed(at(1.0, "long_goodput_mbps"), at(smin, "long_goodput_mbps")) or None,
-        "G4-grows": ratio_by_seed(at(1.0, "q12_ms"), at(smin, "q12_ms")) or None,
-    }, notes={"G5-long": f"BDP against {smin:g} BDP", "G4-grows": f"BDP against {smin:g} BDP"})
+        "G5-util-34": list(at(1.0, "util34_pct").values()) or None,
+        "G5-loss-34": list(at(1.0, "loss34_pct").values()) or None,
+        "G5-web": ratio_by_seed(at(1.0, "web_time_s"), at(smin, "web_time_s")) or None,
+        # delay ratio over buffer ratio: 1 when the queue fills the same fraction of every buffer
+        "G4-grows": [r * smin for r in ratio_by_seed(at(1.0, "q12_ms"), at(smin, "q12_ms"))] or None,
+        "G4-r34-level": ratio_by_seed(at(1.0, "q34_ms"), at(smin, "q34_ms")) or None,
+        "G4-r34-delay": list(at(1.0, "q34_ms").values()) or None,
+    }, notes={"G5-long": f"BDP against {smin:g} BDP", "G4-grows": f"BDP against {smin:g} BDP, buffers {1 / smin:g}× apart",
+              "G5-web": f"BDP against {smin:g} BDP", "G4-r34-level": f"R1–R2 at BDP against {smin:g} BDP"})
 
 
 register(Item(
@@ -637,8 +683,19 @@ register(Item(
         ClaimSpec("G5-loss", "§4.1", "…and low loss rates at R1–R2", at_most(2.0), "%"),
         ClaimSpec("G5-long", "Fig. 5(b)", "…and large goodputs for the long transfers (BDP / smallest buffer)",
                   at_least(1.0), "×"),
-        ClaimSpec("G4-grows", "Fig. 4", "R1–R2's queueing delay grows with its buffer (BDP / smallest buffer)",
-                  at_least(2.0), "×"),
+        ClaimSpec("G5-util-34", "§4.1", "…and high utilization of R3–R4 (its buffer a BDP throughout)", at_least(90), "%"),
+        ClaimSpec("G5-loss-34", "§4.1", "…and a low loss rate at R3–R4", at_most(2.0), "%"),
+        ClaimSpec("G5-web", "Fig. 5(c), §4.1", "…and small delivery times for the web downloads: no larger than with "
+                  "the smallest buffer (S→D's mean delivery time at a BDP / at 1/16 BDP); a stack whose small-buffer "
+                  "losses cost no timeouts would put the BDP's queueing above it", at_most(1.0), "×"),
+        ClaimSpec("G4-grows", "Fig. 4", "R1–R2's queueing delay grows with its buffer, in proportion: the queue fills "
+                  "about the same share of every buffer (delay ratio BDP / smallest buffer, over the buffer ratio, 16; "
+                  "a queue capped by the windows or one that stays empty when the buffer is small misses by 2×)",
+                  between(0.5, 2.0), "×"),
+        ClaimSpec("G4-r34-level", "Fig. 4", "R3–R4's queueing delay, its buffer a BDP throughout, does not follow "
+                  "R1–R2's buffer (R3–R4's delay with R1–R2 at a BDP / at the smallest)", between(0.75, 1.33), "×"),
+        ClaimSpec("G4-r34-delay", "Fig. 4, §4.2", "R3–R4's queueing delay with a BDP buffer is §4.2's sawtooth "
+                  "arithmetic, 0.5 RTTP = 100 ms, between an empty queue and a full one (200 ms)", between(50, 150), "ms"),
     ],
     assumptions=[
         "Fig. 1b's rates and delays are not in the text: access bottlenecks R1–R2 and R3–R4 at 10 Mb/s, backbone "
