@@ -718,17 +718,17 @@ register(Item(
                "second — while R1–R2 stays 99% used. The trends of Figs. 4–5 — R1–R2's queue and the video's "
                "RTT grow with the buffer, long transfers gain goodput (4.2× from 1/16 BDP to a BDP, 1.6× before) — "
                "are what the other claims check, and they hold.\n\n"
-               "The rest of Figs. 4–5, in the quick runs. R1–R2's queueing delay is 3.1 ms at 1/16 BDP (a quarter of "
-               "the 12.5 ms that buffer holds) and 76 ms at a BDP (38% of 200 ms): 25× for a 16× larger buffer, so "
+               "The rest of Figs. 4–5 (full profile). R1–R2's queueing delay is 3.1 ms at 1/16 BDP (a quarter of "
+               "the 12.5 ms that buffer holds) and 79 ms at a BDP (39% of 200 ms): 25× for a 16× larger buffer, so "
                "G4-grows, which now asks for growth within a factor of two of proportional, would fail a queue capped "
-               "by the windows (ns-2's default receive window of 20 packets would hold four long flows to 80 of the "
-               "167 packets) or one that stayed empty when the buffer is small, where the old ≥ 2× passed almost any "
-               "queue that grows. R3–R4, its buffer a BDP throughout, queues 72 ms whatever R1–R2's buffer (0.98× "
-               "from 1/16 BDP to a BDP), is 99% used and drops 1.6%; 72 ms is 0.72 of §4.2's 0.5 RTTP for one flow. "
-               "S→D's web downloads take 5.8 s on average with 1/16 BDP, 3.6 s with a BDP (0.63×) and 4.0 s with "
+               "by the windows (flows held by a receive window, such as ns-2's default of 20 packets, queue about as "
+               "much whatever the buffer) or one that stayed empty when the buffer is small, where the old ≥ 2× "
+               "passed almost any queue that grows. R3–R4, its buffer a BDP throughout, queues 74–78 ms whatever R1–R2's buffer (0.99× "
+               "from 1/16 BDP to a BDP), is 99% used and drops 1.7%; 77 ms is 0.77 of §4.2's 0.5 RTTP for one flow. "
+               "S→D's web downloads take 6.9 s on average with 1/16 BDP, 3.7 s with a BDP (0.53×) and 4.1 s with "
                "2 BDP: with ns-2.27's 1 s RTO floor a small buffer's losses cost more than a BDP's queueing, so Fig. "
                "5(c)'s \"small delivery times\" at a BDP hold, and the best buffer for the downloads lies near half a "
-               "BDP.",
+               "BDP (3.6 s).",
     expand=_expand_multi,
     claims=[
         ClaimSpec("G5-video", "Fig. 5(a), §4.1", "with BDP buffers (NewReno) the interactive video's RTT exceeds 600 ms",
