@@ -385,7 +385,8 @@ register(Item(
                "run at 512 packets) is not goodput, nor are the 5% retransmitted, so the flows' mean is 0.84 of the "
                "share, and the harmonic mean over 100 flows, some of which time out, takes it to 0.77 (0.73 over ten "
                "seeds). Over --full's 200 s (the 1 Mb/s sweep alone, ten seeds) the first part shrinks and it is "
-               "0.80, at the claim's edge, with the RTT 1.21× §4.2's arithmetic and the loss rate 1.7× N = 10's. The loss rate at the optimum grows from N = 10 to 100 by 4.7× at "
+               "0.80, at the claim's edge, with the RTT 1.21× §4.2's arithmetic and the loss rate 1.7× N = 10's. "
+               "The loss rate at the optimum grows from N = 10 to 100 by 4.7× at "
                "100 Mb/s and 6.5× at 10 Mb/s and stays level at 1 Mb/s (0.71×), the two regimes of §3.2. AIMD's "
                "p ≈ 1.5/W² would make the 100 Mb/s ratio about 100×: at N = 10 the loss rate is set by slow start's "
                "overshoot (0.4% in 60 s, where congestion avoidance with 170-packet windows loses 0.005%), so the "
@@ -403,7 +404,8 @@ register(Item(
                "one flow that loses a large part of a window in slow start, without SACK, spends the run in "
                "backed-off timeouts (75 kb/s against 1 Mb/s for the others) and halves it. Over ten seeds such a "
                "flow appears in 5 runs of 10 at 85 and at 90 packets but in 1 of 10 at 80 and at 100, and in at "
-               "most 1 of 10 at each power of two tried, so the rule's buffer, the BDP, is where NewReno's start is unluckiest "
+               "most 1 of 10 at each power of two tried, so the rule's buffer, the BDP, is where NewReno's start is "
+               "unluckiest "
                "at this rate and N. Each half of the rule alone fails where the other matters: the BDP alone, 8 "
                "packets for 100 flows at 1 Mb/s, keeps 0.1% of the best goodput (flows starve in timeouts), and 16 "
                "packets for one flow at 100 Mb/s (the nearest tried to 6n) keep 56%.",
@@ -456,8 +458,8 @@ register(Item(
         ClaimSpec("G2-max-rule", "§3.2", "the reconciling rule, max(BDP, connection-proportional), approximates the "
                   "optimal buffer (its end-to-end goodput / the best over the buffers tried, mean over rates and N)",
                   at_least(0.9), "fraction"),
-        ClaimSpec("G2-bdp-alone", "§3.2", "…which the BDP alone does not where the ratio BDP / N is low (1 Mb/s, N = 100: "
-                  "goodput with 8 packets / the best)", at_most(0.5), "fraction"),
+        ClaimSpec("G2-bdp-alone", "§3.2", "…which the BDP alone does not where the ratio BDP / N is low (1 Mb/s, "
+                  "N = 100: goodput with 8 packets / the best)", at_most(0.5), "fraction"),
         ClaimSpec("G2-prop-alone", "§3.2", "…nor connection-proportional allocation alone where it is high, since it "
                   "underutilizes the link (100 Mb/s, N = 1: goodput with 16 packets / the best)", at_most(0.9),
                   "fraction"),
@@ -707,7 +709,8 @@ def _analyze_fig45(d: Data) -> Output:
         "G4-grows": [r * smin for r in ratio_by_seed(at(1.0, "q12_ms"), at(smin, "q12_ms"))] or None,
         "G4-r34-level": ratio_by_seed(at(1.0, "q34_ms"), at(smin, "q34_ms")) or None,
         "G4-r34-delay": list(at(1.0, "q34_ms").values()) or None,
-    }, notes={"G5-long": f"BDP against {smin:g} BDP", "G4-grows": f"BDP against {smin:g} BDP, buffers {1 / smin:g}× apart",
+    }, notes={"G5-long": f"BDP against {smin:g} BDP",
+              "G4-grows": f"BDP against {smin:g} BDP, buffers {1 / smin:g}× apart",
               "G5-web": f"BDP against {smin:g} BDP", "G4-r34-level": f"R1–R2 at BDP against {smin:g} BDP"})
 
 
