@@ -601,8 +601,8 @@ register(Item(
                "now carries the other router's queue as well as its own, weighted by the share w of its packets "
                "that cross both: with §4.2's arithmetic for each queue, b = 1 + (1 + w)(3b − 1)/4, whose solution "
                "b = (3 − w)/(1 − 3w) is 3 BDP for w = 0 and does not exist for w > 1/3. The crossing flows, with "
-               "two queues in their RTT, get 32–47% of each link's goodput (quick), and the buffers grow with no "
-               "sign of stopping: 8 BDP after 300 s, 12 after 600 s (quick) and 18.5 after 1200 s (full), 1.4–1.5× "
+               "two queues in their RTT, get 32–47% of each link's goodput (quick), and the buffers keep growing, "
+               "more slowly as each sawtooth cycle lengthens with the RTT: 8 BDP after 300 s, 12 after 600 s (quick) and 18.5 after 1200 s (full), 1.4–1.5× "
                "from half the run to its end, while the one-bottleneck buffer has settled at 3.3–3.4 BDP. The "
                "crossing flows' RTTs reach 1.1–1.5 s, 11–15 times their propagation delay.",
     claims=[ClaimSpec("G42-drift", "§4.2", "the buffer converges to 3 BDP, three times larger than desired",
