@@ -257,3 +257,14 @@ def test_quick_for_names_an_item_or_paper_and_goes_with_full(tmp_path):
     assert r.exit_code == 2 and "--quick-for nope" in r.output
     r = CliRunner().invoke(app, ["reproduce", "jabeen", "--quick-for", "jabeen/fig1", "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and "goes with --full" in r.output
+
+
+def test_gorinsky_sawtooth_rtt_is_the_papers_arithmetic():
+    """§4.2: a BDP buffer gives a mean RTT of 1.5 RTTP; b BDPs (b >= 1) a queue of (3b - 1)/4 RTTP,
+    b < 1 one of b²/(1 + b); plus one datagram's transmission on each of the three links."""
+    from bufferlab.reproduce.gorinsky import RTTP, bdp_pkts, sawtooth_rtt
+
+    tx = 2 * 1500 * 8 / 10e6
+    assert sawtooth_rtt(10e6, bdp_pkts(10e6)) == pytest.approx(1.5 * RTTP + tx)
+    assert sawtooth_rtt(10e6, 3 * bdp_pkts(10e6)) == pytest.approx(3 * RTTP + tx)  # §4.2's limit: b = 1 + q
+    assert sawtooth_rtt(10e6, 0.5 * bdp_pkts(10e6)) == pytest.approx(RTTP * (1 + 0.25 / 1.5) + tx)
