@@ -185,7 +185,27 @@ register(Item(
                "both under the paper's 300 ms: the long flow keeps part of the buffer, and the short flow's window "
                "is still climbing when the run ends. In the crosscheck's 10 Mb/s version of this case, Linux's Reno "
                "through the same FIFO (the kernel backend) lands in either state too, as do ns-3 and bufferlab "
-               "(docs/ns3-differences.md).",
+               "(docs/ns3-differences.md).\n\n"
+               "Eq. 2 (§II) at the 25 ms buffer: the two flows lose 8.2·10⁻⁵ and 3.6·10⁻³ of their packets (quick "
+               "profile; 9.0·10⁻⁵ and 4.0·10⁻³ over 100–500 s in three full-length seeds), 150 and 55 times less "
+               "than the paper's 0.012 and 0.2. Those two cannot be per-packet loss rates of flows that keep the link "
+               "busy, by the paper's own eq. 1 (F1-loss-short and F1-loss-long are `inconsistent`, with the "
+               "arithmetic); only their ratio enters eq. 2. Ours is 44 against 16.7 (F1-loss-ratio does not hold), "
+               "which is what eq. 2 asks of our larger throughput ratio: (725/443)² × 16.7 = 45. Evaluated as §II "
+               "does, with the propagation RTTs 990/10, eq. 2 with our loss rates gives 0.91 of our simulated ratio, "
+               "as the paper's 405 is 0.91 of its 443 (F1-eq2 holds). With the RTTs the flows measured (27.8 and "
+               "1009 ms: the 10 ms flow keeps the 25 ms buffer 70% full) it would give 242, a third of the ratio: the "
+               "agreement needs the propagation RTTs, although eq. 1 defines T as T_p + T_q.\n\n"
+               "At the 300 ms buffer the mean queue is 135–186 ms in the quick profile's 40–120 s, where no packet "
+               "is dropped yet (F1-queue-300ms does not hold there): after its start-up losses the 10 ms flow regrows "
+               "its window by one packet per 150–300 ms round trip, and refilling the 1800 packets of 150 ms of the "
+               "link takes it about 400 s. Over the paper's 500 s (the full profile, measured from 100 s) it is "
+               "239–243 ms in three seeds, within 5% of the paper's ~230 ms and near what a Reno sawtooth over this "
+               "buffer gives (a window of 310 ms of the link halved to 155 ms: the queue between 145 and 300 ms, "
+               "222 ms on average). F1c-long-300ms has F1-300ms's two states: 14.1 Mb/s in one seed (full length: "
+               "14.2), 3% from the 14.6 Mb/s a ratio of 5.6 gives, and 0.43 Mb/s in the two others (full length: "
+               "1.6). At 25 ms the 990 ms flow keeps 0.13 Mb/s, 0.6 of the 0.22 Mb/s the paper's ratio gives "
+               "(F1c-long-25ms).",
     claims=[
         ClaimSpec("F1-25ms", "§II, Fig. 1(a)", "a 25 ms buffer gives a throughput ratio of 443 (more than 100)",
                   at_least(100), "×"),
@@ -222,7 +242,10 @@ register(Item(
         "RTTs 10 and 990 ms from access delays 2 and 247 ms around a 1 ms bottleneck; access links 1 Gb/s",
         "buffer sizes in ms of the 100 Mb/s link: 25, 50, 100, 200, 300, 500 ms = 312 ... 6250 packets",
         "flows start at uniform(0 s, 5 s) (the paper's window for Fig. 3)",
-        "queueing delay of the short flow = its mean RTT − 10 ms",
+        "queueing delay of the short flow = its mean RTT − 10 ms; the average queueing delay of eq. 3 = the "
+        "bottleneck's mean sojourn (per packet, so mostly the short flow's)",
+        "a flow's loss rate = its packets dropped / its packets sent in the measure window (ns-2's loss rate is not "
+        "defined in the paper)",
     ],
 ))
 
@@ -369,7 +392,26 @@ register(Item(
                "the measured 40 s (0.09 with the earlier stack); behind Blind-SplitBuff's two BDP/2 sub-buffers, "
                "which add at most half that, 0.4 times, and they keep 0.83 Mb/s against 0.31. The quick profile "
                "measures 20–60 s, the long flows' first 50 round trips; the full profile's 500 s (the paper's) "
-               "would show whether the difference outlasts the start.",
+               "would show whether the difference outlasts the start.\n\n"
+               "The rows judged over every N and Type-2 RTTP of the profile take the point of the figure farthest "
+               "from the paper's statement (the note names it); the quick profile runs N = 2, 10 and 100, the full "
+               "one the paper's 2, 10, 100, 250 and 500. F4-splitbuff could not fail at N = 100: round robin between "
+               "two sub-buffers of 50 flows each gives each type half the link whenever both hold packets (0.98 at "
+               "500 ms). At N = 2 and 10 the few Type-2 flows must keep a sub-buffer of about their own BDP at half "
+               "the link (eq. 4: 3005 of 3065 packets at 500 ms) from running dry, and mostly they do not: at N = 2 "
+               "and 500 ms the ratio is 0.11, 0.94 and 0.04 in the quick profile's three seeds, and 0.24, 1.00 and "
+               "0.16 over 100–500 s of full-length runs. The 500 ms flow leaves slow start with about 500 packets "
+               "within its first 30 s and then grows by one packet per round trip, two packets a second, so it "
+               "would need about 20 minutes to reach the ~3100 packets of half the link's BDP; round robin is "
+               "work-conserving and gives the 10 ms flow what the other sub-buffer leaves. The same start-up state "
+               "takes seed 3 at N = 10 (0.14), and the BDP rule's row at every N (F4-bdp-every-n) misses by as "
+               "little as 0.52 against 0.5 at N = 10, where seeds 1 and 2 keep 0.64 and 0.86. F5-stanford now asks "
+               "for the paper's reason, delay in proportion to the buffer: the Stanford queue's Type-1 delay over "
+               "the BDP rule's, times √N, is 0.70–1.20 over the quick profile's points (0.70 at N = 10 and 10 ms, "
+               "where the Stanford buffer holds 38 packets and is 39% full on average against the BDP buffer's "
+               "59%). Behind SplitBuff the Type-2 flows queue 1.25 times as long as behind the BDP rule at N = 100 "
+               "and 500 ms (1.16–1.25 at 100–500 ms; F5-split-type2), and the two types' mean stays at most 0.76 of "
+               "the BDP rule's at every point (F5-split-avg).",
     expand=_expand_two_types,
     claims=[
         ClaimSpec("F4-bdp", "Fig. 4(a)", "BDP rule: long-RTTP flows' throughput decreases substantially "
@@ -413,7 +455,8 @@ register(Item(
         "Type-2 RTTPs 10, 100, 250, 500 ms (the paper's x axis spans 10–500 ms; its points are not given)",
         "the BDP of every rule is from the mean RTTP of all flows; SplitBuff's total is that BDP",
         "flows start at uniform(0 s, 5 s); throughput and delays over the measure window",
-        "the claims are read at N = 100 and the largest Type-2 RTTP (500 ms)",
+        "the claims are read at N = 100 and the largest Type-2 RTTP (500 ms), except those judged over every N and "
+        "RTTP of the profile, which take the point farthest from the claim (N = 2, 10, 100 in --quick)",
     ],
 ))
 
@@ -698,7 +741,14 @@ register(Item(
                "(180 ms, §IV-C) rather than its RTTP (about 130 ms), while its 62.7 ms is near the short mode's RTTP "
                "(60 ms), so the two published estimates do not measure the same thing and cannot both be RTTPs of "
                "these modes. The paper gives no sub-buffer sizes, so where the fairness results part cannot be "
-               "traced further.",
+               "traced further.\n\n"
+               "Type-2 flows queue 98 ms in SplitBuff-2's second sub-buffer against the paper's 144.4 ms "
+               "(TI-split2-delay2 does not hold). Round robin gives that sub-buffer at least half the link, so its "
+               "queue cannot outlast its size over C/2, which eq. 4 makes its estimated RTTP: 127 ms here. The "
+               "paper's 144.4 ms fits under its own estimate, 178.7 ms, the one that matches the long mode's RTT "
+               "rather than its RTTP (TI-estimate2): a sub-buffer sized from that estimate holds the paper's queue, "
+               "one sized from the RTTP cannot. The two types' mean delay is 0.92 of the BDP rule's, as the paper's "
+               "(52.2 + 144.4)/2 = 98.3 ms is 0.90 of its 108.7 ms (TI-split2-avg holds).",
     expand=_expand_bimodal,
     claims=[
         ClaimSpec("TI-bdp", "Table I", "BDP rule: Type-2 / Type-1 throughput 0.0072/0.012 = 0.60", within(0.6, abs_=0.15), "×"),
