@@ -93,7 +93,8 @@ def _analyze_fig1(d: Data) -> Output:
                      "rtt_short_ms": s["rtt_mean_s"] * 1e3, "rtt_long_ms": l_["rtt_mean_s"] * 1e3,
                      "queue_ms": sojourn.get((b, seed), math.nan)})
     per = pd.DataFrame(rows)
-    fig, ax = new_figure(3, w=3.9)
+    sizes = _split_sizes(d)
+    fig, ax = new_figure(4 if len(sizes) else 3, w=3.9)
     r = over_seeds(per, ["buffer_ms"], "ratio")
     errorbars(ax[0, 0], r, "buffer_ms", label="bufferlab")
     ax[0, 0].plot([25, 300], [443, 5.6], "ks", label="paper (text)")
@@ -106,9 +107,22 @@ def _analyze_fig1(d: Data) -> Output:
         errorbars(ax[0, 2], over_seeds(per, ["buffer_ms"], col), "buffer_ms", label=lab)
     ax[0, 2].set(xlabel="buffer size (ms)", ylabel="throughput (Mb/s)", title="(c)")
     ax[0, 2].legend(fontsize=7)
+    plotted = [over_seeds(per, ["buffer_ms"], c).assign(quantity=c)
+               for c in ("ratio", "short_qdelay_ms", "short_mbps", "long_mbps")]
+    if len(sizes):
+        for i, how in enumerate(("packets", "flows")):
+            a = over_seeds(sizes[sizes["rtt_mean"] == how], ["sub"], "pkts")
+            if not len(a):
+                continue
+            ax[0, 3].bar(a["sub"] + (i - 0.5) * 0.38, a["mean"], 0.38, yerr=(a["mean"] - a["lo"]).fillna(0),
+                         capsize=3, label={"packets": "Fig. 2's estimate (packets)", "flows": "flows' mean"}[how])
+            plotted.append(a.assign(rtt_mean=how, quantity="sub-buffer size (pkts)"))
+        ax[0, 3].plot([1, 2], [62, 6187], "ks", label="paper (§III-C)")
+        ax[0, 3].set_xticks([1, 2], ["sub-buffer 1\n(10 ms)", "sub-buffer 2\n(990 ms)"], fontsize=8)
+        ax[0, 3].set(yscale="log", ylabel="size (packets)", title="(§III-C) SplitBuff, 6250 packets")
+        ax[0, 3].legend(fontsize=7)
     fig.tight_layout()
-    plotted = pd.concat([over_seeds(per, ["buffer_ms"], c).assign(quantity=c)
-                         for c in ("ratio", "short_qdelay_ms", "short_mbps", "long_mbps")], ignore_index=True)
+    plotted = pd.concat(plotted, ignore_index=True)
 
     def at(b: float, c: str) -> list[float] | None:
         g = per[per["buffer_ms"] == b]
@@ -129,7 +143,17 @@ def _analyze_fig1(d: Data) -> Output:
             notes["F1-eq2"] = (f"with the measured mean RTTs ({g25['rtt_short_ms'].mean():.1f} and "
                                f"{g25['rtt_long_ms'].mean():.0f} ms) in place of 10 and 990 ms, eq. 2 gives "
                                f"{np.mean(eq2_rtt):.0f} against the measured {g25['ratio'].mean():.0f}")
+    def size(how: str, k: int) -> list[float] | None:
+        g = sizes[(sizes["rtt_mean"] == how) & (sizes["sub"] == k)] if len(sizes) else sizes
+        return list(g.sort_values("seed")["pkts"]) or None
+
+    for k in (1, 2):
+        f_ = size("flows", k)
+        if f_:
+            notes[f"S3-sub{k}"] = (f"mean over the last two thirds of each run; with the flows' mean "
+                                   f"(`rtt_mean = \"flows\"`): {np.mean(f_):.0f} packets")
     return Output(fig, plotted, {
+        "S3-sub1": size("packets", 1), "S3-sub2": size("packets", 2),
         "F1-25ms": s25, "F1-300ms": at(300, "ratio"), "F1-bdp-delay": at(500, "short_qdelay_ms"),
         "F1-decreasing": [a / b for a, b in zip(s25, s500)] if s25 and s500 else None,
         "F1-loss-short": at(25, "p_short"), "F1-loss-long": at(25, "p_long"),
@@ -138,6 +162,22 @@ def _analyze_fig1(d: Data) -> Output:
         "F1-queue-300ms": at(300, "queue_ms"),
         "F1c-long-25ms": at(25, "long_mbps"), "F1c-long-300ms": at(300, "long_mbps"),
     }, notes=notes)
+
+
+def _split_sizes(d: Data) -> pd.DataFrame:
+    """Sweep ``split``: each sub-buffer's size (packets), its mean over the steady part of each
+    run (one row per estimate, sub-buffer, seed); empty without the sweep or its samples."""
+    cols = ["rtt_mean", "sub", "seed", "pkts"]
+    if "split" not in d.sweeps:
+        return pd.DataFrame(columns=cols)
+    ts = d.table("split", "timeseries")
+    ts = ts[(ts["object"] == "queue") & (ts["id"] == "r1->r2") & ts["metric"].str.fullmatch(r"sub\d_limit_pkts")]
+    if not len(ts):
+        return pd.DataFrame(columns=cols)
+    ts = _steady(ts).copy()
+    ts["sub"] = ts["metric"].str[3].astype(int)
+    ts["rtt_mean"] = ts["topology.bottleneck.queue.rtt_mean"]
+    return ts.groupby(["rtt_mean", "sub", "seed"])["value"].mean().rename("pkts").reset_index()[cols]
 
 
 # §II's figures, by which the rows below are judged.
@@ -205,7 +245,12 @@ register(Item(
                "222 ms on average). F1c-long-300ms has F1-300ms's two states: 14.1 Mb/s in one seed (full length: "
                "14.2), 3% from the 14.6 Mb/s a ratio of 5.6 gives, and 0.43 Mb/s in the two others (full length: "
                "1.6). At 25 ms the 990 ms flow keeps 0.13 Mb/s, 0.6 of the 0.22 Mb/s the paper's ratio gives "
-               "(F1c-long-25ms).",
+               "(F1c-long-25ms).\n\n"
+               "§III-C's worked example runs as the sweep `split`: the same two flows through SplitBuff with the "
+               "BDP rule's 6250 packets. With Fig. 2's estimate (every packet's stamped RTT, less T_q) the "
+               "sub-buffers settle at 63 and 6187 packets, the paper's ~62 and ~6187 (S3-sub1, S3-sub2); the flows' "
+               "mean gives 68 and 6182. The packet weighting that scatters Fig. 3's estimate does no harm here, "
+               "because by the time it is taken the packets of each sub-buffer come from one flow.",
     claims=[
         ClaimSpec("F1-25ms", "§II, Fig. 1(a)", "a 25 ms buffer gives a throughput ratio of 443 (more than 100)",
                   at_least(100), "×"),
@@ -235,6 +280,11 @@ register(Item(
         ClaimSpec("F1c-long-300ms", "§II, Fig. 1(c)", "a 300 ms buffer improves it: a ratio of 5.6 on a full link "
                   "gives the 990 ms flow 96.2/6.6 = 14.6 Mb/s of payload", within(PAYLOAD_MBPS / 6.6, rel=0.5),
                   "Mb/s"),
+        ClaimSpec("S3-sub1", "§III-C", "SplitBuff with the BDP rule's 6250 packets for the 10 ms and the 990 ms "
+                  "flow: sub-buffer 1 (10 ms) ~62 packets (eq. 4: 10/1000 × 6250; Fig. 2's estimate, the mean of "
+                  "every packet's stamped RTT less T_q; ~ = within 20%)", within(62.5, rel=0.2), "pkts"),
+        ClaimSpec("S3-sub2", "§III-C", "… and sub-buffer 2 (990 ms) ~6187 packets (990/1000 × 6250; within 5%, "
+                  "as a 62-packet sub-buffer 1 leaves 6188)", within(6187.5, rel=0.05), "pkts"),
     ],
     assumptions=[
         "1 KB packets as ns-2 counts them (1000 B of data + 40 B of headers, the stack's `mss`); SACK (§IV uses TCP "
