@@ -249,8 +249,8 @@ register(Item(
                "§III-C's worked example runs as the sweep `split`: the same two flows through SplitBuff with the "
                "BDP rule's 6250 packets. With Fig. 2's estimate (every packet's stamped RTT, less T_q) the "
                "sub-buffers settle at 63 and 6187 packets, the paper's ~62 and ~6187 (S3-sub1, S3-sub2); the flows' "
-               "mean gives 68 and 6182. The packet weighting that scatters Fig. 3's estimate does no harm here, "
-               "because by the time it is taken the packets of each sub-buffer come from one flow.",
+               "mean gives 68 and 6182. The sizes come from each sub-buffer's own mean, and each sub-buffer "
+               "carries one flow, so weighting by packets or by flows changes them little.",
     claims=[
         ClaimSpec("F1-25ms", "§II, Fig. 1(a)", "a 25 ms buffer gives a throughput ratio of 443 (more than 100)",
                   at_least(100), "×"),
