@@ -366,63 +366,8 @@ def _analyze_fig4(d: Data) -> Output:
         return out or None
 
     d2b, d2s = by_seed("BDP rule", 2, "qdelay_ms"), by_seed("SplitBuff", 2, "qdelay_ms")
-    # Every point of the profile, one row per (buffer, N, Type-2 RTTP, seed), the types side by side.
-    wide = per.pivot_table(index=["buffer", "n", "rttp2_ms", "seed"], columns="type",
-                           values=["norm_tput", "qdelay_ms"]).reset_index()
-    wide.columns = [f"{a}{b}" for a, b in wide.columns]
-    wide["ratio"] = wide["norm_tput2"] / wide["norm_tput1"]
-    wide["delay"] = (wide["qdelay_ms1"] + wide["qdelay_ms2"]) / 2
-    key = ["n", "rttp2_ms", "seed"]
-
-    def pair(a: str, b: str) -> pd.DataFrame:
-        return wide[wide["buffer"] == a].merge(wide[wide["buffer"] == b], on=key, suffixes=("", "_ref"))
-
-    def worst(g: pd.DataFrame, col: str, how: str) -> tuple[list[float] | None, str]:
-        """The point of ``g`` (an N and a Type-2 RTTP) whose mean over seeds is the largest
-        (how = "max") or the farthest from 1 ("far"): its per-seed values, and where it lies."""
-        g = g[np.isfinite(g[col])]
-        if not len(g):
-            return None, ""
-        m = g.groupby(["n", "rttp2_ms"])[col].mean()
-        n, t = (m if how == "max" else (m - 1).abs()).idxmax()
-        ns = ", ".join(str(x) for x in sorted(g["n"].unique()))
-        ts = ", ".join(f"{x:g}" for x in sorted(g["rttp2_ms"].unique()))
-        return list(g[(g["n"] == n) & (g["rttp2_ms"] == t)][col]), (
-            f"the worst of N = {ns} and Type-2 RTTP {ts} ms: N = {n}, {t:g} ms")
-
-    largest = wide["rttp2_ms"] == t_c
-    split = wide[wide["buffer"] == "SplitBuff"]
-    sm = pair("Stanford model", "BDP rule")
-    sm["scaled"] = sm["qdelay_ms1"] / sm["qdelay_ms1_ref"] * np.sqrt(sm["n"])
-    sb = pair("SplitBuff", "BDP rule")
-    sb["t1"] = sb["qdelay_ms1"] / sb["qdelay_ms1_ref"]
-    sb["avg"] = sb["delay"] / sb["delay_ref"]
-    bl = pair("Blind-SplitBuff", "BDP rule")
-    bl["avg"] = bl["delay"] / bl["delay_ref"]
-    bs = pair("Blind-SplitBuff", "SplitBuff")
-    bs["avg"] = bs["delay"] / bs["delay_ref"]
-    at_c = {"n": n_c, "rttp2_ms": t_c}
-
-    def at_point(g: pd.DataFrame, col: str) -> list[float] | None:
-        return list(g[(g["n"] == at_c["n"]) & (g["rttp2_ms"] == at_c["rttp2_ms"])][col]) or None
-
-    su = lk[lk["buffer"] == "SplitBuff"].copy()
-    su["n"] = su["topology.pairs"].astype(int)
-    su["rttp2_ms"] = su["topology.access.delay"].map(lambda x: float(round(_rttps_ms(x)[-1])))
-    samples, notes = {}, {}
-    for cid, (g, col, how) in {
-        "F4-splitbuff": (split, "ratio", "far"),
-        "F5-stanford": (sm, "scaled", "far"),
-        "F4-bdp-every-n": (wide[(wide["buffer"] == "BDP rule") & largest], "ratio", "max"),
-        "F5-splitbuff-every-n": (sb[sb["rttp2_ms"] == t_c], "t1", "max"),
-        "F5-split-avg": (sb[sb["rttp2_ms"] > RTTP_TYPE1_MS], "avg", "max"),
-        "S5-split-util": (su.assign(idle=1 - su["utilization"]), "idle", "max"),
-    }.items():
-        samples[cid], notes[cid] = worst(g, col, how)
-    if samples["S5-split-util"] is not None:
-        samples["S5-split-util"] = [1 - x for x in samples["S5-split-util"]]
-    samples["F6-blind-vs-bdp"] = at_point(bl, "avg")
-    samples["F6-blind-vs-split"] = at_point(bs, "avg")
+    samples, notes = _fig4_every_point(per, lk, n_c, t_c)
+    samples["F6-blind-vs-bdp"], samples["F6-blind-vs-split"] = samples.pop("at:blind/bdp"), samples.pop("at:blind/split")
     notes["F6-blind-vs-bdp"] = notes["F6-blind-vs-split"] = note
     samples.update({
         "F4-bdp": list(rb.values()) or None,
@@ -435,6 +380,62 @@ def _analyze_fig4(d: Data) -> Output:
     notes.update({k: note for k in ("F4-bdp", "F4-stanford", "F5-splitbuff", "F5-split-type2", "F6-blind",
                                     "F6-blind-util")})
     return Output(fig, pd.concat(plotted, ignore_index=True) if plotted else pd.DataFrame(), samples, notes=notes)
+
+
+def _worst(g: pd.DataFrame, col: str, how: str) -> tuple[list[float] | None, str]:
+    """The point of ``g`` (an N and a Type-2 RTTP) whose mean over seeds is the largest (how =
+    "max") or the farthest from 1 ("far"): its per-seed values, and where it lies."""
+    g = g[np.isfinite(g[col])]
+    if not len(g):
+        return None, ""
+    m = g.groupby(["n", "rttp2_ms"])[col].mean()
+    n, t = (m if how == "max" else (m - 1).abs()).idxmax()
+    ns = ", ".join(str(x) for x in sorted(g["n"].unique()))
+    ts = ", ".join(f"{x:g}" for x in sorted(g["rttp2_ms"].unique()))
+    return list(g[(g["n"] == n) & (g["rttp2_ms"] == t)][col]), (
+        f"the worst of N = {ns} and Type-2 RTTP {ts} ms: N = {n}, {t:g} ms")
+
+
+def _fig4_every_point(per: pd.DataFrame, lk: pd.DataFrame, n_c: int, t_c: float):
+    """The claims judged over every N and Type-2 RTTP of the profile (each at its worst point),
+    and the two Blind-SplitBuff delay ratios at (n_c, t_c) (keys ``at:...``)."""
+    # one row per (buffer, N, Type-2 RTTP, seed), the types side by side
+    wide = per.pivot_table(index=["buffer", "n", "rttp2_ms", "seed"], columns="type",
+                           values=["norm_tput", "qdelay_ms"]).reset_index()
+    wide.columns = [f"{a}{b}" for a, b in wide.columns]
+    wide["ratio"] = wide["norm_tput2"] / wide["norm_tput1"]
+    wide["delay"] = (wide["qdelay_ms1"] + wide["qdelay_ms2"]) / 2
+
+    def pair(a: str, b: str) -> pd.DataFrame:
+        """Buffer ``a``'s rows beside buffer ``b``'s (suffix ``_ref``), point by point and seed by seed."""
+        out = wide[wide["buffer"] == a].merge(wide[wide["buffer"] == b], on=["n", "rttp2_ms", "seed"],
+                                              suffixes=("", "_ref"))
+        out["t1"] = out["qdelay_ms1"] / out["qdelay_ms1_ref"]
+        out["avg"] = out["delay"] / out["delay_ref"]
+        return out
+
+    sm, sb = pair("Stanford model", "BDP rule"), pair("SplitBuff", "BDP rule")
+    sm["scaled"] = sm["t1"] * np.sqrt(sm["n"])  # 1 when both queues are equally full
+    su = lk[lk["buffer"] == "SplitBuff"].copy()
+    su["n"] = su["topology.pairs"].astype(int)
+    su["rttp2_ms"] = su["topology.access.delay"].map(lambda x: float(round(_rttps_ms(x)[-1])))
+    su["idle"] = 1 - su["utilization"]
+    samples, notes = {}, {}
+    for cid, (g, col, how) in {
+        "F4-splitbuff": (wide[wide["buffer"] == "SplitBuff"], "ratio", "far"),
+        "F5-stanford": (sm, "scaled", "far"),
+        "F4-bdp-every-n": (wide[(wide["buffer"] == "BDP rule") & (wide["rttp2_ms"] == t_c)], "ratio", "max"),
+        "F5-splitbuff-every-n": (sb[sb["rttp2_ms"] == t_c], "t1", "max"),
+        "F5-split-avg": (sb[sb["rttp2_ms"] > RTTP_TYPE1_MS], "avg", "max"),
+        "S5-split-util": (su, "idle", "max"),
+    }.items():
+        samples[cid], notes[cid] = _worst(g, col, how)
+    if samples["S5-split-util"] is not None:
+        samples["S5-split-util"] = [1 - x for x in samples["S5-split-util"]]
+    for cid, g in (("at:blind/bdp", pair("Blind-SplitBuff", "BDP rule")),
+                   ("at:blind/split", pair("Blind-SplitBuff", "SplitBuff"))):
+        samples[cid] = list(g[(g["n"] == n_c) & (g["rttp2_ms"] == t_c)]["avg"]) or None
+    return samples, notes
 
 
 register(Item(
