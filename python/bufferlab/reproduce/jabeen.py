@@ -832,12 +832,13 @@ register(Item(
                "(60 ms), so the two published estimates do not measure the same thing and cannot both be RTTPs of "
                "these modes. The paper gives no sub-buffer sizes, so where the fairness results part cannot be "
                "traced further.\n\n"
-               "Type-2 flows queue 98 ms in SplitBuff-2's second sub-buffer against the paper's 144.4 ms "
+               "Type-2 flows queue 98 ms in SplitBuff-2's second sub-buffer (full profile: 95 ms) against the "
+               "paper's 144.4 ms "
                "(TI-split2-delay2 does not hold). Round robin gives that sub-buffer at least half the link, so its "
                "queue cannot outlast its size over C/2, which eq. 4 makes its estimated RTTP: 127 ms here. The "
                "paper's 144.4 ms fits under its own estimate, 178.7 ms, the one that matches the long mode's RTT "
                "rather than its RTTP (TI-estimate2): a sub-buffer sized from that estimate holds the paper's queue, "
-               "one sized from the RTTP cannot. The two types' mean delay is 0.92 of the BDP rule's, as the paper's "
+               "one sized from the RTTP cannot. The two types' mean delay is 0.92 of the BDP rule's (full profile: 0.90), as the paper's "
                "(52.2 + 144.4)/2 = 98.3 ms is 0.90 of its 108.7 ms (TI-split2-avg holds).",
     expand=_expand_bimodal,
     claims=[
