@@ -121,6 +121,19 @@ def test_a_short_run_has_the_tests_flows(tmp_path):
     assert probes["rtt_p50_s"].min() > 0.02
 
 
+def test_a_delay_law_gives_each_stream_its_own_start_and_each_seed_its_own_run(tmp_path):
+    f = scenario(tmp_path, RRUL + 'delay = "uniform(1s,1.2s)"\n', duration="3s")
+    runs = [bufferlab.run(f, seed=s).flows for s in (1, 2)]
+    starts = [r.loc[r["kind"] == "tcp", "start_s"] for r in runs]
+    for s in starts:
+        assert s.between(1.0, 1.2).all() and s.nunique() == 8
+    assert list(starts[0]) != list(starts[1])
+    # A bad law is named at the rrul block's key.
+    with pytest.raises(ScenarioError) as e:
+        bufferlab.run(scenario(tmp_path, RRUL + 'delay = "uniform(1s)"\n'))
+    assert [p.path for p in e.value.problems] == ["traffic[0].delay"]
+
+
 def test_udp_probes_are_refused_where_the_backends_have_none(tmp_path, monkeypatch):
     sc = bufferlab.load_scenario(scenario(tmp_path, RRUL.replace("rrul", "ping") + 'proto = "udp"\n'))
     assert sc.plan["traffic"][0]["proto"] == "udp"

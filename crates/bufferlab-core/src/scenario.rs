@@ -416,9 +416,9 @@ fn flent_step() -> Duration {
     Duration::from_ms(200)
 }
 
-fn flent_delay() -> Duration {
+fn flent_delay() -> Dist {
     // Flent's --delay (5 s): the TCP streams start this long after the probes.
-    Duration::from_secs(5)
+    Dist::Const { value: 5e9 }
 }
 
 /// Flent's Realtime Response Under Load test (tests/rrul.conf) between a client and a server:
@@ -450,9 +450,10 @@ pub struct RrulSpec {
     #[schemars(range(min = 1))]
     pub udp_interval_ns: Duration,
     /// When the TCP streams start, after the probes (which start with the run; Flent's --delay: 5 s).
+    /// A distribution draws each stream's own start (`"uniform(5s,5.2s)"`): Flent's netperf
+    /// processes start a few milliseconds apart, and a constant makes every seed the same run.
     #[serde(default = "flent_delay")]
-    #[schemars(range(max = MAX_DURATION_NS))]
-    pub delay_ns: Duration,
+    pub delay_ns: Dist,
     /// The label of each test's flows (`rrul-1`, `rrul-2`, ... in file order by default; a block
     /// with several pairs adds `-1`, `-2`, ... to its own).
     #[serde(default, skip_serializing_if = "Option::is_none")]

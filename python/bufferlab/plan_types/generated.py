@@ -804,7 +804,9 @@ class RrulTraffic(PlanObject):
     # `(client, server)` pairs: one test per pair (Flent's host and the netserver it tests to).
     pairs: tuple[tuple[str, str], ...]
     # When the TCP streams start, after the probes (which start with the run; Flent's --delay: 5 s).
-    delay_ns: int = 5_000_000_000
+    # A distribution draws each stream's own start (`"uniform(5s,5.2s)"`): Flent's netperf
+    # processes start a few milliseconds apart, and a constant makes every seed the same run.
+    delay_ns: Dist = ConstDist(value=5000000000.0)
     # TCP downloads, server to client (Flent's rrul: 4; Cardozo et al.: 50).
     downloads: int = 4
     # The label of each test's flows (`rrul-1`, `rrul-2`, ... in file order by default; a block

@@ -25,9 +25,7 @@ pub fn label(spec: &RrulSpec, first: usize, pair: usize) -> String {
 /// UDP probes (a kind with no flow is left out). `first` is the number of rrul tests before it.
 pub fn expand(spec: &RrulSpec, first: usize) -> Vec<TrafficSpec> {
     let mut out = Vec::new();
-    let tcp_start = Dist::Const {
-        value: spec.delay_ns.as_ns() as f64,
-    };
+    let tcp_start = spec.delay_ns.clone();
     let at_start = Dist::Const { value: 0.0 };
     for (i, (client, server)) in spec.pairs.iter().enumerate() {
         let group = Some(label(spec, first, i));

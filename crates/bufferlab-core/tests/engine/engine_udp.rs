@@ -184,7 +184,7 @@ fn an_rrul_block_in_a_plan_builds_its_labelled_flows() {
         dir(10_000_000, 5 * NS_PER_MS, 100),
         dir(10_000_000, 5 * NS_PER_MS, 100),
         json!([{ "kind": "rrul", "pairs": [["client", "server"]], "uploads": 1, "downloads": 2,
-                 "delay_ns": 100 * NS_PER_MS }]),
+                 "delay_ns": { "dist": "const", "value": (100 * NS_PER_MS) as f64 } }]),
         NS_PER_SEC,
         1,
     );
