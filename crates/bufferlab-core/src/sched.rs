@@ -13,8 +13,9 @@ use crate::time::Instant;
 pub enum Ev {
     /// A port finished serializing the packet on its wire.
     TxDone(u32),
-    /// The packet at the head of a port's propagation pipe reaches the far end.
-    Arrive(u32),
+    /// The packet at the head of a port's propagation pipe reaches the far end (`pkt`, that
+    /// packet, is named so that the engine can bring its slot into the cache before it comes).
+    Arrive { port: u32, pkt: u32 },
     /// An agent's timer.
     Timer { agent: u32, token: u32 },
     /// A packet of connection `conn` left the host's egress while the agent that sent it waited
@@ -185,6 +186,22 @@ impl Sched {
         };
         self.len -= 1;
         Some((e.at(), e.ev))
+    }
+
+    /// The event to be taken next unless one is scheduled before it meanwhile, brought to the
+    /// front now: the engine reads it while it handles the current one, to start the cache misses
+    /// of the next one early. It costs nothing beyond the next `pop_before` (the bucket is
+    /// redistributed once either way); an event scheduled before it afterwards goes to `past` and
+    /// is taken first, as it must be.
+    #[inline]
+    pub fn peek(&mut self) -> Option<Ev> {
+        if let Some(p) = self.past.peek() {
+            return Some(p.ev);
+        }
+        if !self.settle() {
+            return None;
+        }
+        Some(self.buckets[0][0].ev)
     }
 
     /// When the next event is due, if any (what a wall-clock driver sleeps until).

@@ -618,7 +618,7 @@ impl Port {
         } else {
             let at = end + self.delay_ns;
             if self.pipe.is_empty() {
-                cx.sched.at(at, Ev::Arrive(id));
+                cx.sched.at(at, Ev::Arrive { port: id, pkt });
             }
             self.pipe.push_back((at, pkt));
         }
@@ -686,8 +686,14 @@ impl Port {
     #[inline]
     pub fn pop_arrival(&mut self, id: u32, sched: &mut Sched) -> Option<PktId> {
         let (_, pkt) = self.pipe.pop_front()?;
-        if let Some(&(at, _)) = self.pipe.front() {
-            sched.at(at, Ev::Arrive(id));
+        if let Some(&(at, next)) = self.pipe.front() {
+            sched.at(
+                at,
+                Ev::Arrive {
+                    port: id,
+                    pkt: next,
+                },
+            );
         } else {
             // Emptied: start the ring over at its first slot (`clear` rewinds it), so a link
             // with one packet in flight at a time keeps using one cache line instead of walking
@@ -695,6 +701,13 @@ impl Port {
             self.pipe.clear();
         }
         Some(pkt)
+    }
+
+    /// Prefetch the line that holds the pipe (what an arrival reads first): the engine's
+    /// look-ahead.
+    #[inline]
+    pub fn prefetch_pipe(&self) {
+        crate::prefetch::line(&self.pipe);
     }
 
     /// The discipline's timer fired.

@@ -140,7 +140,7 @@ pub(super) fn run_port(
         };
         match ev {
             Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
-            Ev::Arrive(_) => {
+            Ev::Arrive { .. } => {
                 if let Some(p) = port.pop_arrival(0, cx.sched) {
                     out.push((at, p, *cx.arena.get(p)));
                     cx.arena.free(p);
