@@ -263,13 +263,17 @@ impl Engine {
                     let mut cx = port_ctx!(self, now);
                     self.ports[p as usize].on_tx_done(p, &mut cx);
                 }
-                Ev::Arrive { port: p, pkt: _ } => {
-                    let port = &mut self.ports[p as usize];
+                Ev::Arrive { port: p, pkt } => {
+                    // The packet is handled before it leaves its pipe, so that reading the entry
+                    // behind it (likely a cache miss on a link with many packets in flight)
+                    // overlaps with that work; the next arrival keeps the place it had.
+                    let seq = self.sched.reserve();
+                    let port = &self.ports[p as usize];
+                    port.prefetch_pipe_next();
                     let to = port.params.to;
-                    if let Some(pkt) = port.pop_arrival(p, &mut self.sched) {
-                        port.on_received(now, self.arena.get(pkt), self.capture.as_deref_mut());
-                        self.arrive(now, to, pkt);
-                    }
+                    port.on_received(now, self.arena.get(pkt), self.capture.as_deref_mut());
+                    self.arrive(now, to, pkt);
+                    self.ports[p as usize].pop_arrival(p, pkt, seq, &mut self.sched);
                 }
                 Ev::Timer { agent, token } => {
                     self.with_agent(now, agent, |a, io| a.on_timer(io, token));

@@ -115,9 +115,23 @@ impl Sched {
 
     #[inline]
     pub fn at(&mut self, at: Instant, ev: Ev) {
+        let seq = self.reserve();
+        self.at_reserved(at, seq, ev);
+    }
+
+    /// Take the next place in the order of insertion now, for an event scheduled later with
+    /// [`Sched::at_reserved`]: it runs as if it had been scheduled now.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
         self.seq += 1;
+        self.seq
+    }
+
+    /// Schedule `ev` at `at` in the place `seq` taken by [`Sched::reserve`].
+    #[inline]
+    pub fn at_reserved(&mut self, at: Instant, seq: u64, ev: Ev) {
         let e = Entry {
-            key: (at.as_ns() as u128) << 64 | self.seq as u128,
+            key: (at.as_ns() as u128) << 64 | seq as u128,
             ev,
         };
         self.len += 1;
