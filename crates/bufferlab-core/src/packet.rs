@@ -261,7 +261,7 @@ mod tests {
     /// `Arena::prefetch` asks for every cache line a slot spans, at either offset the
     /// alignment of 32 leaves a slot within a line.
     #[test]
-    fn touch_covers_every_line() {
+    fn prefetch_covers_every_line() {
         use std::mem::{offset_of, size_of};
         let tcp = offset_of!(Packet, tcp);
         let read = [

@@ -261,6 +261,33 @@ mod tests {
         assert_eq!(s.pop_before(t(10)), None);
     }
 
+    /// An event scheduled later in a place reserved earlier runs as if scheduled then; `peek`
+    /// shows the next event without taking it, and an event scheduled before it afterwards still
+    /// comes first.
+    #[test]
+    fn reserved_places_and_peek() {
+        let t = Instant::from_ns;
+        let mut s = Sched::default();
+        s.at(t(5), Ev::TxDone(1));
+        let seq = s.reserve();
+        s.at(t(5), Ev::TxDone(3));
+        s.at_reserved(t(5), seq, Ev::TxDone(2));
+        s.at(t(9), Ev::TxDone(5));
+        assert_eq!(s.pop_before(t(10)), Some((t(5), Ev::TxDone(1))));
+        assert_eq!(s.peek(), Some(Ev::TxDone(2)));
+        s.at(t(7), Ev::TxDone(4));
+        let got: Vec<_> = std::iter::from_fn(|| s.pop_before(t(10)).map(|e| e.1)).collect();
+        assert_eq!(
+            got,
+            [2, 3, 4, 5].map(Ev::TxDone).to_vec(),
+            "reserved place kept"
+        );
+        s.at(t(10), Ev::Sample);
+        assert_eq!(s.peek(), Some(Ev::Sample));
+        s.at(t(10), Ev::TxDone(6));
+        assert_eq!(s.pop_before(t(11)), Some((t(10), Ev::Sample)));
+    }
+
     /// Against a sorted reference: a random mix of pushes and pops, each new event at or after
     /// the last popped one (as the engine schedules) or now and then before it, and stops at
     /// `end`.
