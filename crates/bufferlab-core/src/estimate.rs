@@ -24,10 +24,14 @@ use crate::time::NS_PER_SEC;
 pub const TCP_EVENTS_PER_SEC: f64 = 13.0e6;
 pub const OPEN_EVENTS_PER_SEC: f64 = 20.0e6;
 /// The engine slows as the packets alive outgrow the caches: each arriving packet's slot, each
-/// link's pipe and each connection's state is then a miss. The speed is divided by
-/// 1 + (packets in flight) / `WORKING_SET_PKTS`, fitted on `stanford-2.5G-2000` (about 32 k
-/// packets in flight, 2.9 M events/s, 4.5 times slower per event than the 100-flow dumbbell).
-pub const WORKING_SET_PKTS: f64 = 10_000.0;
+/// link's pipe and each connection's state is then a miss. The miss costs the same however far
+/// the working set outgrows the caches, and the engine prefetches the next arrival, so the
+/// slowdown saturates: the speed is divided by 1 + `MISS_SLOWDOWN` · x / (x + `CACHED_PKTS`), x
+/// the packets in flight. Fitted on `stanford-2.5G-2000` (32 k packets in flight, 4.0 M
+/// events/s) and `stanford-10G-10000` (126 k, 4.0 M events/s) against the 100-flow dumbbell's
+/// 13 M (docs/BENCHMARKS.md).
+pub const MISS_SLOWDOWN: f64 = 2.7;
+pub const CACHED_PKTS: f64 = 8_000.0;
 
 /// A TCP ACK's IP size (no payload).
 const ACK_BYTES: f64 = 40.0;
@@ -223,7 +227,7 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
     let busiest = (0..np).rev().max_by(|&a, &b| pkts[a].total_cmp(&pkts[b]));
     let events = link_packets + created;
     let tcp_events = tcp_pkts.iter().sum::<f64>() + tcp_created;
-    let slowdown = 1.0 + in_flight / WORKING_SET_PKTS;
+    let slowdown = 1.0 + MISS_SLOWDOWN * in_flight / (in_flight + CACHED_PKTS);
     let wall_s = slowdown
         * (tcp_events / TCP_EVENTS_PER_SEC + (events - tcp_events).max(0.0) / OPEN_EVENTS_PER_SEC);
     Estimate {

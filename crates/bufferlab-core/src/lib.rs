@@ -15,6 +15,7 @@ pub mod hooks;
 pub mod metrics;
 pub mod net;
 pub mod packet;
+pub mod prefetch;
 pub mod problem;
 pub mod qdisc;
 pub mod realtime;

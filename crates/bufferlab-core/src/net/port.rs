@@ -618,7 +618,7 @@ impl Port {
         } else {
             let at = end + self.delay_ns;
             if self.pipe.is_empty() {
-                cx.sched.at(at, Ev::Arrive(id));
+                cx.sched.at(at, Ev::Arrive { port: id, pkt });
             }
             self.pipe.push_back((at, pkt));
         }
@@ -682,19 +682,45 @@ impl Port {
         self.arm_qdisc_timer(id, cx.sched);
     }
 
-    /// The head of the pipe arrives at the far end; returns it.
+    /// The head of the pipe, `pkt`, has arrived at the far end and been handled: it leaves the
+    /// pipe, and the arrival of the one behind it is scheduled in the place `seq` that was
+    /// reserved when `pkt` arrived (so that the order of events is the order it would be had the
+    /// arrival been scheduled before `pkt` was handled).
     #[inline]
-    pub fn pop_arrival(&mut self, id: u32, sched: &mut Sched) -> Option<PktId> {
-        let (_, pkt) = self.pipe.pop_front()?;
-        if let Some(&(at, _)) = self.pipe.front() {
-            sched.at(at, Ev::Arrive(id));
+    pub fn pop_arrival(&mut self, id: u32, pkt: PktId, seq: u64, sched: &mut Sched) {
+        let head = self.pipe.pop_front();
+        debug_assert_eq!(head.map(|e| e.1), Some(pkt), "the pipe's head arrives");
+        if let Some(&(at, next)) = self.pipe.front() {
+            sched.at_reserved(
+                at,
+                seq,
+                Ev::Arrive {
+                    port: id,
+                    pkt: next,
+                },
+            );
         } else {
             // Emptied: start the ring over at its first slot (`clear` rewinds it), so a link
             // with one packet in flight at a time keeps using one cache line instead of walking
             // through the whole buffer.
             self.pipe.clear();
         }
-        Some(pkt)
+    }
+
+    /// Prefetch the line that holds the pipe (what an arrival reads first): the engine's
+    /// look-ahead.
+    #[inline]
+    pub fn prefetch_pipe(&self) {
+        crate::prefetch::line(&self.pipe);
+    }
+
+    /// Prefetch the entry behind the pipe's head (what [`Port::pop_arrival`] reads), while the
+    /// head packet is handled.
+    #[inline]
+    pub fn prefetch_pipe_next(&self) {
+        if let Some(e) = self.pipe.get(1) {
+            crate::prefetch::line(e);
+        }
     }
 
     /// The discipline's timer fired.

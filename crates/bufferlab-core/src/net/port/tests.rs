@@ -140,11 +140,11 @@ pub(super) fn run_port(
         };
         match ev {
             Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
-            Ev::Arrive(_) => {
-                if let Some(p) = port.pop_arrival(0, cx.sched) {
-                    out.push((at, p, *cx.arena.get(p)));
-                    cx.arena.free(p);
-                }
+            Ev::Arrive { pkt: p, .. } => {
+                let seq = cx.sched.reserve();
+                out.push((at, p, *cx.arena.get(p)));
+                cx.arena.free(p);
+                port.pop_arrival(0, p, seq, cx.sched);
             }
             Ev::QdiscTimer(_) => port.on_qdisc_timer(0, &mut cx),
             _ => unreachable!(),
