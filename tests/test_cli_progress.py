@@ -4,6 +4,7 @@ command tests never draw it)."""
 from __future__ import annotations
 
 import io
+import signal
 import time
 
 from rich.console import Console
@@ -66,6 +67,9 @@ def test_on_a_terminal_the_bar_shows_and_ctrl_c_ends_the_run_cleanly(tmp_path):
             "--out", str(tmp_path / "out")]
     pid, fd = pty.fork()
     if pid == 0:  # the child: the command, on the pty
+        # As from a terminal: a test run started in the background of a shell inherits SIGINT
+        # ignored, and Python would then keep ignoring it.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.execvp(argv[0], argv)
     out, sent, deadline = b"", False, time.monotonic() + 120
     while time.monotonic() < deadline:

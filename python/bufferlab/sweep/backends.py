@@ -257,11 +257,11 @@ class DaskBackend(Backend):
         no_worker_since: float | None = None
         while not done.is_empty():
             if not done.has_ready():
-                # A cluster of our own whose workers have all ended (their nannies gave up
-                # restarting them, e.g. on a machine too busy to start one in time) would leave
-                # the points waiting for ever; a running cluster may get workers later (a batch
-                # queue), so only our own is given up on.
-                if self.cluster is not None and not self._has_workers():
+                # A cluster of our own whose workers have all ended and whose nannies have
+                # closed (they gave up restarting them) would leave the points waiting for ever;
+                # a running cluster may get workers later (a batch queue), so only our own is
+                # given up on.
+                if self.cluster is not None and not self._has_workers() and not self._restarting():
                     no_worker_since = no_worker_since or time.monotonic()
                     if time.monotonic() - no_worker_since > self.no_worker_grace_s:
                         yield from self._fail_pending(by_future)
@@ -299,6 +299,14 @@ class DaskBackend(Backend):
             return bool(self.client.scheduler_info().get("workers"))
         except Exception:  # noqa: BLE001 - a scheduler that cannot answer has no worker to offer
             return False
+
+    def _restarting(self) -> bool:
+        """Whether a nanny of our own cluster is still alive to start a worker again (one that
+        died is restarted, which on a busy machine can take a minute)."""
+        from distributed.core import Status
+
+        gone = (Status.closing, Status.closing_gracefully, Status.closed, Status.failed)
+        return any(getattr(n, "status", Status.closed) not in gone for n in list(self.cluster.workers.values()))
 
     def _fail_pending(self, by_future: dict[Any, Point]) -> Iterator[Outcome]:
         """Every point still waiting fails, saying why; a rerun of the sweep runs them again."""
