@@ -257,11 +257,12 @@ class DaskBackend(Backend):
         no_worker_since: float | None = None
         while not done.is_empty():
             if not done.has_ready():
-                # A cluster of our own whose workers have all ended and whose nannies have
-                # closed (they gave up restarting them) would leave the points waiting for ever;
-                # a running cluster may get workers later (a batch queue), so only our own is
-                # given up on.
-                if self.cluster is not None and not self._has_workers() and not self._restarting():
+                # A cluster of our own whose nannies have all closed (they gave up restarting
+                # their workers; a worker lives only under its nanny) would leave the points
+                # waiting for ever; a running cluster may get workers later (a batch queue), so
+                # only our own is given up on. The nannies are objects of this process: asking
+                # them costs no call to the scheduler.
+                if self.cluster is not None and not self._nanny_alive():
                     no_worker_since = no_worker_since or time.monotonic()
                     if time.monotonic() - no_worker_since > self.no_worker_grace_s:
                         yield from self._fail_pending(by_future)
@@ -294,15 +295,9 @@ class DaskBackend(Backend):
                 yield got
         self.running = 0
 
-    def _has_workers(self) -> bool:
-        try:
-            return bool(self.client.scheduler_info().get("workers"))
-        except Exception:  # noqa: BLE001 - a scheduler that cannot answer has no worker to offer
-            return False
-
-    def _restarting(self) -> bool:
-        """Whether a nanny of our own cluster is still alive to start a worker again (one that
-        died is restarted, which on a busy machine can take a minute)."""
+    def _nanny_alive(self) -> bool:
+        """Whether a nanny of our own cluster is still alive: running a worker, or starting one
+        again after it died (which on a busy machine can take a minute)."""
         from distributed.core import Status
 
         gone = (Status.closing, Status.closing_gracefully, Status.closed, Status.failed)

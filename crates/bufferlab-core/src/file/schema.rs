@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value};
 
 use super::doc::Doc;
+use super::law::{self, Quantity};
 use super::table::{boolean, choice, integer, number, Range};
 use super::units;
 
@@ -52,6 +53,8 @@ pub fn user_key(plan_key: &str) -> &str {
 #[derive(Clone, Debug)]
 pub enum Reader {
     Time,
+    /// A time or a law of times (`"uniform(5s,5.2s)"`): a key declared as a `Dist`.
+    TimeLaw,
     Bytes,
     Rate,
     Choice(Vec<&'static str>),
@@ -71,9 +74,14 @@ fn types(prop: &Value) -> Vec<&str> {
 impl Reader {
     /// By the key's unit, else by its type.
     pub fn of(plan_key: &str, prop: &'static Value) -> Reader {
+        let is_law = prop.get("$ref").and_then(Value::as_str) == Some("#/$defs/Dist");
         let prop = deref(prop);
         if plan_key.ends_with("_ns") {
-            return Reader::Time;
+            return if is_law {
+                Reader::TimeLaw
+            } else {
+                Reader::Time
+            };
         }
         if plan_key.ends_with("_bytes") {
             return Reader::Bytes;
@@ -109,6 +117,7 @@ impl Reader {
     pub fn read(&self, v: &Doc) -> Result<Value, String> {
         Ok(match self {
             Reader::Time => Value::from(units::time_ns(v)?),
+            Reader::TimeLaw => law::parse(v, Quantity::Time)?,
             Reader::Bytes => match v {
                 Doc::Int(i) => Value::from(*i as i64),
                 _ => Value::from(units::bytes(v)?),
@@ -207,6 +216,35 @@ pub fn tcp_keys() -> &'static [Key] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_declared_as_a_law_reads_one() {
+        let rrul = super::super::traffic::kinds()
+            .iter()
+            .find(|k| k.kind == "rrul")
+            .unwrap();
+        let (_, prop) = rrul.fields.iter().find(|(k, _)| *k == "delay_ns").unwrap();
+        let r = Reader::of("delay_ns", prop);
+        assert!(matches!(r, Reader::TimeLaw));
+        // A key of the same unit declared as a plain time stays one.
+        let (_, interval) = rrul
+            .fields
+            .iter()
+            .find(|(k, _)| *k == "ping_interval_ns")
+            .unwrap();
+        assert!(matches!(
+            Reader::of("ping_interval_ns", interval),
+            Reader::Time
+        ));
+        assert_eq!(
+            r.read(&Doc::Str("2s".into())).unwrap(),
+            serde_json::json!({"dist": "const", "value": 2e9})
+        );
+        assert_eq!(
+            r.read(&Doc::Str("uniform(1s,2s)".into())).unwrap()["dist"],
+            "uniform"
+        );
+    }
 
     #[test]
     fn keys_come_from_the_plan_types() {

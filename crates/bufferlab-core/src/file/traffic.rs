@@ -349,12 +349,6 @@ fn read_block(
                 if matches!(*k, "tcp" | "group") || !t.has(user) {
                     continue;
                 }
-                if *k == "delay_ns" {
-                    // A time, or a law each stream draws its own start from, as `start` elsewhere.
-                    let d = t.get(p, user, &|v| law::parse(v, Quantity::Time));
-                    spec.insert((*k).into(), or_null(d));
-                    continue;
-                }
                 let r = Reader::of(k, prop);
                 spec.insert((*k).into(), or_null(t.get(p, user, &|v| r.read(v))));
             }
