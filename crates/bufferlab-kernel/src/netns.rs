@@ -35,6 +35,8 @@ pub struct HostSpec {
     pub sysctls: Vec<(String, String)>,
     /// Extra `ip route` arguments per destination, as (destination address, "initcwnd 4 ...").
     pub routes: Vec<(Ipv4Addr, String)>,
+    /// `ip link set eth0` settings, as (`gso_max_segs`, `1`).
+    pub link: Vec<(String, String)>,
 }
 
 pub struct Host {
@@ -188,6 +190,9 @@ impl Lab {
         ip(&["-n", &ns, "link", "set", "lo", "up"])?;
         ip(&["-n", &ns, "addr", "add", &addr, "dev", "eth0"])?;
         ip(&["-n", &ns, "link", "set", "eth0", "mtu", "1500", "up"])?;
+        for (k, v) in &s.link {
+            ip(&["-n", &ns, "link", "set", "eth0", k, v])?;
+        }
         for (dst, extra) in &s.routes {
             let d = format!("{dst}/32");
             let mut args = vec!["-n", &ns, "route", "replace", &d, "dev", "eth0"];

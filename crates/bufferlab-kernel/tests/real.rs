@@ -43,6 +43,7 @@ fn session(tag: &str, rate_bps: u64, delay_ms: u64, limit: u64, seconds: u64) ->
             addr: node_addr(i as u32),
             sysctls: vec![],
             routes: vec![],
+            link: vec![],
         })
         .collect();
     let mut s = Session::create(&sc, hosts).expect("hosts");

@@ -16,7 +16,13 @@ use super::{distributions, parse, tables};
 
 /// One host: its node id, name, `net.*` sysctls inside its namespace and extra `ip route`
 /// arguments per destination node.
-type HostArg = (u32, String, Vec<(String, String)>, Vec<(u32, String)>);
+type HostArg = (
+    u32,
+    String,
+    Vec<(String, String)>,
+    Vec<(u32, String)>,
+    Vec<(String, String)>,
+);
 
 #[pyclass(unsendable)]
 struct KernelNet {
@@ -31,7 +37,7 @@ impl KernelNet {
         let sc = parse(plan_json)?;
         let specs: Vec<HostSpec> = hosts
             .into_iter()
-            .map(|(node, name, sysctls, routes)| HostSpec {
+            .map(|(node, name, sysctls, routes, link)| HostSpec {
                 node,
                 name,
                 addr: node_addr(node),
@@ -40,6 +46,7 @@ impl KernelNet {
                     .into_iter()
                     .map(|(dst, extra)| (node_addr(dst), extra))
                     .collect(),
+                link,
             })
             .collect();
         let s = py

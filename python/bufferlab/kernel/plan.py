@@ -104,11 +104,13 @@ class Host:
     sysctls: dict[str, str] = field(default_factory=dict)
     routes: dict[int, dict[str, str]] = field(default_factory=dict)
     roles: list[dict[str, Any]] = field(default_factory=list)
+    # ``ip link set eth0`` settings (``gso_max_segs``).
+    link: dict[str, str] = field(default_factory=dict)
 
-    def arg(self) -> tuple[int, str, list[tuple[str, str]], list[tuple[int, str]]]:
+    def arg(self) -> tuple[int, str, list[tuple[str, str]], list[tuple[int, str]], list[tuple[str, str]]]:
         """The form ``KernelNet`` takes."""
         routes = [(d, " ".join(f"{k} {v}" for k, v in sorted(o.items()))) for d, o in sorted(self.routes.items())]
-        return (self.node, self.name, sorted(self.sysctls.items()), routes)
+        return (self.node, self.name, sorted(self.sysctls.items()), routes, sorted(self.link.items()))
 
 
 @dataclass
@@ -258,6 +260,11 @@ def build(sc: Any) -> KernelPlan:
                     set_once(src, src.sysctls, "ipv4/tcp_frto", frto, i, "frto")
                     rack = "1" if tcp.rack else "0"
                     set_once(src, src.sysctls, "ipv4/tcp_recovery", rack, i, "rack")
+                    # GSO bursts are the sender's: without them its device takes one segment per
+                    # buffer (docs/tcp.md, GSO); the fewest segments per burst is a sysctl.
+                    gso = "65535" if tcp.gso else "1"
+                    set_once(src, src.link, "gso_max_segs", gso, i, "gso")
+                    set_once(src, src.sysctls, "ipv4/tcp_min_tso_segs", str(tcp.min_tso_segs), i, "min_tso_segs")
                     # The pacing rate's ratios (Linux's tcp_update_pacing_rate) are the sender's.
                     for key in ("pacing_ss_ratio", "pacing_ca_ratio"):
                         if tcp.has(key):

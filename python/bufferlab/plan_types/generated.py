@@ -607,6 +607,15 @@ class TcpOptions(PlanObject):
     # algorithm, others §2's basic one. Default on, as Linux (`net.ipv4.tcp_frto = 2` since
     # 2.6.24); ns-3 3.44 has no F-RTO (the crosscheck turns it off on both sides).
     frto: bool = True
+    # GSO buffers, as Linux sends (`tcp_write_xmit`; GSO is on for every Linux device): new
+    # data leaves in bursts of up to ~1 ms of the pacing rate (`tcp_tso_autosize`: at least
+    # `min_tso_segs`, at most 64 KiB), and when the window has room for less than a full burst
+    # and less than a third of itself, the sender waits for the ACK due within min(SRTT / 2,
+    # 1 ms) rather than send the remainder alone (`tcp_tso_should_defer`). Not in loss recovery
+    # or after a timeout. Default on, as Linux; off sends each segment as soon as the window
+    # allows (ns-2, ns-3). Applies to connections with `sack` (without it each segment goes
+    # alone). See docs/tcp.md, GSO.
+    gso: bool = True
     # Three-way handshake before the data and a FIN exchange after it (RFC 793). Default on,
     # as every real stack and ns-3 do: the SYN/SYN-ACK exchange gives the sender its first RTT
     # sample, so a path whose RTT exceeds the 1 s initial RTO (RFC 6298 §2.1) does not time
@@ -629,6 +638,9 @@ class TcpOptions(PlanObject):
     # Lower bound of the retransmission timeout. Default 200 ms as Linux (`TCP_RTO_MIN`);
     # RFC 6298 §2.4 says 1 s.
     min_rto_ns: int = 200_000_000
+    # The fewest segments in a GSO burst (`net.ipv4.tcp_min_tso_segs`, 2; BBR asks for 1 below
+    # a pacing rate of 1.2 Mb/s).
+    min_tso_segs: int = 2
     # Maximum segment size, the MSS option's value (payload without TCP options). Default 1460
     # B: a 1500 B Ethernet MTU less 40 B of IPv4 and TCP headers (RFC 879, RFC 6691). A full
     # segment carries it less the options every segment carries: 1448 B with `timestamps`.

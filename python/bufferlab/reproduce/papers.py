@@ -17,6 +17,8 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                   ("rwnd_auto", True, "`net.inet.tcp.recvbuf_auto` 1 (needs the timestamp option, on)"),
                   ("rwnd_inc", "16KiB", "`net.inet.tcp.recvbuf_inc` 16384"),
                   ("rwnd_max", "2MiB", "`net.inet.tcp.recvbuf_max` 2097152"),
+                  ("gso", False, "no GSO bursts: FreeBSD's TSO sends what the window allows in one buffer, "
+                                 "without Linux's autosizing and deferral, and is not modelled"),
               ]))
 CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 "On the Interoperability of Bufferbloat Solutions",
@@ -52,6 +54,7 @@ NS2 = TcpProfile("ns2", "ns-2's `Agent/TCP/Newreno` sending to a `TCPSink`, with
     ("max_rto", "60s", "`maxrto_ 60`"),
     ("rtt_samples", "one_per_rtt", "one segment timed per round trip, dropped at a retransmission "
                                    "(`rtt_active_`, `rtt_seq_`; no timestamps to echo)"),
+    ("gso", False, "each segment sent on its own as the window allows (ns-2 has no GSO)"),
 ])
 # Jabeen et al. §IV: "We use TCP SACK in all scenarios": ns-2's `Agent/TCP/Sack1` to a
 # `TCPSink/Sack1`, otherwise as NS2.

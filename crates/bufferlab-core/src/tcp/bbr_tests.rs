@@ -24,10 +24,14 @@ const BDP_PKTS: u64 = 35;
 /// even count, and 2 more in the probing phase.
 const BUDGET_PKTS: u64 = 2 + 6 + 1 + 2;
 
+/// BBR with single-segment departures (GSO off), as the figures above assume; GSO pairs are
+/// tested in `edt_tests.rs` and `gso.rs`, and what they change in the matrix is in
+/// docs/validation-linux-differences.md.
 fn params() -> TcpParams {
     TcpParams {
         cc: CcConfig::Bbr,
         pacing: true,
+        gso: false,
         ..TcpParams::default()
     }
 }

@@ -99,6 +99,8 @@ const STEP_RATE: u64 = 100_000_000;
 const K: usize = 20;
 
 fn step_marking(p: TcpParams) -> Step {
+    // The analysis is of packets sent one at a time: no GSO bursts (10 segments at this rate).
+    let p = TcpParams { gso: false, ..p };
     let mut net = Net::new(p, None, STEP_RATE, 6 * MS, 1000);
     net.mark_at_pkts = Some(K);
     let mut q = Vec::new();

@@ -10,12 +10,23 @@ use crate::scenario::Scenario;
 use crate::time::{tx_time, Duration, Instant, NS_PER_MS, NS_PER_SEC};
 
 /// `client` -(1 Gb/s, 1 ms, `host_qdisc`)-> `router` -(10 Mb/s, 10 ms, FIFO)-> `server`; one
-/// upload with `cc`. The server's own egress (its ACKs) has `server_qdisc`.
+/// upload with `cc`, one segment per packet (GSO off: the spacing checked below is a segment's).
+/// The server's own egress (its ACKs) has `server_qdisc`.
 fn upload(
     cc: &str,
     host_qdisc: serde_json::Value,
     server_qdisc: serde_json::Value,
     secs: u64,
+) -> Scenario {
+    upload_gso(cc, host_qdisc, server_qdisc, secs, false)
+}
+
+fn upload_gso(
+    cc: &str,
+    host_qdisc: serde_json::Value,
+    server_qdisc: serde_json::Value,
+    secs: u64,
+    gso: bool,
 ) -> Scenario {
     let fifo = json!({ "qdisc": { "kind": "fifo" }, "limit_pkts": 1000 });
     let dir = |rate: u64, delay: u64, q: &serde_json::Value| json!({ "rate_bps": rate, "delay_ns": delay, "queue": q });
@@ -30,7 +41,7 @@ fn upload(
             { "a": "router", "b": "server", "forward": dir(10_000_000, 10 * NS_PER_MS, &fifo),
               "reverse": dir(10_000_000, 10 * NS_PER_MS, &server) },
         ],
-        "traffic": [{ "kind": "tcp", "pairs": [["client", "server"]], "tcp": { "cc": cc } }],
+        "traffic": [{ "kind": "tcp", "pairs": [["client", "server"]], "tcp": { "cc": cc, "gso": gso } }],
     }))
     .unwrap()
 }
@@ -141,4 +152,26 @@ fn bbr_behind_fq_is_paced_by_it() {
         );
     }
     assert!(held * 2 > d.len(), "{held} of {} held back", d.len());
+}
+
+/// With GSO (the default), a buffer of segments carries one departure time: `fq` releases it whole
+/// at that time, and its segments follow one another on the wire. BBR at 10 Mb/s asks for pairs
+/// (`bbr_min_tso_segs`).
+#[test]
+fn a_gso_buffer_leaves_whole_at_its_stamp() {
+    let fifo = json!({ "kind": "fifo" });
+    let d = departures(&upload_gso("bbr", json!({ "kind": "fq" }), fifo, 2, true));
+    let wire = tx_time(1500, 1_000_000_000);
+    let mut by_stamp: BTreeMap<Instant, Vec<Instant>> = BTreeMap::new();
+    for (&start, &(tstamp, _)) in &d {
+        by_stamp.entry(tstamp).or_default().push(start);
+    }
+    let pairs = by_stamp.values().filter(|v| v.len() >= 2).count();
+    assert!(pairs * 2 > by_stamp.len(), "{pairs} of {} buffers hold two or more", by_stamp.len());
+    for (&tstamp, starts) in &by_stamp {
+        assert!(starts[0] >= tstamp, "left at {:?}, due {tstamp:?}", starts[0]);
+        for w in starts.windows(2) {
+            assert_eq!(w[1] - w[0], wire, "a buffer's segments follow one another");
+        }
+    }
 }

@@ -10,7 +10,8 @@
 //! - [`sender`]: one connection's sending state machine (its settings, variables and counters
 //!   apart in `send_vars`), [`receiver`]: the receiving side;
 //! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks;
-//! - [`tsq`]: TCP small queues, what a Linux sender keeps in its own host's egress.
+//! - [`tsq`]: TCP small queues, what a Linux sender keeps in its own host's egress;
+//! - [`gso`]: how a Linux sender cuts its data into GSO buffers (TSO autosizing and deferral).
 //!
 //! Sequence numbers are 64-bit byte offsets from 0 (no wrap-around); the SYN and FIN do not take
 //! a sequence number. See `docs/tcp.md`.
@@ -20,6 +21,7 @@ pub mod bufauto;
 pub mod cc;
 pub mod endpoint;
 pub mod frto;
+pub mod gso;
 pub mod minmax;
 pub mod pacing;
 pub mod params;

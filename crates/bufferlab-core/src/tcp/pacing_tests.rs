@@ -13,9 +13,12 @@ const DELAY: Duration = Duration::from_ms(20);
 /// A full segment's payload (MSS 1460 less the timestamp option).
 const SEG: u64 = 1448;
 
+/// One segment per departure (GSO off): the slots below are a segment's; with GSO a buffer of
+/// several leaves per slot of their total (`gso.rs`).
 fn params(pacing: bool) -> TcpParams {
     TcpParams {
         pacing,
+        gso: false,
         ..TcpParams::default()
     }
 }

@@ -316,6 +316,19 @@ pub struct TcpOptions {
     /// from a window of 16 segments. Default on, as Linux (`tcp_cubic` `hystart = 1`,
     /// `hystart_detect = 3`) and ns-3's `TcpCubic`.
     pub cubic_hystart: bool,
+    /// GSO buffers, as Linux sends (`tcp_write_xmit`; GSO is on for every Linux device): new
+    /// data leaves in bursts of up to ~1 ms of the pacing rate (`tcp_tso_autosize`: at least
+    /// `min_tso_segs`, at most 64 KiB), and when the window has room for less than a full burst
+    /// and less than a third of itself, the sender waits for the ACK due within min(SRTT / 2,
+    /// 1 ms) rather than send the remainder alone (`tcp_tso_should_defer`). Not in loss recovery
+    /// or after a timeout. Default on, as Linux; off sends each segment as soon as the window
+    /// allows (ns-2, ns-3). Applies to connections with `sack` (without it each segment goes
+    /// alone). See docs/tcp.md, GSO.
+    pub gso: bool,
+    /// The fewest segments in a GSO burst (`net.ipv4.tcp_min_tso_segs`, 2; BBR asks for 1 below
+    /// a pacing rate of 1.2 Mb/s).
+    #[schemars(range(min = 1, max = 255))]
+    pub min_tso_segs: u32,
     /// TCP small queues (Linux `tcp_small_queue_check`, since 3.6): the connection keeps at
     /// most about 1 ms of its pacing rate (at least two packets, at most `limit_output`) in its
     /// host's egress — qdisc, NIC ring, wire — and the rest waits in the socket until one of its
@@ -379,6 +392,8 @@ impl Default for TcpOptions {
             cubic_fast_convergence: c.fast_convergence,
             cubic_alpha_switch: c.alpha_switch,
             cubic_hystart: c.hystart,
+            gso: true,
+            min_tso_segs: super::gso::MIN_TSO_SEGS,
             tsq: None,
             limit_output_bytes: super::tsq::LIMIT_OUTPUT_BYTES,
         }
@@ -442,6 +457,9 @@ pub struct TcpParams {
     pub sndbuf_auto: Option<AutoSize>,
     pub rwnd_auto: Option<AutoSize>,
     pub handshake: bool,
+    /// GSO bursts and their deferral (`TcpOptions::gso`), and the fewest segments per burst.
+    pub gso: bool,
+    pub min_tso_segs: u32,
     /// TCP small queues: `None` where the host's egress models Linux (see `TcpOptions::tsq`).
     pub tsq: Option<bool>,
     pub limit_output_bytes: u64,
@@ -609,6 +627,8 @@ impl TcpOptions {
                 max_bytes: self.rwnd_max_bytes,
             }),
             handshake: self.handshake,
+            gso: self.gso,
+            min_tso_segs: self.min_tso_segs,
             tsq: self.tsq,
             limit_output_bytes: self.limit_output_bytes,
         }

@@ -230,6 +230,12 @@ impl Scoreboard {
         self.head
     }
 
+    /// When the first unacknowledged segment was last sent (Linux's `tcp_rtx_queue_head`'s
+    /// stamp), if any is outstanding.
+    pub fn head_sent(&self) -> Option<Instant> {
+        self.flags.front().map(|s| s.sent)
+    }
+
     /// Byte offset and length of segment `seg`.
     pub fn bounds(&self, seg: u64) -> (u64, u32) {
         let s = self.flags[(seg - self.head) as usize];

@@ -46,6 +46,10 @@ pub(super) struct SendConfig {
     pub(super) rate_control: bool,
     /// TCP small queues' cap (`tcp_limit_output_bytes`).
     pub(super) limit_output: u64,
+    /// New data leaves in GSO bursts, which may wait for the next ACK ([`super::gso`]), and the
+    /// fewest segments per burst.
+    pub(super) gso: bool,
+    pub(super) min_tso_segs: u32,
 }
 
 impl SendConfig {
@@ -73,6 +77,8 @@ impl SendConfig {
             pacing_ca_ratio: p.pacing_ca_ratio,
             rate_control,
             limit_output: p.limit_output_bytes,
+            gso: p.gso && p.sack,
+            min_tso_segs: p.min_tso_segs,
         }
     }
 }
@@ -141,6 +147,8 @@ pub(super) struct SendVars {
     pub(super) wstamp: Instant,
     pub(super) pace_armed: Option<Instant>,
     pub(super) data_segs_out: u64,
+    /// While a GSO burst is being sent: its departure time, which each of its segments carries.
+    pub(super) burst_stamp: Option<Instant>,
     /// The host's `fq` paces the connection (Linux's `SK_PACING_FQ`, read from its host's
     /// egress when it opens): every data segment moves `wstamp` on, `fq` holds it to its stamp,
     /// and the internal pacing timer stays off.
@@ -183,6 +191,7 @@ impl SendVars {
             wstamp: Instant::ZERO,
             pace_armed: None,
             data_segs_out: 0,
+            burst_stamp: None,
             fq_paced: false,
             host_tracked: false,
         }

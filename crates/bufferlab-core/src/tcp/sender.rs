@@ -17,6 +17,7 @@ mod pace;
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
+use super::gso;
 use super::pacing::{self, PacingInput};
 use super::params::{CwndUnit, SsthreshFrom, TcpParams, DUP_THRESH};
 use super::prr::Prr;
@@ -335,7 +336,7 @@ impl SendConn {
                 h.on_send(self.conn, p.size);
             }
         }
-        p.tstamp = self.v.wstamp.max(io.now);
+        p.tstamp = self.v.burst_stamp.unwrap_or(self.v.wstamp.max(io.now));
         self.count_sent(io, peer, p.size, seq < self.v.max);
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(1);
@@ -389,7 +390,7 @@ impl SendConn {
                     if self.pacing_wait(io) {
                         break;
                     }
-                    if self.tsq_holds(io, peer, true) {
+                    if self.tsq_holds(io, peer, true, 1) {
                         break;
                     }
                     self.sb.on_retx(k, io.now);
@@ -409,13 +410,31 @@ impl SendConn {
                 if self.pacing_wait(io) {
                     break;
                 }
-                if self.tsq_holds(io, peer, false) {
+                // One GSO burst of new data (one segment without GSO), unless it waits.
+                let burst = if self.cfg.gso {
+                    match self.gso_burst(io, limit) {
+                        Some(n) => n,
+                        None => break,
+                    }
+                } else {
+                    1
+                };
+                if self.tsq_holds(io, peer, false, burst) {
                     break;
                 }
-                let seq = self.v.max;
-                self.sb.push(seq, len as u32, io.now);
-                self.send_data(io, peer, seq, len as u32);
-                self.v.nxt = self.v.max;
+                // A GSO buffer leaves as one: its segments share its departure time.
+                self.v.burst_stamp = Some(self.v.wstamp.max(io.now));
+                for _ in 0..burst {
+                    let len = self.cfg.mss.min(self.v.end - self.v.max);
+                    if len == 0 || self.v.max + len > limit {
+                        break;
+                    }
+                    let seq = self.v.max;
+                    self.sb.push(seq, len as u32, io.now);
+                    self.send_data(io, peer, seq, len as u32);
+                    self.v.nxt = self.v.max;
+                }
+                self.v.burst_stamp = None;
             } else {
                 let flight = self.v.nxt - self.v.una;
                 if flight + self.cfg.mss > self.w.cwnd_bytes {
@@ -434,7 +453,7 @@ impl SendConn {
                 if self.pacing_wait(io) {
                     break;
                 }
-                if self.tsq_holds(io, peer, self.v.nxt < self.v.max) {
+                if self.tsq_holds(io, peer, self.v.nxt < self.v.max, 1) {
                     break;
                 }
                 let seq = self.v.nxt;
@@ -444,22 +463,81 @@ impl SendConn {
         }
     }
 
+    /// The GSO burst of new data the windows allow now, in segments (Linux's `tcp_write_xmit`:
+    /// `tcp_cwnd_test`, `tcp_tso_should_defer`, `tcp_mss_split_point`), or `None` if it waits
+    /// for the next ACK ([`gso`]). `limit`: one past the last byte the peer's window and the send
+    /// buffer allow.
+    fn gso_burst(&mut self, io: &Io, limit: u64) -> Option<u64> {
+        let mss = self.cfg.mss;
+        let cwnd = self.w.cwnd_bytes / mss;
+        let in_flight = self.sb.pipe();
+        // At least two bursts in flight: at most half the window in one (`tcp_cwnd_test`).
+        let quota = cwnd.saturating_sub(in_flight).min((cwnd / 2).max(1));
+        let min_segs = self.cc.min_tso_segs().unwrap_or(self.cfg.min_tso_segs);
+        let max_segs = gso::autosize(self.v.pacing_rate, self.v.min_rtt, mss, min_segs);
+        // The send queue holds the application's data in buffers of the size goal; the one at
+        // the head may have been cut by earlier bursts.
+        let goal = gso::size_goal(self.v.peer_rwnd, mss);
+        let skb_end = (self.v.max / goal + 1).saturating_mul(goal).min(self.v.end);
+        let skb_len = skb_end - self.v.max;
+        let tail = skb_end == self.v.end;
+        let send_win = limit - self.v.max;
+        if skb_len > mss {
+            let d = gso::DeferInput {
+                now: io.now,
+                last_write: self.v.wstamp.max(self.v.last_send),
+                recovering: self.v.in_recovery
+                    || self.v.rto_point.is_some_and(|p| self.v.una < p),
+                cong_win: cwnd.saturating_sub(in_flight) * mss,
+                send_win,
+                cwnd: cwnd * mss,
+                snd_wnd: self.v.peer_rwnd.min(self.v.sndbuf),
+                mss,
+                max_segs,
+                skb_len,
+                tail,
+                head_sent: self.sb.head_sent(),
+                srtt: self.rtt.srtt(),
+            };
+            match gso::should_defer(&d) {
+                gso::Verdict::Send => {}
+                gso::Verdict::CwndLimited => {
+                    self.v.cwnd_limited = true;
+                    return None;
+                }
+                gso::Verdict::RwndLimited => {
+                    self.v.cwnd_limited = false;
+                    return None;
+                }
+            }
+        }
+        // `tcp_mss_split_point`: a full burst from the middle of the queue, else what the
+        // buffer and the peer's window hold.
+        let max_len = mss * quota.min(max_segs).max(1);
+        let bytes = if max_len <= send_win && !tail {
+            max_len
+        } else {
+            max_len.min(skb_len.min(send_win))
+        };
+        Some(bytes.div_ceil(mss).max(1))
+    }
+
     /// TCP small queues ([`tsq`]): whether the next segment waits for one of the connection's
     /// packets to leave its host. The window then is not what limits the flow: it does not grow
     /// (RFC 7661 §4.1; Linux's `is_cwnd_limited` is false when packets in flight are below cwnd).
     #[inline]
-    fn tsq_holds(&mut self, io: &mut Io, peer: &Peer, retransmit: bool) -> bool {
-        self.v.host_tracked && self.tsq_check(io, peer, retransmit)
+    fn tsq_holds(&mut self, io: &mut Io, peer: &Peer, retransmit: bool, segs: u64) -> bool {
+        self.v.host_tracked && self.tsq_check(io, peer, retransmit, segs)
     }
 
     #[inline(never)]
-    fn tsq_check(&mut self, io: &mut Io, peer: &Peer, retransmit: bool) -> bool {
+    fn tsq_check(&mut self, io: &mut Io, peer: &Peer, retransmit: bool, segs: u64) -> bool {
         let Some(host) = io.host_tx.get_mut(peer.flow as usize) else {
             return false;
         };
         let check = tsq::Check {
             pacing_rate: self.v.pacing_rate,
-            pkt_bytes: self.cfg.mss as u32 + self.cfg.header_bytes,
+            pkt_bytes: (segs * (self.cfg.mss + self.cfg.header_bytes as u64)) as u32,
             limit_output: self.cfg.limit_output,
             retransmit,
             alone: self.v.max - self.v.una <= self.cfg.mss,

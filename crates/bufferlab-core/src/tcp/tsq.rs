@@ -32,7 +32,8 @@ pub struct Check {
     /// The connection's pacing rate in bytes per second (`None` before the first RTT sample:
     /// Linux's `sk_pacing_rate` is then ~0, unlimited).
     pub pacing_rate: Option<u64>,
-    /// The segment about to leave, in IP bytes (Linux: its `truesize`).
+    /// The packet about to leave, in IP bytes (Linux: its `truesize`): a segment, or a GSO
+    /// buffer's segments together.
     pub pkt_bytes: u32,
     /// `tcp_limit_output_bytes`.
     pub limit_output: u64,

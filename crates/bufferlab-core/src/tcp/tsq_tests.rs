@@ -15,7 +15,8 @@ const PKT: u64 = 1500;
 /// `client -> server` at `rate_bps`, 5 ms each way, a 1000-packet FIFO and a ring on the
 /// uplink; one Cubic upload (with `tsq`) and a ping every 100 ms.
 fn linux_stack(rate_bps: u64, tsq: Option<bool>, secs: u64) -> Scenario {
-    let mut tcp = json!({ "cc": "cubic" });
+    // One segment per packet (GSO off), so that the budget below is two of them.
+    let mut tcp = json!({ "cc": "cubic", "gso": false });
     if let Some(t) = tsq {
         tcp["tsq"] = json!(t);
     }

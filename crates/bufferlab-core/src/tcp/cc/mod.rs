@@ -176,6 +176,11 @@ pub trait CongestionControl {
     /// After [`Self::on_rto`], with the connection's delivery state (Linux's
     /// `set_state(TCP_CA_Loss)`).
     fn on_enter_loss(&mut self, _c: &ConnState) {}
+    /// The fewest segments per GSO burst, if the algorithm sets it (Linux's `min_tso_segs` op);
+    /// otherwise the block's `min_tso_segs`.
+    fn min_tso_segs(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// The built-in algorithms.
@@ -255,6 +260,9 @@ impl CongestionControl for Cc {
     }
     fn on_tx_start(&mut self, w: &mut CwndState, cs: &ConnState) -> Option<u64> {
         cc_dispatch!(self, c => c.on_tx_start(w, cs))
+    }
+    fn min_tso_segs(&self) -> Option<u32> {
+        cc_dispatch!(self, c => c.min_tso_segs())
     }
     fn on_enter_loss(&mut self, cs: &ConnState) {
         cc_dispatch!(self, c => c.on_enter_loss(cs))

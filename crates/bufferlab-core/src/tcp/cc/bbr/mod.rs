@@ -32,6 +32,7 @@ use self::aggregation::{AckAggregation, MAX_EXTRA};
 use self::lt_bw::{LtBw, LtEvent};
 use super::{AckInfo, CaState, CongestionControl, ConnState, Control, CwndState};
 use crate::rng::Rng;
+use crate::tcp::gso::{GSO_MAX_BYTES, PACING_SHIFT};
 use crate::tcp::minmax::WindowedMax;
 use crate::tcp::rate::RateSample;
 use crate::time::{Duration, Instant};
@@ -76,10 +77,6 @@ const PACING_MARGIN_PERCENT: u64 = 1;
 /// Below this pacing rate BBR sends single segments (`bbr_min_tso_rate`, 1.2 Mb/s), above it
 /// pairs; the window budgets three such bursts (`bbr_tso_segs_goal`).
 const MIN_TSO_RATE_BYTES: u64 = 1_200_000 / 8;
-/// Linux's largest GSO burst less its header room (`GSO_MAX_SIZE − 1 − MAX_TCP_HEADER`, 64 KiB
-/// less 321 B on x86-64), and its pacing shift (`sk_pacing_shift` = 10: ~1 ms of data).
-const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
-const PACING_SHIFT: u32 = 10;
 /// The window without an RTT sample, packets (`TCP_INIT_CWND`).
 const INIT_CWND_PKTS: u64 = 10;
 /// The nominal RTT before any sample (`bbr_init_pacing_rate_from_rtt`: `USEC_PER_MSEC`).
@@ -265,8 +262,16 @@ impl Bbr {
     fn tso_segs_goal(&self, mss: u64) -> u64 {
         let rate = self.pacing_rate.unwrap_or(u64::MAX);
         let bytes = (rate >> PACING_SHIFT).min(GSO_MAX_BYTES);
-        let min = if rate < MIN_TSO_RATE_BYTES { 1 } else { 2 };
-        (bytes / mss).max(min).min(0x7f)
+        (bytes / mss).max(self.min_segs() as u64).min(0x7f)
+    }
+
+    /// `bbr_min_tso_segs`: single segments below 1.2 Mb/s of pacing rate, pairs above.
+    fn min_segs(&self) -> u32 {
+        if self.pacing_rate.unwrap_or(u64::MAX) < MIN_TSO_RATE_BYTES {
+            1
+        } else {
+            2
+        }
     }
 
     /// gain × bw × min RTT in packets, rounded up (`bbr_bdp`); the initial window without an
@@ -567,6 +572,10 @@ pub(super) fn per_sec_over(rate: u64, d: Duration) -> u64 {
 }
 
 impl CongestionControl for Bbr {
+    fn min_tso_segs(&self) -> Option<u32> {
+        Some(self.min_segs())
+    }
+
     /// BBR sets the window in [`Self::cong_control`].
     fn on_ack(&mut self, _w: &mut CwndState, _ack: &AckInfo) {}
 
