@@ -548,7 +548,28 @@ register(Item(
                "3 packets cut the upload's share to 59% of the 10-packet buffer's, and 5000 B halves the RTT of the "
                "60-packet buffer and gives the upload 37% more than 3 packets do; the download's share is the same "
                "93% behind either (0.998 ×), so 'improves the downlink utilization' does not hold: with so few "
-               "upload bytes queued, neither small buffer delays the download's ACKs.",
+               "upload bytes queued, neither small buffer delays the download's ACKs.\n\n"
+               "What the two rows that do not hold miss. F7-rtt-large-down (full profile 726 ms against at most "
+               "716 ms) is the mean over the fast pair's two states, and the low state (download at 17–18% of the "
+               "link, RTT 0.95–1.0 s; seeds 4 and 6 of ten) starts with a spurious retransmission timeout: when the "
+               "upload starts, its queue in the 120-packet uplink FIFO delays the download's ACKs by up to 1.8 s, "
+               "beyond the download's RTO (set from a 0.3 s RTT), so the download goes back to one segment with "
+               "ssthresh at half its flight (203 segments retransmitted for 86 lost in seed 4) and regrows by one "
+               "segment per 1 s round trip. FreeBSD 9.1 undoes such a timeout: an ACK that arrives within "
+               "`t_badrxtwin`, half an SRTT after the retransmission, restores cwnd and ssthresh "
+               "(`cc_cong_signal(CC_RTO_ERR)` in tcp_input.c); bufferlab does not model that undo (the stack's "
+               "F-RTO is off, as FreeBSD has none). With F-RTO (RFC 5682) standing in for it, the same ten seeds "
+               "have no low state: the download's mean RTT is 680 ms and the upload's 718 ms, both within 30% of "
+               "the paper's, the download at 31–50% of the link. How many of the paper's runs FreeBSD's narrower "
+               "window would have saved is not known, so the row is left on the stack as profiled. V-5000B-down "
+               "asks the download to gain from 5000 B over 3 packets, but behind either buffer it already carries "
+               "95.7% of the downlink in payload, the ceiling of 1448 B segments in 1500 B packets (96.5%): the "
+               "1 050 download ACKs the 3-packet buffer drops in 50 s cost it nothing (no timeout), because "
+               "FreeBSD's NewReno counts acknowledged bytes (RFC 3465, `net.inet.tcp.rfc3465 = 1`) and each "
+               "surviving cumulative ACK covers the lost ones. The gain §V reports (from the bufferbloat "
+               "discussions, no setup given) needs a sender whose window grows per ACK, as Linux's Reno did before "
+               "4.3 (one count per ACK in congestion avoidance, whatever it covered), so that lost ACKs slow its "
+               "growth; bufferlab's NewReno always counts bytes.",
     claims=_fig67_claims(),
     assumptions=[
         "Table III's downlink buffers read as 60 packets (slow pair) and 120 (fast pair): the text says the download "
@@ -739,9 +760,20 @@ register(Item(
                "70% of it, so the 30-packet uplink FIFO's mean sojourn is 106 ms with a NewReno upload and 114 ms "
                "with a Cubic one (NewReno downloads, mean of ten seeds; a Vegas upload keeps it at 62 ms, and "
                "is still beneficial at 6/s: F14-vegas-up). For the paper's contrast a Cubic upload "
-               "would have to keep that queue shorter than NewReno's; the paper's real ADSL path (its RTT, the "
-               "modem's queue, 2014 Linux Cubic with HyStart, which ours lacks) is not described further, so the "
-               "claim stays as not holding.",
+               "would have to keep that queue shorter than NewReno's, and none of the stack's or the load's open "
+               "parameters does that (quick profile, NewReno / Cubic upload at 6/s: 0.88 as run). The paper's "
+               "FreeBSD 9.1 hosts would run FreeBSD's own Cubic (`cc_cubic`: β = 0.8, `CUBIC_BETA` 204/256 in "
+               "cc_cubic.h, and no HyStart), where the profile leaves Linux's (β = 0.7, HyStart): with β = 0.8 and "
+               "HyStart off the ratio falls to 0.81, a Cubic keeping 80% of its window keeping the queue fuller "
+               "still. The load the paper states cannot be run as stated: 5851 connections averaging 413 packets "
+               "in 1000 s are 5851 × 413 × 1500 B × 8 / 1000 s = 29 Mb/s, 5.3 times the 5.44 Mb/s downlink (and "
+               "1061 × 660 packets at 1/s, 1.5 times), so our sizes are truncated to a 92% load at 6/s; an "
+               "overloaded downlink (Zipf truncated at 1 065 512 segments, 136% at 6/s) gives 0.94, not the "
+               "contrast either. What would make a NewReno upload the worse one is an uplink queue that NewReno "
+               "keeps fuller than Cubic, which a window halved at each loss does not do on this link; the paper's "
+               "Fig. 14 is one 1000 s run per pair on a live ADSL line (§IV-D counts one set of connections per "
+               "load), whose cross traffic and modem are not described, so the claim stays as not holding and "
+               "the mechanism behind the paper's contrast is not identified.",
     claims=[
         ClaimSpec("F12-vegas-up", "Fig. 12", "with Vegas the download response time is much better (Vegas / NewReno "
                   "upload)", at_most(0.7), "×"),
