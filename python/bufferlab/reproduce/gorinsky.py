@@ -732,10 +732,16 @@ register(Item(
           "application's end-to-end metric as R1–R2's buffer varies (NewReno and Vegas)",
     spec="gorinsky-fig4-5.toml",
     analyze=_analyze_fig45,
-    discussion="The video's RTT with BDP buffers depends directly on the round-trip propagation delay we had to "
-               "assume (200 ms): two BDP-sized bottleneck queues per direction can add up to one RTTP each. Ours "
-               "is 510 ms over ten seeds, 15% under the paper's 600, with R1–R2's queue averaging 77 ms and R3–R4's "
-               "76 ms. With the Linux-like stack these items ran before (SACK, delayed ACKs, a 10-segment initial "
+    discussion="The video's RTT with BDP buffers depends directly on the round-trip propagation delay D we had to "
+               "assume (200 ms): it crosses four BDP-sized queues per round trip (R1–R2 and R3–R4 out, R4–R3 and "
+               "R2–R1 back), each of which can add up to D. By §4.2's own arithmetic a BDP buffer's queue "
+               "oscillates between 0 and D, 0.5 D on average, so the video's RTT is D + 4 × 0.5 D = 3 D, and "
+               "'above 600 ms' presupposes D > 200 ms: at our D the claim sits exactly on the paper's arithmetic "
+               "and holds only if the queues are more than half full on average. The paper gives no D for Fig. 1b "
+               "(with Fig. 1a's 50 ms on each of its three router links, D would be about 300 ms, and our queues "
+               "would give about 750 ms), so the row keeps 200 ms and judges the occupancy. Ours is 510 ms over "
+               "ten seeds (2.5 D), 15% under the paper's 600, with R1–R2's queue averaging 77 ms and R3–R4's "
+               "76 ms, 0.38 D each. With the Linux-like stack these items ran before (SACK, delayed ACKs, a 10-segment initial "
                "window, a 200 ms RTO floor) it was 585 ms, with 95 and 94 ms of queue: the paper's ns-2 agents keep "
                "the BDP buffers less full on average — a NewReno window without SACK that loses several packets "
                "recovers one per round trip or times out, and ns-2.27's 1 s RTO floor then idles the flow for a "
