@@ -21,6 +21,9 @@ DOWN = "server->client"
 C_U = 854e3 / 8  # bytes/s
 S_T_WIRE, S_U_WIRE = 32 * 53, 53
 R_T = m.tcp_packet_rate(C_U, S_T_WIRE)  # 62.9 pkt/s
+# The sentence after eq. 7 neglects the link layer (§II-D): IP sizes, 1500 B against 29 B.
+S_T_IP, S_U_IP = 1500, 29
+R_T_IP = m.tcp_packet_rate(C_U, S_T_IP)  # 71.2 pkt/s: R_U = 9 R_T_IP = 640 pkt/s
 
 
 def _pps(v) -> float:
@@ -95,11 +98,16 @@ def _analyze_alpha(d: Data) -> Output:
         g = per[per["r_u"] == r_u]
         return list(g[col]) if len(g) else None
 
+    # The tenfold rows: the same upload on an unframed uplink (IP sizes), alone and with 640 pkt/s.
+    ip_delay0, ip_delay = per_seed(_uplink(d, "tcp_ip"), "sojourn_mean_s"), per_seed(_uplink(d, "udp_ip"), "sojourn_mean_s")
+    ip_good0, ip_good = per_seed(_tcp(d, "tcp_ip"), "goodput_bps"), per_seed(_tcp(d, "udp_ip"), "goodput_bps")
     return Output(fig, plotted, {
         "alpha-RT": at(63.0), "alpha-125": at(125.0), "alpha-3RT": at(189.0),
         "overhead-125": at(125.0, "goodput_loss"),
-        "eq7-tenfold-delay": at(566.0), "eq7-tenfold-cost": at(566.0, "goodput_loss"),
-    })
+        "eq7-tenfold-delay": ratio_by_seed(ip_delay0, ip_delay) or None,
+        "eq7-tenfold-cost": [1 - x for x in ratio_by_seed(ip_good, ip_good0)] or None,
+    }, notes={"eq7-tenfold-delay": "unframed uplink, R_U = 640 pkt/s",
+              "eq7-tenfold-cost": "unframed uplink, R_U = 640 pkt/s"})
 
 
 register(Item(
@@ -121,10 +129,12 @@ register(Item(
                   f"UDP takes OH_U = {m.udp_overhead(_alpha_model(125), S_T_WIRE, S_U_WIRE):.1%} of the capacity: "
                   "TCP's goodput drops by about that",
                   within(m.udp_overhead(_alpha_model(125), S_T_WIRE, S_U_WIRE), rel=0.25), "fraction"),
-        ClaimSpec("eq7-tenfold-delay", "§II-D after eq. 7", "the delay may be decreased by a factor 10 (R_U = 9 R_T = "
-                  "566 pkt/s on Table I's uplink, the footnote's DSL link)", within(10.0, rel=0.25), "×"),
-        ClaimSpec("eq7-tenfold-cost", "§II-D after eq. 7", "…at the cost of 15% of capacity (TCP's goodput loss at "
-                  "566 pkt/s)", within(0.15, rel=0.25), "fraction"),
+        ClaimSpec("eq7-tenfold-delay", "§II-D after eq. 7", "the delay may be decreased by a factor 10 (eq. 6 with the "
+                  "link layer neglected, as §II-D does: R_U = 9 R_T = 640 pkt/s of 29 B on the 854 kb/s uplink "
+                  "unframed, R_T = 854 kb/s / 1500 B)", within(10.0, rel=0.25), "×"),
+        ClaimSpec("eq7-tenfold-cost", "§II-D after eq. 7", "…at the cost of 15% of capacity (eq. 7 with 1500 B / 29 B = "
+                  f"52: {m.udp_overhead(10, S_T_IP, S_U_IP):.1%}; ours: TCP's goodput loss at 640 pkt/s)",
+                  within(0.15, rel=0.25), "fraction"),
     ],
     assumptions=[
         "S_T and S_U are wire sizes on the ATM link (1696 B = 32 cells for a 1500 B segment, 53 B = one cell for "
@@ -140,15 +150,22 @@ register(Item(
                "leaves of the capacity, which lowers R_T and raises α a little at high R_U.\n\n"
                "overhead-125 is now judged within 25% of eq. 7's 5.8% (4.4–7.3%), not ± 5 points, which any "
                "goodput loss from 0.8% to 10.8% met: a model whose UDP stream cost nothing, or twice its share, "
-               "fails it. The tenfold rows put the sentence after eq. 7 to the test on the link its footnote "
-               "names: eq. 7 gives 15% only with IP sizes (1500 B against 29 B, 52 to 1: OH_U = 1 / (1 + 52/9) = "
-               f"{m.udp_overhead(10, 1500, 29):.1%}); on an ATM DSL link a 1500 B segment is 32 cells and the "
-               f"UDP packet one, so the same α costs {m.udp_overhead(10, S_T_WIRE, S_U_WIRE):.1%} of the "
-               "capacity, and eq. 5 needs R_U = 9 R_T = 566 pkt/s for it. The delay falls elevenfold there (the "
-               "tenfold row holds) but TCP's goodput falls by 27%, the share of the wire the UDP cells take (566 × "
-               "53 B × 8 / 854 kb/s = 28%): eq. 7 counts UDP against TCP's packet rate before UDP arrived, R_T = C_u "
-               "/ S_T, where TCP keeps only what UDP leaves. The 15% fails on the paper's own link; it is the "
-               "arithmetic of IP sizes, not of the DSL link the footnote names.",
+               "fails it.\n\n"
+               "The tenfold rows test the sentence after eq. 7 on its own premise: §II-D neglects the link layer "
+               "(1500 B segments against 29 B packets, 52 to 1), so they run on the same 854 kb/s uplink without "
+               "framing, at eq. 6's R_U = 9 R_T = 9 × 854 kb/s / 1500 B = 640 pkt/s (before, they ran on Table I's "
+               "ATM link, where a 1500 B segment is 32 cells and the UDP packet one: there the same α costs "
+               f"{m.udp_overhead(10, S_T_WIRE, S_U_WIRE):.1%} by eq. 7 itself and TCP lost 25% of its goodput, so "
+               "the footnote's 'DSL links' hold the 15% only if they do not carry IP over ATM cells). The delay "
+               "falls about twelvefold (the tenfold row holds). TCP's goodput falls by about 21% (quick profile), not "
+               "15%, and the gap is what eq. 7 leaves out: it takes TCP's rate as unchanged, R_T = C_u / S_T, so "
+               "its 14.8% is UDP's share of D_T + D_U = 1.17 C_u, more than the link carries; on the real link the "
+               "UDP stream takes 640 × 29 B × 8 / 854 kb/s = 17.4% of the wire. The rest is idle link: with α ≈ 10 "
+               "TCP holds only about 3 of the 30 slots (30 / (1 + R_U / R_T)), no more than its bandwidth-delay "
+               "product (854 kb/s × 44 ms = 3.1 segments), so each halving of its window empties the queue and the "
+               "uplink idles (94% busy with UDP, 100% without; TCP loses 13% of its segments, UDP 10% of its "
+               "packets). Eq. 7 is a model of the queue's byte content, not of TCP's sawtooth in a buffer "
+               "that small; the 15% is the share a TCP that kept the link full would give up.",
 ))
 
 
@@ -295,6 +312,15 @@ T2_INCONSISTENT = ("280 ms at 800 kb/s is 28 kB in flight (19 packets of 1500 B)
                    "limit never overflows, so a UDP stream cannot bring the overflow forward (eq. 5); a queue "
                    "that overflows holds 120 × 1500 B = 1.8 s at 800 kb/s. No one window gives both 280 ms and "
                    "a 2.5-fold cut by UDP")
+# Table II's 113.7 ms with 250 pkt/s of UDP is 20 ms of queue above the 94 ms path, 1.3 segments:
+# no sender gives it together with the table's 280 ms without UDP.
+T2_UDP_INCONSISTENT = (
+    "113.7 ms is 20 ms of queue above the 94 ms path, 1.3 segments of 1500 B at 800 kb/s. A sender that fills the "
+    "120-packet buffer holds, by eq. 5, 120 / (1 + 250/66.7) = 25 of its slots when it overflows (R_T = 800 kb/s / "
+    "1500 B = 66.7 pkt/s); halving a window of 25 + 6.3 segments (6.3 in flight at 94 ms) leaves 9.5 queued, 142 ms, "
+    "so its RTT never falls below about 245 ms. A sender that does not fill the buffer is not shortened by UDP "
+    "(eq. 5 needs an overflow), so its RTT with UDP is at least the 280 ms it had without. No one sender gives "
+    "113.7 ms with UDP and 280 ms without")
 
 
 def _t2_claims() -> list[ClaimSpec]:
@@ -304,7 +330,8 @@ def _t2_claims() -> list[ClaimSpec]:
             ClaimSpec(f"T2-goodput{tag}", "Table II", f"TCP goodput without UDP 770 kb/s ({what})", within(770, rel=0.10), "kb/s"),
             ClaimSpec(f"T2-goodput-udp{tag}", "Table II", f"TCP goodput with UDP 657 kb/s ({what})", within(657, rel=0.10), "kb/s"),
             ClaimSpec(f"T2-rtt{tag}", "Table II", f"RTT without UDP 280 ms ({what})", within(280, rel=0.25), "ms"),
-            ClaimSpec(f"T2-rtt-udp{tag}", "Table II", f"RTT with UDP 113.7 ms ({what})", within(113.7, rel=0.25), "ms"),
+            ClaimSpec(f"T2-rtt-udp{tag}", "Table II", f"RTT with UDP 113.7 ms ({what})", within(113.7, rel=0.25), "ms",
+                      inconsistent=T2_UDP_INCONSISTENT),
             ClaimSpec(f"T2-ratio{tag}", "§IV", f"the RTT is divided by almost 2.5 ({what})", within(280 / 113.7, rel=0.25),
                       "×", stat="ratio_of_means", inconsistent=T2_INCONSISTENT),
         ]
@@ -337,7 +364,18 @@ register(Item(
                "280 ms (318 ms) but never fills the buffer, "
                "so the UDP stream has no overflow to bring forward and does not lower the RTT. Our uplink "
                "utilization with UDP counts every byte on the link, UDP included, where the paper's 85% appears "
-               "to count TCP only.",
+               "to count TCP only.\n\n"
+               "The 113.7 ms with UDP is `inconsistent` in both rows, with the arithmetic: it is 20 ms of queue, "
+               "which neither a sender that fills the buffer (at least about 245 ms at 250 pkt/s, by eq. 5 and a "
+               "halved window) nor one that does not (no overflow for UDP to bring forward, so at least its 280 ms) "
+               "can give. T2-rtt (auto-sized buffers) does not hold, and what separates it from the paper is the "
+               "sender's window, not the queue: 280 ms is what a window of about 32 KiB gives (22 segments, 16 of "
+               "them queued: the fixed-32 KiB row, 318 ms, holds), so the testbed's upload did not auto-size. "
+               "FreeBSD 9.1 auto-sizes a socket's send buffer only while its SB_AUTOSIZE flag is set, and "
+               "setsockopt(SO_SNDBUF) clears it (`sosetopt`, sys/kern/uipc_socket.c), as a measurement tool that sets "
+               "its buffer does; the paper's tool (ipmt) is not described further. The auto-sized rows are what "
+               "FreeBSD's defaults give without such a call: the window outgrows the 120 packets and the RTT is "
+               "the full buffer's.",
 ))
 
 
@@ -510,7 +548,28 @@ register(Item(
                "3 packets cut the upload's share to 59% of the 10-packet buffer's, and 5000 B halves the RTT of the "
                "60-packet buffer and gives the upload 37% more than 3 packets do; the download's share is the same "
                "93% behind either (0.998 ×), so 'improves the downlink utilization' does not hold: with so few "
-               "upload bytes queued, neither small buffer delays the download's ACKs.",
+               "upload bytes queued, neither small buffer delays the download's ACKs.\n\n"
+               "What the two rows that do not hold miss. F7-rtt-large-down (full profile 726 ms against at most "
+               "716 ms) is the mean over the fast pair's two states, and the low state (download at 17–18% of the "
+               "link, RTT 0.95–1.0 s; seeds 4 and 6 of ten) starts with a spurious retransmission timeout: when the "
+               "upload starts, its queue in the 120-packet uplink FIFO delays the download's ACKs by up to 1.8 s, "
+               "beyond the download's RTO (set from a 0.3 s RTT), so the download goes back to one segment with "
+               "ssthresh at half its flight (203 segments retransmitted for 86 lost in seed 4) and regrows by one "
+               "segment per 1 s round trip. FreeBSD 9.1 undoes such a timeout: an ACK that arrives within "
+               "`t_badrxtwin`, half an SRTT after the retransmission, restores cwnd and ssthresh "
+               "(`cc_cong_signal(CC_RTO_ERR)` in tcp_input.c); bufferlab does not model that undo (the stack's "
+               "F-RTO is off, as FreeBSD has none). With F-RTO (RFC 5682) standing in for it, the same ten seeds "
+               "have no low state: the download's mean RTT is 680 ms and the upload's 718 ms, both within 30% of "
+               "the paper's, the download at 31–50% of the link. How many of the paper's runs FreeBSD's narrower "
+               "window would have saved is not known, so the row is left on the stack as profiled. V-5000B-down "
+               "asks the download to gain from 5000 B over 3 packets, but behind either buffer it already carries "
+               "95.7% of the downlink in payload, the ceiling of 1448 B segments in 1500 B packets (96.5%): the "
+               "1 050 download ACKs the 3-packet buffer drops in 50 s cost it nothing (no timeout), because "
+               "FreeBSD's NewReno counts acknowledged bytes (RFC 3465, `net.inet.tcp.rfc3465 = 1`) and each "
+               "surviving cumulative ACK covers the lost ones. The gain §V reports (from the bufferbloat "
+               "discussions, no setup given) needs a sender whose window grows per ACK, as Linux's Reno did before "
+               "4.3 (one count per ACK in congestion avoidance, whatever it covered), so that lost ACKs slow its "
+               "growth; bufferlab's NewReno always counts bytes.",
     claims=_fig67_claims(),
     assumptions=[
         "Table III's downlink buffers read as 60 packets (slow pair) and 120 (fast pair): the text says the download "
@@ -701,9 +760,20 @@ register(Item(
                "70% of it, so the 30-packet uplink FIFO's mean sojourn is 106 ms with a NewReno upload and 114 ms "
                "with a Cubic one (NewReno downloads, mean of ten seeds; a Vegas upload keeps it at 62 ms, and "
                "is still beneficial at 6/s: F14-vegas-up). For the paper's contrast a Cubic upload "
-               "would have to keep that queue shorter than NewReno's; the paper's real ADSL path (its RTT, the "
-               "modem's queue, 2014 Linux Cubic with HyStart, which ours lacks) is not described further, so the "
-               "claim stays as not holding.",
+               "would have to keep that queue shorter than NewReno's, and none of the stack's or the load's open "
+               "parameters does that (quick profile, NewReno / Cubic upload at 6/s: 0.88 as run). The paper's "
+               "FreeBSD 9.1 hosts would run FreeBSD's own Cubic (`cc_cubic`: β = 0.8, `CUBIC_BETA` 204/256 in "
+               "cc_cubic.h, and no HyStart), where the profile leaves Linux's (β = 0.7, HyStart): with β = 0.8 and "
+               "HyStart off the ratio falls to 0.81, a Cubic keeping 80% of its window keeping the queue fuller "
+               "still. The load the paper states cannot be run as stated: 5851 connections averaging 413 packets "
+               "in 1000 s are 5851 × 413 × 1500 B × 8 / 1000 s = 29 Mb/s, 5.3 times the 5.44 Mb/s downlink (and "
+               "1061 × 660 packets at 1/s, 1.5 times), so our sizes are truncated to a 92% load at 6/s; an "
+               "overloaded downlink (Zipf truncated at 1 065 512 segments, 136% at 6/s) gives 0.94, not the "
+               "contrast either. What would make a NewReno upload the worse one is an uplink queue that NewReno "
+               "keeps fuller than Cubic, which a window halved at each loss does not do on this link; the paper's "
+               "Fig. 14 is one 1000 s run per pair on a live ADSL line (§IV-D counts one set of connections per "
+               "load), whose cross traffic and modem are not described, so the claim stays as not holding and "
+               "the mechanism behind the paper's contrast is not identified.",
     claims=[
         ClaimSpec("F12-vegas-up", "Fig. 12", "with Vegas the download response time is much better (Vegas / NewReno "
                   "upload)", at_most(0.7), "×"),
