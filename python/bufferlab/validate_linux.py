@@ -116,6 +116,9 @@ CASES: tuple[Case, ...] = (
     *(Case(f"bbr-fifo-{b}bdp-1", DUMBBELL) for b in (1, 10)),
     *(Case(f"bbr-cubic-fifo-{b}bdp", DUMBBELL) for b in ("half", 1, 4, 16)),
     *(Case(f"bbr-fq-codel-{n}", DUMBBELL) for n in (1, 10)),
+    # GSO off on both sides (the simulator's `gso = false`, Linux's device at one segment per
+    # buffer): what GSO changes in the single-flow FIFO rows.
+    Case("reno-fifo-1bdp-1-nogso", DUMBBELL),
 )
 # Measured first on the kernel (the rows tests/test_validation_linux.py checks).
 KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10", "bbr-cubic-fifo-1bdp")
