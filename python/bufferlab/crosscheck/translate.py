@@ -494,11 +494,12 @@ def path_delay_ns(plan: Any, src: str, dst: str) -> int:
     return total
 
 
-# bufferlab's TCP options, on by default as in Linux, that ns-3 has no model of (RACK, F-RTO, GSO) or
+# bufferlab's TCP options, on by default as in Linux, that ns-3 has no model of (RACK, F-RTO, GSO,
+# the timer's restart on resending the head) or
 # that the crosscheck runs ns-3 without (the timestamp option's bytes: ns-3 runs Timestamp =
 # false): the crosscheck runs bufferlab with them off where a block leaves them out, and refuses a
 # block that asks for them (docs/crosscheck.md).
-NS3_LACKS = ("rack", "frto", "timestamps", "gso")
+NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm")
 # What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
 NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}

@@ -207,6 +207,9 @@ def build(sc: Any) -> KernelPlan:
             refuse(i, "delack_ns", "Linux's delayed-ACK timer is fixed (40 ms minimum, TCP_DELACK_MIN)")
         if not tcp.handshake:
             refuse(i, "handshake", "a kernel TCP connection always opens with a handshake")
+        if not tcp.rto_rearm:
+            refuse(i, "rto_rearm", "Linux always restarts the retransmission timer when it resends the oldest segment; "
+                   "leave rto_rearm out")
         if not tcp.prr:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
         if tcp.tsq:

@@ -680,6 +680,14 @@ class TcpOptions(PlanObject):
     # 4·RTTVAR)), as Linux; or `total`, the whole (max(min_rto, SRTT + 4·RTTVAR)), as RFC 6298
     # §2.4 and ns-2. Default `rttvar`, as Linux.
     rto_floor: RtoFloor = "rttvar"
+    # Restart the retransmission timer (one RTO from now) whenever the oldest unacknowledged
+    # segment is retransmitted, as Linux does in loss recovery (`tcp_xmit_retransmit_queue`
+    # re-arms `ICSK_TIME_RETRANS` when it resends the head, unless RACK's reordering timer
+    # holds it). RFC 6298 §5.3 restarts it only when new data is acknowledged, so a recovery
+    # in a deep queue, whose retransmission waits behind the queue, can outlast the timer set
+    # before it and end in a timeout that Linux does not take (docs/tcp.md). Default on, as
+    # Linux; ns-3 does not (the crosscheck turns it off).
+    rto_rearm: bool = True
     # The retransmission timer's RTT samples: `every_ack` (echoed timestamps, as Linux) or
     # `one_per_rtt` (one segment timed at a time, Karn's rule, as ns-2's agents without
     # timestamps). The congestion control and the flow's RTT statistics see every ACK's RTT

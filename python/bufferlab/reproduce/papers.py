@@ -55,6 +55,8 @@ NS2 = TcpProfile("ns2", "ns-2's `Agent/TCP/Newreno` sending to a `TCPSink`, with
     ("rtt_samples", "one_per_rtt", "one segment timed per round trip, dropped at a retransmission "
                                    "(`rtt_active_`, `rtt_seq_`; no timestamps to echo)"),
     ("gso", False, "each segment sent on its own as the window allows (ns-2 has no GSO)"),
+    ("rto_rearm", False, "the retransmission timer restarted by new ACKs (RFC 6298 §5.3, ns-2's `newtimer`), "
+                         "not at each resend of the oldest segment as Linux"),
 ])
 # Jabeen et al. §IV: "We use TCP SACK in all scenarios": ns-2's `Agent/TCP/Sack1` to a
 # `TCPSink/Sack1`, otherwise as NS2.

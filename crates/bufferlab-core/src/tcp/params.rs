@@ -329,6 +329,14 @@ pub struct TcpOptions {
     /// a pacing rate of 1.2 Mb/s).
     #[schemars(range(min = 1, max = 255))]
     pub min_tso_segs: u32,
+    /// Restart the retransmission timer (one RTO from now) whenever the oldest unacknowledged
+    /// segment is retransmitted, as Linux does in loss recovery (`tcp_xmit_retransmit_queue`
+    /// re-arms `ICSK_TIME_RETRANS` when it resends the head, unless RACK's reordering timer
+    /// holds it). RFC 6298 §5.3 restarts it only when new data is acknowledged, so a recovery
+    /// in a deep queue, whose retransmission waits behind the queue, can outlast the timer set
+    /// before it and end in a timeout that Linux does not take (docs/tcp.md). Default on, as
+    /// Linux; ns-3 does not (the crosscheck turns it off).
+    pub rto_rearm: bool,
     /// TCP small queues (Linux `tcp_small_queue_check`, since 3.6): the connection keeps at
     /// most about 1 ms of its pacing rate (at least two packets, at most `limit_output`) in its
     /// host's egress — qdisc, NIC ring, wire — and the rest waits in the socket until one of its
@@ -394,6 +402,7 @@ impl Default for TcpOptions {
             cubic_hystart: c.hystart,
             gso: true,
             min_tso_segs: super::gso::MIN_TSO_SEGS,
+            rto_rearm: true,
             tsq: None,
             limit_output_bytes: super::tsq::LIMIT_OUTPUT_BYTES,
         }
@@ -460,6 +469,8 @@ pub struct TcpParams {
     /// GSO bursts and their deferral (`TcpOptions::gso`), and the fewest segments per burst.
     pub gso: bool,
     pub min_tso_segs: u32,
+    /// A retransmission of the oldest segment restarts the retransmission timer (Linux).
+    pub rto_rearm: bool,
     /// TCP small queues: `None` where the host's egress models Linux (see `TcpOptions::tsq`).
     pub tsq: Option<bool>,
     pub limit_output_bytes: u64,
@@ -629,6 +640,7 @@ impl TcpOptions {
             handshake: self.handshake,
             gso: self.gso,
             min_tso_segs: self.min_tso_segs,
+            rto_rearm: self.rto_rearm,
             tsq: self.tsq,
             limit_output_bytes: self.limit_output_bytes,
         }

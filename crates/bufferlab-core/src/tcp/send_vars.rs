@@ -50,6 +50,8 @@ pub(super) struct SendConfig {
     /// fewest segments per burst.
     pub(super) gso: bool,
     pub(super) min_tso_segs: u32,
+    /// A retransmission of the oldest segment restarts the retransmission timer (Linux).
+    pub(super) rto_rearm: bool,
 }
 
 impl SendConfig {
@@ -79,6 +81,7 @@ impl SendConfig {
             limit_output: p.limit_output_bytes,
             gso: p.gso && p.sack,
             min_tso_segs: p.min_tso_segs,
+            rto_rearm: p.rto_rearm,
         }
     }
 }

@@ -396,6 +396,12 @@ impl SendConn {
                     self.sb.on_retx(k, io.now);
                     let (seq, len) = self.sb.bounds(k);
                     self.send_data(io, peer, seq, len);
+                    // Linux re-arms the retransmission timer whenever it resends the oldest
+                    // segment, unless RACK's reordering timer holds the slot
+                    // (`tcp_xmit_retransmit_queue`); RFC 6298 restarts it on new ACKs only.
+                    if self.cfg.rto_rearm && k == self.sb.head() && self.v.reo_at.is_none() {
+                        self.restart_timer(io, peer);
+                    }
                     continue;
                 }
                 if self.v.max >= self.v.end {

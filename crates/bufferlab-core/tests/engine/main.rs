@@ -18,5 +18,6 @@ mod tcp_buffers;
 mod tcp_cwnd_validation;
 mod tcp_fairness;
 mod tcp_mathis;
+mod tcp_rto_rearm;
 mod tcp_vegas;
 mod tcp_workloads;
