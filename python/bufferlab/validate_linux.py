@@ -5,7 +5,7 @@ backend, through the same queue code, scenario by scenario; written to docs/vali
                                      [--kernel] [--sim-only]
 
 (``make validate-linux`` runs it with ``--kernel``.) Each case is a scenario file in ``kernel/suite/``,
-run over seeds 1..N on the simulator (its default TCP: SACK, RACK, F-RTO, PRR, delayed ACK) and on
+run over seeds 1..N on the simulator (its default TCP: SACK, RACK, F-RTO, PRR, delayed ACK, GSO) and on
 the kernel backend (Linux's TCP in network namespaces, bufferlab's engine between them, in real
 time). The kernel's runs are kept in ``kernel/suite/kernel/<case>.json``, one record per seed with the
 kernel release, the TCP settings read inside the sender's namespace, the date and the scenario
@@ -393,7 +393,7 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         "rebuilds it from the stored kernel runs and fresh simulator runs in seconds).",
         "",
         "Each scenario (files in `python/bufferlab/kernel/suite/`) runs on the simulator with its **default TCP** "
-        "(SACK, RACK, F-RTO, PRR, delayed ACK; nothing pinned) and on the kernel backend "
+        "(SACK, RACK, F-RTO, PRR, delayed ACK, GSO, the timer restarted when the oldest segment is resent; nothing pinned) and on the kernel backend "
         "([kernel-backend.md](kernel-backend.md)): Linux's own TCP in network namespaces, bufferlab's engine — the same "
         "queue code — between them, in real time. `newreno` runs as Linux `reno`, `cubic` as Linux `cubic`. Seeds 1..N "
         "on each side; start times are drawn from each file's `start` (the kernel's draws follow the same law, not the "
