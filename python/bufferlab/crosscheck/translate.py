@@ -361,6 +361,12 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
     if opts.has("timestamps") and opts.timestamps:
         why.add(f"{path}.tcp.timestamps", "the crosscheck runs ns-3 without the timestamp option's 12 B (Timestamp = false); "
                 "leave timestamps out (the crosscheck then runs bufferlab without them too)")
+    if opts.has("gso") and opts.gso and opts.sack:
+        why.add(f"{path}.tcp.gso", "ns-3 (3.44) sends each segment as its window allows (no GSO bursts or deferral); "
+                "leave gso out (the crosscheck then runs bufferlab without it too)")
+    if opts.has("rto_rearm") and opts.rto_rearm:
+        why.add(f"{path}.tcp.rto_rearm", "ns-3 (3.44) restarts its retransmission timer on new ACKs only; leave "
+                "rto_rearm out (the crosscheck then runs bufferlab without the restart too)")
     if opts.tsq:
         why.add(f"{path}.tcp.tsq", "ns-3 (3.44) has no TCP small queues: its sockets hand the device every segment the "
                 "window allows; leave tsq out (off on the links the crosscheck accepts, which have no ring and no fq)")
