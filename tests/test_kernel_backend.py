@@ -115,8 +115,11 @@ size = "100KB"
     # F-RTO and RACK are the sender's: on there, as bufferlab's defaults (Linux's), whatever
     # the machine runs.
     # ECN: not asked for (Linux's default 2: accept when asked) at both ends.
-    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
+    assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1",
+                              "ipv4/tcp_ecn": "2", "ipv4/tcp_min_tso_segs": "2"}
     assert server.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
+    # GSO (Linux's default) is the sender's device's: as many segments per buffer as it likes.
+    assert (client.link, server.link) == ({"gso_max_segs": "65535"}, {})
     assert client.routes == {1: {"initcwnd": "4", "rto_min": "50ms"}}
     assert server.routes == {0: {"quickack": "1"}}
     (src,) = client.roles
@@ -193,13 +196,14 @@ def test_ecn_asks_at_the_sender_and_is_accepted_everywhere(tmp_path):
 def test_frto_and_rack_map_to_the_senders_namespace(tmp_path):
     one = '\n[[traffic]]\nkind = "tcp"\nfrom = "{}"\nto = "{}"\nfrto = {}\n'
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true"))))
-    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
+    tso = {"ipv4/tcp_min_tso_segs": "2"}
+    assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso}
     assert kp.host(1).sysctls == {"ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
     # Opposite directions: each namespace has its own sender.
     body = one.format("client", "server", "true") + one.format("server", "client", "false") + "rack = false\n"
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
-    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"},
-                                                       {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"})
+    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso},
+                                                       {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso})
     # Two senders in one namespace cannot differ.
     body = one.format("client", "server", "true") + one.format("client", "server", "false")
     with pytest.raises(ScenarioError, match=r"traffic\[1\]\.frto: .*different value \(2\)"):
@@ -713,3 +717,31 @@ def _checksum(b: bytes) -> int:
     while s > 0xFFFF:
         s = (s & 0xFFFF) + (s >> 16)
     return ~s & 0xFFFF
+
+
+def test_gso_off_is_one_segment_per_buffer_on_the_senders_device(tmp_path):
+    sc = bufferlab.load_scenario(scenario(tmp_path, """
+[[traffic]]
+kind = "tcp"
+from = "client"
+to = "server"
+gso = false
+min_tso_segs = 3
+"""))
+    kp = kplan.build(sc)
+    client = kp.host(0)
+    assert client.link == {"gso_max_segs": "1"}
+    assert client.sysctls["ipv4/tcp_min_tso_segs"] == "3"
+    assert client.arg()[4] == [("gso_max_segs", "1")]
+
+
+def test_the_timer_restart_cannot_be_turned_off_on_the_kernel(tmp_path):
+    sc = bufferlab.load_scenario(scenario(tmp_path, """
+[[traffic]]
+kind = "tcp"
+from = "client"
+to = "server"
+rto_rearm = false
+"""))
+    with pytest.raises(Exception, match="rto_rearm"):
+        kplan.build(sc)
