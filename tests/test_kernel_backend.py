@@ -719,29 +719,19 @@ def _checksum(b: bytes) -> int:
     return ~s & 0xFFFF
 
 
+def _one_upload(tmp_path, options: str):
+    """The kernel plan of one upload from client to server with the TCP ``options`` (TOML lines)."""
+    body = '\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\n' + options
+    return kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
+
+
 def test_gso_off_is_one_segment_per_buffer_on_the_senders_device(tmp_path):
-    sc = bufferlab.load_scenario(scenario(tmp_path, """
-[[traffic]]
-kind = "tcp"
-from = "client"
-to = "server"
-gso = false
-min_tso_segs = 3
-"""))
-    kp = kplan.build(sc)
-    client = kp.host(0)
+    client = _one_upload(tmp_path, "gso = false\nmin_tso_segs = 3\n").host(0)
     assert client.link == {"gso_max_segs": "1"}
     assert client.sysctls["ipv4/tcp_min_tso_segs"] == "3"
     assert client.arg()[4] == [("gso_max_segs", "1")]
 
 
 def test_the_timer_restart_cannot_be_turned_off_on_the_kernel(tmp_path):
-    sc = bufferlab.load_scenario(scenario(tmp_path, """
-[[traffic]]
-kind = "tcp"
-from = "client"
-to = "server"
-rto_rearm = false
-"""))
-    with pytest.raises(Exception, match="rto_rearm"):
-        kplan.build(sc)
+    with pytest.raises(ScenarioError, match="rto_rearm"):
+        _one_upload(tmp_path, "rto_rearm = false\n")
