@@ -6,6 +6,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use crate::net::ahead::Ahead;
 use crate::time::Instant;
 
 /// What happens. Small and `Copy`: it names the component; the component holds the state.
@@ -14,8 +15,9 @@ pub enum Ev {
     /// A port finished serializing the packet on its wire.
     TxDone(u32),
     /// The packet at the head of a port's propagation pipe reaches the far end (`pkt`, that
-    /// packet, is named so that the engine can bring its slot into the cache before it comes).
-    Arrive { port: u32, pkt: u32 },
+    /// packet, is named so that the engine can bring its slot into the cache before it comes, and
+    /// so is what the packet touches first there, `ahead`).
+    Arrive { port: u32, pkt: u32, ahead: Ahead },
     /// An agent's timer.
     Timer { agent: u32, token: u32 },
     /// A packet of connection `conn` left the host's egress while the agent that sent it waited

@@ -85,6 +85,13 @@ impl Hist {
         self.base = b;
     }
 
+    /// Prefetch the lines of the header (not the counters: where they are is in the header).
+    #[inline]
+    pub fn prefetch(&self) {
+        crate::prefetch::line(&self.counts);
+        crate::prefetch::line(&self.max);
+    }
+
     #[inline]
     pub fn record(&mut self, v: u64) {
         *self.slot(bucket(v)) += 1;

@@ -11,9 +11,11 @@ use std::collections::VecDeque;
 
 use rand::Rng as _;
 
+use super::ahead::Ahead;
 use super::framing::wire_bytes;
 use super::host_tx::HostTx;
 use super::ring::Ring;
+use super::topology::Topology;
 use super::trace::{TraceClock, TraceSpec};
 use crate::capture::{Capture, Tap};
 use crate::metrics::flow::{Counter, FlowStats, Window};
@@ -64,6 +66,8 @@ pub struct PortCtx<'a> {
     pub capture: Option<&'a mut Capture>,
     /// What each flow's host egress reports to its sockets (TCP small queues, `fq` pacing).
     pub host_tx: &'a mut [HostTx],
+    /// The network's routes, for what a packet sent on a link touches at its far end ([`Ahead`]).
+    pub topo: &'a Topology,
 }
 
 /// A packet of a TCP connection whose bytes its host's egress counts, being serialized: its
@@ -171,8 +175,9 @@ impl PortStats {
 
 /// An egress port. `repr(C)` keeps the fields in the order below: those every hop reads and
 /// writes first, packed into few cache lines (a 100-flow dumbbell has 400 ports; a layout
-/// ordered by the compiler spread each hop over twice as many lines), the rarely used last.
-#[repr(C)]
+/// ordered by the compiler spread each hop over twice as many lines), the rarely used last;
+/// aligned to a cache line, so that those lines are the cache's.
+#[repr(C, align(64))]
 pub struct Port {
     // First cache line: what every hop reads.
     /// When the serializer is free again (the end of the current packet's serialization).
@@ -211,8 +216,9 @@ pub struct Port {
     /// other port skips that for one flag read.
     host_tsq: bool,
     // Second line: the pipe, then the counters.
-    /// Packets propagating, with their arrival times, in order.
-    pipe: VecDeque<(Instant, PktId)>,
+    /// Packets propagating, with their arrival times and what each touches first at the far
+    /// end, in order.
+    pipe: VecDeque<(Instant, PktId, Ahead)>,
     pub stats: PortStats,
     // The rest: read on congested hops, with a ring or timers, or at the end.
     /// A pending discipline timer, if one is scheduled.
@@ -317,8 +323,8 @@ impl Port {
 
     /// The packets propagating, with their arrival times, oldest first.
     #[cfg(test)]
-    pub(crate) fn in_pipe(&self) -> impl Iterator<Item = &(Instant, PktId)> {
-        self.pipe.iter()
+    pub(crate) fn in_pipe(&self) -> impl Iterator<Item = (Instant, PktId)> + '_ {
+        self.pipe.iter().map(|&(at, id, _)| (at, id))
     }
 
     /// Packets waiting in the discipline.
@@ -617,10 +623,18 @@ impl Port {
             drop_packet(pkt, cx);
         } else {
             let at = end + self.delay_ns;
+            let ahead = Ahead::of(cx.topo, cx.arena, id, pkt);
             if self.pipe.is_empty() {
-                cx.sched.at(at, Ev::Arrive { port: id, pkt });
+                cx.sched.at(
+                    at,
+                    Ev::Arrive {
+                        port: id,
+                        pkt,
+                        ahead,
+                    },
+                );
             }
-            self.pipe.push_back((at, pkt));
+            self.pipe.push_back((at, pkt, ahead));
         }
         if let Some(r) = &mut self.ring {
             // TX completion: BQL learns from each packet the NIC finished.
@@ -690,13 +704,14 @@ impl Port {
     pub fn pop_arrival(&mut self, id: u32, pkt: PktId, seq: u64, sched: &mut Sched) {
         let head = self.pipe.pop_front();
         debug_assert_eq!(head.map(|e| e.1), Some(pkt), "the pipe's head arrives");
-        if let Some(&(at, next)) = self.pipe.front() {
+        if let Some(&(at, next, ahead)) = self.pipe.front() {
             sched.at_reserved(
                 at,
                 seq,
                 Ev::Arrive {
                     port: id,
                     pkt: next,
+                    ahead,
                 },
             );
         } else {
@@ -707,11 +722,24 @@ impl Port {
         }
     }
 
-    /// Prefetch the line that holds the pipe (what an arrival reads first): the engine's
-    /// look-ahead.
+    /// Prefetch what an arrival reads of the port: its first line (the capture's taps), the
+    /// line of the pipe and the far end's node: the engine's look-ahead.
     #[inline]
-    pub fn prefetch_pipe(&self) {
+    pub fn prefetch_arrival(&self) {
+        crate::prefetch::line(&self.tx_end);
         crate::prefetch::line(&self.pipe);
+        crate::prefetch::line(&self.params.to);
+    }
+
+    /// Prefetch the lines a packet's hop into the port touches (the first line, the pipe's and
+    /// the counters': `layout` test): the engine's look-ahead, for the port a router forwards
+    /// the next arriving packet into.
+    #[inline]
+    pub fn prefetch_hop(&self) {
+        crate::prefetch::line(&self.tx_end);
+        crate::prefetch::line(&self.pipe);
+        crate::prefetch::line(&self.stats.pkts_sent);
+        crate::prefetch::line(&self.stats.window);
     }
 
     /// Prefetch the entry behind the pipe's head (what [`Port::pop_arrival`] reads), while the

@@ -148,6 +148,17 @@ impl Topology {
         self.next[src as usize * self.cols + d.col as usize]
     }
 
+    /// [`Topology::next_port`], or `NO_ROUTE` for a node outside the table (for a hint, where
+    /// a panic would be out of place).
+    #[inline]
+    pub fn try_next_port(&self, src: NodeId, dst: NodeId) -> u32 {
+        if (src as usize) < self.n() && (dst as usize) < self.n() {
+            self.next_port(src, dst)
+        } else {
+            NO_ROUTE
+        }
+    }
+
     /// The ports a packet crosses from `src` to `dst`, or `None` if unreachable.
     pub fn path(&self, src: NodeId, dst: NodeId) -> Option<Vec<u32>> {
         let mut out = Vec::new();
