@@ -214,6 +214,7 @@ impl Engine {
                     sent_at: p.created,
                     conn: (p.proto == Proto::Tcp).then_some(p.tcp.conn),
                 };
+                f.prefetch_samples(now, &p);
             }
             let a = p.dst_agent;
             if (a as usize) < self.agents.len() {
@@ -317,6 +318,10 @@ impl Engine {
             Some(Next::Flow(f)) => {
                 if let Some(f) = self.flows.get(f as usize) {
                     f.prefetch();
+                }
+                // What the host sends in reply leaves by its one port.
+                if let Some(p) = self.ports.get(self.topo.egress_after(port) as usize) {
+                    p.prefetch_hop();
                 }
             }
             None => {}

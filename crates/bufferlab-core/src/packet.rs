@@ -238,6 +238,15 @@ impl Arena {
         }
     }
 
+    /// Prefetch the first line of packet `id`'s slot (what a port reads to send it: its
+    /// destination and flow).
+    #[inline]
+    pub fn prefetch_head(&self, id: PktId) {
+        if let Some(p) = self.slots.get(id as usize) {
+            crate::prefetch::line(&p.srtt_ns);
+        }
+    }
+
     /// Packets allocated and not yet freed.
     pub fn live(&self) -> u64 {
         self.live

@@ -104,5 +104,10 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(Ahead::of(&topo, &arena, 0, far), Ahead::NONE);
+        // Into a or b (one port out): that port; into r (two): none.
+        assert_eq!(topo.egress_after(1), 0);
+        assert_eq!(topo.egress_after(2), 3);
+        assert_eq!(topo.egress_after(0), crate::net::topology::NO_ROUTE);
+        assert_eq!(topo.egress_after(9), crate::net::topology::NO_ROUTE);
     }
 }

@@ -215,6 +215,10 @@ pub struct Port {
     /// flows' data packets until their TX completion ([`HostTx`]). On this line so that every
     /// other port skips that for one flag read.
     host_tsq: bool,
+    /// Neither a NIC ring nor a trace: a transmission then reads nothing past the port's first
+    /// lines (the ring and the trace lie far down the port, a cache miss of their own on each
+    /// hop through a port of thousands).
+    plain_wire: bool,
     // Second line: the pipe, then the counters.
     /// Packets propagating, with their arrival times and what each touches first at the far
     /// end, in order.
@@ -272,6 +276,7 @@ impl Port {
             taps: 0,
             index: 0,
             host_tsq: false,
+            plain_wire: true,
             wire_owner: None,
             backlog: (0, 0),
             pipe: VecDeque::with_capacity(64),
@@ -286,6 +291,7 @@ impl Port {
     /// Give the port a NIC ring between its discipline and the wire.
     pub fn with_ring(mut self, spec: &RingSpec) -> Self {
         self.ring = Some(Box::new(Ring::new(spec)));
+        self.plain_wire = false;
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
@@ -302,6 +308,7 @@ impl Port {
     /// waits for its next opportunity.
     pub fn with_trace(mut self, spec: &TraceSpec) -> Self {
         self.trace = Some(Box::new(TraceClock::new(spec)));
+        self.plain_wire = false;
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
@@ -500,6 +507,13 @@ impl Port {
         let next = self.qdisc.dequeue(now, &mut self.drops);
         self.account_drops(cx);
         let item = next?;
+        if let Qdisc::Fifo(q) = &self.qdisc {
+            // The packet behind leaves at the next completion: its slot (read then for what it
+            // touches at the far end, `Ahead`) has waited in the queue long enough to be cold.
+            if let Some(id) = q.next_id() {
+                cx.arena.prefetch_head(id);
+            }
+        }
         if self.drops.marks > 0 {
             self.count_marks(item.enq);
         }
@@ -517,7 +531,7 @@ impl Port {
     /// The driver hands packets to the ring while it has a descriptor and BQL's budget.
     #[inline]
     fn fill_ring(&mut self, cx: &mut PortCtx) {
-        if self.ring.is_some() {
+        if !self.plain_wire && self.ring.is_some() {
             self.fill_ring_slow(cx);
         }
     }
@@ -536,10 +550,15 @@ impl Port {
     /// The serializer is free: take the next packet from the ring, or the discipline if none.
     fn start_tx(&mut self, id: u32, cx: &mut PortCtx) {
         let now = cx.now;
-        if self.trace.is_some() && !self.at_opportunity(id, cx) {
+        if !self.plain_wire && self.trace.is_some() && !self.at_opportunity(id, cx) {
             return;
         }
-        let (pkt, bytes) = if let Some(r) = &mut self.ring {
+        let ring = if self.plain_wire {
+            None
+        } else {
+            self.ring.as_deref_mut()
+        };
+        let (pkt, bytes) = if let Some(r) = ring {
             let Some((pkt, bytes, at)) = r.pop() else {
                 return;
             };
@@ -588,7 +607,12 @@ impl Port {
         tap(self.taps, self.index, Tap::Wire, pkt, cx);
         let (wire, tx) = (self.last_tx_wire, self.last_tx_ns);
         let busy_end = now + tx;
-        let end = match &mut self.trace {
+        let trace = if self.plain_wire {
+            None
+        } else {
+            self.trace.as_deref_mut()
+        };
+        let end = match trace {
             None => busy_end,
             Some(t) => {
                 // A trace-driven link is busy for the time the bytes take at the trace's mean
@@ -636,7 +660,12 @@ impl Port {
             }
             self.pipe.push_back((at, pkt, ahead));
         }
-        if let Some(r) = &mut self.ring {
+        let ring = if self.plain_wire {
+            None
+        } else {
+            self.ring.as_deref_mut()
+        };
+        if let Some(r) = ring {
             // TX completion: BQL learns from each packet the NIC finished.
             r.on_wire = bytes;
             self.want_tx_done(id, cx.sched);
