@@ -305,17 +305,20 @@ impl Engine {
     /// deeper, started here too.
     #[inline]
     fn warm(&self, port: u32, pkt: PktId, ahead: Ahead) {
-        self.arena.prefetch(pkt);
         if let Some(p) = self.ports.get(port as usize) {
             p.prefetch_arrival();
         }
         match ahead.next() {
             Some(Next::Port(n)) => {
+                // A router reads the packet's first line only.
+                self.arena.prefetch_head(pkt);
                 if let Some(p) = self.ports.get(n as usize) {
                     p.prefetch_hop();
                 }
             }
             Some(Next::Flow(f)) => {
+                // The agent gets the whole packet.
+                self.arena.prefetch(pkt);
                 if let Some(f) = self.flows.get(f as usize) {
                     f.prefetch();
                 }
@@ -324,7 +327,7 @@ impl Engine {
                     p.prefetch_hop();
                 }
             }
-            None => {}
+            None => self.arena.prefetch(pkt),
         }
     }
 
