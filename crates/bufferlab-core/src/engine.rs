@@ -8,6 +8,7 @@ use crate::agent::{Agent, AgentHooks, Io};
 use crate::capture::point::Net;
 use crate::capture::{port_ends, Capture, CaptureRow, Seen};
 use crate::metrics::flow::{Arrival, FlowStats, TransferRecord, Window};
+use crate::net::ahead::{Ahead, Next};
 use crate::net::host_tx::HostTx;
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
@@ -79,6 +80,7 @@ macro_rules! port_ctx {
             totals: &mut $e.totals,
             capture: $e.capture.as_deref_mut(),
             host_tx: &mut $e.host_tx,
+            topo: &$e.topo,
         }
     };
 }
@@ -96,9 +98,9 @@ fn note_sent_before_window(p: &Packet, flows: &mut [FlowStats]) {
 
 /// Route a packet from `node` into the port towards its destination.
 #[inline]
-fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], topo: &Topology, cx: &mut PortCtx) {
+fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], cx: &mut PortCtx) {
     let dst = cx.arena.get(pkt).dst;
-    let port = topo.next_port(node, dst);
+    let port = cx.topo.next_port(node, dst);
     if port == NO_ROUTE {
         // Routes were checked at build time for every flow's endpoints; a packet with no route is
         // dropped rather than lost, so conservation still holds.
@@ -123,12 +125,14 @@ impl Engine {
         let flow_dscp = flow_info.iter().map(|f| f.dscp).collect();
         let flows = flow_info.iter().map(|_| FlowStats::new(window)).collect();
         let n_agents = agents.len();
+        // Read at random for the whole run: on huge pages where the system offers them.
+        use crate::hugepage::rehome;
         Engine {
             sched: Sched::with_capacity(1024 + 4 * n_agents + 2 * ports.len()),
             arena: Arena::with_capacity(4096),
-            ports,
-            agents,
-            flows,
+            ports: rehome(ports),
+            agents: rehome(agents),
+            flows: rehome(flows),
             flow_info,
             flow_src,
             flow_dscp,
@@ -189,7 +193,7 @@ impl Engine {
             if before_window {
                 note_sent_before_window(cx.arena.get(id), cx.flows);
             }
-            forward(node, id, &mut self.ports, &self.topo, &mut cx);
+            forward(node, id, &mut self.ports, &mut cx);
         }
     }
 
@@ -210,6 +214,7 @@ impl Engine {
                     sent_at: p.created,
                     conn: (p.proto == Proto::Tcp).then_some(p.tcp.conn),
                 };
+                f.prefetch_samples(now, &p);
             }
             let a = p.dst_agent;
             if (a as usize) < self.agents.len() {
@@ -242,7 +247,7 @@ impl Engine {
             return;
         }
         cx.arena.get_mut(pkt).ttl -= 1;
-        forward(node, pkt, &mut self.ports, &self.topo, &mut cx);
+        forward(node, pkt, &mut self.ports, &mut cx);
     }
 
     /// Process events until simulated time `end` (exclusive). `progress` sees the time now and
@@ -255,15 +260,15 @@ impl Engine {
             if self.events & 0xFFFF == 0 && !progress(now) {
                 return false;
             }
-            if let Some(Ev::Arrive { port, pkt }) = self.sched.peek() {
-                self.warm(port, pkt);
+            if let Some(Ev::Arrive { port, pkt, ahead }) = self.sched.peek() {
+                self.warm(port, pkt, ahead);
             }
             match ev {
                 Ev::TxDone(p) => {
                     let mut cx = port_ctx!(self, now);
                     self.ports[p as usize].on_tx_done(p, &mut cx);
                 }
-                Ev::Arrive { port: p, pkt } => {
+                Ev::Arrive { port: p, pkt, .. } => {
                     // The packet is handled before it leaves its pipe, so that reading the entry
                     // behind it (likely a cache miss on a link with many packets in flight)
                     // overlaps with that work; the next arrival keeps the place it had.
@@ -295,12 +300,34 @@ impl Engine {
     /// Start the cache misses of the next event, a packet's arrival, while the current one runs:
     /// with tens of thousands of packets in flight (a many-flow run), the packet's slot and its
     /// link's pipe are no longer in the cache when it arrives, and reading them first at the
-    /// arrival put most of an event's time into waiting on memory.
+    /// arrival put most of an event's time into waiting on memory. What the packet touches
+    /// next (`ahead`: the port it is forwarded into, or its flow's books) is a miss one pointer
+    /// deeper, started here too.
     #[inline]
-    fn warm(&self, port: u32, pkt: PktId) {
-        self.arena.prefetch(pkt);
+    fn warm(&self, port: u32, pkt: PktId, ahead: Ahead) {
         if let Some(p) = self.ports.get(port as usize) {
-            p.prefetch_pipe();
+            p.prefetch_arrival();
+        }
+        match ahead.next() {
+            Some(Next::Port(n)) => {
+                // A router reads the packet's first line only.
+                self.arena.prefetch_head(pkt);
+                if let Some(p) = self.ports.get(n as usize) {
+                    p.prefetch_hop();
+                }
+            }
+            Some(Next::Flow(f)) => {
+                // The agent gets the whole packet.
+                self.arena.prefetch(pkt);
+                if let Some(f) = self.flows.get(f as usize) {
+                    f.prefetch();
+                }
+                // What the host sends in reply leaves by its one port.
+                if let Some(p) = self.ports.get(self.topo.egress_after(port) as usize) {
+                    p.prefetch_hop();
+                }
+            }
+            None => self.arena.prefetch(pkt),
         }
     }
 
@@ -485,7 +512,7 @@ impl Engine {
         }
         self.totals.created += 1;
         let mut cx = port_ctx!(self, now);
-        forward(node, id, &mut self.ports, &self.topo, &mut cx);
+        forward(node, id, &mut self.ports, &mut cx);
         id
     }
 

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod estimate;
 pub mod file;
 pub mod hooks;
+pub mod hugepage;
 pub mod metrics;
 pub mod net;
 pub mod packet;

@@ -193,9 +193,22 @@ impl Arena {
             self.slots[id as usize] = p;
             id
         } else {
+            if self.slots.len() == self.slots.capacity() {
+                self.grow();
+            }
             self.slots.push(p);
             (self.slots.len() - 1) as PktId
         }
+    }
+
+    /// Double the slots into fresh memory asked to be backed by huge pages (`crate::hugepage`):
+    /// the arena is read at random, one slot per hop.
+    #[cold]
+    fn grow(&mut self) {
+        let mut v = Vec::with_capacity((2 * self.slots.capacity()).max(64));
+        crate::hugepage::advise_spare(&mut v);
+        v.extend_from_slice(&self.slots);
+        self.slots = v;
     }
 
     #[inline]
@@ -222,6 +235,15 @@ impl Arena {
             crate::prefetch::line(&p.srtt_ns);
             crate::prefetch::line(&p.tcp.sack);
             crate::prefetch::line(&p.tcp.ts_val);
+        }
+    }
+
+    /// Prefetch the first line of packet `id`'s slot (what a port reads to send it: its
+    /// destination and flow).
+    #[inline]
+    pub fn prefetch_head(&self, id: PktId) {
+        if let Some(p) = self.slots.get(id as usize) {
+            crate::prefetch::line(&p.srtt_ns);
         }
     }
 

@@ -85,6 +85,25 @@ impl Hist {
         self.base = b;
     }
 
+    /// Prefetch the lines of the header (not the counters: where they are is in the header).
+    #[inline]
+    pub fn prefetch(&self) {
+        crate::prefetch::line(&self.counts);
+        crate::prefetch::line(&self.max);
+    }
+
+    /// Prefetch the counter a value `v` would count in, if the kept range has it (a record
+    /// about to come: with thousands of histograms, its line is a cache miss).
+    #[inline]
+    pub fn prefetch_slot(&self, v: u64) {
+        if let Some(c) = bucket(v)
+            .checked_sub(self.base)
+            .and_then(|i| self.counts.get(i))
+        {
+            crate::prefetch::line(c);
+        }
+    }
+
     #[inline]
     pub fn record(&mut self, v: u64) {
         *self.slot(bucket(v)) += 1;

@@ -1,5 +1,6 @@
 //! The network: link framing, egress ports, topology and routing, trace-driven links.
 
+pub mod ahead;
 pub mod framing;
 pub mod host_tx;
 pub mod port;

@@ -11,9 +11,11 @@ use std::collections::VecDeque;
 
 use rand::Rng as _;
 
+use super::ahead::Ahead;
 use super::framing::wire_bytes;
 use super::host_tx::HostTx;
 use super::ring::Ring;
+use super::topology::Topology;
 use super::trace::{TraceClock, TraceSpec};
 use crate::capture::{Capture, Tap};
 use crate::metrics::flow::{Counter, FlowStats, Window};
@@ -64,6 +66,8 @@ pub struct PortCtx<'a> {
     pub capture: Option<&'a mut Capture>,
     /// What each flow's host egress reports to its sockets (TCP small queues, `fq` pacing).
     pub host_tx: &'a mut [HostTx],
+    /// The network's routes, for what a packet sent on a link touches at its far end ([`Ahead`]).
+    pub topo: &'a Topology,
 }
 
 /// A packet of a TCP connection whose bytes its host's egress counts, being serialized: its
@@ -171,8 +175,9 @@ impl PortStats {
 
 /// An egress port. `repr(C)` keeps the fields in the order below: those every hop reads and
 /// writes first, packed into few cache lines (a 100-flow dumbbell has 400 ports; a layout
-/// ordered by the compiler spread each hop over twice as many lines), the rarely used last.
-#[repr(C)]
+/// ordered by the compiler spread each hop over twice as many lines), the rarely used last;
+/// aligned to a cache line, so that those lines are the cache's.
+#[repr(C, align(64))]
 pub struct Port {
     // First cache line: what every hop reads.
     /// When the serializer is free again (the end of the current packet's serialization).
@@ -210,9 +215,14 @@ pub struct Port {
     /// flows' data packets until their TX completion ([`HostTx`]). On this line so that every
     /// other port skips that for one flag read.
     host_tsq: bool,
+    /// Neither a NIC ring nor a trace: a transmission then reads nothing past the port's first
+    /// lines (the ring and the trace lie far down the port, a cache miss of their own on each
+    /// hop through a port of thousands).
+    plain_wire: bool,
     // Second line: the pipe, then the counters.
-    /// Packets propagating, with their arrival times, in order.
-    pipe: VecDeque<(Instant, PktId)>,
+    /// Packets propagating, with their arrival times and what each touches first at the far
+    /// end, in order.
+    pipe: VecDeque<(Instant, PktId, Ahead)>,
     pub stats: PortStats,
     // The rest: read on congested hops, with a ring or timers, or at the end.
     /// A pending discipline timer, if one is scheduled.
@@ -266,6 +276,7 @@ impl Port {
             taps: 0,
             index: 0,
             host_tsq: false,
+            plain_wire: true,
             wire_owner: None,
             backlog: (0, 0),
             pipe: VecDeque::with_capacity(64),
@@ -280,6 +291,7 @@ impl Port {
     /// Give the port a NIC ring between its discipline and the wire.
     pub fn with_ring(mut self, spec: &RingSpec) -> Self {
         self.ring = Some(Box::new(Ring::new(spec)));
+        self.plain_wire = false;
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
@@ -296,6 +308,7 @@ impl Port {
     /// waits for its next opportunity.
     pub fn with_trace(mut self, spec: &TraceSpec) -> Self {
         self.trace = Some(Box::new(TraceClock::new(spec)));
+        self.plain_wire = false;
         self.bypass_bytes = 0;
         self.bypass_qdisc = false;
         self
@@ -317,8 +330,8 @@ impl Port {
 
     /// The packets propagating, with their arrival times, oldest first.
     #[cfg(test)]
-    pub(crate) fn in_pipe(&self) -> impl Iterator<Item = &(Instant, PktId)> {
-        self.pipe.iter()
+    pub(crate) fn in_pipe(&self) -> impl Iterator<Item = (Instant, PktId)> + '_ {
+        self.pipe.iter().map(|&(at, id, _)| (at, id))
     }
 
     /// Packets waiting in the discipline.
@@ -494,6 +507,13 @@ impl Port {
         let next = self.qdisc.dequeue(now, &mut self.drops);
         self.account_drops(cx);
         let item = next?;
+        if let Qdisc::Fifo(q) = &self.qdisc {
+            // The packet behind leaves at the next completion: its slot (read then for what it
+            // touches at the far end, `Ahead`) has waited in the queue long enough to be cold.
+            if let Some(id) = q.next_id() {
+                cx.arena.prefetch_head(id);
+            }
+        }
         if self.drops.marks > 0 {
             self.count_marks(item.enq);
         }
@@ -511,7 +531,7 @@ impl Port {
     /// The driver hands packets to the ring while it has a descriptor and BQL's budget.
     #[inline]
     fn fill_ring(&mut self, cx: &mut PortCtx) {
-        if self.ring.is_some() {
+        if !self.plain_wire && self.ring.is_some() {
             self.fill_ring_slow(cx);
         }
     }
@@ -530,10 +550,15 @@ impl Port {
     /// The serializer is free: take the next packet from the ring, or the discipline if none.
     fn start_tx(&mut self, id: u32, cx: &mut PortCtx) {
         let now = cx.now;
-        if self.trace.is_some() && !self.at_opportunity(id, cx) {
+        if !self.plain_wire && self.trace.is_some() && !self.at_opportunity(id, cx) {
             return;
         }
-        let (pkt, bytes) = if let Some(r) = &mut self.ring {
+        let ring = if self.plain_wire {
+            None
+        } else {
+            self.ring.as_deref_mut()
+        };
+        let (pkt, bytes) = if let Some(r) = ring {
             let Some((pkt, bytes, at)) = r.pop() else {
                 return;
             };
@@ -582,7 +607,12 @@ impl Port {
         tap(self.taps, self.index, Tap::Wire, pkt, cx);
         let (wire, tx) = (self.last_tx_wire, self.last_tx_ns);
         let busy_end = now + tx;
-        let end = match &mut self.trace {
+        let trace = if self.plain_wire {
+            None
+        } else {
+            self.trace.as_deref_mut()
+        };
+        let end = match trace {
             None => busy_end,
             Some(t) => {
                 // A trace-driven link is busy for the time the bytes take at the trace's mean
@@ -617,12 +647,25 @@ impl Port {
             drop_packet(pkt, cx);
         } else {
             let at = end + self.delay_ns;
+            let ahead = Ahead::of(cx.topo, cx.arena, id, pkt);
             if self.pipe.is_empty() {
-                cx.sched.at(at, Ev::Arrive { port: id, pkt });
+                cx.sched.at(
+                    at,
+                    Ev::Arrive {
+                        port: id,
+                        pkt,
+                        ahead,
+                    },
+                );
             }
-            self.pipe.push_back((at, pkt));
+            self.pipe.push_back((at, pkt, ahead));
         }
-        if let Some(r) = &mut self.ring {
+        let ring = if self.plain_wire {
+            None
+        } else {
+            self.ring.as_deref_mut()
+        };
+        if let Some(r) = ring {
             // TX completion: BQL learns from each packet the NIC finished.
             r.on_wire = bytes;
             self.want_tx_done(id, cx.sched);
@@ -690,13 +733,14 @@ impl Port {
     pub fn pop_arrival(&mut self, id: u32, pkt: PktId, seq: u64, sched: &mut Sched) {
         let head = self.pipe.pop_front();
         debug_assert_eq!(head.map(|e| e.1), Some(pkt), "the pipe's head arrives");
-        if let Some(&(at, next)) = self.pipe.front() {
+        if let Some(&(at, next, ahead)) = self.pipe.front() {
             sched.at_reserved(
                 at,
                 seq,
                 Ev::Arrive {
                     port: id,
                     pkt: next,
+                    ahead,
                 },
             );
         } else {
@@ -707,11 +751,24 @@ impl Port {
         }
     }
 
-    /// Prefetch the line that holds the pipe (what an arrival reads first): the engine's
-    /// look-ahead.
+    /// Prefetch what an arrival reads of the port: its first line (the capture's taps), the
+    /// line of the pipe and the far end's node: the engine's look-ahead.
     #[inline]
-    pub fn prefetch_pipe(&self) {
+    pub fn prefetch_arrival(&self) {
+        crate::prefetch::line(&self.tx_end);
         crate::prefetch::line(&self.pipe);
+        crate::prefetch::line(&self.params.to);
+    }
+
+    /// Prefetch the lines a packet's hop into the port touches (the first line, the pipe's and
+    /// the counters': `layout` test): the engine's look-ahead, for the port a router forwards
+    /// the next arriving packet into.
+    #[inline]
+    pub fn prefetch_hop(&self) {
+        crate::prefetch::line(&self.tx_end);
+        crate::prefetch::line(&self.pipe);
+        crate::prefetch::line(&self.stats.pkts_sent);
+        crate::prefetch::line(&self.stats.window);
     }
 
     /// Prefetch the entry behind the pipe's head (what [`Port::pop_arrival`] reads), while the

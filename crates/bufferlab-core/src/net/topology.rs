@@ -37,6 +37,9 @@ pub struct Topology {
     next: Vec<u32>,
     /// Ports arriving at each node.
     in_deg: Vec<u32>,
+    /// For each port, the one port leaving its far end if that node has one (a host: what it
+    /// sends in reply to what it receives leaves by it), else `NO_ROUTE`.
+    egress_after: Vec<u32>,
 }
 
 impl Topology {
@@ -118,6 +121,19 @@ impl Topology {
             }
         }
         let in_deg = incoming.iter().map(|i| i.len() as u32).collect();
+        let mut sole_out = vec![NO_ROUTE; n];
+        let mut out_deg = vec![0u32; n];
+        for (p, &(from, _)) in ports.iter().enumerate() {
+            out_deg[from as usize] += 1;
+            sole_out[from as usize] = p as u32;
+        }
+        let egress_after = ports
+            .iter()
+            .map(|&(_, to)| match out_deg[to as usize] {
+                1 => sole_out[to as usize],
+                _ => NO_ROUTE,
+            })
+            .collect();
         Topology {
             names,
             ids,
@@ -126,7 +142,17 @@ impl Topology {
             cols,
             next,
             in_deg,
+            egress_after,
         }
+    }
+
+    /// The one port leaving port `port`'s far end, if that node has one (`NO_ROUTE` if not).
+    #[inline]
+    pub fn egress_after(&self, port: u32) -> u32 {
+        self.egress_after
+            .get(port as usize)
+            .copied()
+            .unwrap_or(NO_ROUTE)
     }
 
     pub fn n(&self) -> usize {
@@ -146,6 +172,17 @@ impl Topology {
             }
         }
         self.next[src as usize * self.cols + d.col as usize]
+    }
+
+    /// [`Topology::next_port`], or `NO_ROUTE` for a node outside the table (for a hint, where
+    /// a panic would be out of place).
+    #[inline]
+    pub fn try_next_port(&self, src: NodeId, dst: NodeId) -> u32 {
+        if (src as usize) < self.n() && (dst as usize) < self.n() {
+            self.next_port(src, dst)
+        } else {
+            NO_ROUTE
+        }
     }
 
     /// The ports a packet crosses from `src` to `dst`, or `None` if unreachable.

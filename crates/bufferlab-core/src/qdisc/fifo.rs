@@ -15,6 +15,12 @@ impl Fifo {
             band: Band::new(limit, reserve_for(limit)),
         }
     }
+
+    /// The packet to leave next.
+    #[inline]
+    pub fn next_id(&self) -> Option<crate::packet::PktId> {
+        self.band.front().map(|i| i.id)
+    }
 }
 
 impl QueueDisc for Fifo {

@@ -63,7 +63,7 @@ fn departures(sc: &Scenario) -> BTreeMap<Instant, (Instant, Instant)> {
         t += Duration::from_us(200);
         e.run_until(t, |_| true);
         let port = &e.ports()[0];
-        for &(arrive, id) in port.in_pipe() {
+        for (arrive, id) in port.in_pipe() {
             let p = e.arena().get(id);
             if p.proto == Proto::Tcp && p.tcp.len > 0 {
                 let start = arrive - port.params.delay_ns - tx_time(p.size as u64, 1_000_000_000);

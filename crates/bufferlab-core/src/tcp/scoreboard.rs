@@ -387,8 +387,23 @@ impl Scoreboard {
 
     /// Bytes below `ack` are cumulatively acknowledged.
     pub fn ack_bytes(&mut self, ack: u64) {
-        let seg = self.first_not_below(ack);
+        let seg = self.first_not_acked(ack);
         self.ack_to(seg);
+    }
+
+    /// [`Self::first_not_below`] for a cumulative ACK, which mostly covers the first segment or
+    /// two: those (the lines `ack_to` reads next) are looked at before a binary search through
+    /// a window whose lines are no longer in the cache (with thousands of connections).
+    fn first_not_acked(&self, ack: u64) -> u64 {
+        match self
+            .flags
+            .iter()
+            .take(4)
+            .position(|s| s.start + s.len as u64 > ack)
+        {
+            Some(i) => self.head + i as u64,
+            None => self.first_not_below(ack),
+        }
     }
 
     /// A SACK block of bytes `[lo, hi)`: the segments wholly inside it.
@@ -649,6 +664,20 @@ mod tests {
             s.push(k * 1000, 1000, Instant::ZERO);
         }
         s
+    }
+
+    /// The look at the first segments before the search finds what the search alone finds.
+    #[test]
+    fn first_not_acked_is_the_search() {
+        for n in 0..9u64 {
+            let mut s = Scoreboard::default();
+            for k in 0..n {
+                s.push(1000 + 100 * k, 100, Instant::ZERO);
+            }
+            for ack in (900..2100).step_by(50) {
+                assert_eq!(s.first_not_acked(ack), s.first_not_below(ack), "{n} {ack}");
+            }
+        }
     }
 
     #[test]

@@ -96,6 +96,7 @@ pub(super) fn run_port(
     let flow_src = vec![0; 8];
     let mut totals = Totals::default();
     let mut host_tx = Vec::new();
+    let topo = crate::net::topology::Topology::new(Vec::new(), Vec::new());
     let mut out = Vec::new();
     let mut next = 0;
     loop {
@@ -115,6 +116,7 @@ pub(super) fn run_port(
                 totals: &mut totals,
                 capture: None,
                 host_tx: &mut host_tx,
+                topo: &topo,
             };
             let id = cx.arena.alloc(Packet {
                 size: s,
@@ -137,6 +139,7 @@ pub(super) fn run_port(
             totals: &mut totals,
             capture: None,
             host_tx: &mut host_tx,
+            topo: &topo,
         };
         match ev {
             Ev::TxDone(_) => port.on_tx_done(0, &mut cx),
