@@ -125,14 +125,12 @@ impl Engine {
         let flow_dscp = flow_info.iter().map(|f| f.dscp).collect();
         let flows = flow_info.iter().map(|_| FlowStats::new(window)).collect();
         let n_agents = agents.len();
-        // Read at random for the whole run: on huge pages where the system offers them.
-        use crate::hugepage::rehome;
         Engine {
             sched: Sched::with_capacity(1024 + 4 * n_agents + 2 * ports.len()),
             arena: Arena::with_capacity(4096),
-            ports: rehome(ports),
-            agents: rehome(agents),
-            flows: rehome(flows),
+            ports,
+            agents,
+            flows,
             flow_info,
             flow_src,
             flow_dscp,

@@ -12,7 +12,6 @@ pub mod engine;
 pub mod estimate;
 pub mod file;
 pub mod hooks;
-pub mod hugepage;
 pub mod metrics;
 pub mod net;
 pub mod packet;

@@ -201,12 +201,10 @@ impl Arena {
         }
     }
 
-    /// Double the slots into fresh memory asked to be backed by huge pages (`crate::hugepage`):
-    /// the arena is read at random, one slot per hop.
+    /// Double the slots (off the hot path).
     #[cold]
     fn grow(&mut self) {
         let mut v = Vec::with_capacity((2 * self.slots.capacity()).max(64));
-        crate::hugepage::advise_spare(&mut v);
         v.extend_from_slice(&self.slots);
         self.slots = v;
     }

@@ -167,9 +167,17 @@ fn a_gso_buffer_leaves_whole_at_its_stamp() {
         by_stamp.entry(tstamp).or_default().push(start);
     }
     let pairs = by_stamp.values().filter(|v| v.len() >= 2).count();
-    assert!(pairs * 2 > by_stamp.len(), "{pairs} of {} buffers hold two or more", by_stamp.len());
+    assert!(
+        pairs * 2 > by_stamp.len(),
+        "{pairs} of {} buffers hold two or more",
+        by_stamp.len()
+    );
     for (&tstamp, starts) in &by_stamp {
-        assert!(starts[0] >= tstamp, "left at {:?}, due {tstamp:?}", starts[0]);
+        assert!(
+            starts[0] >= tstamp,
+            "left at {:?}, due {tstamp:?}",
+            starts[0]
+        );
         for w in starts.windows(2) {
             assert_eq!(w[1] - w[0], wire, "a buffer's segments follow one another");
         }

@@ -30,7 +30,12 @@ pub const MIN_TSO_SEGS: u32 = 2;
 /// Segments per buffer (`tcp_tso_autosize`): the pacing rate's bytes in ~1 ms, plus the
 /// near-peer allowance, at most [`GSO_MAX_BYTES`], at least `min_segs`. `pacing_rate` in bytes per
 /// second (`None`: not yet measured, as Linux's initial `~0` rate, i.e. the largest buffer).
-pub fn autosize(pacing_rate: Option<u64>, min_rtt: Option<Duration>, mss: u64, min_segs: u32) -> u64 {
+pub fn autosize(
+    pacing_rate: Option<u64>,
+    min_rtt: Option<Duration>,
+    mss: u64,
+    min_segs: u32,
+) -> u64 {
     let mut bytes = pacing_rate.map_or(GSO_MAX_BYTES, |r| r >> PACING_SHIFT);
     // Linux reads `tcp_min_rtt`, ~0U before a sample: no allowance then.
     if let Some(rtt) = min_rtt {
@@ -46,7 +51,11 @@ pub fn autosize(pacing_rate: Option<u64>, min_rtt: Option<Duration>, mss: u64, m
 /// the largest GSO buffer, or half the peer's window if that is smaller (`tcp_bound_to_half_wnd`),
 /// in whole segments, at least one.
 pub fn size_goal(peer_window: u64, mss: u64) -> u64 {
-    let cutoff = if peer_window > 536 { peer_window / 2 } else { peer_window };
+    let cutoff = if peer_window > 536 {
+        peer_window / 2
+    } else {
+        peer_window
+    };
     let goal = GSO_MAX_BYTES.min(cutoff.max(1));
     (goal / mss).max(1) * mss
 }
@@ -140,15 +149,30 @@ mod tests {
     #[test]
     fn autosize_is_a_millisecond_of_the_rate_at_least_two() {
         // 12 Mb/s (1.2 × a 10 Mb/s window rate): 1.5 kB per ms, one segment, so the floor's two.
-        assert_eq!(autosize(Some(1_500_000), Some(Duration::from_ms(44)), MSS, 2), 2);
+        assert_eq!(
+            autosize(Some(1_500_000), Some(Duration::from_ms(44)), MSS, 2),
+            2
+        );
         // 1 Gb/s: 125 kB/ms, capped at the 64 KiB buffer: 45 segments.
-        assert_eq!(autosize(Some(125_000_000), Some(Duration::from_ms(44)), MSS, 2), 45);
+        assert_eq!(
+            autosize(Some(125_000_000), Some(Duration::from_ms(44)), MSS, 2),
+            45
+        );
         // 100 Mb/s: 12.2 kB per 1024 µs, 8 segments.
-        assert_eq!(autosize(Some(12_500_000), Some(Duration::from_ms(44)), MSS, 2), 8);
+        assert_eq!(
+            autosize(Some(12_500_000), Some(Duration::from_ms(44)), MSS, 2),
+            8
+        );
         // BBR below 1.2 Mb/s asks for single segments.
-        assert_eq!(autosize(Some(100_000), Some(Duration::from_ms(44)), MSS, 1), 1);
+        assert_eq!(
+            autosize(Some(100_000), Some(Duration::from_ms(44)), MSS, 1),
+            1
+        );
         // A 1 ms peer: 1000 µs >> 9 = 1, half of 64 KiB more: 12.2 kB + 32.8 kB → 31 segments.
-        assert_eq!(autosize(Some(12_500_000), Some(Duration::from_ms(1)), MSS, 2), 31);
+        assert_eq!(
+            autosize(Some(12_500_000), Some(Duration::from_ms(1)), MSS, 2),
+            31
+        );
         // No rate yet: the largest buffer.
         assert_eq!(autosize(None, None, MSS, 2), 45);
     }
@@ -189,31 +213,73 @@ mod tests {
     fn each_rule_that_sends_now() {
         let d = base();
         // The ACK due in 2 ms, more than min(SRTT/2, 1 ms).
-        let late = DeferInput { head_sent: Some(d.now - Duration::from_ms(42)), ..d };
+        let late = DeferInput {
+            head_sent: Some(d.now - Duration::from_ms(42)),
+            ..d
+        };
         assert_eq!(should_defer(&late), Verdict::Send);
         // Room for the full buffer of two.
-        assert_eq!(should_defer(&DeferInput { cong_win: 2 * MSS, ..d }), Verdict::Send);
+        assert_eq!(
+            should_defer(&DeferInput {
+                cong_win: 2 * MSS,
+                ..d
+            }),
+            Verdict::Send
+        );
         // Nothing sent for more than 1 ms.
-        let idle = DeferInput { last_write: d.now - Duration::from_us(1_001), ..d };
+        let idle = DeferInput {
+            last_write: d.now - Duration::from_us(1_001),
+            ..d
+        };
         assert_eq!(should_defer(&idle), Verdict::Send);
         // In recovery.
-        assert_eq!(should_defer(&DeferInput { recovering: true, ..d }), Verdict::Send);
+        assert_eq!(
+            should_defer(&DeferInput {
+                recovering: true,
+                ..d
+            }),
+            Verdict::Send
+        );
         // A third of a small window is one segment.
-        assert_eq!(should_defer(&DeferInput { cwnd: 3 * MSS, ..d }), Verdict::Send);
+        assert_eq!(
+            should_defer(&DeferInput { cwnd: 3 * MSS, ..d }),
+            Verdict::Send
+        );
         // A middle buffer that fits whole.
-        assert_eq!(should_defer(&DeferInput { skb_len: MSS, ..d }), Verdict::Send);
+        assert_eq!(
+            should_defer(&DeferInput { skb_len: MSS, ..d }),
+            Verdict::Send
+        );
         // The last buffer (bufferlab's writes are whole messages).
-        let tail = DeferInput { tail: true, skb_len: 3 * MSS, cong_win: 4 * MSS, max_segs: 8, ..d };
+        let tail = DeferInput {
+            tail: true,
+            skb_len: 3 * MSS,
+            cong_win: 4 * MSS,
+            max_segs: 8,
+            ..d
+        };
         assert_eq!(should_defer(&tail), Verdict::Send);
         // No segment in flight.
-        assert_eq!(should_defer(&DeferInput { head_sent: None, ..d }), Verdict::Send);
+        assert_eq!(
+            should_defer(&DeferInput {
+                head_sent: None,
+                ..d
+            }),
+            Verdict::Send
+        );
     }
 
     #[test]
     fn the_peer_window_may_be_what_waits() {
         let d = base();
         // The peer's 20-segment window has one segment of room left.
-        let rwnd = DeferInput { cong_win: 4 * MSS, send_win: MSS, snd_wnd: 20 * MSS, max_segs: 8, ..d };
+        let rwnd = DeferInput {
+            cong_win: 4 * MSS,
+            send_win: MSS,
+            snd_wnd: 20 * MSS,
+            max_segs: 8,
+            ..d
+        };
         assert_eq!(should_defer(&rwnd), Verdict::RwndLimited);
     }
 }

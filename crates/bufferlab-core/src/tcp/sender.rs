@@ -492,8 +492,7 @@ impl SendConn {
             let d = gso::DeferInput {
                 now: io.now,
                 last_write: self.v.wstamp.max(self.v.last_send),
-                recovering: self.v.in_recovery
-                    || self.v.rto_point.is_some_and(|p| self.v.una < p),
+                recovering: self.v.in_recovery || self.v.rto_point.is_some_and(|p| self.v.una < p),
                 cong_win: cwnd.saturating_sub(in_flight) * mss,
                 send_win,
                 cwnd: cwnd * mss,

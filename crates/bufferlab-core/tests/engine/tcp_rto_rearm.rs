@@ -28,5 +28,8 @@ fn resending_the_head_restarts_the_timer_so_a_deep_queue_takes_no_timeout() {
     let (linux, rfc) = (timeouts(true), timeouts(false));
     eprintln!("timeouts: re-armed {linux}, RFC 6298 {rfc}");
     assert_eq!(linux, 0);
-    assert!(rfc > 0, "without the restart the deep FIFO's recoveries time out");
+    assert!(
+        rfc > 0,
+        "without the restart the deep FIFO's recoveries time out"
+    );
 }
