@@ -322,10 +322,10 @@ marks reach the reduction in a real flow, not resolved here: p' swings with Cubi
 cut while α, an average over 16 rounds, lags. The same imbalance is what the real stack showed
 when it was measured: Heist & Morton (l4s-tests, 'Network Bias', Fig. 1: Linux's DualPI2 and TCP
 Prague, one flow each, 20 ms, 50 Mb/s, the last minute of three, as the full profile) found Prague ahead of
-Cubic 'in more than a 2:1 ratio', also at 10 and 80 ms. So ratio-20 fails on RFC 9332's design
-intent (k = 2 for about equal rates), which the implementation it describes also missed, not on
-a mechanism the model leaves out; the part we cannot attribute is the 1.46 of Prague's window
-over 2/p_L.
+Cubic 'in more than a 2:1 ratio', also at 10 and 80 ms. So ratio-20 fails, and ratio-80 at the
+edge (about 2.0 against a bound of 2), on RFC 9332's design intent (k = 2 for about equal rates),
+which the implementation it describes also missed, not on a mechanism the model leaves out; the
+part we cannot attribute is Prague's window over 2/p_L (1.46 times at 20 ms, 1.75 at 80).
 
 Through a 1000-packet FIFO Prague gets no marks, falls back to its loss response (23 and 30
 retransmissions per minute at 20 and 80 ms) and both flows see the FIFO's delay: RTTs inflated
