@@ -150,8 +150,6 @@ pub(super) struct SendVars {
     pub(super) wstamp: Instant,
     pub(super) pace_armed: Option<Instant>,
     pub(super) data_segs_out: u64,
-    /// While a GSO burst is being sent: its departure time, which each of its segments carries.
-    pub(super) burst_stamp: Option<Instant>,
     /// The host's `fq` paces the connection (Linux's `SK_PACING_FQ`, read from its host's
     /// egress when it opens): every data segment moves `wstamp` on, `fq` holds it to its stamp,
     /// and the internal pacing timer stays off.
@@ -194,7 +192,6 @@ impl SendVars {
             wstamp: Instant::ZERO,
             pace_armed: None,
             data_segs_out: 0,
-            burst_stamp: None,
             fq_paced: false,
             host_tracked: false,
         }

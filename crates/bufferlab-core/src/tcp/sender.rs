@@ -313,6 +313,13 @@ impl SendConn {
 
     /// Send the segment `[seq, seq + len)`.
     fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32) {
+        let stamp = self.v.wstamp.max(io.now);
+        self.send_data_at(io, peer, seq, len, stamp);
+    }
+
+    /// Send the segment `[seq, seq + len)` with the departure time `stamp` (a GSO burst's
+    /// segments share their buffer's).
+    fn send_data_at(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32, stamp: Instant) {
         // RFC 3168 §6.1.5: only new data is ECN-capable (a retransmission is not, as Linux's
         // `tcp_ecn_send`, unless the algorithm needs ECN), and the first new segment after a
         // reduction carries CWR.
@@ -336,7 +343,7 @@ impl SendConn {
                 h.on_send(self.conn, p.size);
             }
         }
-        p.tstamp = self.v.burst_stamp.unwrap_or(self.v.wstamp.max(io.now));
+        p.tstamp = stamp;
         self.count_sent(io, peer, p.size, seq < self.v.max);
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(1);
@@ -429,7 +436,7 @@ impl SendConn {
                     break;
                 }
                 // A GSO buffer leaves as one: its segments share its departure time.
-                self.v.burst_stamp = Some(self.v.wstamp.max(io.now));
+                let stamp = self.v.wstamp.max(io.now);
                 for _ in 0..burst {
                     let len = self.cfg.mss.min(self.v.end - self.v.max);
                     if len == 0 || self.v.max + len > limit {
@@ -437,10 +444,9 @@ impl SendConn {
                     }
                     let seq = self.v.max;
                     self.sb.push(seq, len as u32, io.now);
-                    self.send_data(io, peer, seq, len as u32);
+                    self.send_data_at(io, peer, seq, len as u32, stamp);
                     self.v.nxt = self.v.max;
                 }
-                self.v.burst_stamp = None;
             } else {
                 let flight = self.v.nxt - self.v.una;
                 if flight + self.cfg.mss > self.w.cwnd_bytes {
