@@ -70,6 +70,9 @@ DELACK_LINUX_NS = 40_000_000
 CC_NAMES = {"newreno": "reno", "cubic": "cubic", "vegas": "vegas", "bbr": "bbr"}
 AVAILABLE_CC = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 
+# A Linux device's default (and largest) segments per GSO buffer (`GSO_MAX_SEGS`).
+GSO_MAX_SEGS = "65535"
+
 _REFUSED = {
     "beta": "Linux has no per-socket or per-namespace decrease factor (it is fixed by each congestion control)",
     "max_rto_ns": "Linux fixes the largest RTO at 120 s (TCP_RTO_MAX); no route or socket option changes it",
@@ -265,7 +268,7 @@ def build(sc: Any) -> KernelPlan:
                     set_once(src, src.sysctls, "ipv4/tcp_recovery", rack, i, "rack")
                     # GSO bursts are the sender's: without them its device takes one segment per
                     # buffer (docs/tcp.md, GSO); the fewest segments per burst is a sysctl.
-                    gso = "65535" if tcp.gso else "1"
+                    gso = GSO_MAX_SEGS if tcp.gso else "1"
                     set_once(src, src.link, "gso_max_segs", gso, i, "gso")
                     set_once(src, src.sysctls, "ipv4/tcp_min_tso_segs", str(tcp.min_tso_segs), i, "min_tso_segs")
                     # The pacing rate's ratios (Linux's tcp_update_pacing_rate) are the sender's.
