@@ -20,6 +20,8 @@ fn params(sack: bool, frto: bool) -> TcpParams {
     TcpParams {
         sack,
         frto,
+        // The timeout alone: a tail loss probe would go before it (tlp_tests.rs).
+        tlp: false,
         // Segments of `MSS` bytes of payload, numbered by it.
         timestamps: false,
         rwnd_bytes: RWND * MSS,

@@ -33,6 +33,7 @@ pub mod rtt;
 pub mod scoreboard;
 mod send_vars;
 pub mod sender;
+pub mod tlp;
 pub mod tsq;
 
 pub use endpoint::TcpSender;
@@ -55,5 +56,7 @@ mod pacing_tests;
 mod testnet;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tlp_tests;
 #[cfg(test)]
 mod tsq_tests;

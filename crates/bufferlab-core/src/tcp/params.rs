@@ -337,6 +337,15 @@ pub struct TcpOptions {
     /// before it and end in a timeout that Linux does not take (docs/tcp.md). Default on, as
     /// Linux; ns-3 does not (the crosscheck turns it off).
     pub rto_rearm: bool,
+    /// Tail loss probes (RFC 8985 §7): when nothing is acknowledged for two smoothed RTTs (plus
+    /// 2 ms, or plus the minimum RTO with one segment out), send one segment — new data if the
+    /// peer's window allows, else the highest segment again — so that a lost tail is found by
+    /// its ACK's SACK and repaired by fast recovery, not by the retransmission timer and a
+    /// window of one segment. Applies to connections with `sack`, outside loss recovery. An
+    /// ACK above the probe that shows it repaired a loss reduces the window as a recovery would.
+    /// Default on, as Linux (`net.ipv4.tcp_early_retrans = 3`, since 3.10); ns-3 3.44 and
+    /// FreeBSD 9.1 have none (the crosscheck turns it off). See docs/tcp.md, tail loss probes.
+    pub tlp: bool,
     /// TCP small queues (Linux `tcp_small_queue_check`, since 3.6): the connection keeps at
     /// most about 1 ms of its pacing rate (at least two packets, at most `limit_output`) in its
     /// host's egress — qdisc, NIC ring, wire — and the rest waits in the socket until one of its
@@ -403,6 +412,7 @@ impl Default for TcpOptions {
             gso: true,
             min_tso_segs: super::gso::MIN_TSO_SEGS,
             rto_rearm: true,
+            tlp: true,
             tsq: None,
             limit_output_bytes: super::tsq::LIMIT_OUTPUT_BYTES,
         }
@@ -471,6 +481,8 @@ pub struct TcpParams {
     pub min_tso_segs: u32,
     /// A retransmission of the oldest segment restarts the retransmission timer (Linux).
     pub rto_rearm: bool,
+    /// Tail loss probes (RFC 8985 §7).
+    pub tlp: bool,
     /// TCP small queues: `None` where the host's egress models Linux (see `TcpOptions::tsq`).
     pub tsq: Option<bool>,
     pub limit_output_bytes: u64,
@@ -641,6 +653,7 @@ impl TcpOptions {
             gso: self.gso,
             min_tso_segs: self.min_tso_segs,
             rto_rearm: self.rto_rearm,
+            tlp: self.tlp,
             tsq: self.tsq,
             limit_output_bytes: self.limit_output_bytes,
         }

@@ -38,13 +38,19 @@ impl Rack {
     }
 
     /// RFC 8985 §6.2 step 2 (RACK_update): the segment ending at `end`, last sent at `sent`,
-    /// was delivered by this ACK. A resent segment delivered by an earlier copy says nothing
-    /// about its last sending: RFC 8985 §6.2 step 2 tells so by the ACK's echoed timestamp being
-    /// older than the resending, or by a round trip shorter than the minimum RTT.
+    /// was delivered by this ACK, by SACK if `sacked`, else cumulatively. A resent segment
+    /// delivered by an earlier copy says nothing about its last sending: RFC 8985 §6.2 step 2
+    /// tells so by a round trip shorter than the minimum RTT, or by the ACK's echoed timestamp
+    /// being older than the resending. Linux applies the second test to cumulative ACKs only
+    /// (`tcp_skb_spurious_retrans` in `tcp_clean_rtx_queue`; `tcp_sacktag_one` calls
+    /// `tcp_rack_advance` without it): an ACK that SACKs a segment above a hole echoes the
+    /// receiver's older TS.Recent (RFC 7323 §4.3 updates it for in-order data only), so the test
+    /// would discard every SACKed retransmission above a hole (a tail loss probe's, a
+    /// recovery's) and leave the losses below it to the timer.
     #[inline]
-    pub fn on_delivered(&mut self, sent: Instant, end: u64, resent: bool) {
+    pub fn on_delivered(&mut self, sent: Instant, end: u64, resent: bool, sacked: bool) {
         let rtt = self.now.saturating_since(sent);
-        if resent && (self.ts_ecr < sent || rtt < self.min_rtt) {
+        if resent && (rtt < self.min_rtt || (!sacked && self.ts_ecr < sent)) {
             return;
         }
         if self.reference.is_none_or(|(x, e, _)| (sent, end) > (x, e)) {
@@ -80,11 +86,11 @@ mod tests {
     fn the_reference_is_the_latest_sent_delivery() {
         let mut r = Rack::default();
         r.begin(T0 + 100 * MS, T0 + 10 * MS, 40 * MS);
-        r.on_delivered(T0 + 10 * MS, 2000, false);
-        r.on_delivered(T0 + 5 * MS, 9000, false); // sent earlier: not the reference
+        r.on_delivered(T0 + 10 * MS, 2000, false, false);
+        r.on_delivered(T0 + 5 * MS, 9000, false, true); // sent earlier: not the reference
         assert_eq!(r.reference(), Some((T0 + 10 * MS, 2000, 90 * MS)));
         // Same sending time: the higher end wins (RFC 8985 §6.2, RACK_sent_after).
-        r.on_delivered(T0 + 10 * MS, 3000, false);
+        r.on_delivered(T0 + 10 * MS, 3000, false, true);
         assert_eq!(r.reference(), Some((T0 + 10 * MS, 3000, 90 * MS)));
     }
 
@@ -94,15 +100,23 @@ mod tests {
         // Resent at 95 ms and delivered at 100 ms: 5 ms is below the 40 ms minimum RTT, so
         // the original copy arrived.
         r.begin(T0 + 100 * MS, T0 + 95 * MS, 40 * MS);
-        r.on_delivered(T0 + 95 * MS, 1000, true);
+        r.on_delivered(T0 + 95 * MS, 1000, true, false);
         assert_eq!(r.reference(), None);
-        // Resent at 50 ms, but the ACK echoes the 10 ms of the original: not this copy.
+        r.on_delivered(T0 + 95 * MS, 1000, true, true);
+        assert_eq!(r.reference(), None);
+        // Resent at 50 ms, but the cumulative ACK echoes the 10 ms of the original: not this
+        // copy.
         r.begin(T0 + 100 * MS, T0 + 10 * MS, 40 * MS);
-        r.on_delivered(T0 + 50 * MS, 1000, true);
+        r.on_delivered(T0 + 50 * MS, 1000, true, false);
         assert_eq!(r.reference(), None);
+        // A SACK echoes the receiver's older TS.Recent whichever copy arrived: the round trip
+        // alone decides, as Linux's `tcp_sacktag_one`.
+        r.on_delivered(T0 + 50 * MS, 1000, true, true);
+        assert_eq!(r.reference(), Some((T0 + 50 * MS, 1000, 50 * MS)));
         // A resent segment whose own copy made a full round trip counts.
+        let mut r = Rack::default();
         r.begin(T0 + 100 * MS, T0 + 50 * MS, 40 * MS);
-        r.on_delivered(T0 + 50 * MS, 1000, true);
+        r.on_delivered(T0 + 50 * MS, 1000, true, false);
         assert_eq!(r.reference(), Some((T0 + 50 * MS, 1000, 50 * MS)));
     }
 

@@ -115,6 +115,11 @@ impl RttEstimator {
         self.min_rtt
     }
 
+    /// The floor of the RTO (Linux's `tcp_rto_min`).
+    pub fn min_rto(&self) -> Duration {
+        self.min_rto
+    }
+
     pub fn backoff(&self) -> u32 {
         self.backoff
     }

@@ -255,6 +255,19 @@ impl Scoreboard {
                 .partition_point(|s| s.start + s.len as u64 <= seq) as u64
     }
 
+    /// When the newest segment a cumulative ACK of byte `ack` newly covers was sent, if it was
+    /// sent once and not SACKed before: Linux's `last_ackt`, whose round trip
+    /// (`ca_rtt_us`) feeds the minimum RTT, while the timestamp echo (the oldest segment of a
+    /// delayed ACK's pair) feeds the smoothed RTT.
+    pub fn newest_acked_sent(&self, ack: u64) -> Option<Instant> {
+        let seg = self.first_not_acked(ack);
+        if seg == self.head {
+            return None;
+        }
+        let s = self.seg(seg - 1);
+        (s.flags & (RETX | EVER_RETX | SACKED) == 0).then_some(s.sent)
+    }
+
     pub fn is_sacked(&self, seg: u64) -> bool {
         seg >= self.head && seg < self.end() && self.at(seg) & SACKED != 0
     }
@@ -325,11 +338,11 @@ impl Scoreboard {
     #[inline]
     fn delivered(&mut self, s: Seg, stamp: Option<TxStamp>, idx: usize) {
         let resent = s.flags & (RETX | EVER_RETX) != 0;
+        let sacked = stamp.is_none();
         if let Some(r) = self.rack.as_mut() {
-            r.on_delivered(s.sent, s.start + s.len as u64, resent);
+            r.on_delivered(s.sent, s.start + s.len as u64, resent, sacked);
         }
         if let Some(r) = self.rate.as_mut() {
-            let sacked = stamp.is_none();
             let mut popped = stamp.unwrap_or_default();
             let st = match self.stamps.get_mut(idx) {
                 Some(st) if sacked => st,

@@ -52,6 +52,8 @@ pub(super) struct SendConfig {
     pub(super) min_tso_segs: u32,
     /// A retransmission of the oldest segment restarts the retransmission timer (Linux).
     pub(super) rto_rearm: bool,
+    /// Tail loss probes (RFC 8985 §7; SACK connections only).
+    pub(super) tlp: bool,
 }
 
 impl SendConfig {
@@ -82,6 +84,7 @@ impl SendConfig {
             gso: p.gso && p.sack,
             min_tso_segs: p.min_tso_segs,
             rto_rearm: p.rto_rearm,
+            tlp: p.tlp && p.sack,
         }
     }
 }
@@ -205,4 +208,8 @@ pub(super) struct SendStats {
     pub(super) spurious_timeouts: u64,
     /// Window reductions made for an ECN-Echo.
     pub(super) ecn_reductions: u64,
+    /// Tail loss probes sent (Linux's `TCPLossProbes`).
+    pub(super) loss_probes: u64,
+    /// Probes whose ACK showed they repaired a loss (`TCPLossProbeRecovery`).
+    pub(super) loss_probe_recoveries: u64,
 }

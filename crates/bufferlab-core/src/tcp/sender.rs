@@ -14,6 +14,7 @@
 mod control;
 mod ecn;
 mod pace;
+mod probe;
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::frto::{AckSeen, Frto, Phase, Verdict};
@@ -25,6 +26,7 @@ use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::send_vars::{SendConfig, SendStats, SendVars};
+use super::tlp::{self, Tlp};
 use super::tsq;
 use crate::hooks::Io;
 use crate::packet::{tcp_flags, AgentId, Ecn, FlowId, NodeId, Packet, Proto, TcpHeader};
@@ -78,6 +80,8 @@ pub struct SendConn {
     /// The current SACK recovery's PRR state (when `cfg.use_prr`).
     prr: Option<Prr>,
     frto: Frto,
+    /// Tail loss probes: the probe timer and the episode (RFC 8985 §7).
+    tlp: Tlp,
     /// What to restore if F-RTO finds the timeout spurious: the window and the algorithm's
     /// state before the timeout.
     undo: Option<(CwndState, Cc)>,
@@ -111,6 +115,7 @@ impl SendConn {
             },
             prr: None,
             frto: Frto::new(p.sack),
+            tlp: Tlp::default(),
             undo: None,
             v: SendVars::new(p),
             stats: SendStats::default(),
@@ -150,6 +155,11 @@ impl SendConn {
     }
 
     /// Window reductions made for an ECN-Echo (RFC 3168 §6.1.2).
+    /// Tail loss probes sent, and those whose ACK showed they repaired a loss.
+    pub fn loss_probes(&self) -> (u64, u64) {
+        (self.stats.loss_probes, self.stats.loss_probe_recoveries)
+    }
+
     pub fn ecn_reductions(&self) -> u64 {
         self.stats.ecn_reductions
     }
@@ -372,6 +382,11 @@ impl SendConn {
     /// RFC 6298 (5.3): (re)start the timer to expire one RTO from now.
     fn restart_timer(&mut self, io: &mut Io, _peer: &Peer) {
         let at = io.now + self.rtt.rto();
+        self.arm_rto(io, at);
+    }
+
+    /// Set the retransmission timer's deadline to `at`.
+    fn arm_rto(&mut self, io: &mut Io, at: Instant) {
         self.v.rto_at = Some(at);
         if self.v.rto_armed.is_none_or(|a| at < a) {
             self.v.rto_armed = Some(at);
@@ -386,6 +401,18 @@ impl SendConn {
         }
         // Flow control: never more outstanding than the peer's window or the send buffer.
         let limit = self.v.una + self.v.peer_rwnd.min(self.sndbuf_now());
+        let max_before = self.v.max;
+        self.pump_until(io, peer, limit);
+        // New data went: the probe timer restarts from its last transmission (RFC 8985 §7.2;
+        // Linux's `tcp_write_xmit`).
+        if self.cfg.tlp && self.v.max > max_before {
+            self.schedule_probe(io, false);
+        }
+    }
+
+    /// The windows' loop: lost segments first, then new data up to `limit` (the peer's window
+    /// and the send buffer), while the congestion window, pacing and TCP small queues allow.
+    fn pump_until(&mut self, io: &mut Io, peer: &Peer, limit: u64) {
         loop {
             if self.cfg.sack {
                 if (self.sb.pipe() + 1) * self.cfg.mss > self.w.cwnd_bytes {
@@ -590,7 +617,16 @@ impl SendConn {
 
     fn take_rtt_sample(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Instant) {
         let r = io.now.saturating_since(ts_ecr);
-        self.v.min_rtt = Some(self.v.min_rtt.map_or(r, |m| m.min(r)));
+        // The minimum RTT from the newest segment the ACK covers, when the scoreboard knows it
+        // (Linux's `tcp_update_rtt_min` with `ca_rtt_us`): the echoed timestamp is the older
+        // segment of a delayed ACK's pair, one serialization earlier, and a minimum taken from it
+        // would make RACK take a probe's or a retransmission's own round trip, at the path's
+        // minimum, for an earlier copy's.
+        let ca = self
+            .sb
+            .newest_acked_sent(ack)
+            .map_or(r, |t| io.now.saturating_since(t));
+        self.v.min_rtt = Some(self.v.min_rtt.map_or(ca, |m| m.min(ca)));
         if !self.cfg.one_per_rtt {
             self.rtt.sample(r);
         } else if let Some((_, at)) = self.v.timed.filter(|&(end, _)| ack >= end) {
@@ -624,6 +660,7 @@ impl SendConn {
         }
         self.v.in_recovery = true;
         self.v.recover = Some(self.v.max);
+        self.tlp.end_episode();
         // Karn (RFC 6298 §3): a retransmission ends the timing (ns-2's `reset_rtx_timer`).
         self.v.timed = None;
         if self.cfg.sack {
@@ -736,9 +773,26 @@ impl SendConn {
             };
             self.frto_verdict(io, peer, &seen);
         }
+        if self.cfg.tlp {
+            // Before loss detection, as Linux's `tcp_ack` reads the episode before
+            // `tcp_fastretrans_alert`.
+            let f = tlp::AckFlags {
+                ack,
+                advanced,
+                not_dup: advanced || h.len > 0,
+                sacked: new_sack,
+                dsack_probe: false,
+            };
+            self.probe_ack(io, &f);
+        }
         if self.cfg.sack {
             self.sb.detect_losses();
             self.find_losses(io, peer, before);
+        }
+        if self.cfg.tlp && advanced {
+            // An ACK of new data restarts the probe timer, or the retransmission timer alone
+            // where no probe may go (`tcp_set_xmit_timer`).
+            self.schedule_probe(io, true);
         }
         self.ack_event(io.now, before, una_before, duplicate, marks);
         if self.cfg.rate_control {
@@ -800,7 +854,14 @@ impl SendConn {
                     // The SYN's round trip seeds the RTO (RFC 6298 §2.2) but not the congestion
                     // control: a 40 B SYN crosses each link faster than a full segment, and
                     // Vegas would take it for a base RTT no data segment can reach.
-                    self.rtt.sample(io.now.saturating_since(h.ts_ecr));
+                    let r = io.now.saturating_since(h.ts_ecr);
+                    self.rtt.sample(r);
+                    // It does count in the connection's minimum RTT, which RACK and the
+                    // delivery-rate samples read (Linux's `tcp_clean_rtx_queue` times the SYN
+                    // like any segment, unless it was resent).
+                    if !self.v.syn_retransmitted {
+                        self.v.min_rtt = Some(r);
+                    }
                     self.negotiated_ecn(h);
                     self.state = State::Open;
                     self.v.rto_at = None;
@@ -927,6 +988,7 @@ impl SendConn {
         let base = self.reduction_base();
         self.cc.on_ecn(io.now, &mut self.w, base);
         self.v.cwr_end = Some(self.v.max);
+        self.tlp.end_episode();
         if self.cfg.sack && self.cfg.use_prr {
             self.prr = Some(Prr::start(base.div_ceil(self.cfg.mss)));
         }
@@ -1071,6 +1133,11 @@ impl SendConn {
                 self.update_gauges(io, peer);
             }
         }
+        // The probe before the retransmission timer: its deadline is never later, and a probe
+        // restarts the timer.
+        if self.cfg.tlp {
+            self.on_probe_timer(io, peer);
+        }
         if self.v.rto_armed.is_some_and(|a| a <= now) {
             self.v.rto_armed = None;
         }
@@ -1149,6 +1216,8 @@ impl SendConn {
         self.v.cwr_end = None;
         self.prr = None;
         self.v.reo_at = None;
+        self.tlp.at = None;
+        self.tlp.end_episode();
         self.v.recover = Some(self.v.max);
         self.v.rto_point = Some(self.v.max);
         self.v.dupacks = 0;

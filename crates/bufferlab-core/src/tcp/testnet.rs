@@ -70,6 +70,8 @@ pub struct Net {
     pub dup: Box<dyn FnMut(&Packet, Instant) -> u32>,
     pub sent: Vec<Sent>,
     pub acks: u64,
+    /// Each ACK's arrival at the sender and its cumulative acknowledgement.
+    pub acks_in: Vec<(Instant, u64)>,
     /// The largest number of packets the bottleneck held (the one in service included).
     pub qmax: usize,
     /// Every change of the bottleneck's queue length (in packets) seen by an arriving packet:
@@ -125,6 +127,7 @@ impl Net {
             dup: Box::new(|_, _| 0),
             sent: Vec::new(),
             acks: 0,
+            acks_in: Vec::new(),
             qmax: 0,
             trace_queue: false,
             queue_trace: Vec::new(),
@@ -235,6 +238,9 @@ impl Net {
             match ev {
                 Ev::Deliver(a, i) => {
                     let p = self.pkts[i];
+                    if a == SENDER {
+                        self.acks_in.push((at, p.tcp.ack));
+                    }
                     self.hook(a, false, |ag, io| ag.on_packet(io, &p));
                 }
                 Ev::Timer(a, tok) => self.hook(a, true, |ag, io| ag.on_timer(io, tok)),
