@@ -116,7 +116,7 @@ size = "100KB"
     # the machine runs.
     # ECN: not asked for (Linux's default 2: accept when asked) at both ends.
     assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1",
-                              "ipv4/tcp_ecn": "2", "ipv4/tcp_min_tso_segs": "2"}
+                              "ipv4/tcp_ecn": "2", "ipv4/tcp_min_tso_segs": "2", "ipv4/tcp_early_retrans": "3"}
     assert server.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
     # GSO (Linux's default) is the sender's device's: as many segments per buffer as it likes.
     assert (client.link, server.link) == ({"gso_max_segs": "65535"}, {})
@@ -196,7 +196,7 @@ def test_ecn_asks_at_the_sender_and_is_accepted_everywhere(tmp_path):
 def test_frto_and_rack_map_to_the_senders_namespace(tmp_path):
     one = '\n[[traffic]]\nkind = "tcp"\nfrom = "{}"\nto = "{}"\nfrto = {}\n'
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true"))))
-    tso = {"ipv4/tcp_min_tso_segs": "2"}
+    tso = {"ipv4/tcp_min_tso_segs": "2", "ipv4/tcp_early_retrans": "3"}
     assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso}
     assert kp.host(1).sysctls == {"ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
     # Opposite directions: each namespace has its own sender.
@@ -204,6 +204,9 @@ def test_frto_and_rack_map_to_the_senders_namespace(tmp_path):
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
     assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso},
                                                        {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso})
+    # Tail loss probes off: tcp_early_retrans 0.
+    kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true") + "tlp = false\n")))
+    assert kp.host(0).sysctls["ipv4/tcp_early_retrans"] == "0"
     # Two senders in one namespace cannot differ.
     body = one.format("client", "server", "true") + one.format("client", "server", "false")
     with pytest.raises(ScenarioError, match=r"traffic\[1\]\.frto: .*different value \(2\)"):

@@ -367,6 +367,9 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
     if opts.has("rto_rearm") and opts.rto_rearm:
         why.add(f"{path}.tcp.rto_rearm", "ns-3 (3.44) restarts its retransmission timer on new ACKs only; leave "
                 "rto_rearm out (the crosscheck then runs bufferlab without the restart too)")
+    if opts.has("tlp") and opts.tlp and opts.sack:
+        why.add(f"{path}.tcp.tlp", "ns-3 (3.44) has no tail loss probes (RFC 8985 §7): a lost tail waits for its "
+                "retransmission timer; leave tlp out (the crosscheck then runs bufferlab without them too)")
     if opts.tsq:
         why.add(f"{path}.tcp.tsq", "ns-3 (3.44) has no TCP small queues: its sockets hand the device every segment the "
                 "window allows; leave tsq out (off on the links the crosscheck accepts, which have no ring and no fq)")
@@ -501,11 +504,11 @@ def path_delay_ns(plan: Any, src: str, dst: str) -> int:
 
 
 # bufferlab's TCP options, on by default as in Linux, that ns-3 has no model of (RACK, F-RTO, GSO,
-# the timer's restart on resending the head) or
+# the timer's restart on resending the head, tail loss probes) or
 # that the crosscheck runs ns-3 without (the timestamp option's bytes: ns-3 runs Timestamp =
 # false): the crosscheck runs bufferlab with them off where a block leaves them out, and refuses a
 # block that asks for them (docs/crosscheck.md).
-NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm")
+NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp")
 # What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
 NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}

@@ -19,6 +19,8 @@ How TCP options map (every one per namespace or per route, never on the machine 
                        ``false``, ``2`` for ``true`` (the default, as Linux's own)
 ``rack``               ``net.ipv4.tcp_recovery`` inside the sender's namespace, always set: ``1``
                        (RACK loss detection, the default, as Linux's own) or ``0`` for ``false``
+``tlp``                ``net.ipv4.tcp_early_retrans`` inside the sender's namespace, always set:
+                       ``3`` (tail loss probes, the default, as Linux's own) or ``0`` for ``false``
 ``timestamps``         ``net.ipv4.tcp_timestamps`` inside both ends' namespaces, always set: ``1``
                        (the default, as Linux's own) or ``0``
 ``ecn``                ``net.ipv4.tcp_ecn`` inside both ends' namespaces, always set: ``1`` (ask,
@@ -266,6 +268,9 @@ def build(sc: Any) -> KernelPlan:
                     set_once(src, src.sysctls, "ipv4/tcp_frto", frto, i, "frto")
                     rack = "1" if tcp.rack else "0"
                     set_once(src, src.sysctls, "ipv4/tcp_recovery", rack, i, "rack")
+                    # Tail loss probes (RFC 8985 §7): 3 is Linux's default, probes on; 0 none.
+                    tlp = "3" if tcp.tlp else "0"
+                    set_once(src, src.sysctls, "ipv4/tcp_early_retrans", tlp, i, "tlp")
                     # GSO bursts are the sender's: without them its device takes one segment per
                     # buffer (docs/tcp.md, GSO); the fewest segments per burst is a sysctl.
                     gso = GSO_MAX_SEGS if tcp.gso else "1"

@@ -740,6 +740,15 @@ class TcpOptions(PlanObject):
     # timestamps either way; `false` leaves the option's bytes out (ns-2's agents; the
     # crosscheck runs ns-3 and bufferlab without them).
     timestamps: bool = True
+    # Tail loss probes (RFC 8985 §7): when nothing is acknowledged for two smoothed RTTs (plus
+    # 2 ms, or plus the minimum RTO with one segment out), send one segment — new data if the
+    # peer's window allows, else the highest segment again — so that a lost tail is found by
+    # its ACK's SACK and repaired by fast recovery, not by the retransmission timer and a
+    # window of one segment. Applies to connections with `sack`, outside loss recovery. An
+    # ACK above the probe that shows it repaired a loss reduces the window as a recovery would.
+    # Default on, as Linux (`net.ipv4.tcp_early_retrans = 3`, since 3.10); ns-3 3.44 and
+    # FreeBSD 9.1 have none (the crosscheck turns it off). See docs/tcp.md, tail loss probes.
+    tlp: bool = True
     # TCP small queues (Linux `tcp_small_queue_check`, since 3.6): the connection keeps at
     # most about 1 ms of its pacing rate (at least two packets, at most `limit_output`) in its
     # host's egress — qdisc, NIC ring, wire — and the rest waits in the socket until one of its

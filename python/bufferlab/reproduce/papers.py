@@ -19,6 +19,8 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                   ("rwnd_max", "2MiB", "`net.inet.tcp.recvbuf_max` 2097152"),
                   ("gso", False, "no GSO bursts: FreeBSD's TSO sends what the window allows in one buffer, "
                                  "without Linux's autosizing and deferral, and is not modelled"),
+                  ("tlp", False, "no tail loss probes (they came to FreeBSD years later, with its alternative RACK "
+                                 "stack, never to 9.1's default one)"),
               ]))
 CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 "On the Interoperability of Bufferbloat Solutions",
@@ -57,6 +59,7 @@ NS2 = TcpProfile("ns2", "ns-2's `Agent/TCP/Newreno` sending to a `TCPSink`, with
     ("gso", False, "each segment sent on its own as the window allows (ns-2 has no GSO)"),
     ("rto_rearm", False, "the retransmission timer restarted by new ACKs (RFC 6298 §5.3, ns-2's `newtimer`), "
                          "not at each resend of the oldest segment as Linux"),
+    ("tlp", False, "no tail loss probes (ns-2's agents have none; with SACK they would apply)"),
 ])
 # Jabeen et al. §IV: "We use TCP SACK in all scenarios": ns-2's `Agent/TCP/Sack1` to a
 # `TCPSink/Sack1`, otherwise as NS2.
