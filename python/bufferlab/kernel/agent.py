@@ -414,6 +414,17 @@ def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
                     if info and info[2] > 0:
                         with lock:
                             out["samples"].append((t, info[0], info[1]))
+            # send() returns once the bytes are in the socket's buffer, before they are sent,
+            # let alone acknowledged: a short transfer's retransmissions and timeouts all come
+            # after it. Counted when the client, having read every byte, closes its side (its
+            # FIN follows its last ACK).
+            conn.shutdown(socket.SHUT_WR)
+            while c.left() > 0:
+                try:
+                    if not conn.recv(4096):
+                        break
+                except (TimeoutError, socket.timeout):
+                    break
             info = _tcp_info(conn)
             if info and info[3]:
                 with lock:
