@@ -215,6 +215,9 @@ def build(sc: Any) -> KernelPlan:
         if not tcp.rto_rearm:
             refuse(i, "rto_rearm", "Linux always restarts the retransmission timer when it resends the oldest segment; "
                    "leave rto_rearm out")
+        if not tcp.cwnd_latch:
+            refuse(i, "cwnd_latch", "Linux always decides window growth by its latched test (tcp_is_cwnd_limited); "
+                   "leave cwnd_latch out")
         if not tcp.prr:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
         if tcp.tsq:

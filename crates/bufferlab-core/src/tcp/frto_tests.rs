@@ -22,6 +22,9 @@ fn params(sack: bool, frto: bool) -> TcpParams {
         frto,
         // The timeout alone: a tail loss probe would go before it (tlp_tests.rs).
         tlp: false,
+        // The window restored and held: with Linux's latch the timeout's full window (one
+        // segment) lets the undone window grow on the rest of that flight's ACKs.
+        cwnd_latch: false,
         // Segments of `MSS` bytes of payload, numbered by it.
         timestamps: false,
         rwnd_bytes: RWND * MSS,

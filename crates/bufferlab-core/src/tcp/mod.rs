@@ -19,6 +19,7 @@
 pub mod accecn;
 pub mod bufauto;
 pub mod cc;
+pub mod cwnd_use;
 pub mod endpoint;
 pub mod frto;
 pub mod gso;

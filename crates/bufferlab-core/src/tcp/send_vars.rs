@@ -54,6 +54,8 @@ pub(super) struct SendConfig {
     pub(super) rto_rearm: bool,
     /// Tail loss probes (RFC 8985 §7; SACK connections only).
     pub(super) tlp: bool,
+    /// Linux's latched window-use test decides growth (`TcpOptions::cwnd_latch`).
+    pub(super) cwnd_latch: bool,
 }
 
 impl SendConfig {
@@ -85,6 +87,7 @@ impl SendConfig {
             min_tso_segs: p.min_tso_segs,
             rto_rearm: p.rto_rearm,
             tlp: p.tlp && p.sack,
+            cwnd_latch: p.cwnd_latch,
         }
     }
 }

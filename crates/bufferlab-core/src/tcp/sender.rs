@@ -17,6 +17,7 @@ mod pace;
 mod probe;
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
+use super::cwnd_use::CwndUse;
 use super::frto::{AckSeen, Frto, Phase, Verdict};
 use super::gso;
 use super::pacing::{self, PacingInput};
@@ -82,6 +83,8 @@ pub struct SendConn {
     frto: Frto,
     /// Tail loss probes: the probe timer and the episode (RFC 8985 §7).
     tlp: Tlp,
+    /// Whether the window limits the flow, latched per window of data (Linux).
+    cwnd_use: CwndUse,
     /// What to restore if F-RTO finds the timeout spurious: the window and the algorithm's
     /// state before the timeout.
     undo: Option<(CwndState, Cc)>,
@@ -116,6 +119,7 @@ impl SendConn {
             prr: None,
             frto: Frto::new(p.sack),
             tlp: Tlp::default(),
+            cwnd_use: CwndUse::default(),
             undo: None,
             v: SendVars::new(p),
             stats: SendStats::default(),
@@ -402,7 +406,24 @@ impl SendConn {
         // Flow control: never more outstanding than the peer's window or the send buffer.
         let limit = self.v.una + self.v.peer_rwnd.min(self.sndbuf_now());
         let max_before = self.v.max;
-        self.pump_until(io, peer, limit);
+        let nxt_before = self.v.nxt;
+        let stopped_on_cwnd = self.pump_until(io, peer, limit);
+        if self.cfg.cwnd_latch {
+            // `tcp_cwnd_validate`, after a round that sent something or found the window full.
+            let mss = self.cfg.mss;
+            let (in_flight, out) = if self.cfg.sack {
+                (self.sb.pipe(), self.sb.outstanding())
+            } else {
+                (
+                    (self.v.nxt - self.v.una).div_ceil(mss),
+                    (self.v.max - self.v.una).div_ceil(mss),
+                )
+            };
+            let limited = stopped_on_cwnd || in_flight >= self.w.cwnd_bytes / mss;
+            if limited || self.v.max > max_before || self.v.nxt > nxt_before {
+                self.cwnd_use.on_write(self.v.una, self.v.max, out, limited);
+            }
+        }
         // New data went: the probe timer restarts from its last transmission (RFC 8985 §7.2;
         // Linux's `tcp_write_xmit`).
         if self.cfg.tlp && self.v.max > max_before {
@@ -412,12 +433,13 @@ impl SendConn {
 
     /// The windows' loop: lost segments first, then new data up to `limit` (the peer's window
     /// and the send buffer), while the congestion window, pacing and TCP small queues allow.
-    fn pump_until(&mut self, io: &mut Io, peer: &Peer, limit: u64) {
+    /// Whether it stopped on the congestion window.
+    fn pump_until(&mut self, io: &mut Io, peer: &Peer, limit: u64) -> bool {
         loop {
             if self.cfg.sack {
                 if (self.sb.pipe() + 1) * self.cfg.mss > self.w.cwnd_bytes {
                     self.v.cwnd_limited = true;
-                    break;
+                    return true;
                 }
                 // RFC 6675 §4 NextSeg: lost segments first, then new data.
                 if let Some(k) = self.sb.next_retx() {
@@ -454,7 +476,7 @@ impl SendConn {
                 let burst = if self.cfg.gso {
                     match self.gso_burst(io, limit) {
                         Some(n) => n,
-                        None => break,
+                        None => return self.v.cwnd_limited,
                     }
                 } else {
                     1
@@ -478,7 +500,7 @@ impl SendConn {
                 let flight = self.v.nxt - self.v.una;
                 if flight + self.cfg.mss > self.w.cwnd_bytes {
                     self.v.cwnd_limited = true;
-                    break;
+                    return true;
                 }
                 if self.v.nxt >= self.v.end {
                     self.v.cwnd_limited = false;
@@ -500,6 +522,7 @@ impl SendConn {
                 self.v.nxt = seq + len;
             }
         }
+        false
     }
 
     /// The GSO burst of new data the windows allow now, in segments (Linux's `tcp_write_xmit`:
@@ -1076,7 +1099,7 @@ impl SendConn {
                 snd_nxt: self.v.max,
                 snd_una: self.v.una,
             };
-            if self.v.cwnd_limited {
+            if self.may_grow() {
                 self.cc.on_ack(&mut self.w, &info);
             }
         }
@@ -1085,6 +1108,18 @@ impl SendConn {
             self.v.rto_at = None;
         } else if restart {
             self.restart_timer(io, peer);
+        }
+    }
+
+    /// Whether an ACK may grow the window: the flow fills it ([`CwndUse`], Linux's
+    /// `tcp_is_cwnd_limited`), or, without the latch, the last send attempt was stopped by it.
+    fn may_grow(&self) -> bool {
+        if self.cfg.cwnd_latch {
+            let slow_start = self.w.cwnd_bytes < self.w.ssthresh_bytes;
+            self.cwnd_use
+                .cwnd_limited(self.w.cwnd_bytes / self.cfg.mss, slow_start)
+        } else {
+            self.v.cwnd_limited
         }
     }
 

@@ -16,7 +16,10 @@ const PKT: u64 = 1500;
 /// uplink; one Cubic upload (with `tsq`) and a ping every 100 ms.
 fn linux_stack(rate_bps: u64, tsq: Option<bool>, secs: u64) -> Scenario {
     // One segment per packet (GSO off), so that the budget below is two of them.
-    let mut tcp = json!({ "cc": "cubic", "gso": false });
+    // The budget against the link's rate: the window grows while the last send attempt found
+    // it full. With Linux's latch (`cwnd_latch`) a TSQ-held slow start grows to twice the
+    // packets out, and the pacing rate, and with it the budget, to twice what is asked here.
+    let mut tcp = json!({ "cc": "cubic", "gso": false, "cwnd_latch": false });
     if let Some(t) = tsq {
         tcp["tsq"] = json!(t);
     }
