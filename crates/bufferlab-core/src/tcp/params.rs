@@ -177,11 +177,14 @@ pub struct TcpOptions {
     /// removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
     /// on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
     /// its window regrows more slowly than Linux's (docs/validation-linux-differences.md,
-    /// asymmetric-access). Default 2, RFC 3465's limit: with Linux's rule (0) and Linux's check
-    /// that slow start only grows a window the flow fills (`cwnd_latch`), the asymmetric
-    /// download gains 0.16 Mb/s of its 0.84 Mb/s gap to Linux, but one seed in five of ten Cubic
-    /// flows through FQ-CoDel loses 973 packets in 20 s against 320–333 for the others and
-    /// Linux's 342, by a mechanism not yet identified (without the check, two seeds in five).
+    /// asymmetric-access). Default 2, RFC 3465's limit. Linux's rule (0), with `cwnd_latch`,
+    /// also needs Linux's count of what an ACK delivered (`acked_sacked`: a cumulative ACK that
+    /// fills a hole below SACKed data delivers one segment, not the range); the window here grows
+    /// by SND.UNA's advance, so one seed in five of ten Cubic flows through FQ-CoDel regrows a
+    /// window by 70 segments at once and loses 973 packets in 20 s (Linux 342). With both, that
+    /// seed loses 320 and the asymmetric download gains 0.23 Mb/s of its 0.84 Mb/s gap to Linux,
+    /// but without SACK a 3 MB transfer finishes 0.3 s later, so neither is the default yet
+    /// (docs/validation-linux-differences.md, asymmetric-access).
     #[schemars(range(max = 1000))]
     pub abc_limit: u32,
     /// Whether the window may grow on an ACK, decided as Linux does (`tcp_is_cwnd_limited`,
