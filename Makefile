@@ -10,19 +10,30 @@ DEMO     ?= $(EXAMPLES)/udp-fifo.toml
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: demo test test-rust test-python build deps clean validate validate-linux reproduce kernel-deps tool-deps ns3
+.PHONY: demo test test-rust test-rust-build test-python build deps clean validate validate-linux reproduce kernel-deps tool-deps ns3
 
 demo: build
 	$(VENV)/bin/bufferlab run $(DEMO)
 
-test: kernel-deps tool-deps test-rust test-python
+# The Rust tests' build wants both cores for two minutes and the Python dependencies' install
+# mostly the network and one core: they run at once (make -j2). Then the Rust tests run alone (the
+# kernel backend's measure the wall clock), then the extension (it reuses what the Rust tests
+# built) and the Python tests.
+test: kernel-deps tool-deps
+	$(MAKE) --no-print-directory -j2 test-rust-build deps
+	$(MAKE) --no-print-directory test-rust test-python
 
 test-rust:
 	cargo test --release --workspace
 
-# Everything but the wall-clock tests on every core (pytest-xdist), then those alone.
+# The same build as test-rust's, without running anything.
+test-rust-build:
+	cargo test --release --workspace --no-run
+
+# Everything but the wall-clock tests on every core (pytest-xdist, handed out one at a time, the
+# longest first: tests/conftest.py), then those alone.
 test-python: build
-	$(PY) -m pytest -q -n auto -m "not serial"
+	$(PY) -m pytest -q -n auto --maxschedchunk 1 -m "not serial"
 	$(PY) -m pytest -q -m serial
 
 build: $(VENV)/.built

@@ -23,27 +23,40 @@ settings.register_profile(
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
-# Tests that measure the wall clock or the real network (the kernel backend, loopback senders,
-# signals to live processes, Dask workers killed on purpose): `make test` runs them alone, after
-# the rest has run on every core, so that no other test steals the time they measure.
+# Tests that measure the wall clock or the real network (the kernel backend's real hosts, loopback
+# senders, signals to live processes racing with the work they stop): `make test` runs them alone,
+# after the rest has run on every core, so that no other test steals the time they measure. They
+# carry `pytest.mark.serial` where they are defined; these modules are serial as a whole.
 SERIAL_MODULES = {
-    "test_ballast",
-    "test_cli_progress",
-    "test_kernel_backend",
-    "test_kernel_ballast",
-    "test_kernel_compare",
-    "test_kernel_paths",
-    "test_run_cost",
-    "test_sweep_cluster",
-    "test_sweep_edges",
-    "test_sweep_run",
+    "test_cli_progress",  # the progress line is drawn after wall-clock intervals
+    "test_sweep_cluster",  # a Dask worker killed part-way through a running sweep
 }
+
+# The longest tests (5-25 s each: the pages of the docs whose commands run as written, ns-3, the
+# reproductions' smoke runs, a Dask worker dying thrice) go first, longest first: `make test` hands
+# the cores one test at a time (--maxschedchunk 1), so the run does not end with one core idle while
+# the other works through one of them.
+LONGEST_FIRST = (
+    "test_doc_commands.py::test_the_commands_of_a_page_run_as_written[plots.md]",
+    "test_doc_commands.py::test_the_commands_of_a_page_run_as_written[README.md]",
+    "test_crosscheck.py::test_ns3_runs_an_mdl_queue_like_bufferlab",
+    "test_sweep_run.py::test_a_dask_point_whose_worker_dies_is_failed",
+    "test_doc_commands.py::test_the_commands_of_a_page_run_as_written[report.md]",
+    "test_doc_commands.py::test_the_commands_of_a_page_run_as_written[sweeps.md]",
+    "test_reproduce.py::test_smoke_profile_runs_draws_and_judges",
+    "test_capture.py::test_tshark_and_tcpdump_read_every_file_cleanly",
+)
+
+
+def _rank(item: pytest.Item) -> int:
+    return next((i for i, name in enumerate(LONGEST_FIRST) if name in item.nodeid), len(LONGEST_FIRST))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.stem in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
+    items.sort(key=_rank)  # stable: the rest keep their order
 
 
 def example_path(name: str) -> Path:

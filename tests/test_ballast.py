@@ -167,6 +167,8 @@ def drain(s: socket.socket) -> tuple[int, set[int], set[int]]:
                 ttls.add(int.from_bytes(value[:4], sys.byteorder))
 
 
+# Loopback senders pace by the wall clock: run alone (`make test`'s serial phase).
+@pytest.mark.serial
 def test_fixed_rate_on_loopback_is_paced_with_the_ttl():
     s, port = receiver()
     rep = run_ballast(BallastOptions(host="127.0.0.1", port=port, rate_pps=200, duration_s=1.0))
@@ -176,6 +178,7 @@ def test_fixed_rate_on_loopback_is_paced_with_the_ttl():
     assert sizes == {1} and ttls == {2}  # 29 B on the IP layer: 1 B of payload
 
 
+@pytest.mark.serial
 def test_bursts_on_loopback():
     s, port = receiver()
     rep = run_ballast(BallastOptions(host="127.0.0.1", port=port, rate_pps=500, burst=20, every_s=0.5, duration_s=1.2))
@@ -184,6 +187,7 @@ def test_bursts_on_loopback():
     assert n == rep.packets and 55 <= n <= 60, n
 
 
+@pytest.mark.serial
 def test_auto_is_quiet_without_an_upload():
     s, port = receiver()
     rep = run_ballast(
@@ -211,6 +215,7 @@ def test_cli_refuses_bad_options_with_exit_2():
     assert p.returncode == 2 and "safe cap" in errs and "Traceback" not in errs
 
 
+@pytest.mark.serial
 def test_cli_stops_on_sigint_and_says_what_it_sent():
     s, port = receiver()
     p = cli("--to", f"127.0.0.1:{port}", "--rate", "100pps", "--duration", "20s")
@@ -232,6 +237,7 @@ def test_cli_stops_on_sigint_and_says_what_it_sent():
     assert 0 < sent == drain(s)[0]
 
 
+@pytest.mark.serial
 def test_start_at_waits_for_its_time_and_never_starts_without_one():
     s, port = receiver()
     # Started ahead: the packets go only from the given CLOCK_MONOTONIC time on, for --duration.

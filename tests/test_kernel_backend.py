@@ -36,7 +36,13 @@ def _why_not() -> str | None:
 
 
 WHY_NOT = _why_not()
-needs_kernel = pytest.mark.skipif(WHY_NOT is not None, reason=f"kernel backend unavailable: {WHY_NOT}")
+
+
+def needs_kernel(test):
+    """Real hosts in namespaces, in real time: skipped where the machine cannot, and run alone
+    (`make test`'s serial phase) where it can, so that no other test steals the time they measure."""
+    skip = pytest.mark.skipif(WHY_NOT is not None, reason=f"kernel backend unavailable: {WHY_NOT}")
+    return pytest.mark.serial(skip(test))
 
 
 def scenario(tmp_path: Path, body: str, name: str = "k.toml", up: str = "", down: str = "", duration: str = "3s") -> Path:

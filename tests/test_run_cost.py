@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from conftest import REPO, example_path
 from typer.testing import CliRunner
 
@@ -59,6 +60,8 @@ def test_progress_gets_simulated_time_and_events():
     assert one and all(isinstance(x, float) for x in one)
 
 
+# Ctrl-C three wall seconds in, once the interpreter has started: run alone (serial phase).
+@pytest.mark.serial
 def test_ctrl_c_stops_a_run_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
     p = subprocess.Popen(

@@ -148,6 +148,8 @@ def test_interrupt_inside_a_pool_worker_keeps_what_finished(spec_path, tmp_path)
     assert len(load(out).points) == 18
 
 
+# Signals to a running sweep race with its work: run alone (`make test`'s serial phase).
+@pytest.mark.serial
 def test_killed_sweep_leaves_no_partial_point(spec_path, tmp_path):
     """SIGKILL the sweep command (and its workers) part-way: every stored part is whole, and a
     rerun runs exactly the rest."""
@@ -178,6 +180,7 @@ def test_killed_sweep_leaves_no_partial_point(spec_path, tmp_path):
     assert not any((out / ".tmp").iterdir())  # a killed sweep's leftovers are cleared
 
 
+@pytest.mark.serial
 def test_ctrl_c_on_the_command_exits_130_and_rerun_finishes(spec_path, tmp_path):
     spec = spec_path.read_text().replace('"run.duration" = "2s"', '"run.duration" = "400s"')
     spec_path.write_text(spec.replace('"run.measure" = ["0.5s", "2s"]', ""))
@@ -349,6 +352,8 @@ def slow_run(scenario):
     return bufferlab.run(scenario)
 
 
+# A grace period of one wall second: run alone (serial phase).
+@pytest.mark.serial
 def test_a_local_cluster_left_without_workers_fails_what_waits_instead_of_hanging(spec_path, tmp_path):
     """Workers whose nannies gave up leave the points with nowhere to run: they fail, saying so,
     once the cluster has had no worker for the grace period, instead of waiting for ever."""
