@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 import uuid
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +23,7 @@ import bufferlab
 from bufferlab.cli import app
 from bufferlab.store import load
 from bufferlab.sweep import SweepInterrupted, load_spec, run_sweep
+from bufferlab.sweep.backends import NO_DASHBOARD
 
 from conftest import example_path
 
@@ -320,7 +322,7 @@ def test_stored_tables_are_the_results_tables(spec_path, tmp_path):
 def test_running_dask_cluster_by_address(spec_path, tmp_path):
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, **NO_DASHBOARD) as cluster:
         res = CliRunner().invoke(app, ["sweep", str(spec_path), "--out", str(tmp_path / "d"), "-q",
                                        "--scheduler", cluster.scheduler_address])
         assert res.exit_code == 0, res.output
@@ -329,6 +331,20 @@ def test_running_dask_cluster_by_address(spec_path, tmp_path):
     both = CliRunner().invoke(app, ["sweep", str(spec_path), "--out", str(tmp_path / "x"), "--dask-local",
                                     "--scheduler", "tcp://127.0.0.1:1"])
     assert both.exit_code == 2
+
+
+def test_two_local_clusters_at_once_take_no_fixed_port():
+    """Two sweeps on local clusters at once (two users, a sweep beside a reproduction): neither
+    warns that the scheduler's HTTP port, 8787 by default, is taken."""
+    from bufferlab.sweep.backends import DaskBackend
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the warning, raised where the cluster starts, fails it
+        first = DaskBackend(bufferlab.engine_version(), workers=1)
+        try:
+            DaskBackend(bufferlab.engine_version(), workers=1).close()
+        finally:
+            first.close()
 
 
 def die_on_one_point(scenario):

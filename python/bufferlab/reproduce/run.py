@@ -139,10 +139,10 @@ def dask_local(workers: int | None) -> Iterator[str]:
     """A local Dask cluster for the whole run (one start-up, every sweep uses it)."""
     from dask.distributed import LocalCluster
 
-    from ..sweep.backends import default_workers
+    from ..sweep.backends import NO_DASHBOARD, default_workers
 
     cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+                           **NO_DASHBOARD)
     try:
         yield cluster.scheduler_address
     finally:

@@ -203,6 +203,12 @@ def _died(point: Point, engine_version: str, exitcode: int | None) -> Outcome:
     )
 
 
+# A local cluster without a dashboard, and with the scheduler's HTTP server (its health and metrics
+# routes, started even without a dashboard) on a free port: on its default, 8787, a second cluster on
+# the machine (another sweep, a reproduction) would warn that the port is taken.
+NO_DASHBOARD = {"dashboard_address": None, "scheduler_kwargs": {"dashboard_address": ":0"}}
+
+
 class DaskBackend(Backend):
     """A dask.distributed cluster: a new local one (``workers`` processes) or a running one."""
 
@@ -224,7 +230,7 @@ class DaskBackend(Backend):
                 n_workers=workers or default_workers(),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                **NO_DASHBOARD,
             )
             self.client = Client(self.cluster)
         else:
