@@ -41,3 +41,15 @@ def test_make_test_rust_resolves_the_whole_workspace():
     # Excluding bufferlab-py would drop pyo3's features (syn's extra-traits) from the tests' build.
     recipe = (REPO / "Makefile").read_text().split("\ntest-rust:")[1].split("\n\n")[0]
     assert "cargo test --release --workspace" in recipe and "--exclude" not in recipe
+
+
+def test_make_test_builds_the_rust_tests_as_test_rust_runs_them():
+    # `make test` builds the Rust tests beside the Python dependencies' install, then runs them with
+    # test-rust: the same command but --no-run, or cargo would build them again.
+    makefile = (REPO / "Makefile").read_text()
+
+    def recipe(target: str) -> str:
+        return makefile.split(f"\n{target}:")[1].split("\n\n")[0].split("\n", 1)[1].strip()
+
+    assert recipe("test-rust-build") == recipe("test-rust") + " --no-run"
+    assert "test-rust-build deps" in recipe("test") and "test-rust test-python" in recipe("test")
