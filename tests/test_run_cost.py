@@ -69,6 +69,9 @@ def test_ctrl_c_stops_a_run_and_writes_nothing(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A shell may start background jobs with Ctrl-C ignored (`make test &`); a terminal's
+        # foreground job has it, and the run is started as one.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(3)
     p.send_signal(signal.SIGINT)
