@@ -151,6 +151,13 @@ pub struct TcpOptions {
     /// = 1`, since RACK came in 4.4); ns-3 3.44 has no RACK (the crosscheck turns it off on
     /// both sides).
     pub rack: bool,
+    /// D-SACK (RFC 2883): the receiver reports a segment it receives twice in the first SACK
+    /// block of its next ACK; the sender then undoes a recovery all of whose retransmissions
+    /// prove needless (Linux's `tcp_try_undo_dsack`) and, once reordering has been seen, widens
+    /// RACK's reordering window (RFC 8985 §6.2 step 4). Needs `sack`; without it the key has no
+    /// effect. Default on, as Linux (`net.ipv4.tcp_dsack = 1`); ns-3 3.44 has no D-SACK (the
+    /// crosscheck turns it off on both sides).
+    pub dsack: bool,
     /// What a congestion event's reduction is taken from: `cwnd`, the congestion window, as
     /// Linux (`tcp_init_cwnd_reduction`: `ssthresh = β·cwnd`; PRR's RecoverFS is that window,
     /// `prior_cwnd`; a timeout during a fast recovery keeps the recovery's ssthresh), ns-2 and
@@ -385,6 +392,7 @@ impl Default for TcpOptions {
             prr: true,
             frto: true,
             rack: true,
+            dsack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
             cwnd_unit: CwndUnit::Segment,
             abc_limit: 2,
@@ -455,6 +463,7 @@ pub struct TcpParams {
     pub prr: bool,
     pub frto: bool,
     pub rack: bool,
+    pub dsack: bool,
     pub ssthresh_from: SsthreshFrom,
     pub cwnd_unit: CwndUnit,
     pub abc_limit: u32,
@@ -633,6 +642,7 @@ impl TcpOptions {
             prr: self.prr,
             frto: self.frto,
             rack: self.rack,
+            dsack: self.dsack,
             ssthresh_from: self.ssthresh_from,
             cwnd_unit: self.cwnd_unit,
             abc_limit: self.abc_limit,
@@ -725,6 +735,8 @@ mod tests {
         );
         assert_eq!(p.cc, CcConfig::NewReno(NewRenoConfig { beta: 0.5 }));
         assert_eq!((p.tsq, p.limit_output_bytes), (None, 4 << 20));
+        // Linux's loss detection and undo: SACK, RACK, F-RTO, D-SACK all on.
+        assert_eq!((p.sack, p.rack, p.frto, p.dsack), (true, true, true, true));
         let c = opts(json!({"cc": "cubic"})).resolve();
         assert_eq!(c.cc, CcConfig::Cubic(CubicConfig::default()));
         let v = opts(json!({"cc": "vegas", "beta": 0.5})).resolve();

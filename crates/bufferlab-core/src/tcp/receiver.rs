@@ -1,6 +1,6 @@
-//! The receiving side: cumulative ACKs, SACK blocks (RFC 2018), delayed ACKs (RFC 1122
-//! §4.2.3.2, RFC 5681 §4.2), timestamp echo (RFC 7323 §4.3). One agent serves every connection
-//! of a flow (a web flow multiplexes many).
+//! The receiving side: cumulative ACKs, SACK blocks (RFC 2018) and D-SACK blocks (RFC 2883),
+//! delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2), timestamp echo (RFC 7323 §4.3). One agent
+//! serves every connection of a flow (a web flow multiplexes many).
 
 use super::accecn;
 use super::bufauto::{AutoSize, RecvAuto};
@@ -23,6 +23,9 @@ pub struct RecvConn {
     /// Starts of the most recently received out-of-order segments, newest first: RFC 2018 §4
     /// wants the block holding the newest first, then the most recently reported others.
     recent: [u64; MAX_SACK_BLOCKS],
+    /// RFC 2883: bytes received twice, for the first SACK block of the next ACK only (Linux's
+    /// `duplicate_sack`, cleared once written: `tcp_options_write`).
+    dsack: Option<(u64, u64)>,
     /// RFC 7323 §4.3: TS.Recent and Last.ACK.sent.
     ts_recent: Instant,
     last_ack_sent: u64,
@@ -69,6 +72,7 @@ impl Default for RecvConn {
             rcv_nxt: 0,
             ooo: Vec::new(),
             recent: [NONE; MAX_SACK_BLOCKS],
+            dsack: None,
             ts_recent: Instant::ZERO,
             last_ack_sent: 0,
             pending: 0,
@@ -135,10 +139,28 @@ impl RecvConn {
         self.rcv_nxt - before
     }
 
-    /// The SACK blocks to report (RFC 2018 §4).
-    fn sack_blocks(&self, out: &mut [(u64, u64); MAX_SACK_BLOCKS]) -> u8 {
+    /// The bytes of segment `[s, e)` this end already holds, as a D-SACK block reports them
+    /// (RFC 2883 §4): the part below `rcv_nxt`, or else the part inside the first out-of-order
+    /// range it overlaps (Linux's `tcp_dsack_set` in `tcp_data_queue` and
+    /// `tcp_data_queue_ofo`). `None` when every byte is new.
+    fn duplicate(&self, s: u64, e: u64) -> Option<(u64, u64)> {
+        if s < self.rcv_nxt {
+            return Some((s, e.min(self.rcv_nxt)));
+        }
+        let i = self.ooo.partition_point(|r| r.1 <= s);
+        self.ooo
+            .get(i)
+            .filter(|r| r.0 < e)
+            .map(|r| (s.max(r.0), e.min(r.1)))
+    }
+
+    /// The SACK blocks to report (RFC 2018 §4), as many as `out` holds.
+    fn sack_blocks(&self, out: &mut [(u64, u64)]) -> u8 {
         let mut n = 0;
         for &s in &self.recent {
+            if n == out.len() {
+                break;
+            }
             if s == NONE || s < self.rcv_nxt {
                 continue;
             }
@@ -152,7 +174,7 @@ impl RecvConn {
         }
         // Fill any free slot with other blocks, highest first.
         for &b in self.ooo.iter().rev() {
-            if n == MAX_SACK_BLOCKS {
+            if n == out.len() {
                 break;
             }
             if !out[..n].contains(&b) {
@@ -169,6 +191,8 @@ pub struct TcpReceiver {
     flow: FlowId,
     me: AgentId,
     sack: bool,
+    /// Report duplicates in D-SACK blocks (RFC 2883; needs `sack`).
+    dsack: bool,
     delayed_ack: bool,
     delack_ns: Duration,
     rwnd: u32,
@@ -193,6 +217,7 @@ impl TcpReceiver {
             flow,
             me,
             sack: p.sack,
+            dsack: p.sack && p.dsack,
             delayed_ack: p.delayed_ack,
             delack_ns: p.delack_ns,
             rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
@@ -239,8 +264,18 @@ impl TcpReceiver {
             ae,
             ..Default::default()
         };
-        if self.sack && !c.ooo.is_empty() {
-            tcp.nsack = c.sack_blocks(&mut tcp.sack);
+        if self.sack && (!c.ooo.is_empty() || c.dsack.is_some()) {
+            // RFC 2883 §4: the D-SACK block first, then the SACK blocks in RFC 2018's order, all
+            // within the option's room (three blocks beside the timestamp option: Linux counts
+            // the D-SACK block in it, `tcp_established_options`).
+            let n = match c.dsack.take() {
+                Some(d) => {
+                    tcp.sack[0] = d;
+                    1
+                }
+                None => 0,
+            };
+            tcp.nsack = n as u8 + c.sack_blocks(&mut tcp.sack[n..]);
         }
         if self.rwnd_auto.is_some() {
             c.auto.on_ack_sent(io.now);
@@ -294,6 +329,11 @@ impl TcpReceiver {
             c.ts_recent = h.ts_val;
         }
         let end = h.seq + h.len as u64;
+        if self.dsack {
+            if let Some(d) = c.duplicate(h.seq, end) {
+                c.dsack = Some(d);
+            }
+        }
         let in_order_or_dup = if end <= c.rcv_nxt {
             // A duplicate: ACK at once so the sender learns what is missing (RFC 5681 §4.2).
             true
@@ -501,5 +541,101 @@ mod tests {
         );
         assert_eq!(b[1], (11000, 12000));
         assert_eq!(b[2], (8000, 9000));
+    }
+
+    /// A receiver (no delayed ACKs) fed data segments; what each one made it send.
+    struct Rx {
+        rx: TcpReceiver,
+        flows: Vec<crate::metrics::flow::FlowStats>,
+    }
+
+    impl Rx {
+        fn new(dsack: bool) -> Rx {
+            let p = TcpParams {
+                dsack,
+                delayed_ack: false,
+                ..TcpParams::default()
+            };
+            let window = crate::metrics::flow::Window {
+                start: Instant::ZERO,
+                end: Instant::NEVER,
+            };
+            Rx {
+                rx: TcpReceiver::new(0, 0, &p),
+                flows: vec![crate::metrics::flow::FlowStats::new(window)],
+            }
+        }
+
+        /// Bytes `[s, e)` arrive; the SACK blocks of the ACK it sends at once.
+        fn data(&mut self, s: u64, e: u64) -> Vec<(u64, u64)> {
+            let (mut arena, mut out, mut timers) = (crate::packet::Arena::default(), vec![], vec![]);
+            let mut transfers = Vec::new();
+            let mut host_tx = [crate::net::host_tx::HostTx::default()];
+            let mut io = Io {
+                now: Instant::ZERO,
+                node: 1,
+                arena: &mut arena,
+                out: &mut out,
+                timers: &mut timers,
+                flows: &mut self.flows,
+                transfers: &mut transfers,
+                host_tx: &mut host_tx,
+            };
+            let pkt = Packet {
+                proto: Proto::Tcp,
+                size: 1000,
+                tcp: TcpHeader {
+                    seq: s,
+                    len: (e - s) as u32,
+                    flags: tcp_flags::ACK,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            self.rx.on_packet(&mut io, &pkt);
+            assert_eq!(out.len(), 1, "one ACK at once");
+            let h = arena.get(out[0]).tcp;
+            h.sack[..h.nsack as usize].to_vec()
+        }
+    }
+
+    /// RFC 2883 §4.1.1 (example 1 of §4): a segment entirely below the cumulative ACK is
+    /// reported in a D-SACK block below that ACK, on the one ACK that answers it.
+    #[test]
+    fn a_duplicate_below_the_cumulative_ack_is_dsacked_once() {
+        let mut r = Rx::new(true);
+        assert!(r.data(0, 1000).is_empty());
+        assert!(r.data(1000, 2000).is_empty());
+        assert_eq!(r.data(0, 1000), vec![(0, 1000)]);
+        assert!(r.data(2000, 3000).is_empty(), "only the ACK of the duplicate");
+        // A segment partly below rcv_nxt: its old part (Linux's `tcp_data_queue`).
+        assert_eq!(r.data(2500, 3500), vec![(2500, 3000)]);
+        // With SACK blocks to report, the D-SACK block comes first.
+        assert_eq!(r.data(5000, 6000), vec![(5000, 6000)]);
+        assert_eq!(r.data(1000, 2000), vec![(1000, 2000), (5000, 6000)]);
+        // Off: a duplicate is acknowledged without one.
+        let mut r = Rx::new(false);
+        r.data(0, 1000);
+        assert!(r.data(0, 1000).is_empty());
+    }
+
+    /// RFC 2883 §4.1.2-3: a duplicate of data held out of order: the D-SACK block, then the
+    /// block holding it, then the others; the option holds three blocks in all.
+    #[test]
+    fn a_duplicate_above_the_cumulative_ack_is_dsacked_before_its_block() {
+        let mut r = Rx::new(true);
+        r.data(0, 1000);
+        r.data(2000, 3000);
+        r.data(3000, 4000);
+        r.data(5000, 6000);
+        r.data(7000, 8000);
+        let b = r.data(3000, 4000);
+        assert_eq!(b, vec![(3000, 4000), (2000, 4000), (7000, 8000)]);
+        assert!(b[0].0 >= 1000, "above the cumulative ACK...");
+        assert!(b[1].0 <= b[0].0 && b[0].1 <= b[1].1, "...and inside the second block");
+        let b = r.data(9000, 10000);
+        assert_eq!(b, vec![(9000, 10000), (2000, 4000), (7000, 8000)]);
+        // A segment overlapping the start of a held range: the overlap.
+        assert_eq!(r.data(6500, 7500)[0], (7000, 7500));
     }
 }
