@@ -6,7 +6,8 @@
 //! - [`accecn`]: Accurate ECN feedback's counters (RFC 9768);
 //! - [`scoreboard`]: the SACK scoreboard (RFC 6675); [`prr`]: Proportional Rate Reduction
 //!   (RFC 6937), the sending rate during SACK recovery; [`rack`]: RACK's time-based loss
-//!   detection (RFC 8985); [`frto`]: spurious timeouts (RFC 5682);
+//!   detection (RFC 8985); [`frto`]: spurious timeouts (RFC 5682); [`dsack`]: D-SACK
+//!   (RFC 2883) and the undo of needless recoveries;
 //! - [`sender`]: one connection's sending state machine (its settings, variables and counters
 //!   apart in `send_vars`), [`receiver`]: the receiving side;
 //! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks;
@@ -20,6 +21,7 @@ pub mod accecn;
 pub mod bufauto;
 pub mod cc;
 pub mod cwnd_use;
+pub mod dsack;
 pub mod endpoint;
 pub mod frto;
 pub mod gso;
@@ -47,6 +49,8 @@ mod bbr_tests;
 mod bufauto_tests;
 #[cfg(test)]
 mod dctcp_tests;
+#[cfg(test)]
+mod dsack_tests;
 #[cfg(test)]
 mod edt_tests;
 #[cfg(test)]

@@ -568,7 +568,8 @@ mod tests {
 
         /// Bytes `[s, e)` arrive; the SACK blocks of the ACK it sends at once.
         fn data(&mut self, s: u64, e: u64) -> Vec<(u64, u64)> {
-            let (mut arena, mut out, mut timers) = (crate::packet::Arena::default(), vec![], vec![]);
+            let (mut arena, mut out, mut timers) =
+                (crate::packet::Arena::default(), vec![], vec![]);
             let mut transfers = Vec::new();
             let mut host_tx = [crate::net::host_tx::HostTx::default()];
             let mut io = Io {
@@ -607,7 +608,10 @@ mod tests {
         assert!(r.data(0, 1000).is_empty());
         assert!(r.data(1000, 2000).is_empty());
         assert_eq!(r.data(0, 1000), vec![(0, 1000)]);
-        assert!(r.data(2000, 3000).is_empty(), "only the ACK of the duplicate");
+        assert!(
+            r.data(2000, 3000).is_empty(),
+            "only the ACK of the duplicate"
+        );
         // A segment partly below rcv_nxt: its old part (Linux's `tcp_data_queue`).
         assert_eq!(r.data(2500, 3500), vec![(2500, 3000)]);
         // With SACK blocks to report, the D-SACK block comes first.
@@ -632,7 +636,10 @@ mod tests {
         let b = r.data(3000, 4000);
         assert_eq!(b, vec![(3000, 4000), (2000, 4000), (7000, 8000)]);
         assert!(b[0].0 >= 1000, "above the cumulative ACK...");
-        assert!(b[1].0 <= b[0].0 && b[0].1 <= b[1].1, "...and inside the second block");
+        assert!(
+            b[1].0 <= b[0].0 && b[0].1 <= b[1].1,
+            "...and inside the second block"
+        );
         let b = r.data(9000, 10000);
         assert_eq!(b, vec![(9000, 10000), (2000, 4000), (7000, 8000)]);
         // A segment overlapping the start of a held range: the overlap.

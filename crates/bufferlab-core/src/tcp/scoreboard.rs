@@ -15,6 +15,11 @@
 //! off. RACK's walk then starts at the oldest and stops at the first segment it cannot yet call
 //! lost, so an ACK costs what it changes, not the window.
 //!
+//! The scoreboard also notices reordering, for RACK's window: a segment never resent delivered
+//! (SACKed or cumulatively acknowledged) below the highest SACKed one, which a FIFO path never
+//! does (Linux's `tcp_check_sack_reordering`, `reord_seen`); and it counts retransmissions,
+//! against which D-SACKs are read ([`super::dsack`]).
+//!
 //! With the delivery-rate estimator on ([`Self::enable_rate`]) a second ring beside the entries
 //! holds each segment's [`TxStamp`], and every delivery, SACK and loss marking is reported to it;
 //! without, the ring stays empty and costs nothing.
@@ -76,6 +81,14 @@ pub struct Scoreboard {
     /// belongs to `flags[i]`).
     rate: Option<Box<RateEstimator>>,
     stamps: VecDeque<TxStamp>,
+    /// One past the highest SACKed byte before the ACK being read, and after it (Linux's
+    /// `prior_fack`, `tcp_highest_sack_seq`).
+    fack: u64,
+    fack_now: u64,
+    /// A segment never resent was delivered below `fack` (Linux's `reord_seen`).
+    reordered: bool,
+    /// Retransmissions in all (Linux's `total_retrans`).
+    resent_total: u64,
     /// Segments RACK's walks have looked at, in all (a test reads the cost per ACK).
     #[cfg(test)]
     rack_visits: u64,
@@ -98,6 +111,10 @@ impl Default for Scoreboard {
             order_last: NIL,
             rate: None,
             stamps: VecDeque::new(),
+            fack: 0,
+            fack_now: 0,
+            reordered: false,
+            resent_total: 0,
             #[cfg(test)]
             rack_visits: 0,
         }
@@ -304,6 +321,54 @@ impl Scoreboard {
         self.rack.as_ref()
     }
 
+    pub fn rack_mut(&mut self) -> Option<&mut Rack> {
+        self.rack.as_mut()
+    }
+
+    /// RACK's reordering window now ([`Rack::reo_wnd`]), zero without RACK.
+    pub fn rack_reo_wnd(&self, in_recovery: bool, min_rtt: Duration, srtt: Duration) -> Duration {
+        self.rack.map_or(Duration::ZERO, |r| {
+            r.reo_wnd(self.reordered, in_recovery, self.sacked, min_rtt, srtt)
+        })
+    }
+
+    /// Whether the connection has seen reordering (Linux's `reord_seen`).
+    pub fn reordered(&self) -> bool {
+        self.reordered
+    }
+
+    /// RACK alone finds losses: it runs and the connection has seen reordering. Linux never
+    /// counts DupThresh SACKed segments with RACK on (`tcp_identify_packet_loss`); until
+    /// reordering is seen RACK's window is zero once DupThresh segments are SACKed, which calls
+    /// lost at least what RFC 6675's IsLost does, so IsLost runs beside it only then.
+    pub fn rack_only(&self) -> bool {
+        self.rack.is_some() && self.reordered
+    }
+
+    /// Retransmissions sent in all.
+    pub fn resent_total(&self) -> u64 {
+        self.resent_total
+    }
+
+    /// A D-SACK block `[lo, hi)` above the cumulative ACK: how many of the segments wholly
+    /// inside it were resent (the needless copies it reports; Linux's `tcp_sacktag_one` with
+    /// `dup_sack`). One that was SACKed before its duplicate arrived was reordered, not lost.
+    /// Nothing is marked: the SACK block that holds it does that.
+    pub fn dsack_resent(&mut self, lo: u64, hi: u64) -> u32 {
+        let (a, b) = (self.first_from(lo), self.first_not_below(hi));
+        let mut n = 0;
+        for seg in a.max(self.head)..b.min(self.end()) {
+            let s = self.seg(seg);
+            if s.flags & EVER_RETX != 0 {
+                n += 1;
+                if s.flags & SACKED != 0 && s.start < self.fack {
+                    self.reordered = true;
+                }
+            }
+        }
+        n
+    }
+
     /// Estimate the delivery rate ([`super::rate`]): stamp each segment sent from now on.
     pub fn enable_rate(&mut self) {
         self.rate = Some(Box::default());
@@ -326,8 +391,10 @@ impl Scoreboard {
     }
 
     /// An ACK echoing `ts_ecr` arrives at `now`: the segments it delivers update RACK's most
-    /// recently sent delivered segment (RFC 8985 §6.2 step 2), judged against `min_rtt`.
+    /// recently sent delivered segment (RFC 8985 §6.2 step 2), judged against `min_rtt`, and are
+    /// held against the highest segment SACKed before it for reordering.
     pub fn rack_begin(&mut self, now: Instant, ts_ecr: Instant, min_rtt: Duration) {
+        self.fack = self.fack_now;
         if let Some(r) = self.rack.as_mut() {
             r.begin(now, ts_ecr, min_rtt);
         }
@@ -339,6 +406,9 @@ impl Scoreboard {
     fn delivered(&mut self, s: Seg, stamp: Option<TxStamp>, idx: usize) {
         let resent = s.flags & (RETX | EVER_RETX) != 0;
         let sacked = stamp.is_none();
+        if !resent && s.start < self.fack {
+            self.reordered = true;
+        }
         if let Some(r) = self.rack.as_mut() {
             r.on_delivered(s.sent, s.start + s.len as u64, resent, sacked);
         }
@@ -472,6 +542,7 @@ impl Scoreboard {
             return false;
         }
         self.delivered(s, None, (seg - self.head) as usize);
+        self.fack_now = self.fack_now.max(s.start + s.len as u64);
         self.order_remove(seg);
         self.set(seg, SACKED);
         self.sacked += 1;
@@ -510,6 +581,9 @@ impl Scoreboard {
     /// are SACKed. The set of such segments only grows, so a scan pointer makes this O(1)
     /// amortized per segment.
     pub fn detect_losses(&mut self) {
+        if self.rack_only() {
+            return;
+        }
         let end = self.end();
         while self.lost_scan < end {
             let f = self.at(self.lost_scan);
@@ -623,6 +697,7 @@ impl Scoreboard {
             self.set(seg, f | RETX | EVER_RETX);
             self.retx += 1;
         }
+        self.resent_total += 1;
         if self.rack.is_some() {
             self.order_remove(seg);
             self.seg_mut(seg).sent = now;
@@ -662,6 +737,7 @@ impl Scoreboard {
             rack_hi: self.end(),
             rack: self.rack.map(|_| Rack::default()),
             rate: self.rate.take(),
+            resent_total: self.resent_total,
             ..Default::default()
         };
     }

@@ -15,15 +15,16 @@ mod control;
 mod ecn;
 mod pace;
 mod probe;
+mod undo;
 
 use super::cc::{AckInfo, Cc, CongestionControl, CwndState};
 use super::cwnd_use::CwndUse;
+use super::dsack::DsackUndo;
 use super::frto::{AckSeen, Frto, Phase, Verdict};
 use super::gso;
 use super::pacing::{self, PacingInput};
 use super::params::{CwndUnit, SsthreshFrom, TcpParams, DUP_THRESH};
 use super::prr::Prr;
-use super::rack::Rack;
 use super::rtt::RttEstimator;
 use super::scoreboard::Scoreboard;
 use super::send_vars::{SendConfig, SendStats, SendVars};
@@ -88,6 +89,8 @@ pub struct SendConn {
     /// What to restore if F-RTO finds the timeout spurious: the window and the algorithm's
     /// state before the timeout.
     undo: Option<(CwndState, Cc)>,
+    /// What D-SACKs may show needless: the last recovery's retransmissions (RFC 2883).
+    dsack: DsackUndo,
 }
 
 impl SendConn {
@@ -121,6 +124,7 @@ impl SendConn {
             tlp: Tlp::default(),
             cwnd_use: CwndUse::default(),
             undo: None,
+            dsack: DsackUndo::default(),
             v: SendVars::new(p),
             stats: SendStats::default(),
             cfg,
@@ -677,6 +681,7 @@ impl SendConn {
         // A loss inside an ECN reduction's window is the same congestion: it is not reduced
         // for again (RFC 3168 §6.1.2; Linux's `tcp_enter_recovery` keeps a CWR state's ssthresh).
         let in_cwr = self.v.cwr_end.take().is_some();
+        self.begin_undo(!in_cwr);
         if !in_cwr {
             self.cc.on_congestion(io.now, &mut self.w, base);
             self.note_reduction();
@@ -762,6 +767,7 @@ impl SendConn {
         let una_before = self.v.una;
         let cwnd_before = self.rate_begin();
         let before = (self.sb.head(), self.sb.sacked());
+        let was_in_recovery = self.v.in_recovery;
         self.sb
             .rack_begin(io.now, h.ts_ecr, self.v.min_rtt.unwrap_or(Duration::ZERO));
         let new_sack = self.read_sack(h, ack);
@@ -809,6 +815,7 @@ impl SendConn {
             self.probe_ack(io, &f);
         }
         if self.cfg.sack {
+            self.after_dsacks(was_in_recovery);
             self.sb.detect_losses();
             self.find_losses(io, peer, before);
         }
@@ -843,7 +850,7 @@ impl SendConn {
         if self.sb.rack().is_some() {
             let min_rtt = self.v.min_rtt.unwrap_or(Duration::ZERO);
             let srtt = self.rtt.srtt().unwrap_or(Duration::ZERO);
-            let reo_wnd = Rack::reo_wnd(self.v.in_recovery, self.sb.sacked(), min_rtt, srtt);
+            let reo_wnd = self.sb.rack_reo_wnd(self.v.in_recovery, min_rtt, srtt);
             self.v.reo_at = self.sb.rack_detect(io.now, reo_wnd);
             if let Some(at) = self.v.reo_at {
                 if self.v.reo_armed.is_none_or(|a| at < a) {
@@ -854,7 +861,8 @@ impl SendConn {
         }
         if !self.v.in_recovery
             && self.v.una < self.v.max
-            && (self.v.dupacks >= DUP_THRESH || self.sb.is_lost(self.sb.head()))
+            && ((self.v.dupacks >= DUP_THRESH && !self.sb.rack_only())
+                || self.sb.is_lost(self.sb.head()))
             && self.may_recover(self.v.una)
         {
             self.enter_recovery(io, peer);
@@ -912,7 +920,9 @@ impl SendConn {
     fn read_sack(&mut self, h: &TcpHeader, ack: u64) -> bool {
         let sacked_before = self.sb.sacked();
         if self.cfg.sack {
-            for &(s, e) in &h.sack[..(h.nsack as usize).min(h.sack.len())] {
+            // A D-SACK block reports a duplicate, nothing new (RFC 2883 §4).
+            let skip = self.read_dsack(h, ack);
+            for &(s, e) in &h.sack[skip..(h.nsack as usize).min(h.sack.len())] {
                 if e > ack {
                     self.sb.sack_bytes(s.max(ack), e.min(self.v.max));
                 }
@@ -984,9 +994,7 @@ impl SendConn {
     /// the delay.
     fn undo_timeout(&mut self) {
         if let Some((w, cc)) = self.undo.take() {
-            self.cc.undo_to(cc);
-            self.w.cwnd_bytes = self.w.cwnd_bytes.max(w.cwnd_bytes);
-            self.w.ssthresh_bytes = self.w.ssthresh_bytes.max(w.ssthresh_bytes);
+            self.restore_window(w, cc);
         }
         if self.cfg.sack {
             self.sb.unmark_lost();
@@ -1243,6 +1251,8 @@ impl SendConn {
         } else if !frto {
             self.undo = None;
         }
+        // A timeout is F-RTO's to judge, not D-SACKs'.
+        self.dsack.forget();
         self.cc.on_rto(io.now, &mut self.w, base.max(self.cfg.mss));
         if repeat {
             self.w.ssthresh_bytes = held;

@@ -68,6 +68,10 @@ pub struct Net {
     pub ack_extra: Box<dyn FnMut(Instant) -> Duration>,
     /// Duplication rule for data-direction packets: how many extra copies the network delivers.
     pub dup: Box<dyn FnMut(&Packet, Instant) -> u32>,
+    /// Delay added to a data packet after the bottleneck (reordering: later packets overtake).
+    pub reorder: Box<dyn FnMut(&Packet) -> Duration>,
+    /// Rewrites an ACK on its way to the sender.
+    pub ack_rewrite: Box<dyn FnMut(&mut Packet)>,
     pub sent: Vec<Sent>,
     pub acks: u64,
     /// Each ACK's arrival at the sender and its cumulative acknowledgement.
@@ -125,6 +129,8 @@ impl Net {
             mark_at_pkts: None,
             ack_extra: Box::new(|_| Duration::ZERO),
             dup: Box::new(|_, _| 0),
+            reorder: Box::new(|_| Duration::ZERO),
+            ack_rewrite: Box::new(|_| {}),
             sent: Vec::new(),
             acks: 0,
             acks_in: Vec::new(),
@@ -172,6 +178,8 @@ impl Net {
             } else {
                 self.acks += 1;
                 if !(self.drop_ack)(&p, self.now) {
+                    let mut p = p;
+                    (self.ack_rewrite)(&mut p);
                     self.pkts.push(p);
                     let at = self.now + self.delay_ns + (self.ack_extra)(self.now);
                     self.push(at, Ev::Deliver(SENDER, self.pkts.len() - 1));
@@ -220,9 +228,10 @@ impl Net {
         if self.trace_queue {
             self.queue_trace.push((now, self.queue.len()));
         }
+        let late = (self.reorder)(&p);
         self.pkts.push(p);
         self.push(
-            done + self.delay_ns,
+            done + self.delay_ns + late,
             Ev::Deliver(RECEIVER, self.pkts.len() - 1),
         );
     }
