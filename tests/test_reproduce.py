@@ -51,7 +51,8 @@ def test_every_spec_expands_to_valid_scenarios(name, profile):
 
 
 def test_each_papers_tcp_stack_reaches_every_tcp_block():
-    # None of the four papers' stacks had RACK; the ns-2 and FreeBSD ones had no F-RTO either.
+    # None of the four papers' stacks had RACK; the ns-2 and FreeBSD ones had no F-RTO or D-SACK
+    # either.
     # Traffic lists come from the base or from a sweep's `set` (braud/table1's UDP sweeps).
     seen = set()
     for name, it in ITEMS.items():
@@ -63,6 +64,7 @@ def test_each_papers_tcp_stack_reaches_every_tcp_block():
                     if block.get("kind") in ("tcp", "web", "tcp_onoff"):
                         assert block["rack"] is False, (name, where)
                         assert block.get("frto", True) is (it.paper.key == "cardozo"), (name, where)
+                        assert block.get("dsack", True) is (it.paper.key == "cardozo"), (name, where)
                         if it.paper.key in ("gorinsky", "jabeen"):
                             # ns-2's agents and sink: one ACK per packet, no timestamps, its timer
                             assert (block["delayed_ack"], block["timestamps"], block["initial_window"],

@@ -274,6 +274,10 @@ def build(sc: Any) -> KernelPlan:
                     # Tail loss probes (RFC 8985 §7): 3 is Linux's default, probes on; 0 none.
                     tlp = "3" if tcp.tlp else "0"
                     set_once(src, src.sysctls, "ipv4/tcp_early_retrans", tlp, i, "tlp")
+                    # D-SACK (RFC 2883) is the receiver's to send; Linux's sender reads any it
+                    # gets whatever its own setting.
+                    dsack = "1" if tcp.dsack else "0"
+                    set_once(dst, dst.sysctls, "ipv4/tcp_dsack", dsack, i, "dsack")
                     # GSO bursts are the sender's: without them its device takes one segment per
                     # buffer (docs/tcp.md, GSO); the fewest segments per burst is a sysctl.
                     gso = GSO_MAX_SEGS if tcp.gso else "1"

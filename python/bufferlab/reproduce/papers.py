@@ -8,6 +8,8 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                   ("rack", False, "no RACK"),
                   ("frto", False, "no F-RTO (FreeBSD's own timestamp-based undo of a bad retransmission is not "
                                   "modelled)"),
+                  ("dsack", False, "no D-SACK (RFC 2883): FreeBSD 9.1's receiver reports no duplicate "
+                                   "(9.1's `tcp_sack.c` builds plain SACK blocks only)"),
                   ("sndbuf", "32KiB", "`net.inet.tcp.sendspace` 32768 (FreeBSD 9.x)"),
                   ("sndbuf_auto", True, "`net.inet.tcp.sendbuf_auto` 1: grown while it is what limits the "
                                         "connection ([tcp-buffers.md](tcp-buffers.md))"),
@@ -45,6 +47,7 @@ NS2 = TcpProfile("ns2", "ns-2's `Agent/TCP/Newreno` sending to a `TCPSink`, with
     ("prr", False, "no PRR (ns-2's NewReno recovery: RFC 2582/6582, `partial_window_deflation_ 1`)"),
     ("rack", False, "no RACK"),
     ("frto", False, "no F-RTO (`frto_enabled_ 0`)"),
+    ("dsack", False, "no D-SACK (RFC 2883): ns-2's sinks report no duplicate"),
     ("delayed_ack", False, "an ACK for every packet (`TCPSink`; the delayed-ACK sink is `TCPSink/DelAck`)"),
     ("timestamps", False, "no timestamp option (`timestamps_ false`)"),
     ("initial_window", 2, "`windowInit_ 2` (default since 2001/5/26)"),
