@@ -275,11 +275,12 @@ def test_bufferlab_runs_without_what_ns3_lacks():
     doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", ""))
     doc["traffic"].append({"kind": "udp", "from": "s1", "to": "d1", "rate": "10pps", "size": "100B"})
     m = matched_for_ns3(doc)
-    # RACK and F-RTO (on by default, as Linux) off for the TCP block, the UDP block untouched,
-    # the caller's document unchanged.
-    assert (m["traffic"][0]["rack"], m["traffic"][0]["frto"]) == (False, False)
+    # RACK, F-RTO and D-SACK (on by default, as Linux) off for the TCP block, the UDP block
+    # untouched, the caller's document unchanged.
+    assert (m["traffic"][0]["rack"], m["traffic"][0]["frto"], m["traffic"][0]["dsack"]) == (False, False, False)
     assert "rack" not in m["traffic"][1] and "rack" not in doc["traffic"][0]
     assert load_scenario(m).plan["traffic"][0]["tcp"]["rack"] is False
+    assert load_scenario(m).plan["traffic"][0]["tcp"]["dsack"] is False
     # A block that asks for RACK keeps it, and the translation refuses it by name.
     doc["traffic"][0]["rack"] = True
     m = matched_for_ns3(doc)
@@ -287,6 +288,11 @@ def test_bufferlab_runs_without_what_ns3_lacks():
     with pytest.raises(Unsupported) as e:
         to_ns3(load_scenario(m))
     assert "traffic[0].rack" in {p.path for p in e.value.problems}
+    # Likewise D-SACK: ns-3 3.44 has none.
+    doc["traffic"][0].update(rack=False, dsack=True)
+    with pytest.raises(Unsupported) as e:
+        to_ns3(load_scenario(matched_for_ns3(doc)))
+    assert {p.path for p in e.value.problems} >= {"traffic[0].dsack"}
 
 
 def test_bufferlab_reduces_from_what_ns3_reduces_from():

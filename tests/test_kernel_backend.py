@@ -120,10 +120,11 @@ size = "100KB"
     client, server = kp.host(0), kp.host(1)
     # F-RTO and RACK are the sender's: on there, as bufferlab's defaults (Linux's), whatever
     # the machine runs.
-    # ECN: not asked for (Linux's default 2: accept when asked) at both ends.
+    # D-SACK is the receiver's: on there (Linux's default). ECN: not asked for (Linux's default
+    # 2: accept when asked) at both ends.
     assert client.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1",
                               "ipv4/tcp_ecn": "2", "ipv4/tcp_min_tso_segs": "2", "ipv4/tcp_early_retrans": "3"}
-    assert server.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
+    assert server.sysctls == {"ipv4/tcp_sack": "0", "ipv4/tcp_dsack": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
     # GSO (Linux's default) is the sender's device's: as many segments per buffer as it likes.
     assert (client.link, server.link) == ({"gso_max_segs": "65535"}, {})
     assert client.routes == {1: {"initcwnd": "4", "rto_min": "50ms"}}
@@ -199,17 +200,19 @@ def test_ecn_asks_at_the_sender_and_is_accepted_everywhere(tmp_path):
         kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
 
 
-def test_frto_and_rack_map_to_the_senders_namespace(tmp_path):
+def test_frto_and_rack_map_to_the_senders_namespace_dsack_to_the_receivers(tmp_path):
     one = '\n[[traffic]]\nkind = "tcp"\nfrom = "{}"\nto = "{}"\nfrto = {}\n'
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true"))))
     tso = {"ipv4/tcp_min_tso_segs": "2", "ipv4/tcp_early_retrans": "3"}
     assert kp.host(0).sysctls == {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso}
-    assert kp.host(1).sysctls == {"ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
-    # Opposite directions: each namespace has its own sender.
-    body = one.format("client", "server", "true") + one.format("server", "client", "false") + "rack = false\n"
+    assert kp.host(1).sysctls == {"ipv4/tcp_dsack": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2"}
+    # Opposite directions: each namespace has its own sender, and its own receiver (D-SACK).
+    body = (one.format("client", "server", "true") + one.format("server", "client", "false") + "rack = false\n"
+            + "dsack = false\n")
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, body)))
-    assert (kp.host(0).sysctls, kp.host(1).sysctls) == ({"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso},
-                                                       {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso})
+    assert (kp.host(0).sysctls, kp.host(1).sysctls) == (
+        {"ipv4/tcp_frto": "2", "ipv4/tcp_recovery": "1", "ipv4/tcp_dsack": "0", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso},
+        {"ipv4/tcp_frto": "0", "ipv4/tcp_recovery": "0", "ipv4/tcp_dsack": "1", "ipv4/tcp_timestamps": "1", "ipv4/tcp_ecn": "2", **tso})
     # Tail loss probes off: tcp_early_retrans 0.
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true") + "tlp = false\n")))
     assert kp.host(0).sysctls["ipv4/tcp_early_retrans"] == "0"

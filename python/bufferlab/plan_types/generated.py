@@ -605,6 +605,13 @@ class TcpOptions(PlanObject):
     # Delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2): an ACK for every second full segment or
     # after `delack`. Default on (RFC 1122: a TCP SHOULD implement them; Linux does).
     delayed_ack: bool = True
+    # D-SACK (RFC 2883): the receiver reports a segment it receives twice in the first SACK
+    # block of its next ACK; the sender then undoes a recovery all of whose retransmissions
+    # prove needless (Linux's `tcp_try_undo_dsack`) and, once reordering has been seen, widens
+    # RACK's reordering window (RFC 8985 §6.2 step 4). Needs `sack`; without it the key has no
+    # effect. Default on, as Linux (`net.ipv4.tcp_dsack = 1`); ns-3 3.44 has no D-SACK (the
+    # crosscheck turns it off on both sides).
+    dsack: bool = True
     # Explicit Congestion Notification (RFC 3168): ask for it in the SYN (with ECE and CWR),
     # send new data ECT(0) once the peer agrees, and take an ECN-Echo as a congestion event
     # (once per window, nothing retransmitted). Default off: Linux's `net.ipv4.tcp_ecn = 2`
