@@ -122,10 +122,9 @@ fn a_dsack_block_marks_nothing() {
 /// A 2 Mb/s path (6 ms per segment, a minimum RTT near 50 ms: RACK's window a quarter of it,
 /// about 12 ms) that reorders. Segment 100 arrives 9 ms late, after segment 101, within the
 /// window: the first reordering seen (segment 100 was never resent and arrives below a SACKed
-/// one). Segments 200 and 300 arrive 20 ms late: beyond the window, and after three others,
-/// which no longer count (RACK alone judges once reordering is seen, as Linux). Segment 200 is
-/// resent needlessly and its D-SACK widens the window by a step, so 300 waits inside it and is
-/// sent once. Without D-SACK the window stays and 300 is resent too.
+/// one). Segments 200 and 300 arrive 17 ms late: beyond the window, after two others (short of
+/// DupThresh). Segment 200 is resent needlessly and its D-SACK widens the window by a step, so
+/// 300 waits inside it and is sent once. Without D-SACK the window stays and 300 is resent too.
 #[test]
 fn dsacks_widen_racks_window_until_the_reordering_fits() {
     let run = |dsack: bool| {
@@ -134,7 +133,7 @@ fn dsacks_widen_racks_window_until_the_reordering_fits() {
         let mut net = Net::new(p, None, 2_000_000, DELAY, 1000);
         reorder(
             &mut net,
-            vec![(100, 9 * MS), (200, 20 * MS), (300, 20 * MS)],
+            vec![(100, 9 * MS), (200, 17 * MS), (300, 17 * MS)],
         );
         net.run(T0 + 4_000 * MS);
         assert!(net.receiver.conn(0).unwrap().rcv_nxt() > 320 * MSS);

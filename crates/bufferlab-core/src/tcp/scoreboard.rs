@@ -337,14 +337,6 @@ impl Scoreboard {
         self.reordered
     }
 
-    /// RACK alone finds losses: it runs and the connection has seen reordering. Linux never
-    /// counts DupThresh SACKed segments with RACK on (`tcp_identify_packet_loss`); until
-    /// reordering is seen RACK's window is zero once DupThresh segments are SACKed, which calls
-    /// lost at least what RFC 6675's IsLost does, so IsLost runs beside it only then.
-    pub fn rack_only(&self) -> bool {
-        self.rack.is_some() && self.reordered
-    }
-
     /// Retransmissions sent in all.
     pub fn resent_total(&self) -> u64 {
         self.resent_total
@@ -581,9 +573,6 @@ impl Scoreboard {
     /// are SACKed. The set of such segments only grows, so a scan pointer makes this O(1)
     /// amortized per segment.
     pub fn detect_losses(&mut self) {
-        if self.rack_only() {
-            return;
-        }
         let end = self.end();
         while self.lost_scan < end {
             let f = self.at(self.lost_scan);

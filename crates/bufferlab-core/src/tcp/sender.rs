@@ -861,8 +861,7 @@ impl SendConn {
         }
         if !self.v.in_recovery
             && self.v.una < self.v.max
-            && ((self.v.dupacks >= DUP_THRESH && !self.sb.rack_only())
-                || self.sb.is_lost(self.sb.head()))
+            && (self.v.dupacks >= DUP_THRESH || self.sb.is_lost(self.sb.head()))
             && self.may_recover(self.v.una)
         {
             self.enter_recovery(io, peer);
