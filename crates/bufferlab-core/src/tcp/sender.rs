@@ -810,7 +810,7 @@ impl SendConn {
                 advanced,
                 not_dup: advanced || h.len > 0,
                 sacked: new_sack,
-                dsack_probe: false,
+                dsack_probe: self.dsack_of_probe(h, ack),
             };
             self.probe_ack(io, &f);
         }

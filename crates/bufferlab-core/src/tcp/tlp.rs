@@ -76,6 +76,11 @@ impl Tlp {
         self.episode.is_some()
     }
 
+    /// TLP.end_seq: SND.NXT when the episode's probe went, if one is under way.
+    pub fn high(&self) -> Option<u64> {
+        self.episode.map(|(h, _)| h)
+    }
+
     /// A probe went: `high` is SND.NXT after it, `retrans` whether it resent a segment.
     pub fn sent(&mut self, high: u64, retrans: bool) {
         self.episode = Some((high, retrans));

@@ -80,18 +80,22 @@ fn without_probes_the_lost_tail_waits_for_the_timer() {
     assert!(b - a > 100 * MS, "probe {a:?}, timeout {b:?}");
 }
 
-/// A bulk flow whose ACKs sent in [3 s, 3 s + `gap`) are all lost, with the peer's window at
-/// `rwnd` segments (`None`: the default, far above the path's).
-fn acks_stop(rwnd: Option<u64>, gap: Duration) -> (Net, Instant) {
-    let mut p = params(true);
-    if let Some(w) = rwnd {
-        p.rwnd_bytes = w * MSS;
-    }
+/// A bulk flow whose ACKs sent in [3 s, 3 s + `gap`) are all lost.
+fn acks_stop(p: TcpParams, gap: Duration) -> (Net, Instant) {
     let mut net = Net::new(p, None, RATE, DELAY, 100);
     let (t1, t2) = (Instant::ZERO + 3 * SEC, Instant::ZERO + 3 * SEC + gap);
     net.drop_ack = Box::new(move |_, now| now >= t1 && now < t2);
     net.run(Instant::ZERO + 4 * SEC);
     (net, t1)
+}
+
+/// The peer's window at 30 segments, below the path's 34: no queue, an RTT of 41.2 ms.
+fn window_full(dsack: bool) -> TcpParams {
+    TcpParams {
+        rwnd_bytes: 30 * MSS,
+        dsack,
+        ..params(true)
+    }
 }
 
 /// The one data segment sent from a timer after `t`.
@@ -105,7 +109,7 @@ fn probe_after(net: &Net, t: Instant) -> super::testnet::Sent {
 fn when_acks_stop_a_window_limited_sender_probes_with_new_data() {
     // The window fills the 100-packet queue: the ACKs' silence outlasts a PTO, which the
     // retransmission timer bounds here (2·SRTT would be later than the RTO).
-    let (net, t1) = acks_stop(None, 150 * MS);
+    let (net, t1) = acks_stop(params(true), 150 * MS);
     let c = &net.sender.conns()[0];
     assert_eq!(net.stats().timeouts.total, 0);
     assert_eq!(c.loss_probes(), (1, 0));
@@ -124,9 +128,8 @@ fn when_acks_stop_a_window_limited_sender_probes_with_new_data() {
 
 #[test]
 fn when_acks_stop_with_the_peer_window_full_the_last_segment_is_probed() {
-    // 30 segments of window, below the path's 34: no queue, an RTT of 41.2 ms. The ACKs of
-    // the last 60 ms of data are lost, the probe's is not.
-    let (net, t1) = acks_stop(Some(30), 60 * MS);
+    // The ACKs of the last 60 ms of data are lost, the probe's is not.
+    let (net, t1) = acks_stop(window_full(true), 60 * MS);
     let c = &net.sender.conns()[0];
     assert_eq!(net.stats().timeouts.total, 0);
     let p = probe_after(&net, t1);
@@ -145,5 +148,10 @@ fn when_acks_stop_with_the_peer_window_full_the_last_segment_is_probed() {
         pto >= 2 * srtt && pto <= 2 * srtt + 2 * MS + 2 * MS,
         "PTO {pto:?}, SRTT {srtt:?}"
     );
-    assert_eq!(c.loss_probes().0, 1);
+    // Nothing was lost: the probe's copy arrives as a duplicate, which the receiver reports
+    // with a D-SACK, and the episode ends without a window reduction.
+    assert_eq!(c.loss_probes(), (1, 0));
+    // Without D-SACK the ACK above the probe cannot tell, and the window is reduced.
+    let (net, _) = acks_stop(window_full(false), 60 * MS);
+    assert_eq!(net.sender.conns()[0].loss_probes(), (1, 1));
 }

@@ -119,6 +119,16 @@ impl SendConn {
                 .is_some_and(|h| h.conn(self.conn).queued_bytes > 0)
     }
 
+    /// Whether the ACK's first SACK block is a D-SACK of one segment ending at TLP.end_seq: the
+    /// probe's copy arrived after the original (Linux's `FLAG_DSACK_TLP`, `tcp_dsack_seen`).
+    pub(super) fn dsack_of_probe(&self, h: &TcpHeader, ack: u64) -> bool {
+        let blocks = &h.sack[..(h.nsack as usize).min(h.sack.len())];
+        self.cfg.sack
+            && crate::tcp::dsack::first_is_dsack(blocks, ack)
+            && blocks[0].1 - blocks[0].0 <= self.cfg.mss
+            && self.tlp.high() == Some(blocks[0].1)
+    }
+
     /// RFC 8985 §7.4 (`tcp_process_tlp_ack`): an ACK above a resent probe that neither a
     /// duplicate ACK nor a D-SACK showed superfluous means the probe repaired a loss: reduce the
     /// window as a recovery would, at once (Linux enters CWR and ends it in the same step:
