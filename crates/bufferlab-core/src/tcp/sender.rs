@@ -162,12 +162,12 @@ impl SendConn {
         self.stats.spurious_timeouts
     }
 
-    /// Window reductions made for an ECN-Echo (RFC 3168 §6.1.2).
     /// Tail loss probes sent, and those whose ACK showed they repaired a loss.
     pub fn loss_probes(&self) -> (u64, u64) {
         (self.stats.loss_probes, self.stats.loss_probe_recoveries)
     }
 
+    /// Window reductions made for an ECN-Echo (RFC 3168 §6.1.2).
     pub fn ecn_reductions(&self) -> u64 {
         self.stats.ecn_reductions
     }
@@ -552,7 +552,7 @@ impl SendConn {
             let d = gso::DeferInput {
                 now: io.now,
                 last_write: self.v.wstamp.max(self.v.last_send),
-                recovering: self.v.in_recovery || self.v.rto_point.is_some_and(|p| self.v.una < p),
+                recovering: self.v.in_recovery || self.in_loss(),
                 cong_win: cwnd.saturating_sub(in_flight) * mss,
                 send_win,
                 cwnd: cwnd * mss,
@@ -1118,6 +1118,12 @@ impl SendConn {
         }
     }
 
+    /// Whether a timeout's recovery is under way: what was outstanding at the last timeout is
+    /// not all acknowledged yet (Linux's Loss state).
+    fn in_loss(&self) -> bool {
+        self.v.rto_point.is_some_and(|p| self.v.una < p)
+    }
+
     /// Whether an ACK may grow the window: the flow fills it ([`CwndUse`], Linux's
     /// `tcp_is_cwnd_limited`), or, without the latch, the last send attempt was stopped by it.
     fn may_grow(&self) -> bool {
@@ -1238,8 +1244,8 @@ impl SendConn {
         // halving at each backed-off timeout leaves a long-RTT flow with a tiny ssthresh).
         // Linux (`tcp_enter_loss`) also keeps the ssthresh a fast recovery under way has set:
         // its window is already being reduced, and halving the reduced window halves twice.
-        let repeat = self.v.rto_point.is_some_and(|p| self.v.una < p)
-            || (self.cfg.ssthresh_from == SsthreshFrom::Cwnd && self.v.in_recovery);
+        let repeat =
+            self.in_loss() || (self.cfg.ssthresh_from == SsthreshFrom::Cwnd && self.v.in_recovery);
         let held = self.w.ssthresh_bytes;
         // F-RTO (RFC 5682 §2-3 step 1) only when no recovery is under way, or when its own
         // detection timed out again; the state to undo is the one before the first timeout.

@@ -24,7 +24,7 @@ impl SendConn {
     fn ca_state(&self) -> CaState {
         if self.v.in_recovery {
             CaState::Recovery
-        } else if self.v.rto_point.is_some_and(|p| self.v.una < p) {
+        } else if self.in_loss() {
             CaState::Loss
         } else if self.v.cwr_end.is_some() {
             CaState::Cwr

@@ -16,7 +16,7 @@ impl SendConn {
             && self.state == State::Open
             && self.v.una < self.v.max
             && !self.v.in_recovery
-            && !self.v.rto_point.is_some_and(|p| self.v.una < p)
+            && !self.in_loss()
             && self.frto.phase() == Phase::Off
             && self.sb.sacked() == 0
             && self.sb.lost() == 0
