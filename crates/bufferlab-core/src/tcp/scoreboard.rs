@@ -41,6 +41,8 @@ const EVER_RETX: u8 = 8;
 const LISTED: u8 = 16;
 /// No segment (the list's ends).
 const NIL: u64 = u64::MAX;
+/// SACK blocks remembered: two ACKs' worth (an ACK carries at most four).
+const SACK_SEEN: usize = 8;
 
 #[derive(Clone, Copy, Debug)]
 struct Seg {
@@ -89,6 +91,11 @@ pub struct Scoreboard {
     reordered: bool,
     /// Retransmissions in all (Linux's `total_retrans`).
     resent_total: u64,
+    /// The last SACK blocks taken, as segment ranges, every segment of which is SACKed (Linux's
+    /// `recv_sack_cache`): a block that spans one of them skips it.
+    sack_seen: [(u64, u64); SACK_SEEN],
+    /// Where the next block taken goes in `sack_seen`.
+    sack_seen_at: usize,
     /// Segments RACK's walks have looked at, in all (a test reads the cost per ACK).
     #[cfg(test)]
     rack_visits: u64,
@@ -115,6 +122,8 @@ impl Default for Scoreboard {
             fack_now: 0,
             reordered: false,
             resent_total: 0,
+            sack_seen: [(0, 0); SACK_SEEN],
+            sack_seen_at: 0,
             #[cfg(test)]
             rack_visits: 0,
         }
@@ -552,7 +561,11 @@ impl Scoreboard {
 
     /// A SACK block covering segments `[lo, hi)`. Blocks are re-reported on every ACK while
     /// they grow, so marking walks in from both ends and stops at segments already SACKed: the
-    /// cost is the new part of the block.
+    /// cost is the new part of the block. What lies between is SACKed too unless the block has
+    /// swallowed a hole: a retransmission that fills the gap between two blocks joins them into
+    /// one, whose ends were both SACKed before. So the middle is walked as well, skipping the
+    /// ranges of the blocks taken last (Linux's `tcp_sacktag_write_queue` skips its
+    /// `recv_sack_cache` the same way): only the filled hole is visited.
     pub fn sack(&mut self, lo: u64, hi: u64) {
         let lo = lo.max(self.head);
         let hi = hi.min(self.end());
@@ -567,6 +580,17 @@ impl Scoreboard {
         while l < r && self.set_sacked(l) {
             l += 1;
         }
+        while l < r {
+            match self.sack_seen.iter().find(|&&(a, b)| a <= l && l < b) {
+                Some(&(_, b)) => l = b,
+                None => {
+                    self.set_sacked(l);
+                    l += 1;
+                }
+            }
+        }
+        self.sack_seen[self.sack_seen_at] = (lo, hi);
+        self.sack_seen_at = (self.sack_seen_at + 1) % SACK_SEEN;
     }
 
     /// RFC 6675 §4 IsLost, applied in order: a segment is lost once DupThresh segments above it
@@ -885,6 +909,58 @@ mod tests {
             assert!(s.is_sacked(k));
         }
         assert!(!s.is_sacked(2) && !s.is_sacked(12));
+    }
+
+    /// A retransmission fills the hole between two SACKed blocks and the receiver reports the
+    /// two as one (RFC 2018 §4): both ends of that block were SACKed before, the filled hole in
+    /// its middle must be too, or RACK later takes the delivered retransmission for lost.
+    #[test]
+    fn a_block_that_joins_two_marks_the_filled_hole() {
+        let mut s = board(30);
+        s.sack(5, 10);
+        s.sack(13, 20);
+        s.sack(22, 25);
+        s.sack(5, 20); // 10..13 arrived
+        assert_eq!(s.sacked(), 18);
+        for k in 5..20 {
+            assert!(s.is_sacked(k), "{k}");
+        }
+        // A hole beyond what the remembered blocks cover is walked as well.
+        for k in 0..SACK_SEEN as u64 {
+            s.sack(26 + k % 2, 27 + k % 2);
+        }
+        s.sack(5, 25);
+        assert_eq!(s.sacked(), 22);
+        assert!((5..25).all(|k| s.is_sacked(k)) && !s.is_sacked(25) && !s.is_sacked(4));
+    }
+
+    proptest::proptest! {
+        /// Whatever blocks arrive, in whatever order (growing, joining, nested, repeated), and
+        /// whatever cumulative ACKs between them: every segment any block covered is SACKed,
+        /// and no other.
+        #[test]
+        fn every_segment_a_block_covers_is_sacked(
+            ops in proptest::collection::vec((0u64..60, 0u64..25, 0u8..8), 1..80)
+        ) {
+            let mut s = board(60);
+            let mut want = [false; 60];
+            for (a, n, kind) in ops {
+                if kind == 0 {
+                    s.ack_to(a.max(s.head()));
+                    continue;
+                }
+                let b = (a + n).min(60);
+                s.sack(a, b);
+                for k in a.max(s.head())..b {
+                    want[k as usize] = true;
+                }
+                for k in s.head()..60 {
+                    proptest::prop_assert_eq!(s.is_sacked(k), want[k as usize], "segment {}", k);
+                }
+                let count = (s.head()..60).filter(|&k| want[k as usize]).count();
+                proptest::prop_assert_eq!(s.sacked() as usize, count);
+            }
+        }
     }
 
     #[test]
