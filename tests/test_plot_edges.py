@@ -240,9 +240,10 @@ def test_plots_draw_run_folders_side_by_side(runs, tmp_path):
 
 @pytest.fixture(scope="module")
 def dumbbell(tmp_path_factory):
-    """The dumbbell example (ten pairs: 42 queues, 10 flows) for 3 s, sampled."""
+    """The dumbbell example (ten pairs: 42 queues, 10 flows) for 5 s, sampled: long enough for a
+    flow whose SYN and first window were lost in the others' slow start to send again."""
     d = tmp_path_factory.mktemp("db") / "run"
-    short = {"run.duration": "3s", "run.measure": ["0.5s", "3s"], "run.sample": "100ms"}
+    short = {"run.duration": "5s", "run.measure": ["0.5s", "5s"], "run.sample": "100ms"}
     bufferlab.run(example_path("dumbbell"), overrides=short).write(d)
     return d
 

@@ -50,6 +50,8 @@ SUITE_DIR = Path(__file__).parent / "kernel" / "suite"
 KERNEL_DIR = SUITE_DIR / "kernel"
 DIFFERENCES = "validation-linux-differences.md"
 SEEDS = 5
+# Cases whose rows turn on a chance event per run (Case.seeds); web transfers' Zipf sizes most.
+MORE_SEEDS, WEB_SEEDS = 10, 15
 
 # Fixed before the suite was first run. ("abs", x): |simulator - Linux| <= x; ("rel", x):
 # |simulator - Linux| <= x * |Linux|. All on the means over seeds.
@@ -85,6 +87,9 @@ SIZE_CLASSES: tuple[tuple[str, float, float], ...] = (
 class Case:
     name: str  # the file suite/<name>.toml
     links: tuple[str, ...]  # the links whose utilization, sojourn and drops are compared
+    # Seeds per side. More where one chance event per run sets a row: the few large transfers
+    # of a Zipf size law, which of ten RTTs starts first, whether an ECN SYN is lost.
+    seeds: int = SEEDS
 
     @property
     def file(self) -> Path:
@@ -104,13 +109,14 @@ CASES: tuple[Case, ...] = (
     # The headline: Cardozo et al.'s Linux egress stack with CoDel as the qdisc.
     Case(HEADLINE, ("client->server",)),
     *(Case(f"{cc}-{q}-{n}", DUMBBELL) for cc in ("reno", "cubic") for q in QUEUES for n in (1, 10)),
-    Case("mixed-rtts", DUMBBELL),
+    Case("mixed-rtts", DUMBBELL, seeds=MORE_SEEDS),
     Case("asymmetric-access", ("client->server", "server->client")),
     Case("linux-stack-fq-codel", ("client->server",)),
     Case("linux-stack-bql-off", ("client->server",)),
-    Case("web-fifo-1bdp", ("server->client",)),
+    Case("web-fifo-1bdp", ("server->client",), seeds=WEB_SEEDS),
     # ECN (RFC 3168): the marking AQMs with ECN senders.
-    *(Case(f"{cc}-{q}-ecn-10", DUMBBELL) for cc in ("reno", "cubic") for q in ("codel", "fq-codel", "pie")),
+    *(Case(f"{cc}-{q}-ecn-10", DUMBBELL, seeds=MORE_SEEDS if q != "fq-codel" else SEEDS)
+      for cc in ("reno", "cubic") for q in ("codel", "fq-codel", "pie")),
     # BBR v1 (Linux `bbr`): alone in a FIFO of 1 and 10 BDP, against one Cubic flow from half a
     # BDP to 16, and behind FQ-CoDel.
     *(Case(f"bbr-fifo-{b}bdp-1", DUMBBELL) for b in (1, 10)),
@@ -380,7 +386,7 @@ def _engine_provenance() -> str:
     return f" Simulator: the engine of commit {head}" + (" with uncommitted changes to its Rust sources" if dirty else "") + "."
 
 
-def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str, seeds: int, records: dict[str, list[dict[str, Any]]]) -> str:
+def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str, records: dict[str, list[dict[str, Any]]]) -> str:
     """``done``: (case, rows, simulator seeds, kernel seeds) in page order."""
     release, settings, when = _kernel_meta(records)
     tol = TOLERANCES
@@ -396,7 +402,9 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         "(SACK, RACK, tail loss probes, F-RTO, D-SACK, PRR, delayed ACK, GSO, the timer restarted when the oldest segment is resent, growth only while the window is used; nothing pinned) and on the kernel backend "
         "([kernel-backend.md](kernel-backend.md)): Linux's own TCP in network namespaces, bufferlab's engine — the same "
         "queue code — between them, in real time. `newreno` runs as Linux `reno`, `cubic` as Linux `cubic`. Seeds 1..N "
-        "on each side; start times are drawn from each file's `start` (the kernel's draws follow the same law, not the "
+        f"on each side, N = {SEEDS} unless the scenario's row says more ({MORE_SEEDS} where one chance event per run "
+        f"sets a row: which of ten RTTs starts first, whether an ECN SYN is lost; {WEB_SEEDS} for web transfers, "
+        "whose Zipf sizes give a run a few large transfers or none); start times are drawn from each file's `start` (the kernel's draws follow the same law, not the "
         "same values). Values are means over the seeds; per-seed values follow the table." + _engine_provenance(),
         "",
         f"Kernel runs: Linux {release}, measured {when}, stored in `python/bufferlab/kernel/suite/kernel/` with the "
@@ -480,7 +488,8 @@ def rows_on_page(page: str, scenario: str) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bufferlab.validate_linux", description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=Path("docs/validation-linux.md"))
-    ap.add_argument("--seeds", type=int, default=SEEDS, help=f"seeds per side (default {SEEDS})")
+    ap.add_argument("--seeds", type=int, default=None,
+                    help=f"seeds per side for every case (default: each case's own, {SEEDS} for most)")
     ap.add_argument("--only", nargs="*", default=None, help="only these cases")
     ap.add_argument("--kernel", action="store_true",
                     help="measure on the kernel backend the runs missing from suite/kernel/ (root; real time: the scenario's duration each)")
@@ -491,14 +500,16 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"error: unknown cases: {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
-    seeds = list(range(1, args.seeds + 1))
+    def seeds_of(case: Case) -> list[int]:
+        return list(range(1, (args.seeds or case.seeds) + 1))
+
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
     started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
     if args.sim_only:
         for case in cases:
             sc = load_scenario(case.file)
-            for r in case_rows(case, sc, run_sim(case, seeds), []):
+            for r in case_rows(case, sc, run_sim(case, seeds_of(case)), []):
                 print(f"{case.name}\t{r['metric']}\t{r['sim']}")
         return 0
 
@@ -506,18 +517,19 @@ def main(argv: list[str] | None = None) -> int:
         done, records = [], {}
         for case in cases:
             sc = load_scenario(case.file)
+            seeds = seeds_of(case)
             kruns = stored_runs(case, seeds)
             records[case.name] = kruns
             rows = case_rows(case, sc, run_sim(case, seeds), [r["summary"] for r in kruns]) if kruns else []
             done.append((case, rows, len(seeds), len(kruns)))
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        _write(args.out, render(done, started, len(seeds), records))
+        _write(args.out, render(done, started, records))
 
     if args.kernel:
         order = sorted(cases, key=lambda c: (KERNEL_FIRST.index(c.name) if c.name in KERNEL_FIRST else len(KERNEL_FIRST)))
         for case in order:
             t0 = time.monotonic()
-            n = run_kernel_seeds(case, seeds, log)
+            n = run_kernel_seeds(case, seeds_of(case), log)
             if n:
                 log(f"{case.name}: {n} kernel run{'s' if n != 1 else ''} in {time.monotonic() - t0:.0f} s")
                 page()  # an interrupted suite still leaves a (marked) partial page

@@ -218,6 +218,9 @@ def build(sc: Any) -> KernelPlan:
         if not tcp.cwnd_latch:
             refuse(i, "cwnd_latch", "Linux always decides window growth by its latched test (tcp_is_cwnd_limited); "
                    "leave cwnd_latch out")
+        if not tcp.quickack and tcp.delayed_ack:
+            refuse(i, "quickack", "Linux's receiver always ACKs the first segments of a connection at once "
+                   "(tcp_event_data_recv's quick-ACK mode); no setting turns it off: leave quickack out")
         if not tcp.prr:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
         if tcp.tsq:

@@ -686,6 +686,14 @@ class TcpOptions(PlanObject):
     # (since 3.2, always) and ns-3 (`TcpPrrRecovery`); off sends whatever RFC 6675's pipe
     # allows. Without SACK recovery is NewReno's either way.
     prr: bool = True
+    # Linux's quick-ACK mode at a connection's start (`tcp_event_data_recv`,
+    # `tcp_incr_quickack`): the receiver ACKs each of the first segments at once, up to 16
+    # (`TCP_MAX_QUICKACKS`, fewer when the window holds fewer than twice as many), and again
+    # after data resumes from a gap longer than its retransmission timeout; delayed ACKs
+    # (`delayed_ack`) only after. A short transfer's last odd segment is then not held for the
+    # delayed-ACK timer, and slow start's first rounds get an ACK per segment. Default on, as
+    # Linux (docs/tcp.md, delayed ACKs); `false` is RFC 1122's receiver (ns-2's, ns-3's, FreeBSD's).
+    quickack: bool = True
     # RACK (RFC 8985 §6, without tail loss probes): a segment is lost once a segment sent
     # after it has been delivered and one RTT plus a reordering window has passed, which also
     # finds lost retransmissions and losses in small windows before the timer does. Needs

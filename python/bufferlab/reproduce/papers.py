@@ -23,6 +23,8 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                  "without Linux's autosizing and deferral, and is not modelled"),
                   ("tlp", False, "no tail loss probes (they came to FreeBSD years later, with its alternative RACK "
                                  "stack, never to 9.1's default one)"),
+                  ("quickack", False, "no quick ACKs at a connection's start: FreeBSD 9.1 delays the ACK of the "
+                                      "first segments too (`DELAY_ACK` in `tcp_input.c`)"),
               ]))
 CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 "On the Interoperability of Bufferbloat Solutions",

@@ -237,6 +237,14 @@ pub struct TcpOptions {
     /// Delayed-ACK timer. Default 40 ms, Linux's `TCP_DELACK_MIN`; RFC 1122 requires < 500 ms.
     #[schemars(range(min = 1), extend("exclusiveMaximum" = 500_000_000))]
     pub delack_ns: Duration,
+    /// Linux's quick-ACK mode at a connection's start (`tcp_event_data_recv`,
+    /// `tcp_incr_quickack`): the receiver ACKs each of the first segments at once, up to 16
+    /// (`TCP_MAX_QUICKACKS`, fewer when the window holds fewer than twice as many), and again
+    /// after data resumes from a gap longer than its retransmission timeout; delayed ACKs
+    /// (`delayed_ack`) only after. A short transfer's last odd segment is then not held for the
+    /// delayed-ACK timer, and slow start's first rounds get an ACK per segment. Default on, as
+    /// Linux (docs/tcp.md, delayed ACKs); `false` is RFC 1122's receiver (ns-2's, ns-3's, FreeBSD's).
+    pub quickack: bool,
     /// Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     /// eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -404,6 +412,7 @@ impl Default for TcpOptions {
             prague_rtt_transition: PragueConfig::default().rtt_transition,
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
+            quickack: true,
             beta: None,
             initial_window: 10,
             min_rto_ns: Duration::from_ms(200),
@@ -485,6 +494,8 @@ pub struct TcpParams {
     pub needs_ecn: bool,
     pub delayed_ack: bool,
     pub delack_ns: Duration,
+    /// Quick ACKs at a connection's start and after a gap (`TcpOptions::quickack`).
+    pub quickack: bool,
     pub initial_window: u32,
     pub min_rto_ns: Duration,
     pub initial_rto_ns: Duration,
@@ -655,6 +666,7 @@ impl TcpOptions {
             needs_ecn: prague || self.cc == CcKind::Dctcp,
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
+            quickack: self.quickack,
             initial_window: self.initial_window,
             min_rto_ns: self.min_rto_ns,
             initial_rto_ns: self.initial_rto_ns,

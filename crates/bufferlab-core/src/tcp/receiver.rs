@@ -13,6 +13,8 @@ use crate::time::{Duration, Instant};
 
 /// No entry in [`RecvConn::recent`].
 const NONE: u64 = u64::MAX;
+/// The most ACKs quick-ACK mode sends at once (Linux's `TCP_MAX_QUICKACKS`).
+const MAX_QUICKACKS: u8 = 16;
 
 #[derive(Clone, Debug)]
 pub struct RecvConn {
@@ -39,8 +41,11 @@ pub struct RecvConn {
     /// ECN (RFC 3168 §6.1.3): a CE was seen and no CWR since: every ACK carries ECE.
     demand_cwr: bool,
     /// ACKs still to send at once after a CE (Linux's quick-ACK mode: `tcp_enter_quickack_mode`
-    /// with 2), so the sender hears of the congestion without the delayed-ACK wait.
+    /// with 2), so the sender hears of the congestion without the delayed-ACK wait; at the
+    /// connection's start and after a gap ([`RecvConn::quick_start`]).
     quickacks: u8,
+    /// When in-order data last arrived (Linux's `lrcvtime`); `None` before the first.
+    last_data: Option<Instant>,
     /// The window advertised: the block's `rwnd`, grown by FreeBSD's auto-sizing when on.
     rwnd: u32,
     auto: RecvAuto,
@@ -82,6 +87,7 @@ impl Default for RecvConn {
             fin: false,
             demand_cwr: false,
             quickacks: 0,
+            last_data: None,
             rwnd: 0,
             auto: RecvAuto::default(),
             echo: Echo::Classic,
@@ -101,6 +107,28 @@ impl RecvConn {
     /// How this connection feeds marks back.
     pub fn echo(&self) -> Echo {
         self.echo
+    }
+
+    /// Linux's `tcp_incr_quickack`: the next ACKs go at once, as many as half the window holds
+    /// segments of `len` bytes, at least 2 and at most 16 (`TCP_MAX_QUICKACKS`).
+    fn quick_acks(&mut self, len: u32) {
+        let n = (self.rwnd as u64 / (2 * len.max(1) as u64)).clamp(2, MAX_QUICKACKS as u64);
+        self.quickacks = self.quickacks.max(n as u8);
+    }
+
+    /// In-order data arrived at `now` (Linux's `tcp_event_data_recv`): the first data of the
+    /// connection starts quick-ACK mode, so slow start's first rounds are ACKed segment by
+    /// segment and a short transfer's last segment is not held; so does data after a gap
+    /// longer than the receiver's retransmission timeout ("apparently the sender failed to
+    /// restart its window"). That timeout is the one a first RTT sample gives, SRTT +
+    /// max(2·SRTT, `min_rto`) (RFC 6298 §2.2 with Linux's floor on the variance term), from the
+    /// sender's SRTT the segments carry.
+    fn quick_start(&mut self, now: Instant, len: u32, min_rto: Duration) {
+        let rto = self.srtt_ns + Duration::from_ns((2 * self.srtt_ns.as_ns()).max(min_rto.as_ns()));
+        if self.last_data.is_none_or(|t| now - t > rto) {
+            self.quick_acks(len);
+        }
+        self.last_data = Some(now);
     }
 
     /// Record `[s, e)` above `rcv_nxt`, merging with its neighbours.
@@ -195,6 +223,10 @@ pub struct TcpReceiver {
     dsack: bool,
     delayed_ack: bool,
     delack_ns: Duration,
+    /// Linux's quick-ACK mode at the start, after a gap and on duplicates (`quickack`), and
+    /// the RTO floor its gap is measured with.
+    quickack: bool,
+    min_rto: Duration,
     rwnd: u32,
     /// FreeBSD's receive-buffer auto-sizing, when on.
     rwnd_auto: Option<AutoSize>,
@@ -220,6 +252,8 @@ impl TcpReceiver {
             dsack: p.sack && p.dsack,
             delayed_ack: p.delayed_ack,
             delack_ns: p.delack_ns,
+            quickack: p.quickack,
+            min_rto: p.min_rto_ns,
             rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
             rwnd_auto: p.rwnd_auto,
             ack_bytes: p.header_bytes(),
@@ -336,8 +370,16 @@ impl TcpReceiver {
         }
         let in_order_or_dup = if end <= c.rcv_nxt {
             // A duplicate: ACK at once so the sender learns what is missing (RFC 5681 §4.2).
+            // Linux ACKs the next ones at once too (`tcp_data_queue`: "a retransmit ... force
+            // an immediate ack", `tcp_enter_quickack_mode`).
+            if self.quickack {
+                c.quick_acks(h.len);
+            }
             true
         } else if h.seq <= c.rcv_nxt {
+            if self.quickack {
+                c.quick_start(io.now, h.len, self.min_rto);
+            }
             let filled_gap = !c.ooo.is_empty();
             // FreeBSD sizes the buffer on its fast path: in-order data, nothing queued above.
             if let (Some(a), false) = (self.rwnd_auto, filled_gap) {
@@ -598,6 +640,34 @@ mod tests {
             let h = arena.get(out[0]).tcp;
             h.sack[..h.nsack as usize].to_vec()
         }
+    }
+
+    /// Linux's `tcp_event_data_recv`: quick ACKs at the first data, none within the RTO of
+    /// the last, again after a longer gap; `tcp_incr_quickack`: half the window's segments, at
+    /// least 2, at most 16.
+    #[test]
+    fn quick_acks_at_the_start_and_after_a_gap_longer_than_the_rto() {
+        let ms = Duration::from_ms;
+        let at = |t: u64| Instant::ZERO + ms(t);
+        let mut c = RecvConn {
+            rwnd: 1 << 20,
+            srtt_ns: ms(40),
+            ..RecvConn::default()
+        };
+        c.quick_start(at(1000), 1448, ms(200));
+        assert_eq!(c.quickacks, 16);
+        c.quickacks = 0;
+        // RTO of a first sample: 40 + max(80, 200) ms.
+        c.quick_start(at(1239), 1448, ms(200));
+        assert_eq!(c.quickacks, 0);
+        c.quick_start(at(1480), 1448, ms(200));
+        assert_eq!(c.quickacks, 16);
+        let mut small = RecvConn {
+            rwnd: 5 * 1448,
+            ..RecvConn::default()
+        };
+        small.quick_start(at(0), 1448, ms(200));
+        assert_eq!(small.quickacks, 2);
     }
 
     /// RFC 2883 §4.1.1 (example 1 of §4): a segment entirely below the cumulative ACK is

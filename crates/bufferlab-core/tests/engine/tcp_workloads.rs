@@ -126,6 +126,37 @@ fn the_timestamp_option_is_charged_on_the_wire() {
     }
 }
 
+/// Linux's receiver ACKs the first 16 segments of a connection one by one (quick-ACK mode,
+/// `tcp_event_data_recv`), then every second: a 40-segment transfer gets 16 + 12 ACKs where RFC
+/// 1122's receiver sends 20; and a 3-segment transfer's last segment is not held for the 40 ms
+/// delayed-ACK timer, so it completes one round trip and the segments' serialization after its
+/// first byte left (42 ms RTT here).
+#[test]
+fn quick_acks_at_the_start_of_a_connection() {
+    let run = |quick: bool, segs: u64| {
+        let d = dumbbell();
+        let out = run_ok(&d.scenario(vec![(
+            vec![0],
+            json!({"kind": "tcp", "size_bytes": segs * 1448, "tcp": {"quickack": quick, "handshake": false}}),
+        )]));
+        let f = &out.summary.flows[0];
+        assert_eq!(f.retransmits, 0);
+        (
+            out.link("r2->r1").unwrap().pkts_sent,
+            f.completion_time_s.expect("completes"),
+        )
+    };
+    assert_eq!(run(true, 40).0, 16 + 12);
+    assert_eq!(run(false, 40).0, 20);
+    let (quick, delayed) = (run(true, 3).1, run(false, 3).1);
+    let rtt = 0.042;
+    assert!(quick > rtt && quick < rtt + 0.006, "quick ACKs: {quick} s");
+    assert!(
+        (delayed - quick - 0.040).abs() < 0.002,
+        "delayed: {delayed} s, quick {quick} s"
+    );
+}
+
 #[test]
 fn delayed_acks_halve_the_ack_count() {
     let acks = |delayed: bool| {
