@@ -379,6 +379,8 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
     if opts.has("dsack") and opts.dsack and opts.sack:
         why.add(f"{path}.tcp.dsack", "ns-3 (3.44) has no D-SACK (RFC 2883): its receiver reports no duplicate and its "
                 "sender undoes no recovery; leave dsack out (the crosscheck then runs bufferlab without it too)")
+    if opts.grow_below_rwnd:
+        why.add(f"{path}.tcp.grow_below_rwnd", "ns-3 (3.44) has no FreeBSD window-growth test; leave grow_below_rwnd out")
     if opts.has("quickack") and opts.quickack and opts.delayed_ack:
         why.add(f"{path}.tcp.quickack", "ns-3 (3.44) has no quick-ACK mode: its receiver delays ACKs from the first "
                 "segment (TcpSocketBase's DelAckCount); leave quickack out (the crosscheck then runs bufferlab "

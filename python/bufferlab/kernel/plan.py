@@ -218,6 +218,9 @@ def build(sc: Any) -> KernelPlan:
         if not tcp.cwnd_latch:
             refuse(i, "cwnd_latch", "Linux always decides window growth by its latched test (tcp_is_cwnd_limited); "
                    "leave cwnd_latch out")
+        if tcp.grow_below_rwnd:
+            refuse(i, "grow_below_rwnd", "Linux grows the window by its own test of use (tcp_is_cwnd_limited), "
+                   "not FreeBSD's; leave grow_below_rwnd out")
         if not tcp.quickack and tcp.delayed_ack:
             refuse(i, "quickack", "Linux's receiver always ACKs the first segments of a connection at once "
                    "(tcp_event_data_recv's quick-ACK mode); no setting turns it off: leave quickack out")

@@ -624,6 +624,12 @@ class TcpOptions(PlanObject):
     # algorithm, others §2's basic one. Default on, as Linux (`net.ipv4.tcp_frto = 2` since
     # 2.6.24); ns-3 3.44 has no F-RTO (the crosscheck turns it off on both sides).
     frto: bool = True
+    # FreeBSD's test in place of the one above (`cc_ack_received` sets `CCF_CWND_LIMITED` while
+    # `snd_cwnd` ≤ `snd_wnd`; NewReno's and Cubic's `ack_received` grow only then): the window
+    # may grow whenever it is at most the peer's advertised window, used or not, so a flow held
+    # back by its send buffer keeps growing it. Default off (Linux's test); on in the FreeBSD
+    # 9.1 profile.
+    grow_below_rwnd: bool = False
     # GSO buffers, as Linux sends (`tcp_write_xmit`; GSO is on for every Linux device): new
     # data leaves in bursts of up to ~1 ms of the pacing rate (`tcp_tso_autosize`: at least
     # `min_tso_segs`, at most 64 KiB), and when the window has room for less than a full burst

@@ -25,6 +25,10 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                  "stack, never to 9.1's default one)"),
                   ("quickack", False, "no quick ACKs at a connection's start: FreeBSD 9.1 delays the ACK of the "
                                       "first segments too (`DELAY_ACK` in `tcp_input.c`)"),
+                  ("grow_below_rwnd", True, "the window grows while it is at most the peer's window, used or not "
+                                            "(`cc_ack_received` sets `CCF_CWND_LIMITED` while snd_cwnd <= snd_wnd; "
+                                            "NewReno's and Cubic's `ack_received` grow only then), not by Linux's "
+                                            "test of use"),
               ]))
 CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 "On the Interoperability of Bufferbloat Solutions",

@@ -201,6 +201,12 @@ pub struct TcpOptions {
     /// by the window (RFC 7661 §4.1's question asked of the moment). Default on, as Linux
     /// (docs/tcp.md, window growth).
     pub cwnd_latch: bool,
+    /// FreeBSD's test in place of the one above (`cc_ack_received` sets `CCF_CWND_LIMITED` while
+    /// `snd_cwnd` ≤ `snd_wnd`; NewReno's and Cubic's `ack_received` grow only then): the window
+    /// may grow whenever it is at most the peer's advertised window, used or not, so a flow held
+    /// back by its send buffer keeps growing it. Default off (Linux's test); on in the FreeBSD
+    /// 9.1 profile.
+    pub grow_below_rwnd: bool,
     /// The TCP timestamp option (RFC 7323) on the wire: 12 B on every segment and ACK, so a data
     /// segment carries `mss` − 12 B of payload in `mss` + 40 B (Linux's `tcp_current_mss`: 1448
     /// B in a 1500 B packet) and a pure ACK is 52 B. Default on, as Linux
@@ -405,6 +411,7 @@ impl Default for TcpOptions {
             cwnd_unit: CwndUnit::Segment,
             abc_limit: 2,
             cwnd_latch: true,
+            grow_below_rwnd: false,
             timestamps: true,
             ecn: false,
             accecn: None,
@@ -478,6 +485,8 @@ pub struct TcpParams {
     pub abc_limit: u32,
     /// Linux's latched window-use test (`TcpOptions::cwnd_latch`).
     pub cwnd_latch: bool,
+    /// FreeBSD's growth test, cwnd ≤ the peer's window (`TcpOptions::grow_below_rwnd`).
+    pub grow_below_rwnd: bool,
     pub timestamps: bool,
     /// Asks for ECN in the SYN (the `ecn` key, or an algorithm that needs it).
     pub ecn: bool,
@@ -658,6 +667,7 @@ impl TcpOptions {
             cwnd_unit: self.cwnd_unit,
             abc_limit: self.abc_limit,
             cwnd_latch: self.cwnd_latch,
+            grow_below_rwnd: self.grow_below_rwnd,
             timestamps: self.timestamps,
             ecn,
             ect: if prague { Ecn::Ect1 } else { Ecn::Ect0 },

@@ -1125,9 +1125,12 @@ impl SendConn {
     }
 
     /// Whether an ACK may grow the window: the flow fills it ([`CwndUse`], Linux's
-    /// `tcp_is_cwnd_limited`), or, without the latch, the last send attempt was stopped by it.
+    /// `tcp_is_cwnd_limited`), or, without the latch, the last send attempt was stopped by it;
+    /// with FreeBSD's test, whenever it is at most the peer's window (`CCF_CWND_LIMITED`).
     fn may_grow(&self) -> bool {
-        if self.cfg.cwnd_latch {
+        if self.cfg.grow_below_rwnd {
+            self.w.cwnd_bytes <= self.v.peer_rwnd
+        } else if self.cfg.cwnd_latch {
             let slow_start = self.w.cwnd_bytes < self.w.ssthresh_bytes;
             self.cwnd_use
                 .cwnd_limited(self.w.cwnd_bytes / self.cfg.mss, slow_start)

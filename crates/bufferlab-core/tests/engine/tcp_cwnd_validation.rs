@@ -40,3 +40,36 @@ fn window_limited_flow_keeps_cwnd_bounded() {
         "cwnd reached {max_cwnd} B with a {sndbuf} B send buffer"
     );
 }
+
+/// FreeBSD's test (`CCF_CWND_LIMITED`: snd_cwnd ≤ snd_wnd) lets the same send-buffer-limited
+/// flow grow its window up to the peer's advertised window, used or not: with a 1 MiB receive
+/// window cwnd passes 1 MiB within the 20 s, where Linux's latched test keeps it near 64 KiB;
+/// and it stops there (it may exceed the peer's window by the last ACK's growth only).
+#[test]
+fn freebsd_grows_a_window_limited_flow_up_to_the_peer_window() {
+    let (sndbuf, rwnd) = (64 * 1024u64, 1024 * 1024u64);
+    let max_cwnd = |freebsd: bool| {
+        let mut v = access(
+            dir(100_000_000, 50 * NS_PER_MS, 1000),
+            dir(100_000_000, 50 * NS_PER_MS, 1000),
+            json!([{ "kind": "tcp", "pairs": [["client", "server"]],
+                     "tcp": { "cc": "newreno", "sndbuf_bytes": sndbuf, "rwnd_bytes": rwnd,
+                              "grow_below_rwnd": freebsd } }]),
+            20 * NS_PER_SEC,
+            1,
+        );
+        v["run"]["sample_ns"] = json!(NS_PER_SEC / 10);
+        let out = run(&scenario(v)).unwrap();
+        let ts = &out.timeseries;
+        (0..ts.len())
+            .filter(|&i| ts.id[i] == "tcp-1" && ts.metric[i] == "cwnd_bytes")
+            .map(|i| ts.value[i])
+            .fold(0.0, f64::max)
+    };
+    let (linux, freebsd) = (max_cwnd(false), max_cwnd(true));
+    assert!(linux <= 2.0 * sndbuf as f64, "Linux: {linux} B");
+    assert!(
+        freebsd >= rwnd as f64 && freebsd <= rwnd as f64 + 2.0 * 1460.0,
+        "FreeBSD: {freebsd} B"
+    );
+}
