@@ -47,6 +47,8 @@ pub struct Engine {
     window: Window,
     events: u64,
     now: Instant,
+    /// The event the look-ahead warmed two events ahead, if any.
+    warmed: Option<Ev>,
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     ttl_expired: Option<Vec<TtlExpired>>,
@@ -145,6 +147,7 @@ impl Engine {
             window,
             events: 0,
             now: Instant::ZERO,
+            warmed: None,
             ttl_expired: None,
             capture: None,
         }
@@ -212,7 +215,6 @@ impl Engine {
                     sent_at: p.created,
                     conn: (p.proto == Proto::Tcp).then_some(p.tcp.conn),
                 };
-                f.prefetch_samples(now, &p);
             }
             let a = p.dst_agent;
             if (a as usize) < self.agents.len() {
@@ -258,9 +260,7 @@ impl Engine {
             if self.events & 0xFFFF == 0 && !progress(now) {
                 return false;
             }
-            if let Some(Ev::Arrive { port, pkt, ahead }) = self.sched.peek() {
-                self.warm(port, pkt, ahead);
-            }
+            self.look_ahead();
             match ev {
                 Ev::TxDone(p) => {
                     let mut cx = port_ctx!(self, now);
@@ -272,7 +272,6 @@ impl Engine {
                     // overlaps with that work; the next arrival keeps the place it had.
                     let seq = self.sched.reserve();
                     let port = &self.ports[p as usize];
-                    port.prefetch_pipe_next();
                     let to = port.params.to;
                     port.on_received(now, self.arena.get(pkt), self.capture.as_deref_mut());
                     self.arrive(now, to, pkt);
@@ -295,7 +294,50 @@ impl Engine {
         true
     }
 
-    /// Start the cache misses of the next event, a packet's arrival, while the current one runs:
+    /// Start the cache misses of the next events while the current one runs, in two stages: the
+    /// arrival two events ahead brings in its packet, its port and what it touches first
+    /// ([`Engine::warm`]); at the next one, whose lines are then at hand, what they point to
+    /// ([`Engine::warm_near`]). An arrival the front of the event queue did not show two events
+    /// ahead gets both stages at once. A port's transmission that comes next brings in the port.
+    #[inline]
+    fn look_ahead(&mut self) {
+        let next = self.sched.peek();
+        match next {
+            Some((at, ev @ Ev::Arrive { port, pkt, ahead })) => {
+                if Some(ev) != self.warmed {
+                    self.warm(port, pkt, ahead);
+                }
+                self.warm_near(at, port, pkt, ahead);
+            }
+            Some((_, Ev::TxDone(p))) => {
+                if let Some(p) = self.ports.get(p as usize) {
+                    p.prefetch_hop();
+                }
+            }
+            _ => {}
+        }
+        self.warmed = self.sched.peek_nth(1);
+        if let Some(Ev::Arrive { port, pkt, ahead }) = self.warmed {
+            self.warm(port, pkt, ahead);
+        }
+    }
+
+    /// The second stage of the look-ahead, for an arrival due `at`: the entry behind the packet
+    /// in its link's pipe (what scheduling the next arrival reads) and, for a packet delivered,
+    /// the counter of its flow's histogram it is about to count in.
+    #[inline]
+    fn warm_near(&self, at: Instant, port: u32, pkt: PktId, ahead: Ahead) {
+        if let Some(p) = self.ports.get(port as usize) {
+            p.prefetch_pipe_next();
+        }
+        if let Some(Next::Flow(f)) = ahead.next() {
+            if let Some(f) = self.flows.get(f as usize) {
+                f.prefetch_samples(at, self.arena.get(pkt));
+            }
+        }
+    }
+
+    /// Start the cache misses of an arrival one or two events ahead, while the current one runs:
     /// with tens of thousands of packets in flight (a many-flow run), the packet's slot and its
     /// link's pipe are no longer in the cache when it arrives, and reading them first at the
     /// arrival put most of an event's time into waiting on memory. What the packet touches
