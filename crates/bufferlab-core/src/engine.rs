@@ -47,8 +47,8 @@ pub struct Engine {
     window: Window,
     events: u64,
     now: Instant,
-    /// The event the look-ahead warmed two events ahead, if any.
-    warmed: Option<Ev>,
+    /// The events the look-ahead saw second and third, which the first stage warmed.
+    in_view: [Option<Ev>; 2],
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     ttl_expired: Option<Vec<TtlExpired>>,
@@ -147,7 +147,7 @@ impl Engine {
             window,
             events: 0,
             now: Instant::ZERO,
-            warmed: None,
+            in_view: [None; 2],
             ttl_expired: None,
             capture: None,
         }
@@ -295,16 +295,27 @@ impl Engine {
     }
 
     /// Start the cache misses of the next events while the current one runs, in two stages: the
-    /// arrival two events ahead brings in its packet, its port and what it touches first
-    /// ([`Engine::warm`]); at the next one, whose lines are then at hand, what they point to
-    /// ([`Engine::warm_near`]). An arrival the front of the event queue did not show two events
-    /// ahead gets both stages at once. A port's transmission that comes next brings in the port.
+    /// arrival three events ahead brings in its packet, its port and what it touches first
+    /// ([`Engine::warm`]); the next one, whose lines have had two events' time to come, what
+    /// they point to ([`Engine::warm_near`]). A miss takes longer than an event: one event
+    /// between the stages left the second waiting on the first. An arrival that comes into view
+    /// nearer (scheduled meanwhile, or behind a short front of the event queue) gets the first
+    /// stage then. A port's transmission that comes next brings in the port.
     #[inline]
     fn look_ahead(&mut self) {
         let next = self.sched.peek();
+        let (second, third) = (self.sched.peek_nth(1), self.sched.peek_nth(2));
+        if let Some(Ev::Arrive { port, pkt, ahead }) = third {
+            self.warm(port, pkt, ahead);
+        }
+        if second != self.in_view[1] {
+            if let Some(Ev::Arrive { port, pkt, ahead }) = second {
+                self.warm(port, pkt, ahead);
+            }
+        }
         match next {
             Some((at, ev @ Ev::Arrive { port, pkt, ahead })) => {
-                if Some(ev) != self.warmed {
+                if Some(ev) != self.in_view[0] {
                     self.warm(port, pkt, ahead);
                 }
                 self.warm_near(at, port, pkt, ahead);
@@ -316,23 +327,24 @@ impl Engine {
             }
             _ => {}
         }
-        self.warmed = self.sched.peek_nth(1);
-        if let Some(Ev::Arrive { port, pkt, ahead }) = self.warmed {
-            self.warm(port, pkt, ahead);
-        }
+        self.in_view = [second, third];
     }
 
     /// The second stage of the look-ahead, for an arrival due `at`: the entry behind the packet
     /// in its link's pipe (what scheduling the next arrival reads) and, for a packet delivered,
-    /// the counter of its flow's histogram it is about to count in.
+    /// the counter of its flow's histogram it is about to count in and its agent's entry.
     #[inline]
     fn warm_near(&self, at: Instant, port: u32, pkt: PktId, ahead: Ahead) {
         if let Some(p) = self.ports.get(port as usize) {
             p.prefetch_pipe_next();
         }
         if let Some(Next::Flow(f)) = ahead.next() {
+            let p = self.arena.get(pkt);
             if let Some(f) = self.flows.get(f as usize) {
-                f.prefetch_samples(at, self.arena.get(pkt));
+                f.prefetch_samples(at, p);
+            }
+            if let Some(a) = self.agents.get(p.dst_agent as usize) {
+                crate::prefetch::line(a);
             }
         }
     }
