@@ -231,7 +231,7 @@ impl Sched {
         // `last`: every other bucket's keys differ from it where they differed from the old one.
         let (front, b) = (&mut self.front, &mut self.buckets[i]);
         front.append(b);
-        front.sort_unstable_by(|x, y| y.key.cmp(&x.key));
+        front.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
         self.last = front[0].key;
         true
     }
@@ -399,8 +399,7 @@ mod tests {
                 // What the front shows ahead is what comes next, unless scheduled before it
                 // (half the time: a pop must not need a peek before it).
                 if rng.gen_bool(0.5) {
-                    let next: Vec<_> =
-                        reference.iter().take(4).map(|e| Ev::TxDone(e.2)).collect();
+                    let next: Vec<_> = reference.iter().take(4).map(|e| Ev::TxDone(e.2)).collect();
                     let at = reference.first().map(|e| Instant::from_ns(e.0));
                     assert_eq!(s.peek(), at.zip(next.first().copied()), "step {step}");
                     for (n, want) in next.iter().enumerate().skip(1) {
