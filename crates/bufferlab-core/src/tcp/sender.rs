@@ -100,7 +100,7 @@ impl SendConn {
         crate::prefetch::line(&self.state);
         crate::prefetch::line(&self.v);
         crate::prefetch::line(&self.w);
-        crate::prefetch::line(&self.sb);
+        self.sb.prefetch();
     }
 
     pub fn new(conn: u32, p: &TcpParams, cc: Cc) -> Self {
