@@ -52,6 +52,9 @@ pub struct Engine {
     now: Instant,
     /// The events the look-ahead saw second and third, which the first stage warmed.
     in_view: [Option<Ev>; 2],
+    /// Whether the look-ahead works in two stages (enough packets alive for their misses to
+    /// count); decided every 2^16 events.
+    deep: bool,
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     ttl_expired: Option<Vec<TtlExpired>>,
@@ -100,6 +103,11 @@ fn note_sent_before_window(p: &Packet, flows: &mut [FlowStats]) {
         }
     }
 }
+
+/// Packets alive from which the look-ahead works in two stages ([`Engine::look_ahead`]): the
+/// estimate's packets in flight beyond which the caches no longer hold a run
+/// ([`crate::estimate::CACHED_PKTS`]).
+const DEEP_LOOK_AHEAD_PKTS: u64 = crate::estimate::CACHED_PKTS as u64;
 
 /// No agent: a flow's end that is not a TCP endpoint ([`Engine::tcp_ends`]).
 const NO_AGENT: AgentId = AgentId::MAX;
@@ -169,6 +177,7 @@ impl Engine {
             events: 0,
             now: Instant::ZERO,
             in_view: [None; 2],
+            deep: false,
             ttl_expired: None,
             capture: None,
         }
@@ -282,8 +291,11 @@ impl Engine {
         while let Some((now, ev)) = self.sched.pop_before(end) {
             self.now = now;
             self.events += 1;
-            if self.events & 0xFFFF == 0 && !progress(now) {
-                return false;
+            if self.events & 0xFFFF == 0 {
+                if !progress(now) {
+                    return false;
+                }
+                self.deep = self.arena.live() >= DEEP_LOOK_AHEAD_PKTS;
             }
             self.look_ahead();
             match ev {
@@ -326,8 +338,21 @@ impl Engine {
     /// between the stages left the second waiting on the first. An arrival that comes into view
     /// nearer (scheduled meanwhile, or behind a short front of the event queue) gets the first
     /// stage then. A port's transmission that comes next brings in the port.
+    ///
+    /// With fewer packets alive than [`DEEP_LOOK_AHEAD_PKTS`], what the run touches stays in the
+    /// caches and the stages cost more than they spare: the next arrival is warmed alone then.
     #[inline]
     fn look_ahead(&mut self) {
+        if !self.deep {
+            if let Some((_, Ev::Arrive { port, pkt, ahead })) = self.sched.peek() {
+                self.warm(port, pkt, ahead);
+                if let Some(p) = self.ports.get(port as usize) {
+                    p.prefetch_pipe_next();
+                }
+            }
+            self.in_view = [None; 2];
+            return;
+        }
         let next = self.sched.peek();
         let (second, third) = (self.sched.peek_nth(1), self.sched.peek_nth(2));
         if let Some(Ev::Arrive { port, pkt, ahead }) = third {
