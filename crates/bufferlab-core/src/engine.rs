@@ -12,7 +12,7 @@ use crate::net::ahead::{Ahead, Next};
 use crate::net::host_tx::HostTx;
 use crate::net::port::{drop_packet, Port, PortCtx, Totals};
 use crate::net::topology::{Topology, NO_ROUTE};
-use crate::packet::{Arena, NodeId, Packet, PktId, Proto};
+use crate::packet::{AgentId, Arena, FlowId, NodeId, Packet, PktId, Proto};
 use crate::results::TimeSeries;
 use crate::scenario::RunSpec;
 use crate::sched::{Ev, Sched};
@@ -31,6 +31,9 @@ pub struct Engine {
     flows: Vec<FlowStats>,
     flow_info: Vec<FlowInfo>,
     flow_src: Vec<NodeId>,
+    /// Each TCP flow's sender and receiver agents (`NO_AGENT` for other flows): what the
+    /// look-ahead brings in for a packet delivered to either end, before it reads the packet.
+    tcp_ends: Vec<[AgentId; 2]>,
     /// Each flow's DSCP (its traffic block's `dscp`).
     flow_dscp: Vec<u8>,
     /// What each flow's host egress reports to its sockets (TCP small queues, `fq` pacing).
@@ -47,6 +50,11 @@ pub struct Engine {
     window: Window,
     events: u64,
     now: Instant,
+    /// The events the look-ahead saw second and third, which the first stage warmed.
+    in_view: [Option<Ev>; 2],
+    /// Whether the look-ahead works in two stages (enough packets alive for their misses to
+    /// count); decided every 2^16 events.
+    deep: bool,
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     ttl_expired: Option<Vec<TtlExpired>>,
@@ -96,6 +104,27 @@ fn note_sent_before_window(p: &Packet, flows: &mut [FlowStats]) {
     }
 }
 
+/// Packets alive from which the look-ahead works in two stages ([`Engine::look_ahead`]): the
+/// estimate's packets in flight beyond which the caches no longer hold a run
+/// ([`crate::estimate::CACHED_PKTS`]).
+const DEEP_LOOK_AHEAD_PKTS: u64 = crate::estimate::CACHED_PKTS as u64;
+
+/// No agent: a flow's end that is not a TCP endpoint ([`Engine::tcp_ends`]).
+const NO_AGENT: AgentId = AgentId::MAX;
+
+/// Each of `flows` flows' TCP sender and receiver among `agents` (`NO_AGENT` where none).
+fn tcp_ends(agents: &[(NodeId, Agent)], flows: usize) -> Vec<[AgentId; 2]> {
+    let mut ends = vec![[NO_AGENT; 2]; flows];
+    for (i, (_, a)) in agents.iter().enumerate() {
+        if let Some((f, sender)) = a.tcp_end() {
+            if let Some(e) = ends.get_mut(f as usize) {
+                e[usize::from(!sender)] = i as AgentId;
+            }
+        }
+    }
+    ends
+}
+
 /// Route a packet from `node` into the port towards its destination.
 #[inline]
 fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], cx: &mut PortCtx) {
@@ -122,6 +151,7 @@ impl Engine {
         window: Window,
     ) -> Engine {
         let flow_src = flow_info.iter().map(|f| f.src).collect();
+        let tcp_ends = tcp_ends(&agents, flow_info.len());
         let flow_dscp = flow_info.iter().map(|f| f.dscp).collect();
         let flows = flow_info.iter().map(|_| FlowStats::new(window)).collect();
         let n_agents = agents.len();
@@ -133,6 +163,7 @@ impl Engine {
             flows,
             flow_info,
             flow_src,
+            tcp_ends,
             flow_dscp,
             host_tx,
             topo,
@@ -145,6 +176,8 @@ impl Engine {
             window,
             events: 0,
             now: Instant::ZERO,
+            in_view: [None; 2],
+            deep: false,
             ttl_expired: None,
             capture: None,
         }
@@ -205,6 +238,10 @@ impl Engine {
         if dst == node {
             // The agent gets its own copy: the slot is free for what it sends in reply.
             let p = *self.arena.get(pkt);
+            if let Some((_, a)) = self.agents.get(p.dst_agent as usize) {
+                // Its record is at hand (the look-ahead's); its connection is the next miss.
+                a.prefetch_conn(p.tcp.conn);
+            }
             self.totals.delivered += 1;
             self.arena.free(pkt);
             if let Some(f) = self.flows.get_mut(p.flow as usize) {
@@ -212,7 +249,6 @@ impl Engine {
                     sent_at: p.created,
                     conn: (p.proto == Proto::Tcp).then_some(p.tcp.conn),
                 };
-                f.prefetch_samples(now, &p);
             }
             let a = p.dst_agent;
             if (a as usize) < self.agents.len() {
@@ -255,12 +291,13 @@ impl Engine {
         while let Some((now, ev)) = self.sched.pop_before(end) {
             self.now = now;
             self.events += 1;
-            if self.events & 0xFFFF == 0 && !progress(now) {
-                return false;
+            if self.events & 0xFFFF == 0 {
+                if !progress(now) {
+                    return false;
+                }
+                self.deep = self.arena.live() >= DEEP_LOOK_AHEAD_PKTS;
             }
-            if let Some(Ev::Arrive { port, pkt, ahead }) = self.sched.peek() {
-                self.warm(port, pkt, ahead);
-            }
+            self.look_ahead();
             match ev {
                 Ev::TxDone(p) => {
                     let mut cx = port_ctx!(self, now);
@@ -272,7 +309,6 @@ impl Engine {
                     // overlaps with that work; the next arrival keeps the place it had.
                     let seq = self.sched.reserve();
                     let port = &self.ports[p as usize];
-                    port.prefetch_pipe_next();
                     let to = port.params.to;
                     port.on_received(now, self.arena.get(pkt), self.capture.as_deref_mut());
                     self.arrive(now, to, pkt);
@@ -295,7 +331,90 @@ impl Engine {
         true
     }
 
-    /// Start the cache misses of the next event, a packet's arrival, while the current one runs:
+    /// Start the cache misses of the next events while the current one runs, in two stages: the
+    /// arrival three events ahead brings in its packet, its port and what it touches first
+    /// ([`Engine::warm`]); the next one, whose lines have had two events' time to come, what
+    /// they point to ([`Engine::warm_near`]). A miss takes longer than an event: one event
+    /// between the stages left the second waiting on the first. An arrival that comes into view
+    /// nearer (scheduled meanwhile, or behind a short front of the event queue) gets the first
+    /// stage then. A port's transmission that comes next brings in the port.
+    ///
+    /// With fewer packets alive than [`DEEP_LOOK_AHEAD_PKTS`], what the run touches stays in the
+    /// caches and the stages cost more than they spare: the next arrival is warmed alone then.
+    #[inline]
+    fn look_ahead(&mut self) {
+        if !self.deep {
+            if let Some((_, Ev::Arrive { port, pkt, ahead })) = self.sched.peek() {
+                self.warm(port, pkt, ahead);
+                if let Some(p) = self.ports.get(port as usize) {
+                    p.prefetch_pipe_next();
+                }
+            }
+            self.in_view = [None; 2];
+            return;
+        }
+        let next = self.sched.peek();
+        let (second, third) = (self.sched.peek_nth(1), self.sched.peek_nth(2));
+        if let Some(Ev::Arrive { port, pkt, ahead }) = third {
+            self.warm(port, pkt, ahead);
+        }
+        if second != self.in_view[1] {
+            if let Some(Ev::Arrive { port, pkt, ahead }) = second {
+                self.warm(port, pkt, ahead);
+            }
+        }
+        match next {
+            Some((at, ev @ Ev::Arrive { port, pkt, ahead })) => {
+                if Some(ev) != self.in_view[0] {
+                    self.warm(port, pkt, ahead);
+                }
+                self.warm_near(at, port, pkt, ahead);
+            }
+            Some((_, Ev::TxDone(p))) => {
+                if let Some(p) = self.ports.get(p as usize) {
+                    p.prefetch_hop();
+                }
+            }
+            _ => {}
+        }
+        self.in_view = [second, third];
+    }
+
+    /// The TCP endpoint of flow `f` at the far end of port `port`, if that is one.
+    #[inline]
+    fn tcp_end(&self, port: u32, f: FlowId) -> Option<&(NodeId, Agent)> {
+        let &(_, to) = self.topo.ports.get(port as usize)?;
+        let sender = self.flow_src.get(f as usize) == Some(&to);
+        let a = self.tcp_ends.get(f as usize)?[usize::from(!sender)];
+        self.agents.get(a as usize)
+    }
+
+    /// The second stage of the look-ahead, for an arrival due `at`: the entry behind the packet
+    /// in its link's pipe (what scheduling the next arrival reads) and, for a packet delivered,
+    /// the counter of its flow's histogram it is about to count in and its agent's record (a TCP
+    /// endpoint's, whose entry the first stage brought; another agent's entry).
+    #[inline]
+    fn warm_near(&self, at: Instant, port: u32, pkt: PktId, ahead: Ahead) {
+        if let Some(p) = self.ports.get(port as usize) {
+            p.prefetch_pipe_next();
+        }
+        if let Some(Next::Flow(f)) = ahead.next() {
+            let p = self.arena.get(pkt);
+            if let Some(fl) = self.flows.get(f as usize) {
+                fl.prefetch_samples(at, p);
+            }
+            match self.tcp_end(port, f) {
+                Some(a) => a.1.prefetch(),
+                None => {
+                    if let Some(a) = self.agents.get(p.dst_agent as usize) {
+                        crate::prefetch::line(a);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Start the cache misses of an arrival one or two events ahead, while the current one runs:
     /// with tens of thousands of packets in flight (a many-flow run), the packet's slot and its
     /// link's pipe are no longer in the cache when it arrives, and reading them first at the
     /// arrival put most of an event's time into waiting on memory. What the packet touches
@@ -317,8 +436,11 @@ impl Engine {
             Some(Next::Flow(f)) => {
                 // The agent gets the whole packet.
                 self.arena.prefetch(pkt);
-                if let Some(f) = self.flows.get(f as usize) {
-                    f.prefetch();
+                if let Some(fl) = self.flows.get(f as usize) {
+                    fl.prefetch();
+                }
+                if let Some(a) = self.tcp_end(port, f) {
+                    crate::prefetch::line(a);
                 }
                 // What the host sends in reply leaves by its one port.
                 if let Some(p) = self.ports.get(self.topo.egress_after(port) as usize) {
@@ -479,6 +601,7 @@ impl Engine {
 impl Engine {
     /// Replace the scenario's agents (their flows stay, and so do their rows).
     pub(crate) fn replace_agents(&mut self, agents: Vec<(NodeId, Agent)>) {
+        self.tcp_ends = tcp_ends(&agents, self.flow_info.len());
         self.agents = agents;
     }
 
@@ -553,5 +676,56 @@ impl Engine {
         for f in &mut self.flows {
             f.window = w;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::scenario::Scenario;
+
+    /// The look-ahead's table names each TCP flow's sender (at its source) and receiver (at its
+    /// destination), and no agent for a flow of another kind; `tcp_end` picks the one at the
+    /// far end of a port.
+    #[test]
+    fn tcp_ends_name_each_flows_endpoints() {
+        let dir = json!({ "rate_bps": 1_000_000_000u64, "delay_ns": 1000,
+                          "queue": { "qdisc": { "kind": "fifo" }, "limit_pkts": 100 } });
+        let sc: Scenario = serde_json::from_value(json!({
+            "run": { "duration_ns": 1_000_000, "seed": 1 },
+            "nodes": ["a", "b"],
+            "links": [{ "a": "a", "b": "b", "forward": dir, "reverse": dir }],
+            "traffic": [
+                { "kind": "ping", "pairs": [["a", "b"]], "interval_ns": 1_000_000 },
+                { "kind": "tcp", "pairs": [["a", "b"], ["b", "a"]] },
+            ],
+        }))
+        .unwrap();
+        let e = crate::build::build(&sc).unwrap();
+        let flows = e.flow_info();
+        assert_eq!(e.tcp_ends.len(), flows.len());
+        let mut tcp = 0;
+        for (f, (info, ends)) in flows.iter().zip(&e.tcp_ends).enumerate() {
+            if ends == &[NO_AGENT; 2] {
+                continue;
+            }
+            tcp += 1;
+            let [s, r] = ends.map(|a| &e.agents()[a as usize]);
+            assert!(
+                matches!(s.1, Agent::TcpSender(_)) && s.0 == info.src,
+                "flow {f}"
+            );
+            assert!(
+                matches!(r.1, Agent::TcpReceiver(_)) && r.0 == info.dst,
+                "flow {f}"
+            );
+            for (p, &(_, to)) in e.topology().ports.iter().enumerate() {
+                let at = e.tcp_end(p as u32, f as FlowId).map(|x| x.0);
+                assert_eq!(at, Some(to), "flow {f}, port {p}");
+            }
+        }
+        assert_eq!(tcp, 2);
     }
 }

@@ -27,10 +27,10 @@ pub const OPEN_EVENTS_PER_SEC: f64 = 20.0e6;
 /// link's pipe and each connection's state is then a miss. The miss costs the same however far
 /// the working set outgrows the caches, and the engine prefetches the next arrival, so the
 /// slowdown saturates: the speed is divided by 1 + `MISS_SLOWDOWN` · x / (x + `CACHED_PKTS`), x
-/// the packets in flight. Fitted on `stanford-2.5G-2000` (32 k packets in flight, 4.0 M
-/// events/s) and `stanford-10G-10000` (126 k, 4.0 M events/s) against the 100-flow dumbbell's
-/// 13 M (docs/BENCHMARKS.md).
-pub const MISS_SLOWDOWN: f64 = 2.7;
+/// the packets in flight. Fitted on `stanford-2.5G-2000` (32 k packets in flight, 5.7 M
+/// events/s) and `stanford-10G-10000` (126 k, 4.2 M events/s) against the 100-flow dumbbell's
+/// 13 M, with the look-ahead in two stages (docs/BENCHMARKS.md; 2.7 before it).
+pub const MISS_SLOWDOWN: f64 = 2.0;
 pub const CACHED_PKTS: f64 = 8_000.0;
 
 /// A TCP ACK's IP size (no payload).

@@ -68,6 +68,10 @@ const DIGIT_BITS: u32 = 4;
 const DIGIT_VALUES: usize = 1 << DIGIT_BITS;
 /// Buckets of the radix heap: one per (digit position, value) of a 128-bit key.
 const BUCKETS: usize = 128 / DIGIT_BITS as usize * DIGIT_VALUES;
+/// The largest bucket sorted into the front whole; a larger one is spread over the lower
+/// buckets first. Sorting a few dozen keys costs less than moving each one down a digit or more,
+/// and an insertion into a front this short moves few entries.
+const FRONT_MAX: usize = 48;
 
 /// A radix heap (Ahuja, Mehlhorn, Orlin & Tarjan 1990) over the (time, sequence) keys, in its
 /// multi-digit form: the engine takes events in key order and schedules none before the one it
@@ -83,10 +87,25 @@ const BUCKETS: usize = 128 / DIGIT_BITS as usize * DIGIT_VALUES;
 /// key a quarter as often as the one-bit radix heap this replaced (the bucket of the highest
 /// differing bit alone). The order is the same total order, so runs are the same bit for bit.
 ///
+/// In front of the buckets, a short run of the next events sorted (`front`): a bucket of at most
+/// [`FRONT_MAX`] keys is sorted there whole when its turn comes, instead of being spread over the
+/// lower buckets key by key (the many arrivals due within a few microseconds of a many-flow run),
+/// and the engine can read the events after the next one there, to start their cache misses
+/// several events early ([`Sched::peek_nth`]). Every front key is below every bucketed key, and
+/// `last` is then the front's largest key (a key of the bucket it came from, so the other buckets
+/// stay where they belong); a new key below it goes into the front in its place.
+///
 /// An event scheduled before the last one taken (none in the engine today) goes to a small
 /// binary heap of its own, taken first: everything in it is earlier than every bucketed key.
 pub struct Sched {
+    /// The key the buckets are placed by: the last key taken, or the front's largest key while
+    /// the front holds any.
     last: u128,
+    /// The last key taken.
+    taken: u128,
+    /// The next events, sorted by key from the last to the first (the next one is popped off the
+    /// end).
+    front: Vec<Entry>,
     buckets: Vec<Vec<Entry>>,
     /// Which buckets hold events (bit `i % 64` of word `i / 64`): the first one is found without
     /// walking the bucket headers.
@@ -109,6 +128,8 @@ impl Sched {
         buckets[BUCKETS - 1].reserve(n);
         Sched {
             last: 0,
+            taken: 0,
+            front: Vec::with_capacity(FRONT_MAX + 64),
             buckets,
             full: [0; BUCKETS / 64],
             past: BinaryHeap::new(),
@@ -148,11 +169,24 @@ impl Sched {
             ev,
         };
         self.len += 1;
-        if e.key < self.last {
-            self.past.push(e);
-        } else {
+        if e.key > self.last {
             let b = self.bucket(e.key);
             self.put(b, e);
+        } else if e.key > self.taken {
+            // Inside the front's span (only while the front holds keys: `last` is `taken`
+            // otherwise): in its place, found from the end, where the next keys are (in a
+            // many-flow run, a few places from it: a walk beats a binary search's mispredicted
+            // branches there).
+            let f = &mut self.front;
+            f.push(e);
+            let mut i = f.len() - 1;
+            while i > 0 && f[i - 1].key < e.key {
+                f[i] = f[i - 1];
+                i -= 1;
+            }
+            f[i] = e;
+        } else {
+            self.past.push(e);
         }
     }
 
@@ -172,25 +206,42 @@ impl Sched {
             .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
     }
 
-    /// Bring the smallest bucketed key alone into a bucket of digit 0, and say which; `None` if
-    /// there is none.
+    /// Bring the next events into the front, unless it holds some: the first full bucket sorted
+    /// whole if it is short, otherwise spread over lower buckets until its smallest key is alone
+    /// (in a bucket of digit 0), which then makes the front. `false` if no event is bucketed.
     #[inline]
-    fn settle(&mut self) -> Option<usize> {
-        let i = self.first_full()?;
-        if i < DIGIT_VALUES {
-            return Some(i);
+    fn settle(&mut self) -> bool {
+        if !self.front.is_empty() {
+            return true;
         }
-        let mut b = std::mem::take(&mut self.buckets[i]);
+        let Some(i) = self.first_full() else {
+            return false;
+        };
         self.full[i / 64] &= !(1 << (i % 64));
-        self.last = b.iter().map(|e| e.key).min().unwrap_or(self.last);
-        for e in b.drain(..) {
-            let to = self.bucket(e.key);
-            self.put(to, e);
+        if i >= DIGIT_VALUES && self.buckets[i].len() > FRONT_MAX {
+            let mut b = std::mem::take(&mut self.buckets[i]);
+            self.last = b.iter().map(|e| e.key).min().unwrap_or(self.last);
+            for e in b.drain(..) {
+                let to = self.bucket(e.key);
+                self.put(to, e);
+            }
+            // Keep the emptied bucket's memory for its next turn.
+            self.buckets[i] = b;
+            // The smallest key is now the last one: digit 0, its own value, alone there. The
+            // keys of the other buckets of digit 0 differ from it in that digit alone: they stay.
+            let j = self.last as usize & (DIGIT_VALUES - 1);
+            self.full[0] &= !(1 << j);
+            let e = self.buckets[j].pop();
+            self.front.extend(e);
+            return true;
         }
-        // Keep the emptied bucket's memory for its next turn.
-        self.buckets[i] = b;
-        // The smallest key is now the last one: digit 0, its own value.
-        Some(self.last as usize & (DIGIT_VALUES - 1))
+        // A bucket of digit 0 holds one key; a short one is sorted whole. Its largest key becomes
+        // `last`: every other bucket's keys differ from it where they differed from the old one.
+        let (front, b) = (&mut self.front, &mut self.buckets[i]);
+        front.append(b);
+        front.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+        self.last = front[0].key;
+        true
     }
 
     /// The next event if it is due before `end`.
@@ -202,15 +253,14 @@ impl Sched {
             }
             self.past.pop()?
         } else {
-            let i = self.settle()?;
-            if self.buckets[i][0].at() >= end {
+            if !self.settle() {
                 return None;
             }
-            let e = self.buckets[i].pop()?;
-            // Keys are unique: a bucket of digit 0 held this one only. The keys of the other
-            // buckets of digit 0 differ from it in that digit alone: they stay where they are.
-            self.full[0] &= !(1 << i);
-            self.last = e.key;
+            if self.front.last()?.at() >= end {
+                return None;
+            }
+            let e = self.front.pop()?;
+            self.taken = e.key;
             e
         };
         self.len -= 1;
@@ -220,21 +270,38 @@ impl Sched {
     /// The event to be taken next unless one is scheduled before it meanwhile, brought to the
     /// front now: the engine reads it while it handles the current one, to start the cache misses
     /// of the next one early. It costs nothing beyond the next `pop_before` (the bucket is
-    /// redistributed once either way); an event scheduled before it afterwards goes to `past` and
-    /// is taken first, as it must be.
+    /// settled once either way); an event scheduled before it afterwards is taken first, as it
+    /// must be.
     #[inline]
-    pub fn peek(&mut self) -> Option<Ev> {
+    pub fn peek(&mut self) -> Option<(Instant, Ev)> {
         if let Some(p) = self.past.peek() {
-            return Some(p.ev);
+            return Some((p.at(), p.ev));
         }
-        let i = self.settle()?;
-        Some(self.buckets[i][0].ev)
+        if !self.settle() {
+            return None;
+        }
+        self.front.last().map(|e| (e.at(), e.ev))
+    }
+
+    /// The event `n` places after the next one, if the front holds it (after a [`Sched::peek`]):
+    /// what the engine warms several events ahead. Only a hint: an event scheduled meanwhile
+    /// may come before it.
+    #[inline]
+    pub fn peek_nth(&self, n: usize) -> Option<Ev> {
+        if !self.past.is_empty() {
+            return None;
+        }
+        let i = self.front.len().checked_sub(n + 1)?;
+        Some(self.front[i].ev)
     }
 
     /// When the next event is due, if any (what a wall-clock driver sleeps until).
     pub fn next_at(&self) -> Option<Instant> {
         if let Some(p) = self.past.peek() {
             return Some(p.at());
+        }
+        if let Some(e) = self.front.last() {
+            return Some(e.at());
         }
         self.buckets[self.first_full()?]
             .iter()
@@ -287,7 +354,7 @@ mod tests {
         s.at_reserved(t(5), seq, Ev::TxDone(2));
         s.at(t(9), Ev::TxDone(5));
         assert_eq!(s.pop_before(t(10)), Some((t(5), Ev::TxDone(1))));
-        assert_eq!(s.peek(), Some(Ev::TxDone(2)));
+        assert_eq!(s.peek(), Some((t(5), Ev::TxDone(2))));
         s.at(t(7), Ev::TxDone(4));
         let got: Vec<_> = std::iter::from_fn(|| s.pop_before(t(10)).map(|e| e.1)).collect();
         assert_eq!(
@@ -296,7 +363,7 @@ mod tests {
             "reserved place kept"
         );
         s.at(t(10), Ev::Sample);
-        assert_eq!(s.peek(), Some(Ev::Sample));
+        assert_eq!(s.peek(), Some((t(10), Ev::Sample)));
         s.at(t(10), Ev::TxDone(6));
         assert_eq!(s.pop_before(t(11)), Some((t(10), Ev::Sample)));
     }
@@ -310,7 +377,7 @@ mod tests {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
         let mut s = Sched::default();
         let mut reference = std::collections::BTreeSet::<(u64, u64, u32)>::new();
-        let (mut now, mut n) = (0u64, 0u64);
+        let (mut now, mut n, mut shown) = (0u64, 0u64, 0u64);
         for step in 0..200_000u32 {
             if rng.gen_bool(0.52) {
                 let at = if rng.gen_bool(0.001) {
@@ -337,8 +404,22 @@ mod tests {
                 if let Some((at, _)) = want {
                     now = at.as_ns();
                 }
+                // What the front shows ahead is what comes next, unless scheduled before it
+                // (half the time: a pop must not need a peek before it).
+                if rng.gen_bool(0.5) {
+                    let next: Vec<_> = reference.iter().take(4).map(|e| Ev::TxDone(e.2)).collect();
+                    let at = reference.first().map(|e| Instant::from_ns(e.0));
+                    assert_eq!(s.peek(), at.zip(next.first().copied()), "step {step}");
+                    for (n, want) in next.iter().enumerate().skip(1) {
+                        if let Some(ev) = s.peek_nth(n) {
+                            assert_eq!(ev, *want, "step {step}, {n} ahead");
+                            shown += 1;
+                        }
+                    }
+                }
             }
             assert_eq!(s.pending(), reference.len());
         }
+        assert!(shown > 10_000, "the front showed {shown} events ahead");
     }
 }

@@ -15,7 +15,7 @@ pub mod udp;
 pub mod tcp;
 
 pub use crate::hooks::{AgentHooks, Io};
-use crate::packet::Packet;
+use crate::packet::{FlowId, Packet};
 
 /// The built-in agents.
 pub enum Agent {
@@ -43,6 +43,40 @@ macro_rules! dispatch {
             Agent::External($a) => $e,
         }
     };
+}
+
+/// The engine's look-ahead into an agent a packet is about to be delivered to (hints: no result
+/// depends on them).
+impl Agent {
+    /// The flow of a TCP endpoint, and whether it is the sender (what the look-ahead finds a
+    /// delivered packet's agent by before it reads the packet).
+    pub fn tcp_end(&self) -> Option<(FlowId, bool)> {
+        match self {
+            Agent::TcpSender(a) => Some((a.flow(), true)),
+            Agent::TcpReceiver(a) => Some((a.flow(), false)),
+            _ => None,
+        }
+    }
+
+    /// Prefetch the record a boxed TCP endpoint points to (the line holding its connections).
+    #[inline]
+    pub fn prefetch(&self) {
+        match self {
+            Agent::TcpSender(a) => a.prefetch(),
+            Agent::TcpReceiver(a) => a.prefetch(),
+            _ => {}
+        }
+    }
+
+    /// Prefetch connection `conn`'s state (reads the record [`Agent::prefetch`] brought).
+    #[inline]
+    pub fn prefetch_conn(&self, conn: u32) {
+        match self {
+            Agent::TcpSender(a) => a.prefetch_conn(conn),
+            Agent::TcpReceiver(a) => a.prefetch_conn(conn),
+            _ => {}
+        }
+    }
 }
 
 impl AgentHooks for Agent {

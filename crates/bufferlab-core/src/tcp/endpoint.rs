@@ -10,7 +10,7 @@ use super::sender::{Event, Peer, SendConn};
 use crate::dist::Sampler;
 use crate::hooks::{AgentHooks, Io};
 use crate::metrics::flow::TransferRecord;
-use crate::packet::{Packet, Proto};
+use crate::packet::{FlowId, Packet, Proto};
 use crate::rng::{mix_key, Rng};
 use crate::time::{Duration, Instant};
 
@@ -63,6 +63,25 @@ pub fn make_cc(p: &TcpParams, seed: u64) -> Cc {
 }
 
 impl TcpSender {
+    pub fn flow(&self) -> FlowId {
+        self.peer.flow
+    }
+
+    /// The engine's look-ahead: the line of the record holding the connections' vector.
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        crate::prefetch::line(&self.conns);
+    }
+
+    /// The engine's look-ahead: the first lines of connection `conn`'s state (an ACK reads more
+    /// of its 2 kB, scattered where the compiler put the parts).
+    #[inline]
+    pub(crate) fn prefetch_conn(&self, conn: u32) {
+        if let Some(c) = self.conns.get(conn as usize) {
+            c.prefetch();
+        }
+    }
+
     pub fn new(
         peer: Peer,
         params: TcpParams,

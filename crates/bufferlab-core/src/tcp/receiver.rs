@@ -415,6 +415,28 @@ impl TcpReceiver {
 }
 
 impl TcpReceiver {
+    pub fn flow(&self) -> FlowId {
+        self.flow
+    }
+
+    /// The engine's look-ahead: the line of the record holding the connections' vector.
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        crate::prefetch::line(&self.conns);
+    }
+
+    /// The engine's look-ahead: connection `conn`'s state.
+    #[inline]
+    pub(crate) fn prefetch_conn(&self, conn: u32) {
+        if let Some(c) = self.conns.get(conn as usize) {
+            crate::prefetch::line(&c.rcv_nxt);
+            crate::prefetch::line(&c.echo);
+            crate::prefetch::line(&c.ooo);
+        }
+    }
+}
+
+impl TcpReceiver {
     /// Take a data segment's ECN field into the connection's feedback; whether it wants an
     /// ACK at once.
     fn echo_marks(&mut self, io: &mut Io, conn: u32, flags: u8, ecn: Ecn) -> bool {

@@ -131,6 +131,14 @@ impl Default for Scoreboard {
 }
 
 impl Scoreboard {
+    /// The engine's look-ahead: the lines of the record an ACK reads (the ring's header, the
+    /// sending-order list's ends).
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        crate::prefetch::line(&self.flags);
+        crate::prefetch::line(&self.order_last);
+    }
+
     /// Segments sent and not cumulatively acknowledged.
     pub fn outstanding(&self) -> u64 {
         self.flags.len() as u64

@@ -94,6 +94,15 @@ pub struct SendConn {
 }
 
 impl SendConn {
+    /// The engine's look-ahead: what an ACK reads first.
+    #[inline]
+    pub(crate) fn prefetch(&self) {
+        crate::prefetch::line(&self.state);
+        crate::prefetch::line(&self.v);
+        crate::prefetch::line(&self.w);
+        self.sb.prefetch();
+    }
+
     pub fn new(conn: u32, p: &TcpParams, cc: Cc) -> Self {
         let cfg = SendConfig::new(p, cc.controls_rate());
         SendConn {
