@@ -567,33 +567,25 @@ impl Scoreboard {
         true
     }
 
-    /// A SACK block covering segments `[lo, hi)`. Blocks are re-reported on every ACK while
-    /// they grow, so marking walks in from both ends and stops at segments already SACKed: the
-    /// cost is the new part of the block. What lies between is SACKed too unless the block has
-    /// swallowed a hole: a retransmission that fills the gap between two blocks joins them into
-    /// one, whose ends were both SACKed before. So the middle is walked as well, skipping the
-    /// ranges of the blocks taken last (Linux's `tcp_sacktag_write_queue` skips its
-    /// `recv_sack_cache` the same way): only the filled hole is visited.
+    /// A SACK block covering segments `[lo, hi)`. Every segment inside it is SACKed, skipping
+    /// the ranges of the blocks taken last, all of whose segments are SACKed already (Linux's
+    /// `tcp_sacktag_write_queue` skips its `recv_sack_cache` the same way). Blocks are
+    /// re-reported on every ACK while they grow, so the cost is a block's new part: its new
+    /// ends, and the hole in its middle when a retransmission that filled the gap between two
+    /// blocks joins them into one.
     pub fn sack(&mut self, lo: u64, hi: u64) {
         let lo = lo.max(self.head);
         let hi = hi.min(self.end());
         if lo >= hi {
             return;
         }
-        let mut r = hi;
-        while r > lo && self.set_sacked(r - 1) {
-            r -= 1;
-        }
-        let mut l = lo;
-        while l < r && self.set_sacked(l) {
-            l += 1;
-        }
-        while l < r {
-            match self.sack_seen.iter().find(|&&(a, b)| a <= l && l < b) {
-                Some(&(_, b)) => l = b,
+        let mut k = lo;
+        while k < hi {
+            match self.sack_seen.iter().find(|&&(a, b)| a <= k && k < b) {
+                Some(&(_, b)) => k = b,
                 None => {
-                    self.set_sacked(l);
-                    l += 1;
+                    self.set_sacked(k);
+                    k += 1;
                 }
             }
         }

@@ -123,10 +123,12 @@ impl SendConn {
     /// probe's copy arrived after the original (Linux's `FLAG_DSACK_TLP`, `tcp_dsack_seen`).
     pub(super) fn dsack_of_probe(&self, h: &TcpHeader, ack: u64) -> bool {
         let blocks = &h.sack[..(h.nsack as usize).min(h.sack.len())];
-        self.cfg.sack
-            && crate::tcp::dsack::first_is_dsack(blocks, ack)
-            && blocks[0].1 - blocks[0].0 <= self.cfg.mss
-            && self.tlp.high() == Some(blocks[0].1)
+        // Without a probe under way (most ACKs) nothing to read.
+        self.tlp.high().is_some_and(|end| {
+            crate::tcp::dsack::first_is_dsack(blocks, ack)
+                && blocks[0].1 == end
+                && blocks[0].1 - blocks[0].0 <= self.cfg.mss
+        })
     }
 
     /// RFC 8985 §7.4 (`tcp_process_tlp_ack`): an ACK above a resent probe that neither a
