@@ -23,12 +23,18 @@ test: kernel-deps tool-deps
 	$(MAKE) --no-print-directory -j2 test-rust-build deps
 	$(MAKE) --no-print-directory test-rust test-python
 
+# `--tests`: the crates' unit tests and integration tests, nothing else: not the examples
+# (`bench`, `run_plan`: profiling tools, each a whole link-time optimisation of the engine, a sixth
+# of the build; `cargo build --release --examples` builds them) and no doc tests (the crates have
+# none, and rustdoc would still read each crate).
+RUST_TESTS := --release --workspace --tests
+
 test-rust:
-	cargo test --release --workspace
+	cargo test $(RUST_TESTS)
 
 # The same build as test-rust's, without running anything.
 test-rust-build:
-	cargo test --release --workspace --no-run
+	cargo test $(RUST_TESTS) --no-run
 
 # Everything but the wall-clock tests on every core (pytest-xdist, handed out one at a time, the
 # longest first: tests/conftest.py), then those alone.
