@@ -403,7 +403,7 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
             # FlightSize there, behind FQ-CoDel, ns-3 queued twice as much (ns3-differences.md).
             cc_attrs["TimeoutFlightFromPipe"] = "true"
     if cc == "cubic":
-        cc_attrs["Beta"] = repr(beta if beta is not None else 0.7)
+        cc_attrs["Beta"] = repr(beta if beta is not None else opts.cubic_beta)
         cc_attrs["C"] = repr(opts.cubic_c)
         cc_attrs["FastConvergence"] = "true" if opts.cubic_fast_convergence else "false"
         # Linux's HyStart, which ns-3's TcpCubic carries too (same constants).

@@ -82,6 +82,7 @@ _REFUSED = {
     "vegas_beta": "Vegas' thresholds are parameters of the tcp_vegas module, shared by the whole machine",
     "vegas_gamma": "Vegas' thresholds are parameters of the tcp_vegas module, shared by the whole machine",
     "cubic_c": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
+    "cubic_beta": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
     "cubic_fast_convergence": "Cubic's constants are parameters of the tcp_cubic module, shared by the whole machine",
     "limit_output_bytes": "the kernel's TCP small queues act on the host's TUN device, which the driver drains at once, "
                           "never on the engine's qdisc and ring: their limit changes nothing there",

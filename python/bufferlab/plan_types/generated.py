@@ -574,6 +574,10 @@ class TcpOptions(PlanObject):
     # 3(1 − β)/(1 + β) once it passes the window before the last reduction. Default off, as
     # Linux's `tcp_cubic` (its `tcp_friendliness` estimate keeps the one rate).
     cubic_alpha_switch: bool = False
+    # Cubic's multiplicative decrease β_cubic (RFC 9438 §4.6: 0.7; Linux's `tcp_cubic` 717/1024).
+    # FreeBSD's `cc_cubic` keeps 0.8 (`CUBIC_BETA` 204/256 in `cc_cubic.h`). Read by Cubic only;
+    # `beta`, when given, takes its place.
+    cubic_beta: float = 0.7
     # Cubic's scaling constant C in segments/s³ (RFC 9438 §5: 0.4).
     cubic_c: float = 0.4
     # Cubic fast convergence (RFC 9438 §4.7). Default on.

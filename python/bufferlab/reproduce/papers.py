@@ -25,6 +25,10 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                  "stack, never to 9.1's default one)"),
                   ("quickack", False, "no quick ACKs at a connection's start: FreeBSD 9.1 delays the ACK of the "
                                       "first segments too (`DELAY_ACK` in `tcp_input.c`)"),
+                  ("cubic_beta", 0.8, "FreeBSD's own Cubic (`cc_cubic`): `CUBIC_BETA` 204/256, fast convergence at "
+                                      "0.9 (`CUBIC_FC_FACTOR` 230/256); not modelled: its halving at a connection's "
+                                      "first congestion event (`cubic_ssthresh_update`)"),
+                  ("cubic_hystart", False, "no HyStart: FreeBSD 9.1's `cc_cubic` leaves slow start at the first loss"),
                   ("grow_below_rwnd", True, "the window grows while it is at most the peer's window, used or not "
                                             "(`cc_ack_received` sets `CCF_CWND_LIMITED` while snd_cwnd <= snd_wnd; "
                                             "NewReno's and Cubic's `ack_received` grow only then), not by Linux's "

@@ -336,6 +336,11 @@ pub struct TcpOptions {
     /// Cubic's scaling constant C in segments/s³ (RFC 9438 §5: 0.4).
     #[schemars(extend("exclusiveMinimum" = 0.0), range(max = 100.0))]
     pub cubic_c: f64,
+    /// Cubic's multiplicative decrease β_cubic (RFC 9438 §4.6: 0.7; Linux's `tcp_cubic` 717/1024).
+    /// FreeBSD's `cc_cubic` keeps 0.8 (`CUBIC_BETA` 204/256 in `cc_cubic.h`). Read by Cubic only;
+    /// `beta`, when given, takes its place.
+    #[schemars(extend("exclusiveMinimum" = 0.0, "exclusiveMaximum" = 1.0))]
+    pub cubic_beta: f64,
     /// Cubic fast convergence (RFC 9438 §4.7). Default on.
     pub cubic_fast_convergence: bool,
     /// RFC 9438 §4.3: Cubic's Reno-friendly estimate W_est grows with α = 1 instead of
@@ -441,6 +446,7 @@ impl Default for TcpOptions {
             vegas_beta: v.beta,
             vegas_gamma: v.gamma,
             cubic_c: c.c,
+            cubic_beta: c.beta,
             cubic_fast_convergence: c.fast_convergence,
             cubic_alpha_switch: c.alpha_switch,
             cubic_hystart: c.hystart,
@@ -619,16 +625,13 @@ impl TcpOptions {
                     beta: self.beta.unwrap_or(d.beta),
                 })
             }
-            CcKind::Cubic => {
-                let d = CubicConfig::default();
-                CcConfig::Cubic(CubicConfig {
-                    c: self.cubic_c,
-                    beta: self.beta.unwrap_or(d.beta),
-                    fast_convergence: self.cubic_fast_convergence,
-                    alpha_switch: self.cubic_alpha_switch,
-                    hystart: self.cubic_hystart,
-                })
-            }
+            CcKind::Cubic => CcConfig::Cubic(CubicConfig {
+                c: self.cubic_c,
+                beta: self.beta.unwrap_or(self.cubic_beta),
+                fast_convergence: self.cubic_fast_convergence,
+                alpha_switch: self.cubic_alpha_switch,
+                hystart: self.cubic_hystart,
+            }),
             CcKind::Vegas => {
                 let d = VegasConfig::default();
                 CcConfig::Vegas(VegasConfig {
@@ -761,6 +764,18 @@ mod tests {
         assert_eq!((p.sack, p.rack, p.frto, p.dsack), (true, true, true, true));
         let c = opts(json!({"cc": "cubic"})).resolve();
         assert_eq!(c.cc, CcConfig::Cubic(CubicConfig::default()));
+        // Cubic's own β (FreeBSD's 0.8) reaches Cubic only, and `beta` given outright wins.
+        let beta = |o: serde_json::Value| match opts(o).resolve().cc {
+            CcConfig::Cubic(c) => c.beta,
+            CcConfig::NewReno(c) => c.beta,
+            _ => panic!(),
+        };
+        assert_eq!(beta(json!({"cc": "cubic", "cubic_beta": 0.8})), 0.8);
+        assert_eq!(
+            beta(json!({"cc": "cubic", "cubic_beta": 0.8, "beta": 0.6})),
+            0.6
+        );
+        assert_eq!(beta(json!({"cc": "newreno", "cubic_beta": 0.8})), 0.5);
         let v = opts(json!({"cc": "vegas", "beta": 0.5})).resolve();
         let CcConfig::Vegas(v) = v.cc else { panic!() };
         assert_eq!((v.alpha, v.beta, v.loss_beta), (1.0, 3.0, 0.5));
