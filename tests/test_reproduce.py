@@ -185,6 +185,19 @@ def test_docs_of_one_item_update_its_section_only(tmp_path, monkeypatch):
     assert len(rows) == len(ITEMS["theory/md1"].claims) + len(ITEMS["gorinsky/beta"].claims)
 
 
+def test_an_item_run_again_in_the_pages_profile_leaves_its_quick_exceptions():
+    from bufferlab.reproduce.report import without_quick_exceptions as drop
+
+    lead = ("This page is generated from one run of the full profile, except `gorinsky/fig2-3`, `jabeen`, run in "
+            "the quick profile (their sections say so) (2026-11-26 20:28 UTC, engine 0.1.0+x, x86_64); regenerate")
+    cmd = "bufferlab reproduce all --full --quick-for gorinsky/fig2-3 --quick-for jabeen --out repro-out --docs docs"
+    one = drop(lead, {"gorinsky/fig2-3"})
+    assert "except `jabeen`, run in the quick profile (their sections say so) (2026" in one
+    assert drop(one, {"jabeen"}).startswith("This page is generated from one run of the full profile (2026-11-26")
+    assert drop(cmd, {"gorinsky/fig2-3"}) == "bufferlab reproduce all --full --quick-for jabeen --out repro-out --docs docs"
+    assert drop(cmd, set()) == cmd and drop(lead, {"braud/alpha"}) == lead
+
+
 def test_reproduce_out_checked_before_anything_runs(tmp_path):
     from bufferlab.cli import app
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import platform
+import re
 import shutil
 from pathlib import Path
 
@@ -227,6 +228,24 @@ def _item_of(line: str) -> str | None:
     return None
 
 
+_QUICK_EXCEPT = re.compile(r", except (?P<names>`[^;]*?`), run in the quick profile \(their sections say so\)")
+
+
+def without_quick_exceptions(line: str, names: set[str]) -> str:
+    """``line`` of the page's lead (the sentence saying how it was made, the command that makes
+    it, the time table's heading) with the items or papers in ``names`` no longer among those run
+    in the quick profile: they have since been run in the page's own."""
+    line = re.sub(r" --quick-for (\S+)", lambda m: "" if m[1] in names else m[0], line)
+
+    def kept(m: re.Match) -> str:
+        left = [n for n in re.findall(r"`([^`]+)`", m["names"]) if n not in names]
+        if not left:
+            return ""
+        return f", except {', '.join(f'`{n}`' for n in left)}, run in the quick profile (their sections say so)"
+
+    return _QUICK_EXCEPT.sub(kept, line)
+
+
 def update_docs(results, docs: Path, profile: str) -> Path:
     """Replace (or add, in the registry's order) the sections of ``results``' items in an existing
     docs/reproductions.md, with their rows of the failing-claims list, the time table and the
@@ -291,6 +310,10 @@ def update_docs(results, docs: Path, profile: str) -> Path:
         i += 1
     for name in ran:
         stamps[f"`{name}`"] = f"{profile} profile, {when}, engine {engine_version()})"
+    # An item the page ran in the quick profile (`--quick-for`), now run in the page's own.
+    page = next((m[1] for x in out_lead if (m := re.search(r"one run of the (\w+) profile", x))), None)
+    promoted = {n for n, r in ran.items() if r.profile == page}
+    out_lead = [without_quick_exceptions(x, promoted) for x in out_lead]
     at = next(j for j, x in enumerate(out_lead) if x == summary)
     out_lead[at:at] = [note + "; ".join(f"{k} ({v}" for k, v in sorted(stamps.items())) + ".", ""]
 
@@ -303,7 +326,8 @@ def update_docs(results, docs: Path, profile: str) -> Path:
                   "Each is explained in its item's section below (the paragraph after its assumptions).", ""]
         lines += fail_rows + [""]
     if old_time:
-        head = [x for x in old_time if not _item_of(x) and not x.startswith("| all |")]
+        head = [without_quick_exceptions(x, promoted) for x in old_time
+                if not _item_of(x) and not x.startswith("| all |")]
         while head and not head[-1]:
             head.pop()
         runs = sum(int(x.split("|")[2]) for x in time_rows)
