@@ -546,7 +546,6 @@ impl Engine {
     }
 
     /// The agents and their nodes, in the order they were built.
-    #[cfg(test)]
     pub(crate) fn agents(&self) -> &[(NodeId, Agent)] {
         &self.agents
     }

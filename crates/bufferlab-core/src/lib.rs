@@ -33,4 +33,4 @@ pub mod wire;
 
 pub use results::RunOutput;
 pub use scenario::Scenario;
-pub use simulate::{check, run, run_engine, run_timed, run_with_progress};
+pub use simulate::{check, run, run_engine, run_timed, run_with_progress, workload_draws};

@@ -2,10 +2,13 @@
 //! ([`crate::build`]) and the event loop ([`crate::engine`]), so neither depends on the other's
 //! caller: plan -> build -> engine -> results, one way.
 
+use crate::agent::Agent;
 use crate::engine::Engine;
+use crate::packet::{FlowId, NodeId};
 use crate::problem::{join, Problem};
 use crate::results::RunOutput;
 use crate::scenario::Scenario;
+use crate::tcp::workload::Draws;
 use crate::time::Instant;
 
 /// Build and run a scenario to the end.
@@ -57,5 +60,47 @@ pub fn run_engine(
     }
     let mut out = crate::report::finish(eng)?;
     out.summary.engine.wall_seconds = t0.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// A TCP flow's workload draws, as [`workload_draws`] gives them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowDraws {
+    /// Its row in the flows table.
+    pub flow: FlowId,
+    /// Its id (`"web-1"`), kind, source and destination nodes.
+    pub id: String,
+    pub kind: &'static str,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub draws: Draws,
+}
+
+/// Each TCP flow's workload draws in a run of `sc`, at most `limit` transfers per flow: the
+/// scenario is built as a run builds it, and each sender replays its own stream and samplers
+/// (`tcp/workload.rs`). What the kernel backend's hosts play, so that a seed's transfers are
+/// the same on both backends.
+pub fn workload_draws(sc: &Scenario, limit: usize) -> Result<Vec<FlowDraws>, Vec<Problem>> {
+    let eng = crate::build::build_network(sc)?;
+    let info = eng.flow_info();
+    let mut out: Vec<FlowDraws> = eng
+        .agents()
+        .iter()
+        .filter_map(|(_, a)| match a {
+            Agent::TcpSender(s) => {
+                let f = &info[s.flow() as usize];
+                Some(FlowDraws {
+                    flow: s.flow(),
+                    id: f.id.clone(),
+                    kind: f.kind,
+                    src: f.src,
+                    dst: f.dst,
+                    draws: s.draws(limit),
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    out.sort_by_key(|d| d.flow);
     Ok(out)
 }

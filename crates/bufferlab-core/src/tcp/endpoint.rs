@@ -7,27 +7,17 @@ use super::cc::{
 };
 use super::params::{CcConfig, TcpParams};
 use super::sender::{Event, Peer, SendConn};
+pub use super::workload::Workload;
+use super::workload::{draw_idle, draw_next_arrival, draw_size, draw_start, replay, Draws};
 use crate::dist::Sampler;
 use crate::hooks::{AgentHooks, Io};
 use crate::metrics::flow::TransferRecord;
 use crate::packet::{FlowId, Packet, Proto};
 use crate::rng::{mix_key, Rng};
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
 
 /// The timer token of the workload (connections use their number).
 const APP: u32 = u32::MAX;
-
-/// What the application does.
-#[derive(Clone)]
-pub enum Workload {
-    /// One connection: `Some(bytes)` then close, or `None` for an endless stream.
-    Transfer { size: Option<u64> },
-    /// A new connection every exponential gap of mean `mean_gap_ns`, of a size drawn from
-    /// `sizes`, until the end of the run.
-    Web { mean_gap_ns: f64, sizes: Sampler },
-    /// Send a burst drawn from `sizes`, idle for a time drawn from `idle`, repeat.
-    OnOff { sizes: Sampler, idle: Sampler },
-}
 
 pub struct TcpSender {
     peer: Peer,
@@ -109,6 +99,12 @@ impl TcpSender {
         }
     }
 
+    /// The workload's draws this sender will make in its run, at most `limit` transfers of them
+    /// ([`replay`] on a copy of its stream): call it before the run starts.
+    pub fn draws(&self, limit: usize) -> Draws {
+        replay(&self.work, &self.start, self.rng.clone(), self.stop, limit)
+    }
+
     /// The connections opened so far (for tests and inspection).
     pub fn conns(&self) -> &[SendConn] {
         &self.conns
@@ -150,11 +146,8 @@ impl TcpSender {
                 self.conns[c].open(io, &peer);
             }
             Workload::Web { mean_gap_ns, sizes } => {
-                let size = sizes.sample_u64(&mut self.rng).max(1);
-                let gap: f64 = rand_distr::Distribution::sample(&rand_distr::Exp1, &mut self.rng);
-                let next = io.now.saturating_add(Duration::from_ns(
-                    (gap * mean_gap_ns).round().max(1.0) as u64,
-                ));
+                let size = draw_size(sizes, &mut self.rng);
+                let next = draw_next_arrival(*mean_gap_ns, &mut self.rng, io.now);
                 let c = self.new_conn();
                 self.start_transfer(io, c, size);
                 self.conns[c].write(io, &peer, size);
@@ -164,7 +157,7 @@ impl TcpSender {
                 }
             }
             Workload::OnOff { sizes, .. } => {
-                let size = sizes.sample_u64(&mut self.rng).max(1);
+                let size = draw_size(sizes, &mut self.rng);
                 let first = self.conns.is_empty();
                 if first {
                     self.new_conn();
@@ -194,9 +187,7 @@ impl TcpSender {
             Workload::Transfer { size: None } => {}
             Workload::Web { .. } => self.conns[c].close(io, &peer),
             Workload::OnOff { idle, .. } => {
-                let next = io
-                    .now
-                    .saturating_add(Duration::from_ns(idle.sample_u64(&mut self.rng)));
+                let next = io.now.saturating_add(draw_idle(idle, &mut self.rng));
                 if next < self.stop {
                     io.set_timer(next, APP);
                 }
@@ -207,7 +198,7 @@ impl TcpSender {
 
 impl AgentHooks for TcpSender {
     fn on_start(&mut self, io: &mut Io) {
-        let t0 = Instant::from_ns(self.start.sample_u64(&mut self.rng));
+        let t0 = draw_start(&self.start, &mut self.rng);
         if t0 < self.stop {
             io.set_timer(t0, APP);
         }

@@ -10,7 +10,7 @@
 //!   (RFC 2883) and the undo of needless recoveries;
 //! - [`sender`]: one connection's sending state machine (its settings, variables and counters
 //!   apart in `send_vars`), [`receiver`]: the receiving side;
-//! - [`endpoint`]: the agents and the workloads that drive them; [`build`]: from traffic blocks;
+//! - [`endpoint`]: the agents; [`workload`]: the workloads that drive them and their draws;
 //! - [`tsq`]: TCP small queues, what a Linux sender keeps in its own host's egress;
 //! - [`gso`]: how a Linux sender cuts its data into GSO buffers (TSO autosizing and deferral).
 //!
@@ -38,6 +38,7 @@ mod send_vars;
 pub mod sender;
 pub mod tlp;
 pub mod tsq;
+pub mod workload;
 
 pub use endpoint::TcpSender;
 pub use params::TcpParams;

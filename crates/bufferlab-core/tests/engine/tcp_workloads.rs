@@ -3,8 +3,9 @@
 
 use crate::tcp_util;
 
+use bufferlab_core::results::TransferRow;
 use bufferlab_core::time::{NS_PER_MS, NS_PER_SEC};
-use bufferlab_core::{check, run, Scenario};
+use bufferlab_core::{check, run, workload_draws, Scenario};
 use serde_json::json;
 use tcp_util::*;
 
@@ -359,4 +360,114 @@ fn onoff_bursts_with_short_last_segments_recover_from_losses() {
             );
         }
     }
+}
+
+/// The draws `workload_draws` gives before a run are the ones the run makes: a web flow's
+/// transfers arrive at the drawn times with the drawn sizes, every arrival before the end; an
+/// on/off flow's bursts take the drawn sizes in order, each beginning the drawn idle time after
+/// the previous one completed. A bulk flow first, so the web and on/off senders are not the
+/// scenario's first agents, and one seed's draws differ from another's.
+#[test]
+fn workload_draws_are_the_runs_own() {
+    let mut d = Dumbbell::new(3, 10 * MBPS, 20 * NS_PER_MS, 30);
+    d.duration_ns = 8 * NS_PER_SEC;
+    let traffic = || {
+        vec![
+            (
+                vec![0],
+                json!({"kind": "tcp", "start_ns": {"dist": "uniform", "lo": 0.0, "hi": 1e9}}),
+            ),
+            (
+                vec![1],
+                json!({"kind": "web", "arrival_rate": 4.0, "start_ns": {"dist": "uniform", "lo": 0.0, "hi": 1e9},
+                       "size_bytes": {"dist": "zipf", "s": 1.7, "max": 1000, "unit": 1448.0}}),
+            ),
+            (
+                vec![2],
+                json!({"kind": "tcp_onoff", "size_bytes": {"dist": "exp", "mean": 40000.0},
+                       "idle_ns": {"dist": "exp", "mean": 3e8}}),
+            ),
+        ]
+    };
+    let sc = d.scenario(traffic());
+    let draws = workload_draws(&sc, 10_000).expect("draws");
+    let out = run_ok(&sc);
+    assert_eq!(
+        draws
+            .iter()
+            .map(|f| (f.flow, f.id.as_str(), f.kind))
+            .collect::<Vec<_>>(),
+        [
+            (0, "tcp-1", "tcp"),
+            (1, "web-1", "web"),
+            (2, "tcp_onoff-1", "tcp_onoff")
+        ]
+    );
+    let of =
+        |id: &str| -> Vec<&TransferRow> { out.transfers.iter().filter(|t| t.flow == id).collect() };
+    let bulk = &draws[0].draws;
+    assert!(bulk.sizes_bytes.is_empty() && bulk.complete);
+    assert_eq!(out.summary.flows[0].start_s, Some(bulk.start.secs()));
+
+    let web = &draws[1].draws;
+    let rows = of("web-1");
+    assert!(
+        web.complete && rows.len() > 20,
+        "{} web transfers",
+        rows.len()
+    );
+    assert_eq!(web.start, web.arrivals[0]);
+    assert_eq!(
+        rows.iter()
+            .map(|t| (t.start_s, t.size_bytes))
+            .collect::<Vec<_>>(),
+        web.arrivals
+            .iter()
+            .zip(&web.sizes_bytes)
+            .map(|(a, s)| (a.secs(), *s))
+            .collect::<Vec<_>>()
+    );
+
+    let onoff = &draws[2].draws;
+    let rows = of("tcp_onoff-1");
+    assert!(onoff.complete && rows.len() > 10, "{} bursts", rows.len());
+    assert!(rows.len() <= onoff.sizes_bytes.len());
+    assert_eq!(
+        rows.iter().map(|t| t.size_bytes).collect::<Vec<_>>(),
+        onoff.sizes_bytes[..rows.len()]
+    );
+    assert_eq!(rows[0].start_s, onoff.start.secs());
+    for (i, w) in rows.windows(2).enumerate() {
+        let next = w[0].end_s.expect("completed") + onoff.idles[i].secs();
+        assert!(
+            (w[1].start_s - next).abs() < 1e-9,
+            "burst {}: {} s, drawn {next} s",
+            i + 1,
+            w[1].start_s
+        );
+    }
+    // The idle times drawn reach the end: no burst could begin after the last drawn.
+    let idle: u64 = onoff.idles.iter().map(|g| g.as_ns()).sum();
+    assert!(onoff.start.as_ns() + idle >= d.duration_ns);
+
+    d.seed = 2;
+    let other = workload_draws(&d.scenario(traffic()), 10_000).expect("draws");
+    assert_ne!(other[1].draws, *web);
+}
+
+/// Past `limit` transfers the draws say they stopped short; a start at or after the end draws
+/// no transfer.
+#[test]
+fn workload_draws_stop_at_the_limit_or_the_end() {
+    let d = dumbbell();
+    let web = json!({"kind": "web", "arrival_rate": 100.0, "size_bytes": {"dist": "const", "value": 1000.0}});
+    let w = &workload_draws(&d.scenario(vec![(vec![0], web)]), 50).expect("draws")[0].draws;
+    assert_eq!(
+        (w.sizes_bytes.len(), w.arrivals.len(), w.complete),
+        (50, 50, false)
+    );
+    let late = json!({"kind": "tcp_onoff", "start_ns": {"dist": "const", "value": 3e10},
+                      "size_bytes": {"dist": "const", "value": 1000.0}, "idle_ns": {"dist": "const", "value": 0.0}});
+    let l = &workload_draws(&d.scenario(vec![(vec![0], late)]), 50).expect("draws")[0].draws;
+    assert!(l.sizes_bytes.is_empty() && l.idles.is_empty() && l.complete);
 }
