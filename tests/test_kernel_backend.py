@@ -272,6 +272,52 @@ def test_hosts_are_endpoints_and_leaves_routers_stay_in_the_engine(examples_dir)
     assert len(hosts) == 20
 
 
+def test_web_and_onoff_clients_play_the_simulators_draws(tmp_path):
+    """A web and an on/off client are handed the simulator's own workload for the seed: a web
+    flow's transfers arrive at the simulated run's times with its sizes, an on/off flow's bursts
+    take its sizes in order (and its idle times: each burst begins that long after the last one
+    completed). Flow k of the kernel plan is the engine's row k, a bulk and a UDP flow before them."""
+    body = (
+        '[[traffic]]\nkind = "tcp"\nfrom = "server"\nto = "client"\nstart = "uniform(0s,1s)"\n'
+        '[[traffic]]\nkind = "udp"\nfrom = "server"\nto = "client"\nrate = "100pps"\nsize = "200B"\n'
+        '[[traffic]]\nkind = "web"\nfrom = "server"\nto = "client"\narrival_rate = "5/s"\n'
+        'size = "zipf(1.7, max=300pkt)"\nstart = "uniform(0s,1s)"\n'
+        '[[traffic]]\nkind = "tcp_onoff"\nfrom = "client"\nto = "server"\nsize = "exp(30KB)"\nidle = "exp(300ms)"'
+    )
+    f = scenario(tmp_path, body, duration="6s")
+    seen = []
+    for seed in (1, 2):
+        sc = bufferlab.load_scenario(f, seed=seed)
+        kp = kplan.build(sc)
+        clients = {r["flow"]: r for h in kp.hosts for r in h.roles if r["role"] == "tcp_client"}
+        assert sorted(clients) == [2, 3]
+        sim = bufferlab.run(sc)
+        assert [r["id"] for r in sim.summary["flows"]] == ["tcp-1", "udp-1", "web-1", "tcp_onoff-1"]
+        assert [(fl.index, fl.kind) for fl in kp.flows] == [(0, "tcp"), (1, "udp"), (2, "web"), (3, "tcp_onoff")]
+        tr = sim.transfers
+        rows = lambda fid: [(s, t, e) for fl, s, t, e in zip(tr["flow"], tr["size_bytes"], tr["start_s"], tr["end_s"]) if fl == fid]  # noqa: E731
+        web, onoff = clients[2], clients[3]
+        assert web["mode"] == "poisson" and web["complete"] and web["start_ns"] == web["arrivals_ns"][0]
+        assert [(s, t) for s, t, _ in rows("web-1")] == [(s, t / 1e9) for s, t in zip(web["sizes"], web["arrivals_ns"])]
+        bursts = rows("tcp_onoff-1")
+        assert onoff["mode"] == "onoff" and onoff["complete"] and len(bursts) > 5
+        assert [s for s, _, _ in bursts] == onoff["sizes"][: len(bursts)]
+        assert bursts[0][1] == onoff["start_ns"] / 1e9
+        for i in range(1, len(bursts)):
+            assert bursts[i][1] == pytest.approx(bursts[i - 1][2] + onoff["idles_ns"][i - 1] / 1e9, abs=1e-9)
+        seen.append(web["sizes"])
+    assert seen[0] != seen[1]
+
+
+def test_a_kernel_flow_numbered_unlike_the_engines_is_an_error(tmp_path, monkeypatch):
+    f = scenario(tmp_path, '[[traffic]]\nkind = "web"\nfrom = "server"\nto = "client"\narrival_rate = "5/s"\nsize = "10KB"')
+    sc = bufferlab.load_scenario(f)
+    shifted = {k + 1: w for k, w in kplan.workload_draws(sc).items()}
+    monkeypatch.setattr(kplan, "workload_draws", lambda _: shifted)
+    with pytest.raises(RuntimeError, match="flow 0 is a web flow from node 1 to 0, the engine's is none"):
+        kplan.build(sc)
+
+
 def test_measurements_merge_into_the_window(tmp_path):
     from bufferlab.kernel.merge import merge
 
@@ -537,8 +583,8 @@ def test_sigkill_leftovers_are_removed_by_cleanup(tmp_path, reaped):
 def test_web_and_onoff_transfers_complete_on_the_kernel(tmp_path):
     f = scenario(
         tmp_path,
-        '[[traffic]]\nkind = "web"\nfrom = "server"\nto = "client"\narrival_rate = "10/s"\nsize = "20KB"\n'
-        '[[traffic]]\nkind = "tcp_onoff"\nfrom = "server"\nto = "client"\nsize = "50KB"\nidle = "100ms"',
+        '[[traffic]]\nkind = "web"\nfrom = "server"\nto = "client"\narrival_rate = "10/s"\nsize = "exp(20KB)"\n'
+        '[[traffic]]\nkind = "tcp_onoff"\nfrom = "server"\nto = "client"\nsize = "exp(50KB)"\nidle = "100ms"',
         duration="2s",
     )
     r = cli("run", f, "--backend", "kernel", "--out", tmp_path / "out")
@@ -546,13 +592,19 @@ def test_web_and_onoff_transfers_complete_on_the_kernel(tmp_path):
     import pandas as pd
 
     t = pd.read_parquet(tmp_path / "out" / "transfers.parquet")
-    done = t.dropna(subset=["completion_time_s"])
-    web, onoff = done[done.flow == "web-1"], done[done.flow == "tcp_onoff-1"]
-    assert len(web) >= 8 and (web.size_bytes == 20_000).all()
-    assert len(onoff) >= 5 and (onoff.size_bytes == 50_000).all()
+    # The simulator's draws for the seed: the same transfers, sizes in the same order, web
+    # arrivals at the drawn times (the host's thread wakes a little late, never early).
+    drawn = kplan.workload_draws(bufferlab.load_scenario(f))
+    web, onoff = t[t.flow == "web-1"], t[t.flow == "tcp_onoff-1"]
+    assert list(web.size_bytes) == drawn[0]["sizes_bytes"]
+    late = web.start_s.to_numpy() - [a / 1e9 for a in drawn[0]["arrivals_ns"]]
+    assert (late >= 0).all() and (late < 0.1).all(), late
+    assert len(onoff) >= 5 and list(onoff.size_bytes) == drawn[1]["sizes_bytes"][: len(onoff)]
+    web, onoff = web.dropna(subset=["completion_time_s"]), onoff.dropna(subset=["completion_time_s"])
+    assert len(web) >= 8 and len(onoff) >= 5
     # A transfer takes at least the handshake, the request and the data's serialization: two
-    # round trips of 10.1 ms plus 50 KB at 10 Mb/s (~41 ms of 1500 B packets).
-    assert onoff.completion_time_s.min() > 2 * IDLE_RTT_S + 50_000 * 8 / 10e6
+    # round trips of 10.1 ms plus its bytes at 10 Mb/s.
+    assert (onoff.completion_time_s > 2 * IDLE_RTT_S + onoff.size_bytes * 8 / 10e6).all()
 
 
 @needs_kernel

@@ -111,3 +111,18 @@ def test_bbr_10bdp_row_as_a_time_series():
     for a, b in spans:
         assert 0.18 <= b - a <= 0.4, spans
         assert q[(q.index > a + 0.1) & (q.index <= b)].max() <= 4, (a, b)
+
+
+def test_a_web_cases_kernel_runs_are_those_of_its_seeds_draws():
+    """A stored kernel run of a case with web flows counts only if it played the draws its seed
+    has now (the simulator's, on both sides): one made with other draws is measured again."""
+    web, bulk = _case("web-fifo-1bdp"), _case(suite.HEADLINE)
+    assert suite.workload_sha256(bulk, 1) is None
+    h1, h2 = suite.workload_sha256(web, 1), suite.workload_sha256(web, 2)
+    assert h1 and h2 and h1 != h2
+    run = {"seed": 1, "file_sha256": web.file_hash()}
+    assert suite._current(web, [run]) == []
+    assert suite._current(web, [{**run, "workload_sha256": h2}]) == []
+    assert suite._current(web, [{**run, "workload_sha256": h1}]) == [{**run, "workload_sha256": h1}]
+    for r in (suite.load_record(web.name) or {}).get("runs", []):
+        assert r.get("workload_sha256") == suite.workload_sha256(web, r["seed"]), f"seed {r['seed']}"

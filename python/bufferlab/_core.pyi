@@ -37,6 +37,11 @@ def prepare(plan_json: str) -> Prepared:
 def check(plan_json: str) -> list[tuple[Loc, str]]:
     """Every problem with a plan as ``(loc, message)``; empty when it can run."""
 
+def workload_draws(plan_json: str, limit: int) -> list[dict[str, Any]]:
+    """Each TCP flow's workload draws in a run of the plan, at most ``limit`` transfers a flow:
+    ``flow``, ``id``, ``kind``, ``src``, ``dst``, ``start_ns``, ``sizes_bytes``, ``arrivals_ns``
+    (web), ``idles_ns`` (on/off), ``complete``; :class:`PlanError` as a build would."""
+
 def plan_schema() -> str:
     """The plan's JSON Schema (as JSON): every key's type, bounds, default and doc line."""
 

@@ -7,10 +7,13 @@ backend, through the same queue code, scenario by scenario; written to docs/vali
 (``make validate-linux`` runs it with ``--kernel``.) Each case is a scenario file in ``kernel/suite/``,
 run over seeds 1..N on the simulator (its default TCP: SACK, RACK, F-RTO, PRR, delayed ACK, GSO) and on
 the kernel backend (Linux's TCP in network namespaces, bufferlab's engine between them, in real
-time). The kernel's runs are kept in ``kernel/suite/kernel/<case>.json``, one record per seed with the
-kernel release, the TCP settings read inside the sender's namespace, the date and the scenario
-file's hash; ``--kernel`` measures only the (case, seed) pairs whose stored run is missing or was
-made from another version of the file, and writes after every seed. Without ``--kernel`` the page
+time). Web and on/off flows play the simulator's own workload draws for the seed on both sides
+(kernel/plan.py), so their comparison is paired seed by seed. The kernel's runs are kept in
+``kernel/suite/kernel/<case>.json``, one record per seed with the kernel release, the TCP settings
+read inside the sender's namespace, the date, the scenario file's hash and, where the scenario
+has web or on/off flows, the hash of the draws they played; ``--kernel`` measures only the (case,
+seed) pairs whose stored run is missing, was made from another version of the file or played
+other draws, and writes after every seed. Without ``--kernel`` the page
 is built from the stored kernel runs and fresh simulator runs (seconds). ``--sim-only`` runs the
 simulator side alone and prints its values (no page).
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import hashlib
 import json
 import math
@@ -40,7 +44,7 @@ from . import plan_types as pt
 from .crosscheck.compare import rel_diff
 from .crosscheck.referee import SYSCTLS, _read_sysctls
 from .crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes, verdict_text
-from .kernel.plan import sim_matched
+from .kernel.plan import sim_matched, workload_draws
 from .scenario import Scenario, load_scenario
 from .kernel.compare import SRTT_STEP, srtt_quantile
 
@@ -192,20 +196,44 @@ def load_record(name: str) -> dict[str, Any] | None:
     return json.loads(f.read_text()) if f.is_file() else None
 
 
+@functools.cache
+def _has_drawn_flows(case: Case) -> bool:
+    return any(isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)) for t in pt.typed(load_scenario(case.file)).traffic)
+
+
+@functools.cache
+def workload_sha256(case: Case, seed: int) -> str | None:
+    """The hash of the web and on/off workload draws a run of ``case`` with ``seed`` plays (the
+    simulator's, on both backends), or None where it has no such flow: a stored kernel run that
+    played other draws (made before the sides shared them, or by an engine that draws otherwise)
+    is not the seed's."""
+    if not _has_drawn_flows(case):
+        return None
+    draws = workload_draws(load_scenario(case.file, seed=seed))
+    if not draws:
+        return None
+    return hashlib.sha256(json.dumps([draws[k] for k in sorted(draws)], sort_keys=True).encode()).hexdigest()
+
+
+def _current(case: Case, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runs made from the file as it is now, with the draws their seed has now."""
+    h = case.file_hash()
+    return [r for r in runs if r.get("file_sha256") == h and r.get("workload_sha256") == workload_sha256(case, r["seed"])]
+
+
 def stored_runs(case: Case, seeds: list[int]) -> list[dict[str, Any]]:
-    """The stored kernel runs of ``case`` for ``seeds`` made from the file as it is now."""
+    """The current stored kernel runs of ``case`` for ``seeds`` (``_current``)."""
     rec = load_record(case.name)
     if not rec:
         return []
-    h = case.file_hash()
-    by_seed = {r["seed"]: r for r in rec.get("runs", []) if r.get("file_sha256") == h}
+    by_seed = {r["seed"]: r for r in _current(case, [r for r in rec.get("runs", []) if r["seed"] in seeds])}
     return [by_seed[s] for s in seeds if s in by_seed]
 
 
 def _store(case: Case, run: dict[str, Any]) -> None:
     rec = load_record(case.name) or {"case": case.name, "runs": []}
     h = case.file_hash()
-    runs = [r for r in rec["runs"] if r["seed"] != run["seed"] and r.get("file_sha256") == h]
+    runs = _current(case, [r for r in rec["runs"] if r["seed"] != run["seed"]])
     runs.append(run)
     rec.update(file_sha256=h, runs=sorted(runs, key=lambda r: r["seed"]))
     KERNEL_DIR.mkdir(parents=True, exist_ok=True)
@@ -238,9 +266,11 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
         if log:
             for w in result.summary.get("warnings", []):
                 log(f"{case.name}: seed {s}: warning: {w}")
+        w = workload_sha256(case, s)
         _store(case, {
             "seed": s,
             "file_sha256": case.file_hash(),
+            **({"workload_sha256": w} if w else {}),
             "measured": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "kernel": platform.release(),
             "sysctls": sysctls,
@@ -404,8 +434,10 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         "queue code — between them, in real time. `newreno` runs as Linux `reno`, `cubic` as Linux `cubic`. Seeds 1..N "
         f"on each side, N = {SEEDS} unless the scenario's row says more ({MORE_SEEDS} where one chance event per run "
         f"sets a row: which of ten RTTs starts first, whether an ECN SYN is lost; {WEB_SEEDS} for web transfers, "
-        "whose Zipf sizes give a run a few large transfers or none); start times are drawn from each file's `start` (the kernel's draws follow the same law, not the "
-        "same values). Values are means over the seeds; per-seed values follow the table." + _engine_provenance(),
+        "whose Zipf sizes give a run a few large transfers or none). Web and on/off flows play the simulator's own draws "
+        "for the seed on both sides (arrival times, sizes, idle times: [kernel-backend.md](kernel-backend.md)), so their "
+        "seeds are paired; bulk flows' start times are drawn from each file's `start` on each side (the kernel's follow "
+        "the same law, not the same values). Values are means over the seeds; per-seed values follow the table." + _engine_provenance(),
         "",
         f"Kernel runs: Linux {release}, measured {when}, stored in `python/bufferlab/kernel/suite/kernel/` with the "
         f"TCP settings read inside the sender's namespace ({settings}). Linux's segments carry a 12-byte "

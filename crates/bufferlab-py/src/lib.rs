@@ -581,6 +581,51 @@ fn draw(dist_json: &str, seed: u64, n: usize) -> PyResult<Vec<u64>> {
     bufferlab_core::dist::draw_n(&d, seed, n).map_err(PyValueError::new_err)
 }
 
+/// Each TCP flow's workload draws in a run of the plan, at most `limit` transfers per flow (the
+/// senders replay their own streams: `bufferlab_core::workload_draws`), as dicts: `flow` (its
+/// row in the flows table), `id`, `kind`, `src` and `dst` (node ids), `start_ns`,
+/// `sizes_bytes`, `arrivals_ns` (web), `idles_ns` (on/off), `complete` (false when cut at
+/// `limit`). Raises `PlanError` as a build would.
+#[pyfunction]
+fn workload_draws<'py>(
+    py: Python<'py>,
+    plan_json: &str,
+    limit: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let sc = parse(plan_json)?;
+    let draws = py
+        .allow_threads(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                bufferlab_core::workload_draws(&sc, limit)
+            }))
+        })
+        .map_err(|e| PyRuntimeError::new_err(format!("engine error: {}", panic_text(e))))?
+        .map_err(|p| plan_error(&p))?;
+    let out = PyList::empty(py);
+    for f in draws {
+        let d = PyDict::new(py);
+        d.set_item("flow", f.flow)?;
+        d.set_item("id", f.id)?;
+        d.set_item("kind", f.kind)?;
+        d.set_item("src", f.src)?;
+        d.set_item("dst", f.dst)?;
+        let w = f.draws;
+        d.set_item("start_ns", w.start.as_ns())?;
+        d.set_item("sizes_bytes", w.sizes_bytes)?;
+        d.set_item(
+            "arrivals_ns",
+            w.arrivals.iter().map(|t| t.as_ns()).collect::<Vec<_>>(),
+        )?;
+        d.set_item(
+            "idles_ns",
+            w.idles.iter().map(|g| g.as_ns()).collect::<Vec<_>>(),
+        )?;
+        d.set_item("complete", w.complete)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
 /// The engine's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -610,6 +655,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(plan_schema, m)?)?;
     m.add_function(wrap_pyfunction!(draw, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_draws, m)?)?;
     m.add_function(wrap_pyfunction!(check_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(file_names, m)?)?;

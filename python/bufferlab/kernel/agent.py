@@ -452,10 +452,9 @@ def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 
 def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     """Web (Poisson arrivals) or on/off (one transfer, an idle time, the next): each transfer a new
-    connection to the server asking for a size drawn from the block's distribution."""
-    from .dist import sample
-
-    rng = random.Random(r["seed"])
+    connection to the server asking for its size. The arrivals, sizes and idle times are the
+    simulator's own draws for the run's seed (``sizes``, with ``arrivals_ns`` for web, ``idles_ns``
+    for on/off: kernel/plan.py), taken in order."""
     out.update(transfers=[], window_bytes=0)
     lock = threading.Lock()
     open_now = threading.Semaphore(MAX_OPEN_TRANSFERS)
@@ -487,16 +486,25 @@ def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             s.close()
             open_now.release()
 
-    t = float(r["start_ns"])
-    while c.sleep_until(int(t)):
-        size = max(1, int(sample(r["size"], rng)))
-        open_now.acquire()
-        if r["mode"] == "poisson":
+    sizes = r["sizes"]
+    if r["mode"] == "poisson":
+        for t, size in zip(r["arrivals_ns"], sizes):
+            if not c.sleep_until(t):
+                return
+            open_now.acquire()
             threading.Thread(target=transfer, args=(size,), daemon=True).start()
-            t += rng.expovariate(r["arrival_rate"]) * 1e9
-        else:
+    else:
+        t = r["start_ns"]
+        for size, idle in zip(sizes, r["idles_ns"]):
+            if not c.sleep_until(t):
+                return
+            open_now.acquire()
             transfer(size)
-            t = c.now() + sample(r["idle"], rng)
+            t = c.now() + idle
+        if not c.sleep_until(t):  # every drawn transfer done and its idle time over
+            return
+    if not r["complete"]:
+        out["error"] = f"the run outlasted the simulator's {len(sizes)} drawn transfers (kernel/plan.py MAX_DRAWN_TRANSFERS)"
 
 
 ROLES = {"tcp_server": tcp_server, "tcp_client": tcp_client, "tcp_sink": tcp_sink, "tcp_source": tcp_source, "udp_sink": udp_sink, "udp_source": udp_source, "ping": ping, "ballast": ballast}

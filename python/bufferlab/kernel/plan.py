@@ -43,6 +43,12 @@ How TCP options map (every one per namespace or per route, never on the machine 
                        never on the engine's qdisc and ring; ``true`` is refused
 =====================  ==========================================================================
 
+A ``web`` or ``tcp_onoff`` flow plays the simulator's own workload for the run's seed: the engine
+builds the scenario as a run would and each sender replays its random stream
+(``bufferlab._core.workload_draws``), so the client connects at each drawn arrival (web) with the
+drawn size, or takes the drawn sizes and idle times in order (on/off). A seed's transfers are the
+same on both backends, and a comparison is paired seed by seed.
+
 A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source's namespace with
 the block's options (``ballast_args``), and a UDP sink at the destination.
 
@@ -56,7 +62,9 @@ block leaves ``tsq`` out (``sim_matched``): what the engine's queues see on the 
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +107,10 @@ _NOT_IN_KERNEL = {
     "dctcp": "this kernel has no dctcp congestion control (the tcp_dctcp module is not loaded)",
     "prague": "this kernel has no prague congestion control (tcp_prague is out of tree, in the L4S team's kernel)",
 }
+# Most transfers of one web or on/off flow handed to its client: a web flow at 1,000 arrivals a
+# second for 100 s; an on/off flow without idle time ends its run there (each transfer is a new
+# connection on the kernel, at least a round trip).
+MAX_DRAWN_TRANSFERS = 100_000
 _PLAN_TO_USER = {"max_rto_ns": "max_rto", "delack_ns": "delack", "min_rto_ns": "min_rto", "mss_bytes": "mss",
                  "limit_output_bytes": "limit_output", "prague_rtt_target_ns": "prague_rtt_target"}
 
@@ -163,6 +175,28 @@ def host_nodes(plan: Any) -> list[int]:
     return sorted(hosts)
 
 
+def workload_draws(plan: Any) -> dict[int, dict[str, Any]]:
+    """Each web and on/off flow's workload draws in a simulator run of ``plan`` (a loaded
+    scenario, a plan dict or a typed plan) with its seed, by flow index: ``start_ns``,
+    ``sizes_bytes``, ``arrivals_ns`` (web), ``idles_ns`` (on/off), ``complete`` (false when cut
+    at MAX_DRAWN_TRANSFERS), with the engine's ``id``, ``kind``, ``src`` and ``dst`` of the flow.
+    The engine builds the plan as a run would and replays each sender's own stream."""
+    from ..scenario import engine_problems
+    from ..simulate import engine
+
+    p = pt.typed(plan)
+    if not any(isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)) for t in p.traffic):
+        return {}
+    raw = getattr(plan, "plan", plan)
+    core = engine()
+    try:
+        draws = core.workload_draws(json.dumps(raw if isinstance(raw, Mapping) else pt.to_dict(p)), MAX_DRAWN_TRANSFERS)
+    except core.PlanError as e:
+        raise ScenarioError(engine_problems(e.args[1], list(getattr(plan, "origins", []) or [])),
+                            getattr(plan, "source", None)) from None
+    return {d["flow"]: d for d in draws if d["kind"] in ("web", "tcp_onoff")}
+
+
 def sim_matched(plan: Any) -> dict[str, Any]:
     """Overrides that make the simulator run a scenario as the kernel backend does: TCP small
     queues off in every TCP block that leaves ``tsq`` out. On the kernel a host's TSQ bounds what
@@ -188,6 +222,8 @@ def build(sc: Any) -> KernelPlan:
     # Per host that runs TCP: for each ecn value its sending blocks use, the first such block.
     ecn_asks: dict[int, dict[bool, int]] = {}
     rng = random.Random(plan.run.seed)
+    # Web and on/off clients, to be given the engine's draws once the plan is accepted.
+    clients: list[tuple[dict[str, Any], Flow]] = []
     ccs = available_cc()
     duration = plan.run.duration_ns
 
@@ -263,7 +299,9 @@ def build(sc: Any) -> KernelPlan:
                 s, d = ids[s_name], ids[d_name]
                 src, dst = hosts[s], hosts[d]
                 port = FLOW_PORT_BASE + k
-                start = int(sample(pt.to_dict(t.start_ns), rng))
+                # Web and on/off flows' starts are the engine's draws (below).
+                engine_drawn = isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic))
+                start = None if engine_drawn else int(sample(pt.to_dict(t.start_ns), rng))
                 flows.append(Flow(k, kind, s, d, t.size_bytes if isinstance(t, pt.TcpTraffic) else None))
 
                 dst_addr = _addr(d)
@@ -321,14 +359,10 @@ def build(sc: Any) -> KernelPlan:
                     # asks for a size, the first sends it (as a web client and server).
                     src.roles.append({"role": "tcp_server", "flow": k, "port": port, "cc": cc, "mss": mss, "sndbuf": sndbuf,
                                       "pacing": tcp.pacing})
-                    dst.roles.append({
-                        "role": "tcp_client", "flow": k, "dst": _addr(s), "port": port, "start_ns": start,
-                        "mode": "poisson" if isinstance(t, pt.WebTraffic) else "onoff",
-                        "arrival_rate": t.arrival_rate if isinstance(t, pt.WebTraffic) else None,
-                        "size": pt.to_dict(t.size_bytes),
-                        "idle": pt.to_dict(t.idle_ns) if isinstance(t, pt.TcpOnoffTraffic) else None,
-                        "rcvbuf": rcvbuf, "seed": rng.randrange(1 << 32),
-                    })
+                    client = {"role": "tcp_client", "flow": k, "dst": _addr(s), "port": port,
+                              "mode": "poisson" if isinstance(t, pt.WebTraffic) else "onoff", "rcvbuf": rcvbuf}
+                    dst.roles.append(client)
+                    clients.append((client, flows[-1]))
                 elif isinstance(t, pt.UdpTraffic):
                     dst.roles.append({"role": "udp_sink", "flow": k, "port": port})
                     src.roles.append({
@@ -359,7 +393,22 @@ def build(sc: Any) -> KernelPlan:
         hosts[node].sysctls["ipv4/tcp_ecn"] = "1" if True in asks else "2"
     if problems:
         raise ScenarioError(problems, getattr(sc, "source", None))
+    drawn = workload_draws(sc) if clients else {}
+    for client, f in clients:
+        w = _flow_draws(drawn, f)
+        client.update(start_ns=w["start_ns"], sizes=w["sizes_bytes"], arrivals_ns=w["arrivals_ns"],
+                      idles_ns=w["idles_ns"], complete=w["complete"])
     return KernelPlan(hosts=list(hosts.values()), flows=flows)
+
+
+def _flow_draws(drawn: dict[int, dict[str, Any]], f: Flow) -> dict[str, Any]:
+    """Flow ``f``'s draws, checked to be the engine's flow of its index: the kernel's flows are
+    numbered as the engine's (block, pair, count), which their ports and result rows rely on."""
+    w = drawn.get(f.index)
+    if w is None or (w["kind"], w["src"], w["dst"]) != (f.kind, f.src, f.dst):
+        got = "none" if w is None else f"{w['id']} ({w['kind']}, nodes {w['src']} -> {w['dst']})"
+        raise RuntimeError(f"kernel plan: flow {f.index} is a {f.kind} flow from node {f.src} to {f.dst}, the engine's is {got}")
+    return w
 
 
 def ballast_args(t: pt.BallastTraffic, to: str) -> list[str]:
