@@ -1,6 +1,6 @@
-"""Draws from the plan's distributions (the engine's forms), for the programs in the namespaces:
-the same laws as the simulator's, the kernel run's own draws. Standard library only (the
-programs import it)."""
+"""Draws from the plan's distributions (the engine's forms) for the kernel plan's start times of
+bulk, UDP, ping and ballast blocks: the same laws as the simulator's, the kernel run's own draws
+(web and on/off flows play the simulator's own: kernel/plan.py). Standard library only."""
 
 from __future__ import annotations
 
