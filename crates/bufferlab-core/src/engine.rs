@@ -309,7 +309,7 @@ impl Engine {
                     // overlaps with that work; the next arrival keeps the place it had.
                     let seq = self.sched.reserve();
                     let port = &self.ports[p as usize];
-                    let to = port.params.to;
+                    let to = port.to();
                     port.on_received(now, self.arena.get(pkt), self.capture.as_deref_mut());
                     self.arrive(now, to, pkt);
                     self.ports[p as usize].pop_arrival(p, pkt, seq, &mut self.sched);
@@ -373,6 +373,7 @@ impl Engine {
             Some((_, Ev::TxDone(p))) => {
                 if let Some(p) = self.ports.get(p as usize) {
                     p.prefetch_hop();
+                    p.prefetch_queue();
                 }
             }
             _ => {}
@@ -445,6 +446,7 @@ impl Engine {
                 // What the host sends in reply leaves by its one port.
                 if let Some(p) = self.ports.get(self.topo.egress_after(port) as usize) {
                     p.prefetch_hop();
+                    p.prefetch_queue();
                 }
             }
             None => self.arena.prefetch(pkt),

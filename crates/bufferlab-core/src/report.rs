@@ -155,7 +155,7 @@ fn queue_rows(e: &Engine) -> Vec<QueueRow> {
     e.ports()
         .iter()
         .map(|p| {
-            let s = &p.stats;
+            let (s, q) = (&p.stats, &p.queue_stats);
             let (op, ob) = s.occupancy_mean();
             let lim = p.qdisc.limit();
             QueueRow {
@@ -164,11 +164,11 @@ fn queue_rows(e: &Engine) -> Vec<QueueRow> {
                 limit_pkts: lim.pkts,
                 limit_bytes: lim.bytes,
                 sizing: p.sizing.clone(),
-                sojourn_mean_s: s.sojourn.mean().map(|m| m / 1e9),
-                sojourn_p50_s: s.sojourn.quantile(0.5).map(hist_secs),
-                sojourn_p99_s: s.sojourn.quantile(0.99).map(hist_secs),
-                ring_sojourn_mean_s: s.ring_sojourn.mean().map(|m| m / 1e9),
-                ring_sojourn_p99_s: s.ring_sojourn.quantile(0.99).map(hist_secs),
+                sojourn_mean_s: q.sojourn.mean().map(|m| m / 1e9),
+                sojourn_p50_s: q.sojourn.quantile(0.5).map(hist_secs),
+                sojourn_p99_s: q.sojourn.quantile(0.99).map(hist_secs),
+                ring_sojourn_mean_s: q.ring_sojourn.mean().map(|m| m / 1e9),
+                ring_sojourn_p99_s: q.ring_sojourn.quantile(0.99).map(hist_secs),
                 bql_limit_bytes: p
                     .ring
                     .as_ref()
@@ -178,13 +178,13 @@ fn queue_rows(e: &Engine) -> Vec<QueueRow> {
                 occupancy_mean_bytes: ob,
                 arrivals: s.arrivals.window,
                 enqueued: s.enqueued.window,
-                dropped: s.dropped_total(),
+                dropped: q.dropped_total(),
                 drops_by_reason: DropReason::ALL
                     .iter()
-                    .filter(|r| s.dropped[r.index()].window > 0)
-                    .map(|r| (r.name(), s.dropped[r.index()].window))
+                    .filter(|r| q.dropped[r.index()].window > 0)
+                    .map(|r| (r.name(), q.dropped[r.index()].window))
                     .collect(),
-                marked: s.marked.window,
+                marked: q.marked.window,
             }
         })
         .collect()
@@ -248,7 +248,7 @@ fn distributions(e: &Engine) -> Distributions {
         distributions.push_hist("flow", &info.id, "rtt_s", &f.rtt);
     }
     for p in e.ports() {
-        distributions.push_hist("queue", &p.params.name, "sojourn_s", &p.stats.sojourn);
+        distributions.push_hist("queue", &p.params.name, "sojourn_s", &p.queue_stats.sojourn);
     }
     distributions
 }

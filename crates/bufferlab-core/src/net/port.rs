@@ -80,10 +80,9 @@ struct TxOwner {
     bytes: u32,
 }
 
-/// A port's counters and measurements, in the order a packet's hop touches them (`repr(C)`
-/// keeps that order): placed after the port's first 96 bytes, the counters every hop updates
-/// fill the rest of the port's second cache line and its third, the window test, the zero
-/// sojourns and the occupancy integral its fourth (`layout` test below).
+/// A port's counters and its occupancy integral: what every hop through the port updates, in
+/// the order a hop touches them (`repr(C)` keeps it). Placed after the port's first 96 bytes,
+/// they fill the rest of its second cache line, its third and its fourth (`layout` test below).
 #[repr(C)]
 pub struct PortStats {
     pub arrivals: Counter,
@@ -95,14 +94,19 @@ pub struct PortStats {
     pub wire_bytes_sent: Counter,
     /// Nanoseconds the serializer was busy, inside the window / in all.
     pub busy_ns: Counter,
-    /// Zero sojourns inside the window not yet in `sojourn`: most hops of a simulation find
-    /// nothing waiting, and counting those here spares the histogram's cache lines; folded in
-    /// by [`Port::finish`].
+    /// Zero sojourns inside the window not yet in [`PortQueueStats::sojourn`]: most hops of a
+    /// simulation find nothing waiting, and counting those here spares the histogram's cache
+    /// lines; folded in by [`Port::finish`].
     sojourn_zeros: u64,
     pub window: Window,
     last_change: Instant,
     occ_pkts_area: u128,
     occ_bytes_area: u128,
+}
+
+/// What a port measures only when packets wait or are dropped: kept apart from [`PortStats`] so
+/// that the lines a hop through an idle port reads stay few (with 8,000 ports, each a miss).
+pub struct PortQueueStats {
     /// Time from enqueue to leaving the discipline (for the wire, or for the ring if there is
     /// one), inside the window.
     pub sojourn: Hist,
@@ -119,15 +123,11 @@ impl PortStats {
             window,
             arrivals: Counter::default(),
             enqueued: Counter::default(),
-            dropped: Default::default(),
             pkts_sent: Counter::default(),
             bytes_sent: Counter::default(),
             wire_bytes_sent: Counter::default(),
             busy_ns: Counter::default(),
             sojourn_zeros: 0,
-            sojourn: Hist::default(),
-            ring_sojourn: Hist::default(),
-            marked: Counter::default(),
             occ_pkts_area: 0,
             occ_bytes_area: 0,
             last_change: Instant::ZERO,
@@ -147,18 +147,6 @@ impl PortStats {
         self.last_change = now;
     }
 
-    /// A packet's time in the discipline, if it left inside the window.
-    #[inline]
-    fn record_sojourn(&mut self, now: Instant, sojourn: Duration) {
-        if self.window.contains(now) {
-            if sojourn.is_zero() {
-                self.sojourn_zeros += 1;
-            } else {
-                self.sojourn.record(sojourn.as_ns());
-            }
-        }
-    }
-
     /// Time-averaged occupancy over the window, in packets and bytes.
     pub fn occupancy_mean(&self) -> (f64, f64) {
         let w = self.window.len().as_ns().max(1) as f64;
@@ -167,6 +155,17 @@ impl PortStats {
             self.occ_bytes_area as f64 / w,
         )
     }
+}
+
+impl PortQueueStats {
+    fn new() -> Self {
+        PortQueueStats {
+            sojourn: Hist::default(),
+            dropped: Default::default(),
+            ring_sojourn: Hist::default(),
+            marked: Counter::default(),
+        }
+    }
 
     pub fn dropped_total(&self) -> u64 {
         self.dropped.iter().map(|c| c.window).sum()
@@ -174,9 +173,10 @@ impl PortStats {
 }
 
 /// An egress port. `repr(C)` keeps the fields in the order below: those every hop reads and
-/// writes first, packed into few cache lines (a 100-flow dumbbell has 400 ports; a layout
-/// ordered by the compiler spread each hop over twice as many lines), the rarely used last;
-/// aligned to a cache line, so that those lines are the cache's.
+/// writes first, packed into four cache lines (a 100-flow dumbbell has 400 ports, a 2,000-flow
+/// one 8,000: a layout ordered by the compiler spread each hop over twice as many lines), then
+/// what a hop into a queue reads (the discipline, its drops), the rarely used last; aligned to a
+/// cache line, so that those lines are the cache's.
 #[repr(C, align(64))]
 pub struct Port {
     // First cache line: what every hop reads.
@@ -188,17 +188,20 @@ pub struct Port {
     /// mispredicts on paths that alternate disciplines. Checked against the discipline's own
     /// count at the end of the run.
     pub(crate) backlog: (u64, u64),
+    /// The last packet size serialized, with its wire bytes and transmission time: a port mostly
+    /// carries one size (full segments one way, ACKs the other), and this saves a division.
+    last_tx_ns: Duration,
+    /// The link's propagation delay (a copy of `params.delay_ns`, on this line).
+    delay_ns: Duration,
     /// The largest packet that may skip the discipline when it is empty and the wire idle: the
     /// most an empty FIFO accepts (such a packet would go in and straight back out, changing
     /// nothing); 0 for every other discipline, and with a ring or an adaptive limit.
     bypass_bytes: u32,
-    /// The last packet size serialized, with its wire bytes and transmission time: a port mostly
-    /// carries one size (full segments one way, ACKs the other), and this saves a division.
     last_tx_bytes: u32,
-    last_tx_wire: u64,
-    last_tx_ns: Duration,
-    /// The link's propagation delay (a copy of `params.delay_ns`, on this line).
-    delay_ns: Duration,
+    /// (`u32::MAX`: no size kept, [`Port::tx_cost`].)
+    last_tx_wire: u32,
+    /// The node at the far end (a copy of `params.to`, on this line: what an arrival reads).
+    to: NodeId,
     /// Whether a `TxDone` is scheduled at `tx_end`. The event exists only when something must
     /// happen then: a packet is waiting to follow, or BQL must learn of the completion. A packet
     /// leaving an empty queue goes straight into the pipe when it starts, with no event for the
@@ -219,22 +222,25 @@ pub struct Port {
     /// lines (the ring and the trace lie far down the port, a cache miss of their own on each
     /// hop through a port of thousands).
     plain_wire: bool,
-    // Second line: the pipe, then the counters.
+    // Second line: the pipe, then the counters (to the end of the fourth).
     /// Packets propagating, with their arrival times and what each touches first at the far
     /// end, in order.
     pipe: VecDeque<(Instant, PktId, Ahead)>,
     pub stats: PortStats,
-    // The rest: read on congested hops, with a ring or timers, or at the end.
-    /// A pending discipline timer, if one is scheduled.
-    qdisc_timer: Option<Instant>,
+    // Fifth and sixth lines: what a hop into a queue reads (the discipline, a FIFO inline, and
+    // what it dropped), and the pointers a hop tests.
+    pub qdisc: Qdisc,
+    drops: Drops,
+    /// The RTT-adaptive sizing rule re-sizing the discipline, if the port uses it.
+    pub adaptive: Option<Box<AdaptiveSizer>>,
     /// The NIC ring and its byte queue limits, if the port has one.
     pub ring: Option<Box<Ring>>,
     /// The delivery opportunities the serializer waits for, if the link is trace-driven.
     pub trace: Option<Box<TraceClock>>,
-    /// The RTT-adaptive sizing rule re-sizing the discipline, if the port uses it.
-    pub adaptive: Option<Box<AdaptiveSizer>>,
-    drops: Drops,
-    pub qdisc: Qdisc,
+    // The rest: read on congested hops, with timers, or at the end.
+    /// A pending discipline timer, if one is scheduled.
+    qdisc_timer: Option<Instant>,
+    pub queue_stats: PortQueueStats,
     pub params: PortParams,
     /// The sizing rule the limit came from, if any.
     pub sizing: Option<String>,
@@ -257,7 +263,7 @@ impl Port {
         qdisc.set_link_rate(params.rate_bps);
         let bypass_bytes = qdisc.empty_fifo_accepts().min(u32::MAX as u64) as u32;
         let bypass_qdisc = qdisc.passes_through();
-        let (delay_ns, lossy) = (params.delay_ns, params.loss > 0.0);
+        let (delay_ns, lossy, to) = (params.delay_ns, params.loss > 0.0, params.to);
         Port {
             params,
             qdisc,
@@ -269,9 +275,10 @@ impl Port {
             tx_pending: false,
             bypass_qdisc,
             last_tx_bytes: u32::MAX,
-            last_tx_wire: 0,
+            last_tx_wire: u32::MAX,
             last_tx_ns: Duration::ZERO,
             delay_ns,
+            to,
             lossy,
             taps: 0,
             index: 0,
@@ -285,6 +292,7 @@ impl Port {
             loss_rng,
             drops: Drops::default(),
             stats: PortStats::new(window),
+            queue_stats: PortQueueStats::new(),
         }
     }
 
@@ -334,6 +342,12 @@ impl Port {
         self.pipe.iter().map(|&(at, id, _)| (at, id))
     }
 
+    /// The node at the far end of the link.
+    #[inline]
+    pub fn to(&self) -> NodeId {
+        self.to
+    }
+
     /// Packets waiting in the discipline.
     pub fn queued(&self) -> u64 {
         self.qdisc.len_pkts()
@@ -357,6 +371,18 @@ impl Port {
         if !self.tx_pending {
             self.tx_pending = true;
             sched.at(self.tx_end, Ev::TxDone(id));
+        }
+    }
+
+    /// A packet's time in the discipline, if it left inside the window.
+    #[inline]
+    fn record_sojourn(&mut self, now: Instant, sojourn: Duration) {
+        if self.stats.window.contains(now) {
+            if sojourn.is_zero() {
+                self.stats.sojourn_zeros += 1;
+            } else {
+                self.queue_stats.sojourn.record(sojourn.as_ns());
+            }
         }
     }
 
@@ -388,7 +414,7 @@ impl Port {
             }
             // In the window of its arrival here, like `arrivals` (docs/measurement.md): a
             // window's drops are then a part of its arrivals, whenever the drop happens.
-            self.stats.dropped[reason.index()].add(&w, item.enq, 1);
+            self.queue_stats.dropped[reason.index()].add(&w, item.enq, 1);
             tap(self.taps, self.index, Tap::Drops, item.id, cx);
             drop_packet(item.id, cx);
         }
@@ -399,7 +425,7 @@ impl Port {
     #[cold]
     fn count_marks(&mut self, enq: Instant) {
         let w = self.stats.window;
-        self.stats.marked.add(&w, enq, self.drops.marks);
+        self.queue_stats.marked.add(&w, enq, self.drops.marks);
         self.drops.marks = 0;
     }
 
@@ -444,7 +470,7 @@ impl Port {
             };
             if let Some(it) = through {
                 self.stats.enqueued.add(&w, now, 1);
-                self.stats.record_sojourn(now, Duration::ZERO);
+                self.record_sojourn(now, Duration::ZERO);
                 tap(self.taps, self.index, Tap::Departures, it.id, cx);
                 self.transmit(id, it.id, it.bytes, cx);
                 return;
@@ -523,7 +549,7 @@ impl Port {
         }
         self.backlog.0 -= 1;
         self.backlog.1 -= item.bytes as u64;
-        self.stats.record_sojourn(now, now - item.enq);
+        self.record_sojourn(now, now - item.enq);
         tap(self.taps, self.index, Tap::Departures, item.id, cx);
         Some(item)
     }
@@ -563,7 +589,7 @@ impl Port {
                 return;
             };
             if self.stats.window.contains(now) {
-                self.stats.ring_sojourn.record((now - at).as_ns());
+                self.queue_stats.ring_sojourn.record((now - at).as_ns());
             }
             (pkt, bytes)
         } else {
@@ -601,11 +627,8 @@ impl Port {
     fn transmit(&mut self, id: u32, pkt: PktId, bytes: u32, cx: &mut PortCtx) {
         let now = cx.now;
         let w = self.stats.window;
-        if self.last_tx_bytes != bytes {
-            self.set_last_tx(bytes);
-        }
+        let (wire, tx) = self.tx_cost(bytes);
         tap(self.taps, self.index, Tap::Wire, pkt, cx);
-        let (wire, tx) = (self.last_tx_wire, self.last_tx_ns);
         let busy_end = now + tx;
         let trace = if self.plain_wire {
             None
@@ -642,7 +665,7 @@ impl Port {
         // this port's `loss` drops and nowhere else, even if the run ends while its bits are
         // still being sent (the serializer stays busy for them all the same).
         if self.lossy && self.loss_rng.gen::<f64>() < self.params.loss {
-            self.stats.dropped[DropReason::Loss.index()].add(&w, now, 1);
+            self.queue_stats.dropped[DropReason::Loss.index()].add(&w, now, 1);
             tap(self.taps, self.index, Tap::Drops, pkt, cx);
             drop_packet(pkt, cx);
         } else {
@@ -689,12 +712,27 @@ impl Port {
         }
     }
 
+    /// The wire bytes and transmission time of a packet of `bytes` IP bytes: those of the last
+    /// size serialized, kept on the port's first line, or worked out (and kept, if its wire bytes
+    /// fit the line's 4 bytes).
+    #[inline]
+    fn tx_cost(&mut self, bytes: u32) -> (u64, Duration) {
+        if self.last_tx_bytes == bytes {
+            return (self.last_tx_wire as u64, self.last_tx_ns);
+        }
+        self.tx_cost_new(bytes)
+    }
+
     #[cold]
-    fn set_last_tx(&mut self, bytes: u32) {
+    fn tx_cost_new(&mut self, bytes: u32) -> (u64, Duration) {
         let wire = wire_bytes(self.params.framing, bytes as u64);
-        self.last_tx_bytes = bytes;
-        self.last_tx_wire = wire;
-        self.last_tx_ns = tx_time(wire, self.params.rate_bps);
+        let tx = tx_time(wire, self.params.rate_bps);
+        if let Ok(w) = u32::try_from(wire) {
+            self.last_tx_bytes = bytes;
+            self.last_tx_wire = w;
+            self.last_tx_ns = tx;
+        }
+        (wire, tx)
     }
 
     /// The serializer is free: the next packet starts.
@@ -751,13 +789,12 @@ impl Port {
         }
     }
 
-    /// Prefetch what an arrival reads of the port: its first line (the capture's taps), the
-    /// line of the pipe and the far end's node: the engine's look-ahead.
+    /// Prefetch what an arrival reads of the port: its first line (the far end's node, the
+    /// capture's taps) and the line of the pipe: the engine's look-ahead.
     #[inline]
     pub fn prefetch_arrival(&self) {
         crate::prefetch::line(&self.tx_end);
         crate::prefetch::line(&self.pipe);
-        crate::prefetch::line(&self.params.to);
     }
 
     /// Prefetch the lines a packet's hop into the port touches (the first line, the pipe's and
@@ -769,6 +806,15 @@ impl Port {
         crate::prefetch::line(&self.pipe);
         crate::prefetch::line(&self.stats.pkts_sent);
         crate::prefetch::line(&self.stats.window);
+    }
+
+    /// Prefetch what a hop into a queue reads besides (the discipline, its drops: `layout`
+    /// test): for a port whose queue is likely not empty (a sending host's egress, which takes
+    /// its bursts; a port whose serializer finishes next).
+    #[inline]
+    pub fn prefetch_queue(&self) {
+        crate::prefetch::line(&self.qdisc);
+        crate::prefetch::line(&self.drops);
     }
 
     /// Prefetch the entry behind the pipe's head (what [`Port::pop_arrival`] reads), while the
@@ -830,7 +876,7 @@ impl Port {
     pub fn finish(&mut self, now: Instant) {
         self.touch(now);
         let z = std::mem::take(&mut self.stats.sojourn_zeros);
-        self.stats.sojourn.record_n(0, z);
+        self.queue_stats.sojourn.record_n(0, z);
     }
 
     /// Whether the port's own backlog count agrees with the discipline's.
@@ -840,7 +886,7 @@ impl Port {
 
     /// Drops at this port over the whole run, every reason.
     pub fn dropped_all_run(&self) -> u64 {
-        self.stats.dropped.iter().map(|c| c.total).sum()
+        self.queue_stats.dropped.iter().map(|c| c.total).sum()
     }
 
     /// The port's own ledger over the whole run, or what does not add up: every packet that
@@ -848,7 +894,7 @@ impl Port {
     /// the discipline or on the ring.
     pub fn ledger_error(&self) -> Option<String> {
         let s = &self.stats;
-        let lost = s.dropped[DropReason::Loss.index()].total;
+        let lost = self.queue_stats.dropped[DropReason::Loss.index()].total;
         let before_wire = self.dropped_all_run() - lost;
         let ring = self.ring.as_ref().map_or(0, |r| r.len());
         let out = s.pkts_sent.total + before_wire + self.queued() + ring;
@@ -866,7 +912,7 @@ impl Port {
     pub fn drop_ttl(&mut self, pkt: PktId, cx: &mut PortCtx) {
         let (w, now) = (self.stats.window, cx.now);
         self.stats.arrivals.add(&w, now, 1);
-        self.stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);
+        self.queue_stats.dropped[DropReason::Ttl.index()].add(&w, now, 1);
         tap(self.taps, self.index, Tap::Arrivals, pkt, cx);
         tap(self.taps, self.index, Tap::Drops, pkt, cx);
         drop_packet(pkt, cx);

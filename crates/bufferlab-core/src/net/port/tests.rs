@@ -57,17 +57,17 @@ fn drive_with(
         .map(|(t, id, p)| (t, id, p.flow))
         .collect();
     port.finish(Instant::from_ns(50_000_000));
-    let st = &port.stats;
+    let (st, q) = (&port.stats, &port.queue_stats);
     let counters = vec![
         st.arrivals.window,
         st.enqueued.window,
-        st.dropped_total(),
+        q.dropped_total(),
         st.pkts_sent.window,
         st.bytes_sent.window,
         st.busy_ns.window,
-        st.sojourn.count(),
+        q.sojourn.count(),
     ];
-    (counters, st.occupancy_mean(), st.sojourn.cdf(), out)
+    (counters, st.occupancy_mean(), q.sojourn.cdf(), out)
 }
 
 /// A port from node 0 to node 1 at `rate_bps`, 1 ms of propagation delay.
@@ -177,7 +177,7 @@ fn fq_codel(limit_pkts: u64) -> Qdisc {
         pkts: Some(limit_pkts),
         bytes: None,
     };
-    Qdisc::FqCodel(FqCodel::new(cfg, limit, 3))
+    Qdisc::FqCodel(Box::new(FqCodel::new(cfg, limit, 3)))
 }
 
 /// Bursts and lulls: gaps up to 3 ms (the port idles and empties) or up to 0.6 ms (queues build,
@@ -229,15 +229,19 @@ fn a_packet_moved_to_an_idle_ring_is_sent() {
     assert_eq!(at, vec![2_200_000, 3_400_000]);
 }
 
-/// What every uncongested hop touches sits in the port's first four cache lines.
+/// What every uncongested hop touches sits in the port's first four cache lines; what a hop
+/// into a queue reads besides (a FIFO, its drops, the pointers every hop tests), in the next two.
 #[test]
 fn layout() {
-    use std::mem::offset_of;
-    assert_eq!(offset_of!(Port, host_tsq), 60);
+    use std::mem::{offset_of, size_of};
+    assert_eq!(offset_of!(Port, plain_wire), 61);
     assert_eq!(offset_of!(Port, pipe), 64);
     let st = offset_of!(Port, stats);
     assert_eq!(st, 96);
     assert!(st + offset_of!(PortStats, busy_ns) + 16 <= 192);
-    assert!(st + offset_of!(PortStats, occ_bytes_area) + 16 <= 256);
     assert!(st + offset_of!(PortStats, window) >= 192);
+    assert_eq!(st + size_of::<PortStats>(), 256);
+    assert_eq!(offset_of!(Port, qdisc), 256);
+    assert!(size_of::<Qdisc>() <= 72, "{}", size_of::<Qdisc>());
+    assert!(offset_of!(Port, trace) + 8 <= 384);
 }

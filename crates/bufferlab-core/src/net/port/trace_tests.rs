@@ -167,8 +167,12 @@ proptest! {
         let arrivals = at(&gaps);
         let qdisc = match which {
             0 => Qdisc::Fifo(Fifo::new(limit(20))),
-            1 => Qdisc::Codel(Codel::new(CodelConfig::default(), limit(1000))),
-            _ => Qdisc::FqCodel(FqCodel::new(FqCodelConfig::default(), limit(1000), 3)),
+            1 => Qdisc::Codel(Box::new(Codel::new(CodelConfig::default(), limit(1000)))),
+            _ => Qdisc::FqCodel(Box::new(FqCodel::new(
+                FqCodelConfig::default(),
+                limit(1000),
+                3,
+            ))),
         };
         let out = run(&ms, qdisc, &arrivals);
         check_capacity(&ms, &out);
