@@ -278,15 +278,42 @@ impl Scoreboard {
 
     /// Number of the first segment starting at or after byte `seq`.
     fn first_from(&self, seq: u64) -> u64 {
-        self.head + self.flags.partition_point(|s| s.start < seq) as u64
+        // Segments of the first one's size from it: the first starting at or after `seq` is
+        // the ceiling of the quotient.
+        let guess = self.segs_to(seq).map(|(q, r)| q + u64::from(r > 0));
+        self.head + self.partition(guess, |s| s.start < seq) as u64
     }
 
     /// Number of segments (from the head) that end at or before byte `seq`, plus the head.
     fn first_not_below(&self, seq: u64) -> u64 {
-        self.head
-            + self
-                .flags
-                .partition_point(|s| s.start + s.len as u64 <= seq) as u64
+        let guess = self.segs_to(seq).map(|(q, _)| q);
+        self.head + self.partition(guess, |s| s.start + s.len as u64 <= seq) as u64
+    }
+
+    /// How many segments of the first one's size fit between its start and byte `seq`, and the
+    /// bytes left over: where `seq` lies when every segment is of that size (a bulk sender's
+    /// window), `None` below the first segment or with none.
+    #[inline]
+    fn segs_to(&self, seq: u64) -> Option<(u64, u64)> {
+        let f = self.flags.front()?;
+        let (off, len) = (seq.checked_sub(f.start)?, f.len as u64);
+        (len > 0).then(|| (off / len, off % len))
+    }
+
+    /// The number of segments (from the head) for which `below` holds, all of them before the
+    /// rest (what `partition_point` gives): `guess` is looked at first, its two segments only
+    /// (adjacent: one or two cache lines), before a binary search through a window whose lines
+    /// are no longer in the cache (a miss a step, with thousands of connections).
+    #[inline]
+    fn partition(&self, guess: Option<u64>, below: impl Fn(&Seg) -> bool) -> usize {
+        let n = self.flags.len();
+        if let Some(g) = guess {
+            let g = g.min(n as u64) as usize;
+            if (g == 0 || below(&self.flags[g - 1])) && (g == n || !below(&self.flags[g])) {
+                return g;
+            }
+        }
+        self.flags.partition_point(below)
     }
 
     /// When the newest segment a cumulative ACK of byte `ack` newly covers was sent, if it was
@@ -766,6 +793,33 @@ mod tests {
             s.push(k * 1000, 1000, Instant::ZERO);
         }
         s
+    }
+
+    /// The guess from the first segment's size finds what the binary search alone finds, for
+    /// windows of one size and of mixed sizes, at every byte.
+    #[test]
+    fn guessed_search_is_the_search() {
+        let layouts: [&[u32]; 5] = [
+            &[],
+            &[100; 7],
+            &[100, 100, 30, 100, 100],
+            &[30, 100, 100, 100],
+            &[100, 100, 100, 250, 1],
+        ];
+        for lens in layouts {
+            let mut s = Scoreboard::default();
+            let mut at = 1000;
+            for &l in lens {
+                s.push(at, l, Instant::ZERO);
+                at += l as u64;
+            }
+            for seq in 900..at + 150 {
+                let from = s.flags.partition_point(|x| x.start < seq) as u64;
+                let not_below = s.flags.partition_point(|x| x.start + x.len as u64 <= seq) as u64;
+                assert_eq!(s.first_from(seq), s.head + from, "{lens:?} {seq}");
+                assert_eq!(s.first_not_below(seq), s.head + not_below, "{lens:?} {seq}");
+            }
+        }
     }
 
     /// The look at the first segments before the search finds what the search alone finds.
