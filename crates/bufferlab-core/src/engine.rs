@@ -80,6 +80,7 @@ macro_rules! port_ctx {
     ($e:ident, $now:expr) => {
         PortCtx {
             now: $now,
+            window: $e.window,
             arena: &mut $e.arena,
             sched: &mut $e.sched,
             flows: &mut $e.flows,
@@ -391,7 +392,8 @@ impl Engine {
     }
 
     /// The second stage of the look-ahead, for an arrival due `at`: the entry behind the packet
-    /// in its link's pipe (what scheduling the next arrival reads) and, for a packet delivered,
+    /// in its link's pipe (what scheduling the next arrival reads), the slot of the pipe the
+    /// packet (forwarded) or the reply (delivered) is written to and, for a packet delivered,
     /// the counter of its flow's histogram it is about to count in and its agent's record (a TCP
     /// endpoint's, whose entry the first stage brought; another agent's entry).
     #[inline]
@@ -399,7 +401,15 @@ impl Engine {
         if let Some(p) = self.ports.get(port as usize) {
             p.prefetch_pipe_next();
         }
+        if let Some(Next::Port(n)) = ahead.next() {
+            if let Some(p) = self.ports.get(n as usize) {
+                p.prefetch_pipe_tail();
+            }
+        }
         if let Some(Next::Flow(f)) = ahead.next() {
+            if let Some(p) = self.ports.get(self.topo.egress_after(port) as usize) {
+                p.prefetch_pipe_tail();
+            }
             let p = self.arena.get(pkt);
             if let Some(fl) = self.flows.get(f as usize) {
                 fl.prefetch_samples(at, p);

@@ -7,13 +7,12 @@
 //! layers' delays are kept apart. In-flight packets leave the pipe in FIFO order, so the port
 //! needs at most one pending arrival event.
 
-use std::collections::VecDeque;
-
 use rand::Rng as _;
 
 use super::ahead::Ahead;
 use super::framing::wire_bytes;
 use super::host_tx::HostTx;
+use super::pipe::Pipe;
 use super::ring::Ring;
 use super::topology::Topology;
 use super::trace::{TraceClock, TraceSpec};
@@ -54,6 +53,9 @@ pub struct Totals {
 /// What a port hook needs from the rest of the engine.
 pub struct PortCtx<'a> {
     pub now: Instant,
+    /// The measurement window (every port's: [`PortStats::window`]), read here at each hop
+    /// rather than from the port's fourth line.
+    pub window: Window,
     pub arena: &'a mut Arena,
     pub sched: &'a mut Sched,
     pub flows: &'a mut [FlowStats],
@@ -80,9 +82,11 @@ struct TxOwner {
     bytes: u32,
 }
 
-/// A port's counters and its occupancy integral: what every hop through the port updates, in
-/// the order a hop touches them (`repr(C)` keeps it). Placed after the port's first 96 bytes,
-/// they fill the rest of its second cache line, its third and its fourth (`layout` test below).
+/// A port's counters and its occupancy integral, in the order a hop touches them (`repr(C)`
+/// keeps it). Placed after the port's first 96 bytes, the counters every hop updates fill the
+/// rest of its second cache line and its third; the occupancy integral (a hop into a queue's)
+/// and the window (the engine's, which the hops read from [`PortCtx::window`]) its fourth
+/// (`layout` test below).
 #[repr(C)]
 pub struct PortStats {
     pub arrivals: Counter,
@@ -94,14 +98,10 @@ pub struct PortStats {
     pub wire_bytes_sent: Counter,
     /// Nanoseconds the serializer was busy, inside the window / in all.
     pub busy_ns: Counter,
-    /// Zero sojourns inside the window not yet in [`PortQueueStats::sojourn`]: most hops of a
-    /// simulation find nothing waiting, and counting those here spares the histogram's cache
-    /// lines; folded in by [`Port::finish`].
-    sojourn_zeros: u64,
-    pub window: Window,
     last_change: Instant,
     occ_pkts_area: u128,
     occ_bytes_area: u128,
+    pub window: Window,
 }
 
 /// What a port measures only when packets wait or are dropped: kept apart from [`PortStats`] so
@@ -127,7 +127,6 @@ impl PortStats {
             bytes_sent: Counter::default(),
             wire_bytes_sent: Counter::default(),
             busy_ns: Counter::default(),
-            sojourn_zeros: 0,
             occ_pkts_area: 0,
             occ_bytes_area: 0,
             last_change: Instant::ZERO,
@@ -188,8 +187,8 @@ pub struct Port {
     /// mispredicts on paths that alternate disciplines. Checked against the discipline's own
     /// count at the end of the run.
     pub(crate) backlog: (u64, u64),
-    /// The last packet size serialized, with its wire bytes and transmission time: a port mostly
-    /// carries one size (full segments one way, ACKs the other), and this saves a division.
+    /// The last packet size serialized and its transmission time: a port mostly carries one size
+    /// (full segments one way, ACKs the other), and this saves a division.
     last_tx_ns: Duration,
     /// The link's propagation delay (a copy of `params.delay_ns`, on this line).
     delay_ns: Duration,
@@ -198,10 +197,15 @@ pub struct Port {
     /// nothing); 0 for every other discipline, and with a ring or an adaptive limit.
     bypass_bytes: u32,
     last_tx_bytes: u32,
-    /// (`u32::MAX`: no size kept, [`Port::tx_cost`].)
-    last_tx_wire: u32,
     /// The node at the far end (a copy of `params.to`, on this line: what an arrival reads).
     to: NodeId,
+    /// Zero sojourns inside the window not yet in [`PortQueueStats::sojourn`]: most hops of a
+    /// simulation find nothing waiting, and counting those here spares the histogram's cache
+    /// lines; folded in when it would overflow and by [`Port::finish`] (a histogram's counts
+    /// do not depend on the order of its samples).
+    sojourn_zeros: u32,
+    /// The link's framing (a copy of `params.framing`, on this line: each packet's wire bytes).
+    framing: Framing,
     /// Whether a `TxDone` is scheduled at `tx_end`. The event exists only when something must
     /// happen then: a packet is waiting to follow, or BQL must learn of the completion. A packet
     /// leaving an empty queue goes straight into the pipe when it starts, with no event for the
@@ -225,7 +229,7 @@ pub struct Port {
     // Second line: the pipe, then the counters (to the end of the fourth).
     /// Packets propagating, with their arrival times and what each touches first at the far
     /// end, in order.
-    pipe: VecDeque<(Instant, PktId, Ahead)>,
+    pipe: Pipe,
     pub stats: PortStats,
     // Fifth and sixth lines: what a hop into a queue reads (the discipline, a FIFO inline, and
     // what it dropped), and the pointers a hop tests.
@@ -264,6 +268,7 @@ impl Port {
         let bypass_bytes = qdisc.empty_fifo_accepts().min(u32::MAX as u64) as u32;
         let bypass_qdisc = qdisc.passes_through();
         let (delay_ns, lossy, to) = (params.delay_ns, params.loss > 0.0, params.to);
+        let framing = params.framing;
         Port {
             params,
             qdisc,
@@ -275,10 +280,11 @@ impl Port {
             tx_pending: false,
             bypass_qdisc,
             last_tx_bytes: u32::MAX,
-            last_tx_wire: u32::MAX,
             last_tx_ns: Duration::ZERO,
             delay_ns,
             to,
+            sojourn_zeros: 0,
+            framing,
             lossy,
             taps: 0,
             index: 0,
@@ -286,7 +292,7 @@ impl Port {
             plain_wire: true,
             wire_owner: None,
             backlog: (0, 0),
-            pipe: VecDeque::with_capacity(64),
+            pipe: Pipe::with_capacity(64),
             qdisc_timer: None,
             bypass_bytes,
             loss_rng,
@@ -376,14 +382,24 @@ impl Port {
 
     /// A packet's time in the discipline, if it left inside the window.
     #[inline]
-    fn record_sojourn(&mut self, now: Instant, sojourn: Duration) {
-        if self.stats.window.contains(now) {
-            if sojourn.is_zero() {
-                self.stats.sojourn_zeros += 1;
-            } else {
+    fn record_sojourn(&mut self, w: &Window, now: Instant, sojourn: Duration) {
+        if w.contains(now) {
+            if !sojourn.is_zero() {
                 self.queue_stats.sojourn.record(sojourn.as_ns());
+            } else if self.sojourn_zeros < u32::MAX {
+                self.sojourn_zeros += 1;
+            } else {
+                self.fold_zeros();
+                self.sojourn_zeros = 1;
             }
         }
+    }
+
+    /// Fold the zero sojourns counted on the first line into the histogram.
+    #[cold]
+    fn fold_zeros(&mut self) {
+        let z = std::mem::take(&mut self.sojourn_zeros);
+        self.queue_stats.sojourn.record_n(0, z as u64);
     }
 
     #[inline]
@@ -453,7 +469,7 @@ impl Port {
             srtt_ns: p.srtt_ns,
             ecn: p.ecn,
         };
-        let w = self.stats.window;
+        let w = cx.window;
         self.stats.arrivals.add(&w, now, 1);
         tap(self.taps, self.index, Tap::Arrivals, pkt, cx);
         if self.backlog.0 == 0 && self.wire_idle(now) {
@@ -470,7 +486,7 @@ impl Port {
             };
             if let Some(it) = through {
                 self.stats.enqueued.add(&w, now, 1);
-                self.record_sojourn(now, Duration::ZERO);
+                self.record_sojourn(&w, now, Duration::ZERO);
                 tap(self.taps, self.index, Tap::Departures, it.id, cx);
                 self.transmit(id, it.id, it.bytes, cx);
                 return;
@@ -549,7 +565,7 @@ impl Port {
         }
         self.backlog.0 -= 1;
         self.backlog.1 -= item.bytes as u64;
-        self.record_sojourn(now, now - item.enq);
+        self.record_sojourn(&cx.window, now, now - item.enq);
         tap(self.taps, self.index, Tap::Departures, item.id, cx);
         Some(item)
     }
@@ -626,7 +642,7 @@ impl Port {
     #[inline]
     fn transmit(&mut self, id: u32, pkt: PktId, bytes: u32, cx: &mut PortCtx) {
         let now = cx.now;
-        let w = self.stats.window;
+        let w = cx.window;
         let (wire, tx) = self.tx_cost(bytes);
         tap(self.taps, self.index, Tap::Wire, pkt, cx);
         let busy_end = now + tx;
@@ -712,27 +728,16 @@ impl Port {
         }
     }
 
-    /// The wire bytes and transmission time of a packet of `bytes` IP bytes: those of the last
-    /// size serialized, kept on the port's first line, or worked out (and kept, if its wire bytes
-    /// fit the line's 4 bytes).
+    /// The wire bytes and transmission time of a packet of `bytes` IP bytes: the time that of
+    /// the last size serialized, kept on the port's first line, or worked out (and kept).
     #[inline]
     fn tx_cost(&mut self, bytes: u32) -> (u64, Duration) {
-        if self.last_tx_bytes == bytes {
-            return (self.last_tx_wire as u64, self.last_tx_ns);
-        }
-        self.tx_cost_new(bytes)
-    }
-
-    #[cold]
-    fn tx_cost_new(&mut self, bytes: u32) -> (u64, Duration) {
-        let wire = wire_bytes(self.params.framing, bytes as u64);
-        let tx = tx_time(wire, self.params.rate_bps);
-        if let Ok(w) = u32::try_from(wire) {
+        let wire = wire_bytes(self.framing, bytes as u64);
+        if self.last_tx_bytes != bytes {
             self.last_tx_bytes = bytes;
-            self.last_tx_wire = w;
-            self.last_tx_ns = tx;
+            self.last_tx_ns = tx_time(wire, self.params.rate_bps);
         }
-        (wire, tx)
+        (wire, self.last_tx_ns)
     }
 
     /// The serializer is free: the next packet starts.
@@ -781,11 +786,6 @@ impl Port {
                     ahead,
                 },
             );
-        } else {
-            // Emptied: start the ring over at its first slot (`clear` rewinds it), so a link
-            // with one packet in flight at a time keeps using one cache line instead of walking
-            // through the whole buffer.
-            self.pipe.clear();
         }
     }
 
@@ -805,16 +805,23 @@ impl Port {
         crate::prefetch::line(&self.tx_end);
         crate::prefetch::line(&self.pipe);
         crate::prefetch::line(&self.stats.pkts_sent);
-        crate::prefetch::line(&self.stats.window);
     }
 
-    /// Prefetch what a hop into a queue reads besides (the discipline, its drops: `layout`
-    /// test): for a port whose queue is likely not empty (a sending host's egress, which takes
+    /// Prefetch what a hop into a queue reads besides (the occupancy integral, the discipline,
+    /// its drops: `layout` test): for a port whose queue is likely not empty (a sending host's egress, which takes
     /// its bursts; a port whose serializer finishes next).
     #[inline]
     pub fn prefetch_queue(&self) {
+        crate::prefetch::line(&self.stats.occ_pkts_area);
         crate::prefetch::line(&self.qdisc);
         crate::prefetch::line(&self.drops);
+    }
+
+    /// Prefetch the pipe's slot the next packet sent is written to (reads the pipe's header:
+    /// the look-ahead's second stage, for a port [`Port::prefetch_hop`] brought).
+    #[inline]
+    pub fn prefetch_pipe_tail(&self) {
+        crate::prefetch::line(self.pipe.next_slot());
     }
 
     /// Prefetch the entry behind the pipe's head (what [`Port::pop_arrival`] reads), while the
@@ -875,8 +882,7 @@ impl Port {
     /// Close the occupancy integral at the end of the run.
     pub fn finish(&mut self, now: Instant) {
         self.touch(now);
-        let z = std::mem::take(&mut self.stats.sojourn_zeros);
-        self.queue_stats.sojourn.record_n(0, z);
+        self.fold_zeros();
     }
 
     /// Whether the port's own backlog count agrees with the discipline's.

@@ -108,6 +108,7 @@ pub(super) fn run_port(
             next += 1;
             let mut cx = PortCtx {
                 now: ta,
+                window,
                 arena: &mut arena,
                 sched: &mut sched,
                 flows: &mut flows,
@@ -131,6 +132,7 @@ pub(super) fn run_port(
         };
         let mut cx = PortCtx {
             now: at,
+            window,
             arena: &mut arena,
             sched: &mut sched,
             flows: &mut flows,
@@ -229,17 +231,19 @@ fn a_packet_moved_to_an_idle_ring_is_sent() {
     assert_eq!(at, vec![2_200_000, 3_400_000]);
 }
 
-/// What every uncongested hop touches sits in the port's first four cache lines; what a hop
-/// into a queue reads besides (a FIFO, its drops, the pointers every hop tests), in the next two.
+/// What every uncongested hop touches sits in the port's first three cache lines; what a hop
+/// into a queue reads besides (the occupancy integral, a FIFO, its drops, the pointers every hop
+/// tests), in the next three.
 #[test]
 fn layout() {
     use std::mem::{offset_of, size_of};
-    assert_eq!(offset_of!(Port, plain_wire), 61);
+    assert!(offset_of!(Port, sojourn_zeros) + 4 <= 64);
+    assert!(offset_of!(Port, plain_wire) < 64);
     assert_eq!(offset_of!(Port, pipe), 64);
     let st = offset_of!(Port, stats);
     assert_eq!(st, 96);
-    assert!(st + offset_of!(PortStats, busy_ns) + 16 <= 192);
-    assert!(st + offset_of!(PortStats, window) >= 192);
+    assert_eq!(st + offset_of!(PortStats, busy_ns) + 16, 192);
+    assert!(st + offset_of!(PortStats, last_change) >= 192);
     assert_eq!(st + size_of::<PortStats>(), 256);
     assert_eq!(offset_of!(Port, qdisc), 256);
     assert!(size_of::<Qdisc>() <= 72, "{}", size_of::<Qdisc>());
