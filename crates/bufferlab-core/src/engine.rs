@@ -409,6 +409,7 @@ impl Engine {
         if let Some(Next::Flow(f)) = ahead.next() {
             if let Some(p) = self.ports.get(self.topo.egress_after(port) as usize) {
                 p.prefetch_pipe_tail();
+                p.prefetch_queue_tail();
             }
             let p = self.arena.get(pkt);
             if let Some(fl) = self.flows.get(f as usize) {

@@ -27,6 +27,7 @@ pub mod scenario;
 pub mod sched;
 pub mod simulate;
 pub mod sizing;
+pub mod slot_ring;
 pub mod tcp;
 pub mod time;
 pub mod wire;

@@ -26,6 +26,12 @@ pub enum Next {
 
 const FLOW: u32 = 1 << 31;
 
+impl Default for Ahead {
+    fn default() -> Self {
+        Ahead::NONE
+    }
+}
+
 impl Ahead {
     pub const NONE: Ahead = Ahead(u32::MAX);
 

@@ -3,7 +3,6 @@
 pub mod ahead;
 pub mod framing;
 pub mod host_tx;
-pub mod pipe;
 pub mod port;
 pub mod ring;
 pub mod topology;

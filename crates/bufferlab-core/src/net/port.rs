@@ -12,7 +12,6 @@ use rand::Rng as _;
 use super::ahead::Ahead;
 use super::framing::wire_bytes;
 use super::host_tx::HostTx;
-use super::pipe::Pipe;
 use super::ring::Ring;
 use super::topology::Topology;
 use super::trace::{TraceClock, TraceSpec};
@@ -25,6 +24,7 @@ use crate::rng::Rng;
 use crate::scenario::{Framing, RingSpec};
 use crate::sched::{Ev, Sched};
 use crate::sizing::AdaptiveSizer;
+use crate::slot_ring::SlotRing;
 use crate::time::{tx_time, Duration, Instant};
 
 /// A port's fixed parameters (what every transmission reads first; the name last).
@@ -229,7 +229,7 @@ pub struct Port {
     // Second line: the pipe, then the counters (to the end of the fourth).
     /// Packets propagating, with their arrival times and what each touches first at the far
     /// end, in order.
-    pipe: Pipe,
+    pipe: SlotRing<(Instant, PktId, Ahead)>,
     pub stats: PortStats,
     // Fifth and sixth lines: what a hop into a queue reads (the discipline, a FIFO inline, and
     // what it dropped), and the pointers a hop tests.
@@ -292,7 +292,7 @@ impl Port {
             plain_wire: true,
             wire_owner: None,
             backlog: (0, 0),
-            pipe: Pipe::with_capacity(64),
+            pipe: SlotRing::with_capacity(16),
             qdisc_timer: None,
             bypass_bytes,
             loss_rng,
@@ -822,6 +822,15 @@ impl Port {
     #[inline]
     pub fn prefetch_pipe_tail(&self) {
         crate::prefetch::line(self.pipe.next_slot());
+    }
+
+    /// Prefetch the FIFO's slot the next packet queued is written to (reads the FIFO's header:
+    /// the look-ahead's second stage, for a port [`Port::prefetch_queue`] brought).
+    #[inline]
+    pub fn prefetch_queue_tail(&self) {
+        if let Qdisc::Fifo(q) = &self.qdisc {
+            crate::prefetch::line(q.next_slot());
+        }
     }
 
     /// Prefetch the entry behind the pipe's head (what [`Port::pop_arrival`] reads), while the

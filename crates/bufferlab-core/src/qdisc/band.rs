@@ -1,12 +1,11 @@
 //! A FIFO band with its own limit: the one FIFO every discipline queues in (the FIFO itself,
 //! CoDel, PIE and RED over one band; SplitBuff's sub-buffers, the strict-priority bands).
 
-use std::collections::VecDeque;
-
 use super::{Limit, QItem};
+use crate::slot_ring::SlotRing;
 
 pub(crate) struct Band {
-    q: VecDeque<QItem>,
+    q: SlotRing<QItem>,
     bytes: u64,
     pub(crate) limit: Limit,
 }
@@ -15,7 +14,7 @@ impl Band {
     /// Storage for `cap` packets is reserved up front so steady state does not allocate.
     pub(crate) fn new(limit: Limit, cap: usize) -> Self {
         Band {
-            q: VecDeque::with_capacity(cap),
+            q: SlotRing::with_capacity(cap),
             bytes: 0,
             limit,
         }
@@ -47,14 +46,17 @@ impl Band {
 
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<QItem> {
+        // Emptied, the ring starts over at its first slot: a queue that keeps emptying keeps
+        // using the same cache line.
         let it = self.q.pop_front()?;
         self.bytes -= it.bytes as u64;
-        if self.q.is_empty() {
-            // Start over at the first slot (see `Port::pop_arrival`): a queue that keeps
-            // emptying keeps using the same cache line.
-            self.q.clear();
-        }
         Some(it)
+    }
+
+    /// The slot the next packet let in is written to (the engine's look-ahead).
+    #[inline]
+    pub(crate) fn next_slot(&self) -> &QItem {
+        self.q.next_slot()
     }
 
     /// The packet [`Band::pop`] would return.
@@ -99,10 +101,11 @@ macro_rules! one_band_backlog {
 }
 pub(crate) use one_band_backlog;
 
-/// Reserve for at most 64 packets per band up front; a band that holds more grows to its
-/// high-water mark once (doubling) and keeps that storage, so steady state does not allocate.
-/// (Reserving the whole limit cost 32 KB per host port of `txqueuelen = 1000` that never holds
-/// more than a few packets: 64 MB in a 500-flow dumbbell.)
+/// Reserve for at most 16 packets per band up front (written, so each counts in the process's
+/// memory: 640 B); a band that holds more grows to its high-water mark once (doubling) and keeps
+/// that storage, so steady state does not allocate. (Reserving the whole limit cost 32 KB per
+/// host port of `txqueuelen = 1000` that never holds more than a few packets: 64 MB in a
+/// 500-flow dumbbell.)
 pub(crate) fn reserve_for(limit: Limit) -> usize {
-    limit.pkts.unwrap_or(64).min(64) as usize
+    limit.pkts.unwrap_or(16).min(16) as usize
 }

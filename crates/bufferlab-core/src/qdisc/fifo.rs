@@ -16,6 +16,12 @@ impl Fifo {
         }
     }
 
+    /// The slot the next packet let in is written to (the engine's look-ahead).
+    #[inline]
+    pub fn next_slot(&self) -> &QItem {
+        self.band.next_slot()
+    }
+
     /// The packet to leave next.
     #[inline]
     pub fn next_id(&self) -> Option<crate::packet::PktId> {

@@ -1,31 +1,21 @@
-//! A link's propagation pipe: the packets on the wire with their arrival times, oldest first.
-//!
-//! A ring whose every slot holds a value (a `VecDeque`'s free slots cannot be named), so that
-//! the engine's look-ahead can bring in the slot the next packet sent on the link is written
-//! to: with thousands of links, that line is a cache miss of its own at each hop.
+//! A first-in first-out ring whose every slot holds a value (a `VecDeque`'s free slots cannot
+//! be named), so that the engine's look-ahead can bring in the slot the next value is written
+//! to: a link's pipe (the packets on the wire) and a FIFO's queue. With thousands of ports,
+//! that line is a cache miss of its own at each hop.
 
-use super::ahead::Ahead;
-use crate::packet::PktId;
-use crate::time::Instant;
-
-/// A packet on the wire: when it arrives at the far end, and what it touches first there.
-pub type Entry = (Instant, PktId, Ahead);
-
-const UNUSED: Entry = (Instant::ZERO, 0, Ahead::NONE);
-
-pub struct Pipe {
+pub struct SlotRing<T> {
     /// A power of two of slots; `len` of them from `head` (wrapping) are in use. (Indices of 4
-    /// bytes: the pipe's header is 32 bytes, as a `VecDeque`'s, half a port's line.)
-    slots: Vec<Entry>,
+    /// bytes: the header is 32 bytes, as a `VecDeque`'s.)
+    slots: Vec<T>,
     head: u32,
     len: u32,
 }
 
-impl Pipe {
-    /// Room for `n` packets (rounded up to a power of two) before the ring grows.
+impl<T: Copy + Default> SlotRing<T> {
+    /// Room for `n` values (rounded up to a power of two) before the ring grows.
     pub fn with_capacity(n: usize) -> Self {
-        Pipe {
-            slots: vec![UNUSED; n.max(1).next_power_of_two()],
+        SlotRing {
+            slots: vec![T::default(); n.max(1).next_power_of_two()],
             head: 0,
             len: 0,
         }
@@ -47,7 +37,7 @@ impl Pipe {
     }
 
     #[inline]
-    pub fn push_back(&mut self, e: Entry) {
+    pub fn push_back(&mut self, e: T) {
         if self.len() == self.slots.len() {
             self.grow();
         }
@@ -56,11 +46,11 @@ impl Pipe {
         self.len += 1;
     }
 
-    /// Take the oldest packet. Emptied, the ring starts over at its first slot, so a link with
-    /// one packet in flight at a time keeps using one cache line instead of walking through the
-    /// whole ring.
+    /// Take the oldest value. Emptied, the ring starts over at its first slot, so a link with one
+    /// packet in flight at a time (or a queue that keeps emptying) keeps using one cache line
+    /// instead of walking through the whole ring.
     #[inline]
-    pub fn pop_front(&mut self) -> Option<Entry> {
+    pub fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
         }
@@ -74,33 +64,33 @@ impl Pipe {
         Some(e)
     }
 
-    /// The `i`-th oldest packet.
+    /// The `i`-th oldest value.
     #[inline]
-    pub fn get(&self, i: usize) -> Option<&Entry> {
+    pub fn get(&self, i: usize) -> Option<&T> {
         (i < self.len()).then(|| &self.slots[self.slot(i)])
     }
 
     #[inline]
-    pub fn front(&self) -> Option<&Entry> {
+    pub fn front(&self) -> Option<&T> {
         self.get(0)
     }
 
-    /// The slot the next [`Pipe::push_back`] writes (while the ring has room).
+    /// The slot the next [`SlotRing::push_back`] writes (while the ring has room).
     #[inline]
-    pub fn next_slot(&self) -> &Entry {
+    pub fn next_slot(&self) -> &T {
         &self.slots[self.slot(self.len())]
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Entry> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         (0..self.len()).map(|i| &self.slots[self.slot(i)])
     }
 
-    /// Double the ring, the packets in order from its first slot (off the hot path).
+    /// Double the ring, the values in order from its first slot (off the hot path).
     #[cold]
     fn grow(&mut self) {
         let mut v = Vec::with_capacity(2 * self.slots.len());
         v.extend(self.iter().copied());
-        v.resize(2 * self.slots.len(), UNUSED);
+        v.resize(2 * self.slots.len(), T::default());
         self.slots = v;
         self.head = 0;
     }
@@ -110,14 +100,14 @@ impl Pipe {
 mod tests {
     use super::*;
 
-    fn e(k: u32) -> Entry {
-        (Instant::from_ns(k as u64), k, Ahead::NONE)
+    fn e(k: u32) -> (u64, u32) {
+        (k as u64 * 3, k)
     }
 
     /// First in, first out, through growth and wrap-around, against a `VecDeque`.
     #[test]
     fn a_fifo_like_vecdeque() {
-        let mut p = Pipe::with_capacity(3);
+        let mut p = SlotRing::with_capacity(3);
         let mut q = std::collections::VecDeque::new();
         let mut k = 0;
         for round in 0..40u32 {
@@ -145,7 +135,7 @@ mod tests {
     /// Emptied, the ring starts over at its first slot.
     #[test]
     fn an_emptied_pipe_starts_over() {
-        let mut p = Pipe::with_capacity(4);
+        let mut p = SlotRing::with_capacity(4);
         p.push_back(e(1));
         p.push_back(e(2));
         p.pop_front();
