@@ -602,9 +602,17 @@ def test_web_and_onoff_transfers_complete_on_the_kernel(tmp_path):
     assert len(onoff) >= 5 and list(onoff.size_bytes) == drawn[1]["sizes_bytes"][: len(onoff)]
     web, onoff = web.dropna(subset=["completion_time_s"]), onoff.dropna(subset=["completion_time_s"])
     assert len(web) >= 8 and len(onoff) >= 5
-    # A transfer takes at least the handshake, the request and the data's serialization: two
-    # round trips of 10.1 ms plus its bytes at 10 Mb/s.
-    assert (onoff.completion_time_s > 2 * IDLE_RTT_S + onoff.size_bytes * 8 / 10e6).all()
+    # A transfer takes at least the request and the data's serialization: a round trip of 10.1 ms
+    # plus its bytes at 10 Mb/s; the first on/off transfer and every web one a handshake's round
+    # trip more. The on/off flow keeps its connection, as the simulator's sender does: after a
+    # 100 ms idle time (below the RTO) its window is kept, and most later transfers beat what a new
+    # connection could do.
+    floor = IDLE_RTT_S + onoff.size_bytes * 8 / 10e6
+    assert (onoff.completion_time_s > floor).all()
+    assert onoff.completion_time_s.iloc[0] > floor.iloc[0] + IDLE_RTT_S
+    assert (web.completion_time_s > 2 * IDLE_RTT_S + web.size_bytes * 8 / 10e6).all()
+    later = onoff.iloc[1:]
+    assert (later.completion_time_s < 2 * IDLE_RTT_S + later.size_bytes * 8 / 10e6).mean() > 0.5, later
 
 
 @needs_kernel

@@ -383,60 +383,75 @@ def _tcp_info(s: socket.socket) -> tuple[int, int, int, int, int | None] | None:
     return v[8 + 15] * 1000, v[8 + 18] * v[8 + 2], v[8 + 4], v[8 + 23], v[TCPI_TOTAL_RTO] if has_rto else None
 
 
+def _read_request(conn: socket.socket) -> int | None:
+    """A transfer's size asked for (8 B), or None once the client has closed its side."""
+    want = b""
+    while len(want) < 8:
+        part = conn.recv(8 - len(want))
+        if not part:
+            return None
+        want += part
+    return struct.unpack("!q", want)[0]
+
+
 def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
-    """The data side of web and on/off transfers: each connection asks for a size (8 B), gets
-    that many bytes and is closed."""
+    """The data side of web and on/off transfers: a connection asks for a size (8 B) and gets that
+    many bytes; a web connection is then closed, an on/off one (``persistent``) asks again after
+    its idle time, until the client closes it."""
     srv = r["_socket"]
     srv.settimeout(0.1)
     out.update(samples=[], retransmits=0, retrans_at=[], timeouts=0, rto_at=None)
     lock = threading.Lock()
 
     def serve(conn: socket.socket) -> None:
+        counted = [0, 0]  # the connection's retransmissions and timeouts already counted
+
+        def count() -> None:
+            # send() returns once the bytes are in the socket's buffer, before they are sent, let
+            # alone acknowledged: a transfer's retransmissions and timeouts all come after it.
+            # Counted when the client, having read every byte, asks for the next transfer or
+            # closes its side (its request or FIN follows its last ACK).
+            info = _tcp_info(conn)
+            if not info:
+                return
+            with lock:
+                if info[3] > counted[0]:
+                    out["retransmits"] += info[3] - counted[0]
+                    out["retrans_at"].append((c.now(), out["retransmits"]))
+                    counted[0] = info[3]
+                if info[4] is not None:
+                    if out["rto_at"] is None:
+                        out["rto_at"] = []
+                    if info[4] > counted[1]:
+                        out["timeouts"] += info[4] - counted[1]
+                        out["rto_at"].append((c.now(), out["timeouts"]))
+                        counted[1] = info[4]
+
         try:
             tune(conn, r)
             conn.settimeout(max(c.left(), 0.01))
-            want = b""
-            while len(want) < 8:
-                part = conn.recv(8 - len(want))
-                if not part:
-                    return
-                want += part
-            left = struct.unpack("!q", want)[0]
             chunk = b"\0" * 65536
             last = 0
-            while left > 0 and c.left() > 0:
-                n = conn.send(chunk[: min(left, len(chunk))])
-                left -= n
-                t = c.now()
-                if t - last >= 10_000_000:  # TCP_INFO at most every 10 ms per connection
-                    last = t
-                    info = _tcp_info(conn)
-                    if info and info[2] > 0:
-                        with lock:
-                            out["samples"].append((t, info[0], info[1]))
-            # send() returns once the bytes are in the socket's buffer, before they are sent,
-            # let alone acknowledged: a short transfer's retransmissions and timeouts all come
-            # after it. Counted when the client, having read every byte, closes its side (its
-            # FIN follows its last ACK).
-            conn.shutdown(socket.SHUT_WR)
-            while c.left() > 0:
-                try:
-                    if not conn.recv(4096):
-                        break
-                except (TimeoutError, socket.timeout):
+            while (left := _read_request(conn)) is not None:
+                count()
+                while left > 0 and c.left() > 0:
+                    n = conn.send(chunk[: min(left, len(chunk))])
+                    left -= n
+                    t = c.now()
+                    if t - last >= 10_000_000:  # TCP_INFO at most every 10 ms per connection
+                        last = t
+                        info = _tcp_info(conn)
+                        if info and info[2] > 0:
+                            with lock:
+                                out["samples"].append((t, info[0], info[1]))
+                if not r.get("persistent"):
+                    conn.shutdown(socket.SHUT_WR)
+                    while c.left() > 0 and conn.recv(4096):
+                        pass
                     break
-            info = _tcp_info(conn)
-            if info and info[3]:
-                with lock:
-                    out["retransmits"] += info[3]
-                    out["retrans_at"].append((c.now(), out["retransmits"]))
-            if info and info[4] is not None:
-                with lock:
-                    if out["rto_at"] is None:
-                        out["rto_at"] = []
-                    if info[4]:
-                        out["timeouts"] += info[4]
-                        out["rto_at"].append((c.now(), out["timeouts"]))
+            count()
+        except (TimeoutError, socket.timeout):
+            count()  # the run ended with the connection open
         except OSError:
             pass
         finally:
@@ -451,39 +466,52 @@ def tcp_server(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 
 
 def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
-    """Web (Poisson arrivals) or on/off (one transfer, an idle time, the next): each transfer a new
-    connection to the server asking for its size. The arrivals, sizes and idle times are the
-    simulator's own draws for the run's seed (``sizes``, with ``arrivals_ns`` for web, ``idles_ns``
-    for on/off: kernel/plan.py), taken in order."""
+    """Web (Poisson arrivals, each transfer a new connection) or on/off (one transfer, an idle
+    time, the next, all on one connection, as the simulator's sender keeps one): each transfer
+    asks the server for its size. The arrivals, sizes and idle times are the simulator's own draws
+    for the run's seed (``sizes``, with ``arrivals_ns`` for web, ``idles_ns`` for on/off:
+    kernel/plan.py), taken in order."""
     out.update(transfers=[], window_bytes=0)
     lock = threading.Lock()
     open_now = threading.Semaphore(MAX_OPEN_TRANSFERS)
 
-    def transfer(size: int) -> None:
-        start = c.now()
-        row = {"size": size, "start_ns": start, "end_ns": None}
+    def connect() -> socket.socket:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if r.get("rcvbuf"):
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, r["rcvbuf"])
+        s.settimeout(max(c.left(), 0.01))
+        s.connect((r["dst"], r["port"]))
+        return s
+
+    def fetch(s: socket.socket, size: int, row: dict[str, Any]) -> None:
+        s.sendall(struct.pack("!q", size))
+        got, buf = 0, bytearray(1 << 16)
+        while got < size and c.left() > 0:
+            n = s.recv_into(buf, min(len(buf), size - got))
+            if n == 0:
+                break
+            got += n
+            c.count(out, c.now(), n)
+        if got >= size:
+            row["end_ns"] = c.now()
+
+    def begin(size: int) -> dict[str, Any]:
+        row = {"size": size, "start_ns": c.now(), "end_ns": None}
         with lock:
             out["transfers"].append(row)
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        return row
+
+    def transfer(size: int) -> None:
+        row = begin(size)
+        s = None
         try:
-            if r.get("rcvbuf"):
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, r["rcvbuf"])
-            s.settimeout(max(c.left(), 0.01))
-            s.connect((r["dst"], r["port"]))
-            s.sendall(struct.pack("!q", size))
-            got, buf = 0, bytearray(1 << 16)
-            while got < size and c.left() > 0:
-                n = s.recv_into(buf)
-                if n == 0:
-                    break
-                got += n
-                c.count(out, c.now(), n)
-            if got >= size:
-                row["end_ns"] = c.now()
+            s = connect()
+            fetch(s, size, row)
         except OSError:
             pass
         finally:
-            s.close()
+            if s is not None:
+                s.close()
             open_now.release()
 
     sizes = r["sizes"]
@@ -495,14 +523,25 @@ def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             threading.Thread(target=transfer, args=(size,), daemon=True).start()
     else:
         t = r["start_ns"]
-        for size, idle in zip(sizes, r["idles_ns"]):
-            if not c.sleep_until(t):
+        conn = None
+        try:
+            for size, idle in zip(sizes, r["idles_ns"]):
+                if not c.sleep_until(t):
+                    return
+                row = begin(size)
+                if conn is None:
+                    conn = connect()
+                fetch(conn, size, row)
+                if row["end_ns"] is None:
+                    return
+                t = c.now() + idle
+            if not c.sleep_until(t):  # every drawn transfer done and its idle time over
                 return
-            open_now.acquire()
-            transfer(size)
-            t = c.now() + idle
-        if not c.sleep_until(t):  # every drawn transfer done and its idle time over
+        except OSError:
             return
+        finally:
+            if conn is not None:
+                conn.close()
     if not r["complete"]:
         out["error"] = f"the run outlasted the simulator's {len(sizes)} drawn transfers (kernel/plan.py MAX_DRAWN_TRANSFERS)"
 

@@ -356,9 +356,12 @@ def build(sc: Any) -> KernelPlan:
                     })
                 elif isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)):
                     # Data flows from the pair's first node to its second: the second connects and
-                    # asks for a size, the first sends it (as a web client and server).
+                    # asks for a size, the first sends it (as a web client and server). Web opens a
+                    # connection per transfer; on/off keeps one for all of its transfers, as the
+                    # simulator's sender does (tcp/endpoint.rs), so an idle time is a pause of one
+                    # connection (its window kept, or restarted after an RTO: RFC 5681 §4.1).
                     src.roles.append({"role": "tcp_server", "flow": k, "port": port, "cc": cc, "mss": mss, "sndbuf": sndbuf,
-                                      "pacing": tcp.pacing})
+                                      "pacing": tcp.pacing, "persistent": isinstance(t, pt.TcpOnoffTraffic)})
                     client = {"role": "tcp_client", "flow": k, "dst": _addr(s), "port": port,
                               "mode": "poisson" if isinstance(t, pt.WebTraffic) else "onoff", "rcvbuf": rcvbuf}
                     dst.roles.append(client)
