@@ -212,12 +212,13 @@ def test_path_delay_follows_the_fewest_hops():
 def test_refusals_name_every_blocking_key():
     doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "splitbuff" }').replace("TCP", "handshake = false\nmax_rto = \"10s\"\nfrto = true"))
     doc["topology"]["access"]["framing"] = "atm"
+    doc["topology"]["bottleneck"]["jitter"] = "1ms"
     doc["topology"]["bottleneck"]["rate"] = f"trace({Path(__file__).parents[1] / 'scenarios' / 'traces' / 'constant-12mbps.trace'})"
     with pytest.raises(Unsupported) as e:
         to_ns3(load_scenario(doc))
     paths = {p.path for p in e.value.problems}
     assert paths >= {"topology.bottleneck.queue.discipline", "topology.access.framing", "traffic[0].handshake", "traffic[0].max_rto", "traffic[0].frto",
-                     "topology.bottleneck.rate"}
+                     "topology.bottleneck.rate", "topology.bottleneck.jitter"}
     assert all(p.message for p in e.value.problems)
 
 

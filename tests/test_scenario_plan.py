@@ -197,6 +197,7 @@ def test_default_queue_is_txqueuelen():
         ('framing = "atm"', "framing", "atm"),
         ('framing = "ethernet"', "framing", "ethernet"),
         ("loss = 0.01", "loss", 0.01),
+        ('jitter = "0.2ms"', "jitter_ns", 200_000),
         ('queue = { limit = "64KB" }', "queue", {"qdisc": {"kind": "fifo"}, "limit_bytes": 64_000}),
         ('queue = { limit = "64KiB" }', "queue", {"qdisc": {"kind": "fifo"}, "limit_bytes": 65_536}),
         ('queue = { sizing = "bdp/sqrt(n)", scale = 0.5 }', "queue",

@@ -105,6 +105,7 @@ fn read_network(
                 to,
                 rate_bps: d.rate_bps.max(1),
                 delay_ns: d.delay_ns,
+                jitter_ns: d.jitter_ns,
                 framing: d.framing,
                 loss: d.loss,
             });

@@ -92,6 +92,14 @@ pub struct DirSpec {
     /// One-way propagation delay.
     #[schemars(range(max = MAX_DURATION_NS))]
     pub delay_ns: Duration,
+    /// A random extra delay per packet, uniform in [0, jitter], on top of `delay` (netem's
+    /// `delay D J` with a uniform law; ns-2's TCP `overhead_` at the link): never reordering, a
+    /// packet leaving no earlier than the one before it. Default 0. What it is for: breaking the
+    /// phase effects of deterministic timing (Floyd & Jacobson 1992), where one flow's packets
+    /// always arrive just after a drop-tail queue fills.
+    #[serde(default)]
+    #[schemars(range(max = MAX_DURATION_NS))]
+    pub jitter_ns: Duration,
     #[serde(default)]
     pub framing: Framing,
     pub queue: QueueSpec,

@@ -316,6 +316,8 @@ def _direction(d: pt.DirSpec, path: str, name: str, limits: dict[str, Any], mtu_
         why.add(f"{path}.ring", "ns-3 has no NIC ring with BQL under a queue disc that matches bufferlab's; leave ring out")
     if d.trace is not None:
         why.add(f"{path}.rate", "ns-3's point-to-point link has a constant rate, not a trace's delivery opportunities; give a rate")
+    if d.jitter_ns:
+        why.add(f"{path}.jitter", "ns-3's point-to-point channel has one fixed delay, without a random part; leave jitter out")
     out: dict[str, Any] = {
         "name": name,
         "rate_bps": d.rate_bps,

@@ -155,6 +155,12 @@ class DirSpec(PlanObject):
     delay_ns: int
     queue: QueueSpec
     framing: Framing = "none"
+    # A random extra delay per packet, uniform in [0, jitter], on top of `delay` (netem's
+    # `delay D J` with a uniform law; ns-2's TCP `overhead_` at the link): never reordering, a
+    # packet leaving no earlier than the one before it. Default 0. What it is for: breaking the
+    # phase effects of deterministic timing (Floyd & Jacobson 1992), where one flow's packets
+    # always arrive just after a drop-tail queue fills.
+    jitter_ns: int = 0
     # Random loss probability per packet on the wire (for model checks); 1 loses every packet.
     loss: float = 0.0
     ring: RingSpec | None = None

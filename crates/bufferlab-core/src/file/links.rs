@@ -1,5 +1,5 @@
-//! One direction of a link and the port at its head: `rate`, `delay`, `framing`, `queue`,
-//! `ring`, `loss` -> the plan's `DirSpec` (a `rate` of `"trace(FILE)"` gives its `trace` too).
+//! One direction of a link and the port at its head: `rate`, `delay`, `jitter`, `framing`,
+//! `queue`, `ring`, `loss` -> the plan's `DirSpec` (a `rate` of `"trace(FILE)"` gives its `trace` too).
 //!
 //! A direction is read in layers (a link's common keys, then `[link.forward]`; a dumbbell's
 //! bottleneck, then `bottleneck_reverse`): each layer gives some keys, later layers win, and only
@@ -15,7 +15,9 @@ use super::table::{choice, join, number, or_null, Problems, Range, Table};
 use super::trace;
 use super::units::{self, Rate};
 
-pub const DIR_KEYS: [&str; 6] = ["rate", "delay", "framing", "queue", "ring", "loss"];
+pub const DIR_KEYS: [&str; 7] = [
+    "rate", "delay", "jitter", "framing", "queue", "ring", "loss",
+];
 const FRAMINGS: [&str; 3] = ["none", "ethernet", "atm"];
 
 /// The keys one layer gives, as plan keys; a bad value is kept as `null` (given, unreadable).
@@ -56,6 +58,12 @@ pub fn read_layer(t: &Table, p: &mut Problems, dir: &Path) -> Layer {
         out.insert(
             "delay_ns".into(),
             or_null(t.get(p, "delay", &link_delay_ns)),
+        );
+    }
+    if t.has("jitter") {
+        out.insert(
+            "jitter_ns".into(),
+            or_null(t.get(p, "jitter", &link_delay_ns)),
         );
     }
     if t.has("framing") {
@@ -130,6 +138,9 @@ pub fn complete(d: &Layer, path: &str, p: &mut Problems) -> Value {
     let trace = get("trace");
     if trace.is_object() {
         spec.insert("trace".into(), trace);
+    }
+    if get("jitter_ns").as_u64().is_some_and(|j| j != 0) {
+        spec.insert("jitter_ns".into(), get("jitter_ns"));
     }
     if get("loss").as_f64().is_some_and(|l| l != 0.0) {
         spec.insert("loss".into(), get("loss"));

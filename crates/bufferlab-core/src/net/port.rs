@@ -33,6 +33,8 @@ use crate::time::{tx_time, Duration, Instant};
 pub struct PortParams {
     pub rate_bps: u64,
     pub delay_ns: Duration,
+    /// The largest random extra delay per packet (`DirSpec::jitter_ns`); zero for none.
+    pub jitter_ns: Duration,
     /// Random loss probability on the wire.
     pub loss: f64,
     pub framing: Framing,
@@ -373,6 +375,19 @@ impl Port {
 
     /// Make sure a `TxDone` fires when the serializer frees up.
     #[inline]
+    /// Arrival `at` with the link's random extra delay, uniform in [0, jitter] ns (drawn from the
+    /// port's wire stream, the one its losses use), and never before the packet ahead of it on
+    /// the wire: the link delays packets, it does not reorder them (netem reorders unless told
+    /// not to; a wire does not).
+    fn jittered(&mut self, at: Instant) -> Instant {
+        let extra = self.loss_rng.gen_range(0..=self.params.jitter_ns.as_ns());
+        let at = at + Duration::from_ns(extra);
+        match self.pipe.get(self.pipe.len().wrapping_sub(1)) {
+            Some(&(ahead, _, _)) => at.max(ahead),
+            None => at,
+        }
+    }
+
     fn want_tx_done(&mut self, id: u32, sched: &mut Sched) {
         if !self.tx_pending {
             self.tx_pending = true;
@@ -685,7 +700,10 @@ impl Port {
             tap(self.taps, self.index, Tap::Drops, pkt, cx);
             drop_packet(pkt, cx);
         } else {
-            let at = end + self.delay_ns;
+            let mut at = end + self.delay_ns;
+            if !self.params.jitter_ns.is_zero() {
+                at = self.jittered(at);
+            }
             let ahead = Ahead::of(cx.topo, cx.arena, id, pkt);
             if self.pipe.is_empty() {
                 cx.sched.at(

@@ -75,6 +75,7 @@ pub(super) fn params(rate_bps: u64) -> PortParams {
     PortParams {
         rate_bps,
         delay_ns: Duration::from_ms(1),
+        jitter_ns: Duration::ZERO,
         loss: 0.0,
         framing: Framing::None,
         from: 0,
@@ -248,4 +249,82 @@ fn layout() {
     assert_eq!(offset_of!(Port, qdisc), 256);
     assert!(size_of::<Qdisc>() <= 72, "{}", size_of::<Qdisc>());
     assert!(offset_of!(Port, trace) + 8 <= 384);
+}
+
+/// Packets of sizes 100, 101, ... sent every `gap_ms` through a 10 Mb/s port with 1 ms of delay
+/// and `jitter_ms` of jitter: for each, in the order they arrive, its size and how long after
+/// its last bit left it arrived.
+fn through_jitter(n: u32, gap_ms: u64, jitter_ms: u64) -> Vec<(u32, Duration)> {
+    let window = Window {
+        start: Instant::ZERO,
+        end: Instant::from_ns(1 << 60),
+    };
+    let mut p = params(10_000_000);
+    p.jitter_ns = Duration::from_ms(jitter_ms);
+    let mut port = Port::new(
+        p,
+        fifo(1000),
+        None,
+        window,
+        crate::rng::Rng::seed_from_u64(7),
+    );
+    let arrivals: Vec<_> = (0..n)
+        .map(|i| {
+            (
+                Instant::from_ns(u64::from(i) * gap_ms * 1_000_000),
+                100 + i,
+                0,
+            )
+        })
+        .collect();
+    run_port(&mut port, window, &arrivals)
+        .into_iter()
+        .map(|(t, _, pkt)| {
+            let i = u64::from(pkt.size - 100);
+            let sent =
+                Instant::from_ns(i * gap_ms * 1_000_000) + tx_time(u64::from(pkt.size), 10_000_000);
+            (pkt.size, t.saturating_since(sent))
+        })
+        .collect()
+}
+
+#[test]
+fn jitter_adds_a_uniform_delay_and_never_reorders() {
+    // Sparse packets (one per 20 ms, jitter 4 ms): each extra delay in [0, 4] ms, their mean
+    // 2 ms (the uniform law's; its standard error over 1000 packets is 0.04 ms).
+    let sparse = through_jitter(1000, 20, 4);
+    let extra: Vec<f64> = sparse
+        .iter()
+        .map(|&(_, d)| (d.as_ns() as f64 - 1e6) / 1e6)
+        .collect();
+    assert!(extra.iter().all(|&e| (0.0..=4.0).contains(&e)), "{extra:?}");
+    let mean = extra.iter().sum::<f64>() / extra.len() as f64;
+    assert!((mean - 2.0).abs() < 0.15, "mean extra delay {mean} ms");
+    assert!(extra.iter().any(|&e| e < 0.2) && extra.iter().any(|&e| e > 3.8));
+    // Dense packets (one per ms, jitter 5 ms): independent draws would reorder most of them;
+    // the link keeps their order, and none arrives before its delay or past the later of its
+    // own draw's bound and the packet ahead of it.
+    let dense = through_jitter(500, 1, 5);
+    assert_eq!(dense.len(), 500);
+    assert!(dense.windows(2).all(|w| w[0].0 < w[1].0), "reordered");
+    assert!(dense.iter().all(|&(_, d)| d >= Duration::from_ms(1)));
+    // Arrival times never go back: a packet whose own draw would bring it in ahead of the one
+    // before it arrives with it (sent 1 ms later, so its extra delay is at most 1 ms shorter).
+    let at = |i: usize| {
+        (i as u64 * 1_000_000
+            + tx_time(u64::from(dense[i].0), 10_000_000).as_ns()
+            + dense[i].1.as_ns()) as i64
+    };
+    assert!(
+        (1..dense.len()).all(|i| at(i) >= at(i - 1)),
+        "an arrival before the one ahead of it"
+    );
+    assert!(
+        (1..dense.len()).any(|i| at(i) == at(i - 1)),
+        "no draw was held back: jitter off?"
+    );
+    // Without jitter the delay is exact.
+    assert!(through_jitter(50, 1, 0)
+        .iter()
+        .all(|&(_, d)| d == Duration::from_ms(1)));
 }
