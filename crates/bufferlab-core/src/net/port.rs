@@ -218,6 +218,8 @@ pub struct Port {
     bypass_qdisc: bool,
     /// Whether the link has a random loss rate (`params.loss > 0`).
     lossy: bool,
+    /// Whether the link adds a random delay per packet (`params.jitter_ns > 0`).
+    jittery: bool,
     /// Where the run's capture takes packets from this port ([`Tap::bit`]s); 0 without one.
     pub(crate) taps: u8,
     /// The port is the first hop of a flow that TCP small queues track: it counts those
@@ -270,6 +272,7 @@ impl Port {
         let bypass_bytes = qdisc.empty_fifo_accepts().min(u32::MAX as u64) as u32;
         let bypass_qdisc = qdisc.passes_through();
         let (delay_ns, lossy, to) = (params.delay_ns, params.loss > 0.0, params.to);
+        let jittery = !params.jitter_ns.is_zero();
         let framing = params.framing;
         Port {
             params,
@@ -288,6 +291,7 @@ impl Port {
             sojourn_zeros: 0,
             framing,
             lossy,
+            jittery,
             taps: 0,
             index: 0,
             host_tsq: false,
@@ -701,7 +705,7 @@ impl Port {
             drop_packet(pkt, cx);
         } else {
             let mut at = end + self.delay_ns;
-            if !self.params.jitter_ns.is_zero() {
+            if self.jittery {
                 at = self.jittered(at);
             }
             let ahead = Ahead::of(cx.topo, cx.arena, id, pkt);
