@@ -180,7 +180,7 @@ template = "access"
 [topology.up]
 rate = "10Mbps"
 delay = "10 parsecs"            # bad unit
-jitter = "1ms"                  # unknown key
+reorder = "25%"                 # unknown key
 queue = { discipline = "codel", limit = "100pkt", target = "200ms", interval = "100ms" }  # target >= interval
 [topology.down]
 rate = "20Tbps"                 # out of range
@@ -227,7 +227,7 @@ def test_a_file_with_every_kind_of_mistake_reports_them_all_in_one_pass(tmp_path
         "run.measure": "the window ends before it starts",
         "run.sample": "samples per series",
         "topology.up.delay": "unknown unit",
-        "topology.up.jitter": "unknown key",
+        "topology.up.reorder": "unknown key",
         "topology.up.queue.target": "must be below interval",
         "topology.down.rate": "absurd rate",
         "topology.down.queue.discipline": 'did you mean "fifo"',
