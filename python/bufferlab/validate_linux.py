@@ -197,19 +197,12 @@ def load_record(name: str) -> dict[str, Any] | None:
 
 
 @functools.cache
-def _has_drawn_flows(case: Case) -> bool:
-    return any(isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)) for t in pt.typed(load_scenario(case.file)).traffic)
-
-
-@functools.cache
 def workload_sha256(case: Case, seed: int) -> str | None:
     """The hash of the web and on/off workload draws a run of ``case`` with ``seed`` plays (the
     simulator's, on both backends), or None where it has no such flow: a stored kernel run that
     played other draws (made before the sides shared them, or by an engine that draws otherwise)
     is not the seed's."""
-    if not _has_drawn_flows(case):
-        return None
-    draws = workload_draws(load_scenario(case.file, seed=seed))
+    draws = workload_draws(load_scenario(case.file, seed=seed))  # {} without web or on/off flows
     if not draws:
         return None
     return hashlib.sha256(json.dumps([draws[k] for k in sorted(draws)], sort_keys=True).encode()).hexdigest()

@@ -108,8 +108,8 @@ _NOT_IN_KERNEL = {
     "prague": "this kernel has no prague congestion control (tcp_prague is out of tree, in the L4S team's kernel)",
 }
 # Most transfers of one web or on/off flow handed to its client: a web flow at 1,000 arrivals a
-# second for 100 s; an on/off flow without idle time ends its run there (each transfer is a new
-# connection on the kernel, at least a round trip).
+# second for 100 s; an on/off flow without idle time ends its run there (each transfer takes at
+# least a round trip on the kernel: its request, then its data).
 MAX_DRAWN_TRANSFERS = 100_000
 _PLAN_TO_USER = {"max_rto_ns": "max_rto", "delack_ns": "delack", "min_rto_ns": "min_rto", "mss_bytes": "mss",
                  "limit_output_bytes": "limit_output", "prague_rtt_target_ns": "prague_rtt_target"}
