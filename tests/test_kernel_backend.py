@@ -216,6 +216,13 @@ def test_frto_and_rack_map_to_the_senders_namespace_dsack_to_the_receivers(tmp_p
     # Tail loss probes off: tcp_early_retrans 0.
     kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, one.format("client", "server", "true") + "tlp = false\n")))
     assert kp.host(0).sysctls["ipv4/tcp_early_retrans"] == "0"
+    # SACK compression is the receiver's, set only where the block says (Linux's 44 and 1 ms in a
+    # new namespace otherwise).
+    comp = one.format("client", "server", "true") + 'comp_sack = false\ncomp_sack_delay = "500us"\n'
+    kp = kplan.build(bufferlab.load_scenario(scenario(tmp_path, comp)))
+    assert {k: v for k, v in kp.host(1).sysctls.items() if "comp_sack" in k} == {
+        "ipv4/tcp_comp_sack_nr": "0", "ipv4/tcp_comp_sack_delay_ns": "500000"}
+    assert not any("comp_sack" in k for k in kp.host(0).sysctls)
     # Two senders in one namespace cannot differ.
     body = one.format("client", "server", "true") + one.format("client", "server", "false")
     with pytest.raises(ScenarioError, match=r"traffic\[1\]\.frto: .*different value \(2\)"):

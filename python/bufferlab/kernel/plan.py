@@ -33,6 +33,9 @@ How TCP options map (every one per namespace or per route, never on the machine 
 ``abc_limit``          not a Linux setting: Linux's ``tcp_slow_start`` grows by every packet an
                        ACK covers (the simulator's ``0``), whatever the block says
 ``delayed_ack``        ``false``: route ``quickack 1`` at the receiver towards the sender
+``comp_sack``          ``net.ipv4.tcp_comp_sack_nr`` inside the receiver's namespace when the block
+                       sets it: ``44`` (Linux's default) or ``0`` for ``false``
+``comp_sack_delay``    ``net.ipv4.tcp_comp_sack_delay_ns`` inside the receiver's namespace when set
 ``initial_window``     route ``initcwnd`` at the sender towards the receiver
 ``min_rto``            route ``rto_min`` at the sender (whole milliseconds)
 ``mss``                ``TCP_MAXSEG`` on the sending socket
@@ -112,7 +115,8 @@ _NOT_IN_KERNEL = {
 # least a round trip on the kernel: its request, then its data).
 MAX_DRAWN_TRANSFERS = 100_000
 _PLAN_TO_USER = {"max_rto_ns": "max_rto", "delack_ns": "delack", "min_rto_ns": "min_rto", "mss_bytes": "mss",
-                 "limit_output_bytes": "limit_output", "prague_rtt_target_ns": "prague_rtt_target"}
+                 "limit_output_bytes": "limit_output", "prague_rtt_target_ns": "prague_rtt_target",
+                 "comp_sack_delay_ns": "comp_sack_delay"}
 
 
 @dataclass
@@ -323,6 +327,14 @@ def build(sc: Any) -> KernelPlan:
                     # gets whatever its own setting.
                     dsack = "1" if tcp.dsack else "0"
                     set_once(dst, dst.sysctls, "ipv4/tcp_dsack", dsack, i, "dsack")
+                    # SACK compression is the receiver's too (tcp_comp_sack_nr 0 turns it off).
+                    # Set only where the block says: a new namespace starts at Linux's 44 and 1 ms.
+                    if tcp.has("comp_sack"):
+                        nr = "44" if tcp.comp_sack else "0"
+                        set_once(dst, dst.sysctls, "ipv4/tcp_comp_sack_nr", nr, i, "comp_sack")
+                    if tcp.has("comp_sack_delay_ns"):
+                        set_once(dst, dst.sysctls, "ipv4/tcp_comp_sack_delay_ns", str(tcp.comp_sack_delay_ns),
+                                 i, "comp_sack_delay_ns")
                     # GSO bursts are the sender's: without them its device takes one segment per
                     # buffer (docs/tcp.md, GSO); the fewest segments per burst is a sysctl.
                     gso = GSO_MAX_SEGS if tcp.gso else "1"

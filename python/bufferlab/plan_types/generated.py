@@ -576,6 +576,15 @@ class TcpOptions(PlanObject):
     # Congestion control. Default NewReno, the standard algorithm of RFC 5681/6582 and the one
     # Gorinsky et al. sizes buffers for.
     cc: CcKind = "newreno"
+    # Linux's SACK compression (`net.ipv4.tcp_comp_sack_nr` = 44, since 4.19): the first three
+    # duplicate ACKs for a hole go at once (RFC 5681 §4.2), the SACKs of later out-of-order
+    # segments wait up to min(`comp_sack_delay`, RTT / 20) and go together, at most 44 in one.
+    # Needs `sack`. Default on, as Linux (docs/tcp.md, SACK compression); `false` is
+    # `tcp_comp_sack_nr = 0`, an ACK for every out-of-order segment (RFC 5681 §4.2: ns-2's,
+    # ns-3's, FreeBSD's receiver).
+    comp_sack: bool = True
+    # The longest a SACK is held (`net.ipv4.tcp_comp_sack_delay_ns`). Default 1 ms, Linux's.
+    comp_sack_delay_ns: int = 1_000_000
     # RFC 9438 §4.3: Cubic's Reno-friendly estimate W_est grows with α = 1 instead of
     # 3(1 − β)/(1 + β) once it passes the window before the last reduction. Default off, as
     # Linux's `tcp_cubic` (its `tcp_friendliness` estimate keeps the one rate).

@@ -20,6 +20,7 @@
 pub mod accecn;
 pub mod bufauto;
 pub mod cc;
+pub mod comp_sack;
 pub mod cwnd_use;
 pub mod dsack;
 pub mod endpoint;

@@ -251,6 +251,16 @@ pub struct TcpOptions {
     /// delayed-ACK timer, and slow start's first rounds get an ACK per segment. Default on, as
     /// Linux (docs/tcp.md, delayed ACKs); `false` is RFC 1122's receiver (ns-2's, ns-3's, FreeBSD's).
     pub quickack: bool,
+    /// Linux's SACK compression (`net.ipv4.tcp_comp_sack_nr` = 44, since 4.19): the first three
+    /// duplicate ACKs for a hole go at once (RFC 5681 §4.2), the SACKs of later out-of-order
+    /// segments wait up to min(`comp_sack_delay`, RTT / 20) and go together, at most 44 in one.
+    /// Needs `sack`. Default on, as Linux (docs/tcp.md, SACK compression); `false` is
+    /// `tcp_comp_sack_nr = 0`, an ACK for every out-of-order segment (RFC 5681 §4.2: ns-2's,
+    /// ns-3's, FreeBSD's receiver).
+    pub comp_sack: bool,
+    /// The longest a SACK is held (`net.ipv4.tcp_comp_sack_delay_ns`). Default 1 ms, Linux's.
+    #[schemars(extend("exclusiveMaximum" = 500_000_000))]
+    pub comp_sack_delay_ns: Duration,
     /// Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     /// eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -425,6 +435,8 @@ impl Default for TcpOptions {
             delayed_ack: true,
             delack_ns: Duration::from_ms(40),
             quickack: true,
+            comp_sack: true,
+            comp_sack_delay_ns: super::comp_sack::DEFAULT_DELAY,
             beta: None,
             initial_window: 10,
             min_rto_ns: Duration::from_ms(200),
@@ -511,6 +523,9 @@ pub struct TcpParams {
     pub delack_ns: Duration,
     /// Quick ACKs at a connection's start and after a gap (`TcpOptions::quickack`).
     pub quickack: bool,
+    /// SACK compression's cap on the hold (`TcpOptions::comp_sack`), `None` when off or
+    /// without SACK.
+    pub comp_sack: Option<Duration>,
     pub initial_window: u32,
     pub min_rto_ns: Duration,
     pub initial_rto_ns: Duration,
@@ -680,6 +695,7 @@ impl TcpOptions {
             delayed_ack: self.delayed_ack,
             delack_ns: self.delack_ns,
             quickack: self.quickack,
+            comp_sack: (self.comp_sack && self.sack).then_some(self.comp_sack_delay_ns),
             initial_window: self.initial_window,
             min_rto_ns: self.min_rto_ns,
             initial_rto_ns: self.initial_rto_ns,
@@ -762,6 +778,10 @@ mod tests {
         assert_eq!((p.tsq, p.limit_output_bytes), (None, 4 << 20));
         // Linux's loss detection and undo: SACK, RACK, F-RTO, D-SACK all on.
         assert_eq!((p.sack, p.rack, p.frto, p.dsack), (true, true, true, true));
+        // SACK compression: Linux's 1 ms cap; nothing to compress without SACK.
+        assert_eq!(p.comp_sack, Some(Duration::from_ms(1)));
+        assert_eq!(opts(json!({"sack": false})).resolve().comp_sack, None);
+        assert_eq!(opts(json!({"comp_sack": false})).resolve().comp_sack, None);
         let c = opts(json!({"cc": "cubic"})).resolve();
         assert_eq!(c.cc, CcConfig::Cubic(CubicConfig::default()));
         // Cubic's own β (FreeBSD's 0.8) reaches Cubic only, and `beta` given outright wins.

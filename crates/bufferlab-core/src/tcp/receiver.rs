@@ -4,6 +4,7 @@
 
 use super::accecn;
 use super::bufauto::{AutoSize, RecvAuto};
+use super::comp_sack::{self, Ofo, SackCompress};
 use super::params::TcpParams;
 use crate::hooks::{AgentHooks, Io};
 use crate::packet::{
@@ -34,7 +35,10 @@ pub struct RecvConn {
     /// In-order segments not yet acknowledged.
     pending: u32,
     delack_at: Option<Instant>,
+    /// The earliest timer set and not yet run (the delayed ACK's or SACK compression's).
     delack_armed: Option<Instant>,
+    /// Linux's SACK compression: its counts, hold and the receiver's RTT.
+    comp: SackCompress,
     /// The sender's RTT estimate from its latest segment, stamped on ACKs (seed 004 §III-A).
     srtt_ns: Duration,
     fin: bool,
@@ -83,6 +87,7 @@ impl Default for RecvConn {
             pending: 0,
             delack_at: None,
             delack_armed: None,
+            comp: SackCompress::default(),
             srtt_ns: Duration::ZERO,
             fin: false,
             demand_cwr: false,
@@ -182,6 +187,18 @@ impl RecvConn {
             .map(|r| (s.max(r.0), e.min(r.1)))
     }
 
+    /// Where a segment `[s, e)` lands among the SACK blocks reported (0 first): the block it
+    /// extends or overlaps (Linux's `tcp_sack_extend`), or after them all when it starts a new
+    /// one.
+    fn sack_rank(&self, s: u64, e: u64) -> usize {
+        let mut b = [(0, 0); MAX_SACK_BLOCKS];
+        let n = self.sack_blocks(&mut b) as usize;
+        b[..n]
+            .iter()
+            .position(|&(lo, hi)| lo <= e && s <= hi)
+            .unwrap_or(n)
+    }
+
     /// The SACK blocks to report (RFC 2018 §4), as many as `out` holds.
     fn sack_blocks(&self, out: &mut [(u64, u64)]) -> u8 {
         let mut n = 0;
@@ -227,6 +244,8 @@ pub struct TcpReceiver {
     /// the RTO floor its gap is measured with.
     quickack: bool,
     min_rto: Duration,
+    /// SACK compression's cap on a hold (`comp_sack`), `None` when off.
+    comp_sack: Option<Duration>,
     rwnd: u32,
     /// FreeBSD's receive-buffer auto-sizing, when on.
     rwnd_auto: Option<AutoSize>,
@@ -254,6 +273,7 @@ impl TcpReceiver {
             delack_ns: p.delack_ns,
             quickack: p.quickack,
             min_rto: p.min_rto_ns,
+            comp_sack: p.comp_sack,
             rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
             rwnd_auto: p.rwnd_auto,
             ack_bytes: p.header_bytes(),
@@ -321,6 +341,7 @@ impl TcpReceiver {
         c.last_ack_sent = c.rcv_nxt;
         c.pending = 0;
         c.delack_at = None;
+        c.comp.sent();
         io.send(Packet {
             flow: self.flow,
             dst: self.peer_node,
@@ -357,6 +378,9 @@ impl TcpReceiver {
         let ack_now = self.echo_marks(io, h.conn, h.flags, pkt.ecn);
         let c = &mut self.conns[h.conn as usize];
         c.srtt_ns = pkt.srtt_ns;
+        if self.comp_sack.is_some() {
+            c.comp.measure(io.now, h.ts_ecr, h.len);
+        }
         // RFC 7323 §4.3: echo the timestamp of the segment that advanced the left edge, so the
         // sender's RTT samples include delayed-ACK waits and not out-of-order spacing.
         if h.seq <= c.last_ack_sent && h.ts_val >= c.ts_recent {
@@ -393,9 +417,9 @@ impl TcpReceiver {
             // second full-sized segment.
             filled_gap || !self.delayed_ack || c.pending >= 2 || c.quickacks > 0 || cwr
         } else {
-            // Out of order: an immediate duplicate ACK (RFC 5681 §4.2).
-            c.insert(h.seq, end);
-            true
+            // Out of order: a duplicate ACK (RFC 5681 §4.2), at once or, past the first three
+            // for this hole, held by SACK compression.
+            return self.on_out_of_order(io, h.conn, h.seq, end, ack_now);
         };
         // (Evaluated after the segment is taken in.)
         let immediate = in_order_or_dup || ack_now;
@@ -406,10 +430,42 @@ impl TcpReceiver {
         } else if c.delack_at.is_none() {
             let at = io.now + self.delack_ns;
             c.delack_at = Some(at);
-            if c.delack_armed.is_none_or(|a| at < a) {
-                c.delack_armed = Some(at);
-                io.set_timer(at, h.conn);
+            Self::arm(c, io, h.conn, at);
+        }
+    }
+
+    /// Set a timer for `at` unless one runs at or before it.
+    fn arm(c: &mut RecvConn, io: &mut Io, conn: u32, at: Instant) {
+        if c.delack_armed.is_none_or(|a| at < a) {
+            c.delack_armed = Some(at);
+            io.set_timer(at, conn);
+        }
+    }
+
+    /// Segment `[s, e)` above a hole. Linux's `__tcp_ack_snd_check` ACKs at once when more than
+    /// a segment of in-order data waits, in quick-ACK mode, when the ECN echo asks, and without
+    /// SACK compression; else [`comp_sack`] decides. A segment that changes the third SACK block
+    /// or a later one first sends what is held, so that block is reported
+    /// (`tcp_sack_new_ofo_skb`).
+    fn on_out_of_order(&mut self, io: &mut Io, conn: u32, s: u64, e: u64, ack_now: bool) {
+        let c = &mut self.conns[conn as usize];
+        let cap = match self.comp_sack {
+            Some(cap) if c.pending < 2 && c.quickacks == 0 && !ack_now => cap,
+            _ => {
+                c.insert(s, e);
+                c.quickacks = c.quickacks.saturating_sub(1);
+                return self.reply(io, conn, tcp_flags::ACK);
             }
+        };
+        if c.comp.holding() && c.sack_rank(s, e) >= comp_sack::BLOCKS_EXPECTED {
+            self.reply(io, conn, tcp_flags::ACK);
+        }
+        let c = &mut self.conns[conn as usize];
+        c.insert(s, e);
+        match c.comp.on_ofo(io.now, c.rcv_nxt, cap) {
+            Ofo::Now => self.reply(io, conn, tcp_flags::ACK),
+            Ofo::Hold(Some(at)) => Self::arm(c, io, conn, at),
+            Ofo::Hold(None) => {}
         }
     }
 }
@@ -558,7 +614,13 @@ impl AgentHooks for TcpReceiver {
         if c.delack_armed.is_some_and(|a| a <= now) {
             c.delack_armed = None;
         }
-        match c.delack_at {
+        // The delayed ACK's time or the held SACKs' (`tcp_compressed_ack_kick`), whichever is
+        // first; an ACK sent since has cleared both.
+        let due = match (c.delack_at, c.comp.due()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match due {
             Some(at) if at <= now => self.reply(io, token, tcp_flags::ACK),
             Some(at) if c.delack_armed.is_none() => {
                 c.delack_armed = Some(at);
@@ -615,11 +677,15 @@ mod tests {
 
     impl Rx {
         fn new(dsack: bool) -> Rx {
-            let p = TcpParams {
+            Rx::with(TcpParams {
                 dsack,
                 delayed_ack: false,
+                comp_sack: None,
                 ..TcpParams::default()
-            };
+            })
+        }
+
+        fn with(p: TcpParams) -> Rx {
             let window = crate::metrics::flow::Window {
                 start: Instant::ZERO,
                 end: Instant::NEVER,
@@ -632,12 +698,24 @@ mod tests {
 
         /// Bytes `[s, e)` arrive; the SACK blocks of the ACK it sends at once.
         fn data(&mut self, s: u64, e: u64) -> Vec<(u64, u64)> {
+            let (acks, _) = self.at(Instant::ZERO, Some((s, e)));
+            assert_eq!(acks.len(), 1, "one ACK at once");
+            acks[0].clone()
+        }
+
+        /// At `now`, bytes `[s, e)` arrive (echoing the time 0), or the timer runs (`None`):
+        /// the SACK blocks of each ACK sent, and the timers set.
+        fn at(
+            &mut self,
+            now: Instant,
+            seg: Option<(u64, u64)>,
+        ) -> (Vec<Vec<(u64, u64)>>, Vec<Instant>) {
             let (mut arena, mut out, mut timers) =
                 (crate::packet::Arena::default(), vec![], vec![]);
             let mut transfers = Vec::new();
             let mut host_tx = [crate::net::host_tx::HostTx::default()];
             let mut io = Io {
-                now: Instant::ZERO,
+                now,
                 node: 1,
                 arena: &mut arena,
                 out: &mut out,
@@ -646,21 +724,77 @@ mod tests {
                 transfers: &mut transfers,
                 host_tx: &mut host_tx,
             };
-            let pkt = Packet {
-                proto: Proto::Tcp,
-                size: 1000,
-                tcp: TcpHeader {
-                    seq: s,
-                    len: (e - s) as u32,
-                    flags: tcp_flags::ACK,
-                    ..Default::default()
-                },
-                ..Default::default()
-            };
-            self.rx.on_packet(&mut io, &pkt);
-            assert_eq!(out.len(), 1, "one ACK at once");
-            let h = arena.get(out[0]).tcp;
-            h.sack[..h.nsack as usize].to_vec()
+            match seg {
+                Some((s, e)) => {
+                    let pkt = Packet {
+                        proto: Proto::Tcp,
+                        size: 1000,
+                        tcp: TcpHeader {
+                            seq: s,
+                            len: (e - s) as u32,
+                            flags: tcp_flags::ACK,
+                            ..Default::default()
+                        },
+                        ..Default::default()
+                    };
+                    self.rx.on_packet(&mut io, &pkt);
+                }
+                None => self.rx.on_timer(&mut io, 0),
+            }
+            let acks = out
+                .iter()
+                .map(|&id| {
+                    let h = arena.get(id).tcp;
+                    h.sack[..h.nsack as usize].to_vec()
+                })
+                .collect();
+            (acks, timers.iter().map(|t| t.0).collect())
+        }
+    }
+
+    /// Linux's SACK compression through the receiver: three duplicate ACKs at once, the next
+    /// SACKs held (a 40 ms receiver RTT from the echo: 1 ms) and sent as one ACK when the timer
+    /// runs, whose blocks cover them all; the segment that fills the hole is ACKed at once.
+    /// Off (`tcp_comp_sack_nr = 0`), every out-of-order segment is ACKed at once.
+    #[test]
+    fn sack_compression_holds_what_follows_the_third_duplicate() {
+        let ms = |t: u64| Instant::ZERO + Duration::from_ms(t);
+        // (Without the quick ACKs of a connection's start, which go at once before any rule.)
+        let mut r = Rx::with(TcpParams {
+            delayed_ack: false,
+            quickack: false,
+            ..TcpParams::default()
+        });
+        assert_eq!(r.at(ms(40), Some((0, 1000))).0.len(), 1);
+        for k in 2..5 {
+            let (acks, _) = r.at(ms(40), Some((k * 1000, k * 1000 + 1000)));
+            assert_eq!(
+                acks,
+                vec![vec![(2000, k * 1000 + 1000)]],
+                "duplicate {k} at once"
+            );
+        }
+        let (acks, timers) = r.at(ms(40), Some((5000, 6000)));
+        assert!(acks.is_empty(), "the fourth is held");
+        assert_eq!(timers, vec![ms(41)], "for min(1 ms, RTT / 20)");
+        let (acks, timers) = r.at(ms(40), Some((6000, 7000)));
+        assert!(
+            acks.is_empty() && timers.is_empty(),
+            "one timer for all held"
+        );
+        assert_eq!(r.at(ms(41), None).0, vec![vec![(2000, 7000)]]);
+        assert!(r.at(ms(41), None).0.is_empty(), "sent once");
+        // The hole filled: at once, and the next hole starts a new count.
+        assert_eq!(r.at(ms(42), Some((1000, 2000))).0, vec![vec![]]);
+        assert_eq!(r.at(ms(42), Some((8000, 9000))).0.len(), 1);
+
+        let mut off = Rx::new(false);
+        off.data(0, 1000);
+        for k in 2..8 {
+            assert_eq!(
+                off.data(k * 1000, k * 1000 + 1000),
+                vec![(2000, k * 1000 + 1000)]
+            );
         }
     }
 
