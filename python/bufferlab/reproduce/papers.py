@@ -25,6 +25,8 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                  "stack, never to 9.1's default one)"),
                   ("quickack", False, "no quick ACKs at a connection's start: FreeBSD 9.1 delays the ACK of the "
                                       "first segments too (`DELAY_ACK` in `tcp_input.c`)"),
+                  ("comp_sack", False, "no SACK compression (Linux's since 4.19): FreeBSD 9.1 answers every "
+                                       "out-of-order segment with an ACK at once (`tcp_input.c`)"),
                   ("cubic_beta", 0.8, "FreeBSD's own Cubic (`cc_cubic`): `CUBIC_BETA` 204/256, fast convergence at "
                                       "0.9 (`CUBIC_FC_FACTOR` 230/256); not modelled: its halving at a connection's "
                                       "first congestion event (`cubic_ssthresh_update`)"),
@@ -40,6 +42,8 @@ CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 stack=TcpProfile("linux2014", "TCP as in the Linux of the paper's time (its references end in 2014)", [
                     ("rack", False, "no RACK, which Linux gained in 4.4 at the end of 2015 (F-RTO stays on, as "
                                     "since 2.6.24)"),
+                    ("comp_sack", False, "no SACK compression, which Linux gained in 4.19 (2018): an ACK for every "
+                                         "out-of-order segment at once"),
                     ("tsq", False, "no TCP small queues on the queue studied: the paper's qdisc and ring are router "
                                    "B's egress, which forwards the upload from host A, and TCP small queues bound "
                                    "only a sender's own host (see the item's last paragraph for what they would do "
@@ -81,6 +85,7 @@ NS2_SACK = NS2.derive("ns2_sack", "ns-2's `Agent/TCP/Sack1` sending to a `TCPSin
     ("sack", True, "SACK (`Agent/TCP/Sack1`, `TCPSink/Sack1`, `maxSackBlocks_ 3`; bufferlab's recovery is "
                    "RFC 6675's, ns-2's Sack1 that of Fall & Floyd 1996, both pipe-based)"),
     ("prr", False, "no PRR: the recovery sends what the pipe allows, as Sack1's"),
+    ("comp_sack", False, "no SACK compression: `TCPSink/Sack1` ACKs every out-of-order packet at once"),
 ])
 
 GORINSKY = Paper("gorinsky", "Gorinsky, Kantawala & Turner (2005)",
