@@ -1,6 +1,7 @@
 """Reproductions: the framework (specs, claims, intervals, CLI) and a smoke run of every item."""
 
 import math
+from pathlib import Path
 
 import bufferlab
 import pytest
@@ -283,3 +284,23 @@ def test_gorinsky_sawtooth_rtt_is_the_papers_arithmetic():
     assert sawtooth_rtt(10e6, bdp_pkts(10e6)) == pytest.approx(1.5 * RTTP + tx)
     assert sawtooth_rtt(10e6, 3 * bdp_pkts(10e6)) == pytest.approx(3 * RTTP + tx)  # §4.2's limit: b = 1 + q
     assert sawtooth_rtt(10e6, 0.5 * bdp_pkts(10e6)) == pytest.approx(RTTP * (1 + 0.25 / 1.5) + tx)
+
+
+def test_an_item_run_into_an_existing_page_keeps_the_stacks_its_stack_line_links_to(tmp_path):
+    from bufferlab.cli import app
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = (Path(__file__).parent.parent / "docs" / "reproductions.md").read_text()
+    # The page as it stands, with its profiles' section stale or missing.
+    lead, rest = page.split("\n## ", 1)
+    (docs / "reproductions.md").write_text(lead + "\n## Stacks\n\n- an old profile.\n\n## " + rest)
+    r = CliRunner().invoke(app, ["reproduce", "braud/table2", "--smoke", "--out", str(tmp_path / "out"),
+                                 "--docs", str(docs)])
+    assert r.exit_code == 0, r.output
+    page = (docs / "reproductions.md").read_text()
+    # The section is the profiles' as they are now, once; the item links to it.
+    assert page.count("## Stacks") == 1 and "an old profile" not in page
+    assert "`comp_sack = false`" in page.split("## Stacks", 1)[1].split("\n## ", 1)[0]
+    section = page.split("## `braud/table2`", 1)[1]
+    assert "Stack: TCP profile `freebsd91`, TCP as in the paper's FreeBSD 9.1 hosts (its settings: [Stacks](#stacks))." in section

@@ -319,8 +319,12 @@ def update_docs(results, docs: Path, profile: str) -> Path:
 
     items = {_item_of(s[0]): s for s in sections if _item_of(s[0])}
     for name, r in ran.items():
-        items[name] = item_section(r, figs.get(name))
-    lines = out_lead
+        items[name] = item_section(r, figs.get(name), stack_in_full=False)
+    # The profiles' settings, which every item's stack line links to, from the profiles as they
+    # are now (a changed profile's items show the change when they are run again).
+    while out_lead and not out_lead[-1]:
+        out_lead.pop()
+    lines = out_lead + [""] + stacks_section()
     if fail_rows:
         lines += ["## Claims that do not hold", "",
                   "Each is explained in its item's section below (the paragraph after its assumptions).", ""]
