@@ -422,7 +422,7 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         "rebuilds it from the stored kernel runs and fresh simulator runs in seconds).",
         "",
         "Each scenario (files in `python/bufferlab/kernel/suite/`) runs on the simulator with its **default TCP** "
-        "(SACK, RACK, tail loss probes, F-RTO, D-SACK, PRR, delayed ACK with quick ACKs at a connection's start, GSO, the timer restarted when the oldest segment is resent, growth only while the window is used; nothing pinned) and on the kernel backend "
+        "(SACK, RACK, tail loss probes, F-RTO, D-SACK, PRR, delayed ACK with quick ACKs at a connection's start and at once for a pushed segment, SACK compression, GSO with PSH on each buffer, the timer restarted when the oldest segment is resent, growth only while the window is used; nothing pinned) and on the kernel backend "
         "([kernel-backend.md](kernel-backend.md)): Linux's own TCP in network namespaces, bufferlab's engine — the same "
         "queue code — between them, in real time. `newreno` runs as Linux `reno`, `cubic` as Linux `cubic`. Seeds 1..N "
         f"on each side, N = {SEEDS} unless the scenario's row says more ({MORE_SEEDS} where one chance event per run "

@@ -36,6 +36,8 @@ pub mod tcp_flags {
     pub const SYN: u8 = 0x02;
     pub const FIN: u8 = 0x01;
     pub const ACK: u8 = 0x10;
+    /// Push (RFC 9293 §3.9.1): the segment ends what the sender handed its peer in one piece.
+    pub const PSH: u8 = 0x08;
     /// ECN-Echo (RFC 3168 §6.1): the receiver saw CE; on a SYN with CWR, "I am ECN-capable".
     pub const ECE: u8 = 0x40;
     /// Congestion Window Reduced (RFC 3168 §6.1.2): the sender has reduced for the ECE.

@@ -387,6 +387,9 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
         why.add(f"{path}.tcp.quickack", "ns-3 (3.44) has no quick-ACK mode: its receiver delays ACKs from the first "
                 "segment (TcpSocketBase's DelAckCount); leave quickack out (the crosscheck then runs bufferlab "
                 "without it too)")
+    if opts.has("push_ack") and opts.push_ack and opts.delayed_ack:
+        why.add(f"{path}.tcp.push_ack", "ns-3 (3.44) has no PSH: its receiver delays the ACK of a lone segment "
+                "whatever it carries; leave push_ack out (the crosscheck then runs bufferlab without it too)")
     if opts.has("comp_sack") and opts.comp_sack and opts.sack:
         why.add(f"{path}.tcp.comp_sack", "ns-3 (3.44) has no SACK compression: its receiver sends a duplicate ACK "
                 "for every out-of-order segment at once; leave comp_sack out (the crosscheck then runs bufferlab "
@@ -520,11 +523,11 @@ def path_delay_ns(plan: Any, src: str, dst: str) -> int:
 
 # bufferlab's TCP options, on by default as in Linux, that ns-3 has no model of (RACK, F-RTO, GSO,
 # the timer's restart on resending the head, tail loss probes, D-SACK, quick ACKs at the start,
-# SACK compression) or
+# SACK compression, the ACK of a pushed segment) or
 # that the crosscheck runs ns-3 without (the timestamp option's bytes: ns-3 runs Timestamp =
 # false): the crosscheck runs bufferlab with them off where a block leaves them out, and refuses a
 # block that asks for them (docs/crosscheck.md).
-NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp", "dsack", "quickack", "comp_sack")
+NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp", "dsack", "quickack", "comp_sack", "push_ack")
 # What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
 NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}

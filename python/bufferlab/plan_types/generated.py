@@ -711,6 +711,13 @@ class TcpOptions(PlanObject):
     # (since 3.2, always) and ns-3 (`TcpPrrRecovery`); off sends whatever RFC 6675's pipe
     # allows. Without SACK recovery is NewReno's either way.
     prr: bool = True
+    # Linux's ACK of a pushed segment (`ICSK_ACK_PUSHED`, `tcp_cleanup_rbuf`): a full segment
+    # carrying PSH is acknowledged as soon as the application has read it, even alone, where
+    # delayed ACKs would wait for a second. Linux's senders set PSH on the last segment of each
+    # GSO buffer, so the ACKs stay aligned with what the sender sent. Default on, as Linux
+    # (docs/tcp.md, PSH); `false` is a receiver that ignores PSH (RFC 1122's, ns-2's, ns-3's,
+    # FreeBSD's).
+    push_ack: bool = True
     # Linux's quick-ACK mode at a connection's start (`tcp_event_data_recv`,
     # `tcp_incr_quickack`): the receiver ACKs each of the first segments at once, up to 16
     # (`TCP_MAX_QUICKACKS`, fewer when the window holds fewer than twice as many), and again

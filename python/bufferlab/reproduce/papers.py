@@ -27,6 +27,8 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                       "first segments too (`DELAY_ACK` in `tcp_input.c`)"),
                   ("comp_sack", False, "no SACK compression (Linux's since 4.19): FreeBSD 9.1 answers every "
                                        "out-of-order segment with an ACK at once (`tcp_input.c`)"),
+                  ("push_ack", False, "PSH does not hurry an ACK (`DELAY_ACK` in `tcp_input.c` looks at the "
+                                      "segment's length only)"),
                   ("cubic_beta", 0.8, "FreeBSD's own Cubic (`cc_cubic`): `CUBIC_BETA` 204/256, fast convergence at "
                                       "0.9 (`CUBIC_FC_FACTOR` 230/256); not modelled: its halving at a connection's "
                                       "first congestion event (`cubic_ssthresh_update`)"),
@@ -44,6 +46,9 @@ CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                                     "since 2.6.24)"),
                     ("comp_sack", False, "no SACK compression, which Linux gained in 4.19 (2018): an ACK for every "
                                          "out-of-order segment at once"),
+                    ("push_ack", False, "a full segment carrying PSH waits for the delayed ACK like any other: "
+                                        "Linux ACKs it alone only since 6.6 (2023, 'tcp: fix delayed ACKs for MSS "
+                                        "boundary condition')"),
                     ("tsq", False, "no TCP small queues on the queue studied: the paper's qdisc and ring are router "
                                    "B's egress, which forwards the upload from host A, and TCP small queues bound "
                                    "only a sender's own host (see the item's last paragraph for what they would do "

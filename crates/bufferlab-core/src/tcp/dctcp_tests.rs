@@ -208,7 +208,11 @@ fn prague_learns_each_mark_through_accecn() {
         net.stats().pkts_sent.total
     );
     assert!(c.accecn_ok() && c.ecn_ok());
-    assert_eq!(c.accecn_marks(), ce);
+    // Every mark but those whose ACK is still on its way when the run stops: the path holds about
+    // 90 packets (100 Mb/s × 10 ms), about 9 marks at p = 0.1. A lost count (ACE wrapping past
+    // 8 between ACKs) would miss marks all along, hundreds in this run.
+    let learnt = c.accecn_marks();
+    assert!(learnt <= ce && ce - learnt <= 10, "learnt {learnt} of {ce}");
     assert!(ce > 1000);
     assert!((mean - p).abs() < 0.15 * p + 0.005, "α {mean:.4}");
     // Every data packet went ECT(1) (CE once marked): retransmissions excepted, none here.

@@ -261,6 +261,13 @@ pub struct TcpOptions {
     /// The longest a SACK is held (`net.ipv4.tcp_comp_sack_delay_ns`). Default 1 ms, Linux's.
     #[schemars(extend("exclusiveMaximum" = 500_000_000))]
     pub comp_sack_delay_ns: Duration,
+    /// Linux's ACK of a pushed segment (`ICSK_ACK_PUSHED`, `tcp_cleanup_rbuf`): a full segment
+    /// carrying PSH is acknowledged as soon as the application has read it, even alone, where
+    /// delayed ACKs would wait for a second. Linux's senders set PSH on the last segment of each
+    /// GSO buffer, so the ACKs stay aligned with what the sender sent. Default on, as Linux
+    /// (docs/tcp.md, PSH); `false` is a receiver that ignores PSH (RFC 1122's, ns-2's, ns-3's,
+    /// FreeBSD's).
+    pub push_ack: bool,
     /// Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     /// eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -437,6 +444,7 @@ impl Default for TcpOptions {
             quickack: true,
             comp_sack: true,
             comp_sack_delay_ns: super::comp_sack::DEFAULT_DELAY,
+            push_ack: true,
             beta: None,
             initial_window: 10,
             min_rto_ns: Duration::from_ms(200),
@@ -526,6 +534,8 @@ pub struct TcpParams {
     /// SACK compression's cap on the hold (`TcpOptions::comp_sack`), `None` when off or
     /// without SACK.
     pub comp_sack: Option<Duration>,
+    /// A pushed segment is acknowledged at once (`TcpOptions::push_ack`).
+    pub push_ack: bool,
     pub initial_window: u32,
     pub min_rto_ns: Duration,
     pub initial_rto_ns: Duration,
@@ -696,6 +706,7 @@ impl TcpOptions {
             delack_ns: self.delack_ns,
             quickack: self.quickack,
             comp_sack: (self.comp_sack && self.sack).then_some(self.comp_sack_delay_ns),
+            push_ack: self.push_ack,
             initial_window: self.initial_window,
             min_rto_ns: self.min_rto_ns,
             initial_rto_ns: self.initial_rto_ns,
@@ -782,6 +793,7 @@ mod tests {
         assert_eq!(p.comp_sack, Some(Duration::from_ms(1)));
         assert_eq!(opts(json!({"sack": false})).resolve().comp_sack, None);
         assert_eq!(opts(json!({"comp_sack": false})).resolve().comp_sack, None);
+        assert!(p.push_ack && !opts(json!({"push_ack": false})).resolve().push_ack);
         let c = opts(json!({"cc": "cubic"})).resolve();
         assert_eq!(c.cc, CcConfig::Cubic(CubicConfig::default()));
         // Cubic's own β (FreeBSD's 0.8) reaches Cubic only, and `beta` given outright wins.

@@ -246,6 +246,8 @@ pub struct TcpReceiver {
     min_rto: Duration,
     /// SACK compression's cap on a hold (`comp_sack`), `None` when off.
     comp_sack: Option<Duration>,
+    /// A pushed segment is acknowledged at once (`push_ack`).
+    push_ack: bool,
     rwnd: u32,
     /// FreeBSD's receive-buffer auto-sizing, when on.
     rwnd_auto: Option<AutoSize>,
@@ -274,6 +276,7 @@ impl TcpReceiver {
             quickack: p.quickack,
             min_rto: p.min_rto_ns,
             comp_sack: p.comp_sack,
+            push_ack: p.push_ack,
             rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
             rwnd_auto: p.rwnd_auto,
             ack_bytes: p.header_bytes(),
@@ -414,8 +417,11 @@ impl TcpReceiver {
             io.flows[self.flow as usize].on_delivered(io.now, n);
             c.pending += 1;
             // RFC 5681 §4.2: ACK at once when a segment fills a gap; otherwise at least every
-            // second full-sized segment.
-            filled_gap || !self.delayed_ack || c.pending >= 2 || c.quickacks > 0 || cwr
+            // second full-sized segment. Linux also ACKs a pushed segment alone once the
+            // application has read it (`ICSK_ACK_PUSHED` in `tcp_measure_rcv_mss`, sent by
+            // `tcp_cleanup_rbuf`; the applications here read at once).
+            let pushed = self.push_ack && h.flags & tcp_flags::PSH != 0;
+            filled_gap || !self.delayed_ack || c.pending >= 2 || c.quickacks > 0 || cwr || pushed
         } else {
             // Out of order: a duplicate ACK (RFC 5681 §4.2), at once or, past the first three
             // for this hole, held by SACK compression.
@@ -710,6 +716,15 @@ mod tests {
             now: Instant,
             seg: Option<(u64, u64)>,
         ) -> (Vec<Vec<(u64, u64)>>, Vec<Instant>) {
+            self.at_flags(now, seg, tcp_flags::ACK)
+        }
+
+        fn at_flags(
+            &mut self,
+            now: Instant,
+            seg: Option<(u64, u64)>,
+            flags: u8,
+        ) -> (Vec<Vec<(u64, u64)>>, Vec<Instant>) {
             let (mut arena, mut out, mut timers) =
                 (crate::packet::Arena::default(), vec![], vec![]);
             let mut transfers = Vec::new();
@@ -732,7 +747,7 @@ mod tests {
                         tcp: TcpHeader {
                             seq: s,
                             len: (e - s) as u32,
-                            flags: tcp_flags::ACK,
+                            flags,
                             ..Default::default()
                         },
                         ..Default::default()
@@ -749,6 +764,34 @@ mod tests {
                 })
                 .collect();
             (acks, timers.iter().map(|t| t.0).collect())
+        }
+    }
+
+    /// Linux's `ICSK_ACK_PUSHED`: a segment carrying PSH is acknowledged at once, even alone;
+    /// without PSH a lone segment waits for the delayed-ACK timer (or a second segment); a
+    /// receiver that ignores PSH (`push_ack = false`) waits either way.
+    #[test]
+    fn a_pushed_segment_is_acknowledged_alone() {
+        let ms = |t: u64| Instant::ZERO + Duration::from_ms(t);
+        let psh = tcp_flags::ACK | tcp_flags::PSH;
+        for push_ack in [true, false] {
+            let mut r = Rx::with(TcpParams {
+                quickack: false,
+                push_ack,
+                ..TcpParams::default()
+            });
+            let (acks, timers) = r.at(ms(10), Some((0, 1000)));
+            assert!(
+                acks.is_empty() && timers == vec![ms(50)],
+                "a lone segment waits"
+            );
+            assert_eq!(
+                r.at(ms(11), Some((1000, 2000))).0.len(),
+                1,
+                "the second goes"
+            );
+            let (acks, _) = r.at_flags(ms(12), Some((2000, 3000)), psh);
+            assert_eq!(acks.len(), push_ack as usize, "push_ack = {push_ack}");
         }
     }
 

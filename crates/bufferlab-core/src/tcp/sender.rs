@@ -341,18 +341,30 @@ impl SendConn {
     /// Send the segment `[seq, seq + len)`.
     fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32) {
         let stamp = self.v.wstamp.max(io.now);
-        self.send_data_at(io, peer, seq, len, stamp);
+        self.send_data_at(io, peer, seq, len, stamp, false);
     }
 
     /// Send the segment `[seq, seq + len)` with the departure time `stamp` (a GSO burst's
-    /// segments share their buffer's).
-    fn send_data_at(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32, stamp: Instant) {
+    /// segments share their buffer's), with PSH if `push`.
+    fn send_data_at(
+        &mut self,
+        io: &mut Io,
+        peer: &Peer,
+        seq: u64,
+        len: u32,
+        stamp: Instant,
+        push: bool,
+    ) {
         // RFC 3168 §6.1.5: only new data is ECN-capable (a retransmission is not, as Linux's
         // `tcp_ecn_send`, unless the algorithm needs ECN), and the first new segment after a
         // reduction carries CWR.
         let new = seq >= self.v.max;
         let ect = self.v.ecn_ok && (new || self.cfg.ect_all);
-        let mut flags = tcp_flags::ACK;
+        let mut flags = if push {
+            tcp_flags::ACK | tcp_flags::PSH
+        } else {
+            tcp_flags::ACK
+        };
         if ect && new && self.v.cwr_pending && !self.v.accecn_ok {
             flags |= tcp_flags::CWR;
             self.v.cwr_pending = false;
@@ -499,14 +511,19 @@ impl SendConn {
                 }
                 // A GSO buffer leaves as one: its segments share its departure time.
                 let stamp = self.v.wstamp.max(io.now);
-                for _ in 0..burst {
+                for i in 0..burst {
                     let len = self.cfg.mss.min(self.v.end - self.v.max);
                     if len == 0 || self.v.max + len > limit {
                         break;
                     }
                     let seq = self.v.max;
                     self.sb.push(seq, len as u32, io.now);
-                    self.send_data_at(io, peer, seq, len as u32, stamp);
+                    // PSH on the last segment of a GSO buffer of two or more, and on the data's
+                    // last: Linux's buffers as they leave a bulk or web sender's socket (kernel
+                    // captures: `.P` pairs, singles split off a buffer without; tcp.md, PSH).
+                    let last = i + 1 == burst || seq + len >= self.v.end;
+                    let push = last && (burst >= 2 || seq + len >= self.v.end);
+                    self.send_data_at(io, peer, seq, len as u32, stamp, push);
                     self.v.nxt = self.v.max;
                 }
             } else {

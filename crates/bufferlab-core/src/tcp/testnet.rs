@@ -36,6 +36,8 @@ pub struct Sent {
     pub pacing_rate: Option<u64>,
     /// Sent from a timer (the pacing timer), not on an ACK.
     pub on_timer: bool,
+    /// Carries PSH.
+    pub push: bool,
 }
 
 /// A drop rule: `(packet, now) -> drop?`
@@ -203,6 +205,7 @@ impl Net {
                 dropped,
                 pacing_rate,
                 on_timer,
+                push: p.tcp.flags & crate::packet::tcp_flags::PSH != 0,
             });
         }
         if dropped {

@@ -180,6 +180,10 @@ fn delayed_acks_halve_the_ack_count() {
     let count = |delayed_ack: bool| {
         let mut p = params(true);
         p.delayed_ack = delayed_ack;
+        // Every second segment, as RFC 1122 has it: without Linux's ACK of a pushed segment,
+        // which ACKs the last segment of each GSO buffer of odd size alone
+        // (`psh_ends_each_gso_buffer_and_the_data`).
+        p.push_ack = false;
         // Count data ACKs only: no SYN-ACK or FIN exchange.
         p.handshake = false;
         let mut net = Net::new(p, Some(2_000 * MSS), RATE, DELAY, 1000);
@@ -470,4 +474,53 @@ fn rack_leaves_a_clean_path_alone() {
         net.sent.iter().map(|s| (s.at, s.seq)).collect::<Vec<_>>()
     };
     assert_eq!(sends(true), sends(false));
+}
+
+/// Linux's sender as the kernel captures show it: PSH on the last segment of every GSO buffer of
+/// two or more segments, none on a single split off a buffer, and on the data's last segment.
+#[test]
+fn psh_ends_each_gso_buffer_and_the_data() {
+    let p = TcpParams {
+        timestamps: false,
+        ..TcpParams::default()
+    };
+    // A queue of 40 packets: congestion avoidance, with single segments sent now and then.
+    let size = 3000 * MSS;
+    let mut net = Net::new(p, Some(size), RATE, DELAY, 40);
+    net.run(T0 + 30 * SEC);
+    // First transmissions only (dropped ones too: the PSH is set before the queue).
+    let mut seen = HashSet::new();
+    let sent: Vec<_> = net
+        .sent
+        .iter()
+        .filter(|s| seen.insert(s.seq))
+        .copied()
+        .collect();
+    let mut groups: Vec<Vec<super::testnet::Sent>> = Vec::new();
+    for s in &sent {
+        match groups.last_mut() {
+            Some(g) if g[0].at == s.at => g.push(*s),
+            _ => groups.push(vec![*s]),
+        }
+    }
+    let (mut pairs, mut singles) = (0, 0);
+    for g in &groups {
+        let last_of_data = g.last().unwrap().seq + g.last().unwrap().len as u64 == size;
+        let pushed: Vec<_> = g.iter().map(|s| s.push).collect();
+        if g.len() >= 2 {
+            pairs += 1;
+            // One sending round may hold more than one buffer (a pair then a single, or in
+            // slow start buffers of ~1 ms of the pacing rate): a buffer's first segment never
+            // carries PSH, the first buffer's last one does.
+            assert!(!pushed[0] && pushed.contains(&true), "{:?}", g);
+        } else if !last_of_data {
+            singles += 1;
+            assert!(!pushed[0], "a single split off a buffer: {:?}", g);
+        }
+    }
+    assert!(
+        pairs > 100 && singles > 0,
+        "{pairs} pairs, {singles} singles"
+    );
+    assert!(sent.last().unwrap().push, "the data's last segment");
 }

@@ -66,12 +66,19 @@ fn codel_marks_an_ecn_flow_instead_of_dropping_it() {
         // Not-ECT packets through the same marking CoDel are dropped (and none marked).
         assert_eq!(dropped.queue("client->server").unwrap().marked, 0);
         assert!(d > 20, "{cc}: drops without ECN {d}");
-        // Every mark arrives (nothing after the queue loses it).
-        assert_eq!(total(&marked, |f| f.ce_received), m, "{cc}");
-        // One reduction per window of marks: never more than the marks, and at least one for
-        // every few (CoDel spaces its marks about an interval, 5 RTTs, apart at first).
+        // Every mark arrives (nothing after the queue loses it), but for the window's edges: a
+        // packet marked just before the window opens (or just before the run ends) is counted
+        // on one side of it only. CoDel marks at most one packet in any 10 ms, the path's one-way
+        // delay.
+        let ce = total(&marked, |f| f.ce_received);
+        assert!(ce.abs_diff(m) <= 2, "{cc}: {ce} CE received, {m} marked");
+        // One reduction per window of marks: never more than the marks received, and at least
+        // one for every few (CoDel spaces its marks about an interval, 5 RTTs, apart at first).
         let r = total(&marked, |f| f.ecn_reductions);
-        assert!(r <= m && 2 * r >= m, "{cc}: {r} reductions for {m} marks");
+        assert!(
+            r <= ce && 2 * r >= ce,
+            "{cc}: {r} reductions for {ce} marks"
+        );
         // The same congestion signal at the same rate: marks within 30% of the drops.
         let ratio = m as f64 / d as f64;
         assert!((0.7..1.3).contains(&ratio), "{cc}: marks/drops {ratio:.2}");

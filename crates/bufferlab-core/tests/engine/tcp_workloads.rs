@@ -134,11 +134,12 @@ fn the_timestamp_option_is_charged_on_the_wire() {
 /// first byte left (42 ms RTT here).
 #[test]
 fn quick_acks_at_the_start_of_a_connection() {
+    // RFC 1122's receiver ignores PSH too (Linux ACKs a pushed segment alone: `push_ack`).
     let run = |quick: bool, segs: u64| {
         let d = dumbbell();
         let out = run_ok(&d.scenario(vec![(
             vec![0],
-            json!({"kind": "tcp", "size_bytes": segs * 1448, "tcp": {"quickack": quick, "handshake": false}}),
+            json!({"kind": "tcp", "size_bytes": segs * 1448, "tcp": {"quickack": quick, "push_ack": quick, "handshake": false}}),
         )]));
         let f = &out.summary.flows[0];
         assert_eq!(f.retransmits, 0);
