@@ -123,4 +123,10 @@ CAKE = Paper("cake", "Høiland-Jørgensen, Täht & Morton (2018)",
              "IEEE LANMAN 2018")
 L4S = Paper("l4s", "De Schepper, Briscoe & White (2023); Briscoe et al. (2023); De Schepper et al. (2016)",
             "Dual-Queue Coupled AQM for L4S (RFC 9332); L4S Architecture (RFC 9330); PI2: A Linearized AQM "
-            "for both Classic and Scalable TCP", "IETF RFCs 9330–9332; ACM CoNEXT 2016")
+            "for both Classic and Scalable TCP", "IETF RFCs 9330–9332; ACM CoNEXT 2016",
+            stack=TcpProfile("linux_l4s", "TCP as in the Linux of the L4S experiments (TCP Prague's kernels, "
+                             "before 6.6)", [
+                ("push_ack", False, "a full segment carrying PSH waits for the delayed ACK like any other: "
+                                    "Linux ACKs it alone only since 6.6 (October 2023, after the measurements "
+                                    "the RFCs and l4s-tests report)"),
+            ]))
