@@ -55,6 +55,10 @@ pub struct Engine {
     /// Whether the look-ahead works in two stages (enough packets alive for their misses to
     /// count); decided every 2^16 events.
     deep: bool,
+    /// The event count from which the heap is next offered huge pages ([`crate::huge_pages`]),
+    /// once the run is deep: at the first check that finds it so, then each time the count has
+    /// doubled (the heap grows mostly as the windows open, early in a run).
+    huge_pages_at: u64,
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     ttl_expired: Option<Vec<TtlExpired>>,
@@ -179,6 +183,7 @@ impl Engine {
             now: Instant::ZERO,
             in_view: [None; 2],
             deep: false,
+            huge_pages_at: 0,
             ttl_expired: None,
             capture: None,
         }
@@ -297,6 +302,11 @@ impl Engine {
                     return false;
                 }
                 self.deep = self.arena.live() >= DEEP_LOOK_AHEAD_PKTS;
+                if self.deep && self.events >= self.huge_pages_at {
+                    // What the look-ahead's misses touch spans more pages than the TLB holds.
+                    crate::huge_pages::back_heap();
+                    self.huge_pages_at = 2 * self.events;
+                }
             }
             self.look_ahead();
             match ev {
