@@ -135,6 +135,12 @@ fn tcp_ends(agents: &[(NodeId, Agent)], flows: usize) -> Vec<[AgentId; 2]> {
 fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], cx: &mut PortCtx) {
     let dst = cx.arena.get(pkt).dst;
     let port = cx.topo.next_port(node, dst);
+    forward_into(port, pkt, ports, cx);
+}
+
+/// Put a packet into port `port` (its route's next hop), or drop it if it has none.
+#[inline]
+fn forward_into(port: u32, pkt: PktId, ports: &mut [Port], cx: &mut PortCtx) {
     if port == NO_ROUTE {
         // Routes were checked at build time for every flow's endpoints; a packet with no route is
         // dropped rather than lost, so conservation still holds.
@@ -234,9 +240,10 @@ impl Engine {
         }
     }
 
-    /// A packet reached `node` off a link: deliver it, or forward it as a router does.
+    /// A packet reached `node` off a link: deliver it, or forward it as a router does. `ahead`:
+    /// what it touches first there, worked out when it started across the link.
     #[inline]
-    fn arrive(&mut self, now: Instant, node: NodeId, pkt: PktId) {
+    fn arrive(&mut self, now: Instant, node: NodeId, pkt: PktId, ahead: Ahead) {
         let (dst, ttl) = {
             let p = self.arena.get(pkt);
             (p.dst, p.ttl)
@@ -274,12 +281,19 @@ impl Engine {
                 });
             }
         }
+        // The port it leaves by: looked up when it started across the link (from the same
+        // destination and the same static routes) and carried in its event, where the routing
+        // table's entries are cold in a network of thousands of hosts.
+        let port = match ahead.next() {
+            Some(Next::Port(n)) => n,
+            _ => self.topo.next_port(node, dst),
+        };
+        debug_assert_eq!(port, self.topo.next_port(node, dst));
         let mut cx = port_ctx!(self, now);
         // A router decrements the TTL and drops the packet when it reaches 0 (RFC 791, RFC 1812
         // §5.3.1); the packet counts as an arrival at the port it would have left by, dropped
         // there. (A router always has a route on: the packet came along one.)
         if ttl <= 1 {
-            let port = self.topo.next_port(node, dst);
             match self.ports.get_mut(port as usize) {
                 Some(pt) => pt.drop_ttl(pkt, &mut cx),
                 None => drop_packet(pkt, &mut cx),
@@ -287,7 +301,7 @@ impl Engine {
             return;
         }
         cx.arena.get_mut(pkt).ttl -= 1;
-        forward(node, pkt, &mut self.ports, &mut cx);
+        forward_into(port, pkt, &mut self.ports, &mut cx);
     }
 
     /// Process events until simulated time `end` (exclusive). `progress` sees the time now and
@@ -314,7 +328,11 @@ impl Engine {
                     let mut cx = port_ctx!(self, now);
                     self.ports[p as usize].on_tx_done(p, &mut cx);
                 }
-                Ev::Arrive { port: p, pkt, .. } => {
+                Ev::Arrive {
+                    port: p,
+                    pkt,
+                    ahead,
+                } => {
                     // The packet is handled before it leaves its pipe, so that reading the entry
                     // behind it (likely a cache miss on a link with many packets in flight)
                     // overlaps with that work; the next arrival keeps the place it had.
@@ -322,7 +340,7 @@ impl Engine {
                     let port = &self.ports[p as usize];
                     let to = port.to();
                     port.on_received(now, self.arena.get(pkt), self.capture.as_deref_mut());
-                    self.arrive(now, to, pkt);
+                    self.arrive(now, to, pkt, ahead);
                     self.ports[p as usize].pop_arrival(p, pkt, seq, &mut self.sched);
                 }
                 Ev::Timer { agent, token } => {
