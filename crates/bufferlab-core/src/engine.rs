@@ -59,6 +59,7 @@ pub struct Engine {
     /// once the run is deep: at the first check that finds it so, then each time the count has
     /// doubled (the heap grows mostly as the windows open, early in a run).
     huge_pages_at: u64,
+    huge_pages: crate::huge_pages::HugePages,
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     ttl_expired: Option<Vec<TtlExpired>>,
@@ -190,6 +191,7 @@ impl Engine {
             in_view: [None; 2],
             deep: false,
             huge_pages_at: 0,
+            huge_pages: Default::default(),
             ttl_expired: None,
             capture: None,
         }
@@ -318,7 +320,7 @@ impl Engine {
                 self.deep = self.arena.live() >= DEEP_LOOK_AHEAD_PKTS;
                 if self.deep && self.events >= self.huge_pages_at {
                     // What the look-ahead's misses touch spans more pages than the TLB holds.
-                    crate::huge_pages::back_heap();
+                    self.huge_pages.back_heap();
                     self.huge_pages_at = 2 * self.events;
                 }
             }

@@ -15,6 +15,12 @@
 //! ([`crate::engine::Engine`]); a mapping already backed costs the kernel a walk of its page
 //! tables, a few milliseconds for the whole heap.
 //!
+//! A collapse copies what it rebuilds, at some 0.35–0.45 GB/s on the 2-vCPU machine of
+//! `docs/BENCHMARKS.md` (0.55 s for the 240 MB heap of `stanford-10G-10000`'s build): more than
+//! the ~10% of CPU time the huge pages then save in a run of a few seconds. So a heap that grew
+//! by more than [`COLLAPSE_MAX`] since the last collapse is only marked: what is faulted in
+//! after that gets huge pages, what is already there keeps its small ones.
+//!
 //! The system calls are the only `unsafe` code of this crate (`Cargo.toml` denies it elsewhere).
 #![allow(unsafe_code)]
 
@@ -39,27 +45,43 @@ fn heap_ranges(maps: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// Ask for huge pages under the process's heap (see the module's text). Returns the bytes
-/// asked for (0 where the platform has no transparent huge pages).
-pub fn back_heap() -> usize {
-    #[cfg(target_os = "linux")]
-    {
-        let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
-            return 0;
-        };
-        let mut bytes = 0;
-        for (a, b) in heap_ranges(&maps) {
-            advise(a, b - a);
-            bytes += b - a;
+/// The most the heap may have grown since the last collapse for the next one to be made.
+const COLLAPSE_MAX: usize = 128 << 20;
+
+/// What the engine has asked for so far.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HugePages {
+    /// The heap's size at the last collapse.
+    collapsed: usize,
+}
+
+impl HugePages {
+    /// Ask for huge pages under the process's heap (see the module's text): marked always,
+    /// rebuilt at once if it grew by at most [`COLLAPSE_MAX`] since the last time. Returns the
+    /// heap's size (0 where the platform has no transparent huge pages).
+    pub fn back_heap(&mut self) -> usize {
+        #[cfg(target_os = "linux")]
+        {
+            let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+                return 0;
+            };
+            let bytes: usize = heap_ranges(&maps).map(|(a, b)| b - a).sum();
+            let collapse = bytes.saturating_sub(self.collapsed) <= COLLAPSE_MAX;
+            for (a, b) in heap_ranges(&maps) {
+                advise(a, b - a, collapse);
+            }
+            if collapse {
+                self.collapsed = bytes;
+            }
+            bytes
         }
-        bytes
+        #[cfg(not(target_os = "linux"))]
+        0
     }
-    #[cfg(not(target_os = "linux"))]
-    0
 }
 
 #[cfg(target_os = "linux")]
-fn advise(start: usize, len: usize) {
+fn advise(start: usize, len: usize, collapse: bool) {
     /// `MADV_COLLAPSE` (Linux 6.1), not in every `libc` release for every target.
     const MADV_COLLAPSE: libc::c_int = 25;
     let addr = start as *mut libc::c_void;
@@ -71,7 +93,9 @@ fn advise(start: usize, len: usize) {
     // refusal (the advice is a hint).
     unsafe {
         libc::madvise(addr, len, libc::MADV_HUGEPAGE);
-        libc::madvise(addr, len, MADV_COLLAPSE);
+        if collapse {
+            libc::madvise(addr, len, MADV_COLLAPSE);
+        }
     }
 }
 
@@ -106,7 +130,7 @@ mod tests {
             .map(|i| i.wrapping_mul(0x9e37_79b9))
             .collect();
         let w: Vec<u32> = (0..1000).collect();
-        back_heap();
+        HugePages::default().back_heap();
         assert!(v
             .iter()
             .enumerate()
