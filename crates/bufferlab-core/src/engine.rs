@@ -55,6 +55,11 @@ pub struct Engine {
     /// Whether the look-ahead works in two stages (enough packets alive for their misses to
     /// count); decided every 2^16 events.
     deep: bool,
+    /// The event count from which the heap is next offered huge pages ([`crate::huge_pages`]),
+    /// once the run is deep: at the first check that finds it so, then each time the count has
+    /// doubled (the heap grows mostly as the windows open, early in a run).
+    huge_pages_at: u64,
+    huge_pages: crate::huge_pages::HugePages,
     /// Packets whose TTL ran out at a router, kept only when a driver answers them with ICMP
     /// Time Exceeded (the kernel backend); `None` in a simulation, which only counts the drop.
     ttl_expired: Option<Vec<TtlExpired>>,
@@ -131,6 +136,12 @@ fn tcp_ends(agents: &[(NodeId, Agent)], flows: usize) -> Vec<[AgentId; 2]> {
 fn forward(node: NodeId, pkt: PktId, ports: &mut [Port], cx: &mut PortCtx) {
     let dst = cx.arena.get(pkt).dst;
     let port = cx.topo.next_port(node, dst);
+    forward_into(port, pkt, ports, cx);
+}
+
+/// Put a packet into port `port` (its route's next hop), or drop it if it has none.
+#[inline]
+fn forward_into(port: u32, pkt: PktId, ports: &mut [Port], cx: &mut PortCtx) {
     if port == NO_ROUTE {
         // Routes were checked at build time for every flow's endpoints; a packet with no route is
         // dropped rather than lost, so conservation still holds.
@@ -179,6 +190,8 @@ impl Engine {
             now: Instant::ZERO,
             in_view: [None; 2],
             deep: false,
+            huge_pages_at: 0,
+            huge_pages: Default::default(),
             ttl_expired: None,
             capture: None,
         }
@@ -229,9 +242,10 @@ impl Engine {
         }
     }
 
-    /// A packet reached `node` off a link: deliver it, or forward it as a router does.
+    /// A packet reached `node` off a link: deliver it, or forward it as a router does. `ahead`:
+    /// what it touches first there, worked out when it started across the link.
     #[inline]
-    fn arrive(&mut self, now: Instant, node: NodeId, pkt: PktId) {
+    fn arrive(&mut self, now: Instant, node: NodeId, pkt: PktId, ahead: Ahead) {
         let (dst, ttl) = {
             let p = self.arena.get(pkt);
             (p.dst, p.ttl)
@@ -269,12 +283,19 @@ impl Engine {
                 });
             }
         }
+        // The port it leaves by: looked up when it started across the link (from the same
+        // destination and the same static routes) and carried in its event, where the routing
+        // table's entries are cold in a network of thousands of hosts.
+        let port = match ahead.next() {
+            Some(Next::Port(n)) => n,
+            _ => self.topo.next_port(node, dst),
+        };
+        debug_assert_eq!(port, self.topo.next_port(node, dst));
         let mut cx = port_ctx!(self, now);
         // A router decrements the TTL and drops the packet when it reaches 0 (RFC 791, RFC 1812
         // §5.3.1); the packet counts as an arrival at the port it would have left by, dropped
         // there. (A router always has a route on: the packet came along one.)
         if ttl <= 1 {
-            let port = self.topo.next_port(node, dst);
             match self.ports.get_mut(port as usize) {
                 Some(pt) => pt.drop_ttl(pkt, &mut cx),
                 None => drop_packet(pkt, &mut cx),
@@ -282,7 +303,7 @@ impl Engine {
             return;
         }
         cx.arena.get_mut(pkt).ttl -= 1;
-        forward(node, pkt, &mut self.ports, &mut cx);
+        forward_into(port, pkt, &mut self.ports, &mut cx);
     }
 
     /// Process events until simulated time `end` (exclusive). `progress` sees the time now and
@@ -297,6 +318,11 @@ impl Engine {
                     return false;
                 }
                 self.deep = self.arena.live() >= DEEP_LOOK_AHEAD_PKTS;
+                if self.deep && self.events >= self.huge_pages_at {
+                    // What the look-ahead's misses touch spans more pages than the TLB holds.
+                    self.huge_pages.back_heap();
+                    self.huge_pages_at = 2 * self.events;
+                }
             }
             self.look_ahead();
             match ev {
@@ -304,7 +330,11 @@ impl Engine {
                     let mut cx = port_ctx!(self, now);
                     self.ports[p as usize].on_tx_done(p, &mut cx);
                 }
-                Ev::Arrive { port: p, pkt, .. } => {
+                Ev::Arrive {
+                    port: p,
+                    pkt,
+                    ahead,
+                } => {
                     // The packet is handled before it leaves its pipe, so that reading the entry
                     // behind it (likely a cache miss on a link with many packets in flight)
                     // overlaps with that work; the next arrival keeps the place it had.
@@ -312,7 +342,7 @@ impl Engine {
                     let port = &self.ports[p as usize];
                     let to = port.to();
                     port.on_received(now, self.arena.get(pkt), self.capture.as_deref_mut());
-                    self.arrive(now, to, pkt);
+                    self.arrive(now, to, pkt, ahead);
                     self.ports[p as usize].pop_arrival(p, pkt, seq, &mut self.sched);
                 }
                 Ev::Timer { agent, token } => {

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod estimate;
 pub mod file;
 pub mod hooks;
+mod huge_pages;
 pub mod metrics;
 pub mod net;
 pub mod packet;

@@ -52,11 +52,11 @@ fn check_list(s: &Scoreboard) {
     let (mut seg, mut prev) = (s.order_first, NIL);
     while seg != NIL {
         let x = s.seg(seg);
-        assert_eq!(x.prev, prev);
+        assert_eq!(link(seg, x.prev), prev);
         assert!(x.flags & LISTED != 0);
         seen.push((x.sent, x.start + x.len as u64, seg));
         prev = seg;
-        seg = x.next;
+        seg = link(seg, x.next);
     }
     assert_eq!(s.order_last, prev);
     assert!(seen
