@@ -36,7 +36,7 @@ pub struct RecvConn {
     pending: u32,
     delack_at: Option<Instant>,
     /// The earliest timer set and not yet run (the delayed ACK's or SACK compression's).
-    delack_armed: Option<Instant>,
+    timer_armed: Option<Instant>,
     /// Linux's SACK compression: its counts, hold and the receiver's RTT.
     comp: SackCompress,
     /// The sender's RTT estimate from its latest segment, stamped on ACKs (seed 004 §III-A).
@@ -86,7 +86,7 @@ impl Default for RecvConn {
             last_ack_sent: 0,
             pending: 0,
             delack_at: None,
-            delack_armed: None,
+            timer_armed: None,
             comp: SackCompress::default(),
             srtt_ns: Duration::ZERO,
             fin: false,
@@ -430,9 +430,7 @@ impl TcpReceiver {
         // (Evaluated after the segment is taken in.)
         let immediate = in_order_or_dup || ack_now;
         if immediate {
-            let c = &mut self.conns[h.conn as usize];
-            c.quickacks = c.quickacks.saturating_sub(1);
-            self.reply(io, h.conn, tcp_flags::ACK);
+            self.ack_at_once(io, h.conn);
         } else if c.delack_at.is_none() {
             let at = io.now + self.delack_ns;
             c.delack_at = Some(at);
@@ -440,10 +438,18 @@ impl TcpReceiver {
         }
     }
 
+    /// An ACK sent at once, which uses up one of quick-ACK mode's (Linux's
+    /// `tcp_dec_quickack_mode` on every ACK sent).
+    fn ack_at_once(&mut self, io: &mut Io, conn: u32) {
+        let c = &mut self.conns[conn as usize];
+        c.quickacks = c.quickacks.saturating_sub(1);
+        self.reply(io, conn, tcp_flags::ACK);
+    }
+
     /// Set a timer for `at` unless one runs at or before it.
     fn arm(c: &mut RecvConn, io: &mut Io, conn: u32, at: Instant) {
-        if c.delack_armed.is_none_or(|a| at < a) {
-            c.delack_armed = Some(at);
+        if c.timer_armed.is_none_or(|a| at < a) {
+            c.timer_armed = Some(at);
             io.set_timer(at, conn);
         }
     }
@@ -459,8 +465,7 @@ impl TcpReceiver {
             Some(cap) if c.pending < 2 && c.quickacks == 0 && !ack_now => cap,
             _ => {
                 c.insert(s, e);
-                c.quickacks = c.quickacks.saturating_sub(1);
-                return self.reply(io, conn, tcp_flags::ACK);
+                return self.ack_at_once(io, conn);
             }
         };
         if c.comp.holding() && c.sack_rank(s, e) >= comp_sack::BLOCKS_EXPECTED {
@@ -617,8 +622,8 @@ impl AgentHooks for TcpReceiver {
         let Some(c) = self.conns.get_mut(token as usize) else {
             return;
         };
-        if c.delack_armed.is_some_and(|a| a <= now) {
-            c.delack_armed = None;
+        if c.timer_armed.is_some_and(|a| a <= now) {
+            c.timer_armed = None;
         }
         // The delayed ACK's time or the held SACKs' (`tcp_compressed_ack_kick`), whichever is
         // first; an ACK sent since has cleared both.
@@ -628,11 +633,8 @@ impl AgentHooks for TcpReceiver {
         };
         match due {
             Some(at) if at <= now => self.reply(io, token, tcp_flags::ACK),
-            Some(at) if c.delack_armed.is_none() => {
-                c.delack_armed = Some(at);
-                io.set_timer(at, token);
-            }
-            _ => {}
+            Some(at) => Self::arm(c, io, token, at),
+            None => {}
         }
     }
 }

@@ -521,8 +521,7 @@ impl SendConn {
                     // PSH on the last segment of a GSO buffer of two or more, and on the data's
                     // last: Linux's buffers as they leave a bulk or web sender's socket (kernel
                     // captures: `.P` pairs, singles split off a buffer without; tcp.md, PSH).
-                    let last = i + 1 == burst || seq + len >= self.v.end;
-                    let push = last && (burst >= 2 || seq + len >= self.v.end);
+                    let push = seq + len >= self.v.end || (burst >= 2 && i + 1 == burst);
                     self.send_data_at(io, peer, seq, len as u32, stamp, push);
                     self.v.nxt = self.v.max;
                 }
