@@ -13,14 +13,16 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import t as student_t
+# Student's t from scipy.special, not scipy.stats: the same functions (`t.cdf` and `t.ppf` call
+# them), without scipy.stats's second of import time on every command that reads a sweep.
+from scipy.special import stdtr, stdtrit
 
 __all__ = ["aggregate", "t_quantile", "t_cdf"]
 
 
 def t_cdf(t: float, df: float) -> float:
     """P(T ≤ t) for Student's t with ``df`` degrees of freedom (scipy)."""
-    return float(student_t.cdf(t, df))
+    return float(stdtr(df, t))
 
 
 def t_quantile(p: float, df: float) -> float:
@@ -29,7 +31,7 @@ def t_quantile(p: float, df: float) -> float:
         raise ValueError(f"p must be in (0, 1), not {p}")
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, not {df}")
-    return float(student_t.ppf(p, df))
+    return float(stdtrit(df, p))
 
 
 def aggregate(
