@@ -390,6 +390,10 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
     if opts.has("push_ack") and opts.push_ack and opts.delayed_ack:
         why.add(f"{path}.tcp.push_ack", "ns-3 (3.44) has no PSH: its receiver delays the ACK of a lone segment "
                 "whatever it carries; leave push_ack out (the crosscheck then runs bufferlab without it too)")
+    if opts.has("window_quickack") and opts.window_quickack and opts.delayed_ack:
+        why.add(f"{path}.tcp.window_quickack", "ns-3 (3.44) has no receive-window growth: its receiver delays the ACK "
+                "of a lone segment however its window stands; leave window_quickack out (the crosscheck then runs "
+                "bufferlab without it too)")
     if opts.has("comp_sack") and opts.comp_sack and opts.sack:
         why.add(f"{path}.tcp.comp_sack", "ns-3 (3.44) has no SACK compression: its receiver sends a duplicate ACK "
                 "for every out-of-order segment at once; leave comp_sack out (the crosscheck then runs bufferlab "
@@ -527,7 +531,7 @@ def path_delay_ns(plan: Any, src: str, dst: str) -> int:
 # that the crosscheck runs ns-3 without (the timestamp option's bytes: ns-3 runs Timestamp =
 # false): the crosscheck runs bufferlab with them off where a block leaves them out, and refuses a
 # block that asks for them (docs/crosscheck.md).
-NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp", "dsack", "quickack", "comp_sack", "push_ack")
+NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp", "dsack", "quickack", "comp_sack", "push_ack", "window_quickack")
 # What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
 NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}

@@ -55,7 +55,7 @@ same on both backends, and a comparison is paired seed by seed.
 A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source's namespace with
 the block's options (``ballast_args``), and a UDP sink at the destination.
 
-Refused: ``delack`` other than Linux's fixed 40 ms, ``push_ack = false`` (with delayed ACKs), ``beta``, ``max_rto``, ``handshake =
+Refused: ``delack`` other than Linux's fixed 40 ms, ``push_ack = false`` and ``window_quickack = false`` (with delayed ACKs), ``beta``, ``max_rto``, ``handshake =
 false``, ``prr = false`` (Linux's recovery is always PRR), the Vegas and Cubic constants (module-wide parameters of the running kernel, not
 settable per namespace), ``tsq = true`` and ``limit_output`` (see above).
 
@@ -268,6 +268,9 @@ def build(sc: Any) -> KernelPlan:
         if not tcp.push_ack and tcp.delayed_ack:
             refuse(i, "push_ack", "Linux's receiver always ACKs a full segment carrying PSH once it is read "
                    "(ICSK_ACK_PUSHED, since 6.6); no setting turns it off: leave push_ack out")
+        if not tcp.window_quickack and tcp.delayed_ack:
+            refuse(i, "window_quickack", "Linux's receiver always ACKs at once a segment that grows its receive "
+                   "window (tcp_grow_window); no setting turns it off: leave window_quickack out")
         if not tcp.prr:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
         if tcp.tsq:

@@ -820,6 +820,14 @@ class TcpOptions(PlanObject):
     vegas_beta: float = 3.0
     # Vegas' γ, packets queued per flow above which slow start ends (1).
     vegas_gamma: float = 1.0
+    # Linux's ACK of a segment that grows the receive window (`tcp_grow_window` sets
+    # `icsk_ack.quick`): while the window the receiver may advertise is still opening (its
+    # buffer grown once per RTT by dynamic right-sizing, `tcp_rcvbuf_grow`), each segment is
+    # acknowledged at once, so slow start is ACKed segment by segment for much of each round
+    # trip, and HyStart's ACK train can end it. Default on, as Linux (docs/tcp.md, receive
+    # window); `false` is a receiver whose ACKs do not depend on its window (RFC 1122's, ns-2's,
+    # ns-3's, FreeBSD 9.1's).
+    window_quickack: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)

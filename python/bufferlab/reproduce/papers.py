@@ -29,6 +29,9 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                        "out-of-order segment with an ACK at once (`tcp_input.c`)"),
                   ("push_ack", False, "PSH does not hurry an ACK (`DELAY_ACK` in `tcp_input.c` looks at the "
                                       "segment's length only)"),
+                  ("window_quickack", False, "a segment that grows the receive window waits for the delayed "
+                                             "ACK like any other: FreeBSD 9.1 ACKs every second segment "
+                                             "(`DELAY_ACK` in `tcp_input.c`), its buffer's growth aside"),
                   ("cubic_beta", 0.8, "FreeBSD's own Cubic (`cc_cubic`): `CUBIC_BETA` 204/256, fast convergence at "
                                       "0.9 (`CUBIC_FC_FACTOR` 230/256); not modelled: its halving at a connection's "
                                       "first congestion event (`cubic_ssthresh_update`)"),

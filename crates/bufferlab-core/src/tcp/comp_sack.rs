@@ -67,8 +67,8 @@ impl Default for SackCompress {
 impl SackCompress {
     /// A data segment of `len` bytes echoing `ts_ecr` arrived at `now` (Linux's
     /// `tcp_rcv_rtt_measure_ts`): one sample per new echo, from full-sized segments, in whole
-    /// milliseconds (the timestamp clock's tick; 0 counts as 1), smoothed with gain 1/8
-    /// (`tcp_rcv_rtt_update`).
+    /// milliseconds (the timestamp clock's tick; 0 counts as 1), smoothed with gain 1/8 upward
+    /// and taken at once downward (`tcp_rcv_rtt_update`).
     pub fn measure(&mut self, now: Instant, ts_ecr: Instant, len: u32) {
         self.rcv_mss = self.rcv_mss.max(len);
         if self.last_ecr == Some(ts_ecr) {
@@ -83,7 +83,9 @@ impl SackCompress {
             .saturating_sub(ts_ecr.as_ns() / MS)
             .max(1);
         let sample = ticks * MS;
-        self.rtt8 = if self.rtt8 == 0 {
+        // A sample below the estimate replaces it (`tcp_rcv_rtt_update`: the receiver tracks
+        // the minimum downward at once, smooths upward).
+        self.rtt8 = if self.rtt8 == 0 || sample << 3 < self.rtt8 {
             sample << 3
         } else {
             self.rtt8 - (self.rtt8 >> 3) + sample
@@ -207,7 +209,7 @@ mod tests {
     }
 
     /// `tcp_rcv_rtt_measure_ts`: whole milliseconds, one sample per echo, full segments only,
-    /// gain 1/8.
+    /// gain 1/8 upward, the minimum downward.
     #[test]
     fn the_receiver_rtt_is_sampled_once_per_echo_from_full_segments() {
         let mut c = warmed(40);
@@ -221,6 +223,9 @@ mod tests {
         // 80.9 ms is 80 ticks (the clocks' milliseconds): 40 + (80 − 40)/8 = 45 ms.
         c.measure(at(180_900), at(100_900), 1448);
         assert_eq!(c.rtt(), Some(Duration::from_ms(45)));
+        // A sample below the estimate is taken whole: 30 ms.
+        c.measure(at(230_900), at(200_900), 1448);
+        assert_eq!(c.rtt(), Some(Duration::from_ms(30)));
         // Within one tick counts as one.
         let mut c = SackCompress::default();
         c.measure(at(500), at(100), 1448);

@@ -19,6 +19,10 @@ fn params(pacing: bool) -> TcpParams {
     TcpParams {
         pacing,
         gso: false,
+        // ACKs for every second segment, so that the pacing timer, whose slots are under test,
+        // sends most segments rather than the ACK clock (a receiver ACKing each segment while
+        // its window grows, Linux's, clocks more of them out on ACKs, still a slot apart).
+        window_quickack: false,
         ..TcpParams::default()
     }
 }

@@ -268,6 +268,14 @@ pub struct TcpOptions {
     /// (docs/tcp.md, PSH); `false` is a receiver that ignores PSH (RFC 1122's, ns-2's, ns-3's,
     /// FreeBSD's).
     pub push_ack: bool,
+    /// Linux's ACK of a segment that grows the receive window (`tcp_grow_window` sets
+    /// `icsk_ack.quick`): while the window the receiver may advertise is still opening (its
+    /// buffer grown once per RTT by dynamic right-sizing, `tcp_rcvbuf_grow`), each segment is
+    /// acknowledged at once, so slow start is ACKed segment by segment for much of each round
+    /// trip, and HyStart's ACK train can end it. Default on, as Linux (docs/tcp.md, receive
+    /// window); `false` is a receiver whose ACKs do not depend on its window (RFC 1122's, ns-2's,
+    /// ns-3's, FreeBSD 9.1's).
+    pub window_quickack: bool,
     /// Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     /// eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -445,6 +453,7 @@ impl Default for TcpOptions {
             comp_sack: true,
             comp_sack_delay_ns: super::comp_sack::DEFAULT_DELAY,
             push_ack: true,
+            window_quickack: true,
             beta: None,
             initial_window: 10,
             min_rto_ns: Duration::from_ms(200),
@@ -536,6 +545,9 @@ pub struct TcpParams {
     pub comp_sack: Option<Duration>,
     /// A pushed segment is acknowledged at once (`TcpOptions::push_ack`).
     pub push_ack: bool,
+    /// A segment that grows the receive window is acknowledged at once
+    /// (`TcpOptions::window_quickack`).
+    pub window_quickack: bool,
     pub initial_window: u32,
     pub min_rto_ns: Duration,
     pub initial_rto_ns: Duration,
@@ -707,6 +719,7 @@ impl TcpOptions {
             quickack: self.quickack,
             comp_sack: (self.comp_sack && self.sack).then_some(self.comp_sack_delay_ns),
             push_ack: self.push_ack,
+            window_quickack: self.window_quickack,
             initial_window: self.initial_window,
             min_rto_ns: self.min_rto_ns,
             initial_rto_ns: self.initial_rto_ns,
@@ -794,6 +807,12 @@ mod tests {
         assert_eq!(opts(json!({"sack": false})).resolve().comp_sack, None);
         assert_eq!(opts(json!({"comp_sack": false})).resolve().comp_sack, None);
         assert!(p.push_ack && !opts(json!({"push_ack": false})).resolve().push_ack);
+        assert!(
+            p.window_quickack
+                && !opts(json!({"window_quickack": false}))
+                    .resolve()
+                    .window_quickack
+        );
         let c = opts(json!({"cc": "cubic"})).resolve();
         assert_eq!(c.cc, CcConfig::Cubic(CubicConfig::default()));
         // Cubic's own β (FreeBSD's 0.8) reaches Cubic only, and `beta` given outright wins.

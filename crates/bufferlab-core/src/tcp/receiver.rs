@@ -6,6 +6,7 @@ use super::accecn;
 use super::bufauto::{AutoSize, RecvAuto};
 use super::comp_sack::{self, Ofo, SackCompress};
 use super::params::TcpParams;
+use super::rcv_window::RcvWindow;
 use crate::hooks::{AgentHooks, Io};
 use crate::packet::{
     tcp_flags, AgentId, Ecn, FlowId, NodeId, Packet, Proto, TcpHeader, MAX_SACK_BLOCKS,
@@ -39,6 +40,8 @@ pub struct RecvConn {
     timer_armed: Option<Instant>,
     /// Linux's SACK compression: its counts, hold and the receiver's RTT.
     comp: SackCompress,
+    /// Linux's receive window as it opens (`window_quickack`).
+    win: RcvWindow,
     /// The sender's RTT estimate from its latest segment, stamped on ACKs (seed 004 §III-A).
     srtt_ns: Duration,
     fin: bool,
@@ -88,6 +91,7 @@ impl Default for RecvConn {
             delack_at: None,
             timer_armed: None,
             comp: SackCompress::default(),
+            win: RcvWindow::default(),
             srtt_ns: Duration::ZERO,
             fin: false,
             demand_cwr: false,
@@ -231,6 +235,11 @@ impl RecvConn {
     }
 }
 
+/// Whether a segment `[seq, seq + len)` brings data above `rcv_nxt` (not a duplicate).
+fn end_after(seq: u64, len: u32, rcv_nxt: u64) -> bool {
+    seq + len as u64 > rcv_nxt
+}
+
 /// The receiving endpoint of one flow.
 pub struct TcpReceiver {
     flow: FlowId,
@@ -248,6 +257,10 @@ pub struct TcpReceiver {
     comp_sack: Option<Duration>,
     /// A pushed segment is acknowledged at once (`push_ack`).
     push_ack: bool,
+    /// A segment that grows the receive window is acknowledged at once (`window_quickack`),
+    /// and the segment size the window grows by (Linux's `advmss`).
+    window_quickack: bool,
+    advmss: u32,
     rwnd: u32,
     /// FreeBSD's receive-buffer auto-sizing, when on.
     rwnd_auto: Option<AutoSize>,
@@ -277,6 +290,8 @@ impl TcpReceiver {
             min_rto: p.min_rto_ns,
             comp_sack: p.comp_sack,
             push_ack: p.push_ack,
+            window_quickack: p.window_quickack,
+            advmss: p.segment_bytes(),
             rwnd: p.rwnd_bytes.min(u32::MAX as u64) as u32,
             rwnd_auto: p.rwnd_auto,
             ack_bytes: p.header_bytes(),
@@ -381,8 +396,17 @@ impl TcpReceiver {
         let ack_now = self.echo_marks(io, h.conn, h.flags, pkt.ecn);
         let c = &mut self.conns[h.conn as usize];
         c.srtt_ns = pkt.srtt_ns;
-        if self.comp_sack.is_some() {
+        if self.comp_sack.is_some() || self.window_quickack {
             c.comp.measure(io.now, h.ts_ecr, h.len);
+        }
+        // Linux's `tcp_grow_window` (in-order data, and out-of-order data with SACK): a segment
+        // that opens the window further is ACKed at once (`icsk_ack.quick |= 1`).
+        if self.window_quickack
+            && (h.seq <= c.rcv_nxt || self.sack)
+            && end_after(h.seq, h.len, c.rcv_nxt)
+            && c.win.on_segment(io.now, h.len, self.advmss)
+        {
+            c.quickacks |= 1;
         }
         // RFC 7323 §4.3: echo the timestamp of the segment that advanced the left edge, so the
         // sender's RTT samples include delayed-ACK waits and not out-of-order spacing.
@@ -415,6 +439,16 @@ impl TcpReceiver {
             }
             let n = c.advance(end);
             io.flows[self.flow as usize].on_delivered(io.now, n);
+            if self.window_quickack {
+                // The application reads at once (`tcp_rcv_space_adjust` from `tcp_recvmsg`),
+                // the receiver's RTT from the timestamps; without them, the sender's estimate
+                // the segments carry stands for Linux's per-window one (`tcp_rcv_rtt_measure`).
+                let rtt = c
+                    .comp
+                    .rtt()
+                    .or((c.srtt_ns > Duration::ZERO).then_some(c.srtt_ns));
+                c.win.on_read(io.now, c.rcv_nxt, rtt);
+            }
             c.pending += 1;
             // RFC 5681 §4.2: ACK at once when a segment fills a gap; otherwise at least every
             // second full-sized segment. Linux also ACKs a pushed segment alone once the
@@ -779,6 +813,7 @@ mod tests {
         for push_ack in [true, false] {
             let mut r = Rx::with(TcpParams {
                 quickack: false,
+                window_quickack: false,
                 push_ack,
                 ..TcpParams::default()
             });
@@ -808,6 +843,7 @@ mod tests {
         let mut r = Rx::with(TcpParams {
             delayed_ack: false,
             quickack: false,
+            window_quickack: false,
             ..TcpParams::default()
         });
         assert_eq!(r.at(ms(40), Some((0, 1000))).0.len(), 1);

@@ -24,6 +24,8 @@ fn params(sack: bool) -> TcpParams {
         // The recovery tests' arithmetic counts delayed ACKs in pairs from the first segment
         // (RFC 1122's receiver); Linux's quick ACKs at the start shift which segments pair up.
         quickack: false,
+        // ... and so do the ACKs of segments that grow the receive window (`window_quickack`).
+        window_quickack: false,
         ..TcpParams::default()
     }
 }

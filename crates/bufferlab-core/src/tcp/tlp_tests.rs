@@ -16,6 +16,9 @@ fn params(tlp: bool) -> TcpParams {
         tlp,
         // Segments of `MSS` bytes of payload, numbered by it.
         timestamps: false,
+        // The probes' timing below is counted from delayed ACKs in pairs (RFC 1122's receiver):
+        // without the ACK of each segment that grows the receive window.
+        window_quickack: false,
         ..TcpParams::default()
     }
 }
