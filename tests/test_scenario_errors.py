@@ -143,6 +143,8 @@ CASES = [
     ("splitbuff", setk(["topology", "bottleneck", "queue", "buffers"], 1), "topology.bottleneck.queue.buffers", "must be at least 2"),
     ("splitbuff", setk(["topology", "bottleneck", "queue", "smoothing"], 0), "topology.bottleneck.queue.smoothing", "must be above 0 and at most 1, got 0"),
     ("linux-stack", setk(["topology", "up", "ring", "bql"], "5B"), "topology.up.ring.bql", "at least 64 B"),
+    ("linux-stack", setk(["topology", "up", "ring", "gso"], "yes"), "topology.up.ring.gso", "expected true or false"),
+    ("linux-stack", setk(["topology", "up", "ring", "gso"], "true"), "topology.up.ring.gso", "write true without quotes"),
     ("linux-stack", setk(["topology", "up", "queue", "quantum"], 10), "topology.up.queue.quantum", "must be at least 64 B and at most 1 MiB, got 10 B (default 1514 B)"),
 ]
 

@@ -154,6 +154,12 @@ pub struct Packet {
     /// The IP header's ECN field.
     pub ecn: Ecn,
     pub proto: Proto,
+    /// Segments of the same GSO buffer that follow this one (0: the buffer's last, or a packet
+    /// sent alone). A TCP sender writes it on each segment of a GSO burst; a NIC ring with
+    /// `gso` on puts the segments of one buffer that reach it in a row on one descriptor, as
+    /// Linux's driver gets the buffer whole (`net/ring.rs`). It fills the byte of padding after
+    /// `proto`: the header does not grow.
+    pub gso_left: u8,
     // Below: read by the agents at the ends (and by `fq`, CAKE and captures).
     /// Agent that sent the packet (replies go back to it).
     pub src_agent: AgentId,
@@ -268,6 +274,9 @@ mod tests {
         use std::mem::{align_of, offset_of, size_of};
         assert_eq!(align_of::<Packet>(), 32);
         assert_eq!(size_of::<Packet>() % 32, 0);
+        // `gso_left` took a byte of padding: the header is still five half-lines.
+        assert_eq!(size_of::<Packet>(), 160);
+        assert_eq!(offset_of!(Packet, gso_left), 27);
         for end in [
             offset_of!(Packet, srtt_ns) + 8,
             offset_of!(Packet, flow) + 4,

@@ -167,10 +167,16 @@ fn one() -> f64 {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RingSpec {
-    /// Descriptors (packets) the ring holds.
+    /// Descriptors the ring holds: one packet each, or with `gso` one GSO buffer each.
     #[schemars(range(min = 1, max = 1_048_576))]
     pub size: u32,
     pub bql: BqlSpec,
+    /// GSO descriptors: the segments of one sender's GSO buffer that reach the ring in a row
+    /// share a descriptor, up to 64 KiB (Linux's `gso_max_size`), as a Linux host's driver gets
+    /// the buffer whole (GSO/TSO on, Linux's default). Default false: one packet per descriptor
+    /// (docs/bql.md, GSO descriptors).
+    #[serde(default)]
+    pub gso: bool,
 }
 
 /// How a UDP source spaces its packets.

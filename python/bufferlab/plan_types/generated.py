@@ -508,9 +508,14 @@ class QueueSpec(PlanObject):
 @dataclass(frozen=True, kw_only=True)
 class RingSpec(PlanObject):
     """A NIC transmit ring between the qdisc and the wire (Cardozo et al. §2)."""
-    # Descriptors (packets) the ring holds.
+    # Descriptors the ring holds: one packet each, or with `gso` one GSO buffer each.
     size: int
     bql: BqlSpec
+    # GSO descriptors: the segments of one sender's GSO buffer that reach the ring in a row
+    # share a descriptor, up to 64 KiB (Linux's `gso_max_size`), as a Linux host's driver gets
+    # the buffer whole (GSO/TSO on, Linux's default). Default false: one packet per descriptor
+    # (docs/bql.md, GSO descriptors).
+    gso: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use super::close::did_you_mean;
 use super::doc::Doc;
 use super::schema::{discipline_names, qdisc_keys};
-use super::table::{choice, integer, number, Problems, Range, Table};
+use super::table::{boolean, choice, integer, number, Problems, Range, Table};
 use super::units::{self, Size};
 use crate::qdisc::QdiscSpec;
 use crate::sizing;
@@ -259,7 +259,7 @@ pub fn read_ring(value: &Doc, path: &str, p: &mut Problems) -> Option<Value> {
         value,
         path,
         p,
-        &["size", "bql"],
+        &["size", "bql", "gso"],
         &[],
         Some("{ size = 512, bql = \"auto\" }"),
     );
@@ -276,7 +276,16 @@ pub fn read_ring(value: &Doc, path: &str, p: &mut Problems) -> Option<Value> {
         None => Some(Value::from("auto")),
         Some(_) => t.get(p, "bql", &bql),
     };
-    Some(json!({"size": size? as i64, "bql": bql?}))
+    let gso = match t.raw("gso") {
+        None => Some(false),
+        Some(_) => t.get(p, "gso", &boolean),
+    };
+    let mut ring = json!({"size": size? as i64, "bql": bql?});
+    if gso? {
+        // Written only when on: a plan without it is the plan it was before the key existed.
+        ring["gso"] = Value::from(true);
+    }
+    Some(ring)
 }
 
 #[cfg(test)]
@@ -329,5 +338,28 @@ mod tests {
         assert_eq!(q["qdisc"]["max_th_bytes"], json!(90000.0));
         let (q, _) = read(json!({ "discipline": "red", "min_th": 5 }));
         assert_eq!(q.unwrap()["qdisc"]["min_th"], json!(5.0));
+    }
+
+    /// `gso` is a boolean written into the plan only when on; a bad value names its key.
+    #[test]
+    fn ring_gso_reads_as_a_boolean() {
+        let ring = |t: serde_json::Value| {
+            let d: Doc = serde_json::from_value(t).unwrap();
+            let mut p = Problems::default();
+            (read_ring(&d, "topology.up.ring", &mut p), p.items)
+        };
+        let (r, p) = ring(json!({ "size": 512, "gso": true }));
+        assert!(p.is_empty(), "{p:?}");
+        assert_eq!(
+            r.unwrap(),
+            json!({ "size": 512, "bql": "auto", "gso": true })
+        );
+        let (r, _) = ring(json!({ "size": 512, "gso": false }));
+        assert_eq!(r.unwrap(), json!({ "size": 512, "bql": "auto" }));
+        let (r, p) = ring(json!({ "size": 512, "gso": "on" }));
+        assert!(r.is_none());
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].0, "topology.up.ring.gso");
+        assert!(p[0].1.starts_with("expected true or false"), "{p:?}");
     }
 }

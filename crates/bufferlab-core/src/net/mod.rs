@@ -5,5 +5,6 @@ pub mod framing;
 pub mod host_tx;
 pub mod port;
 pub mod ring;
+pub mod ring_gso;
 pub mod topology;
 pub mod trace;

@@ -13,6 +13,7 @@ use super::ahead::Ahead;
 use super::framing::wire_bytes;
 use super::host_tx::HostTx;
 use super::ring::Ring;
+use super::ring_gso::Seg;
 use super::topology::Topology;
 use super::trace::{TraceClock, TraceSpec};
 use crate::capture::{Capture, Tap};
@@ -598,12 +599,39 @@ impl Port {
     }
 
     fn fill_ring_slow(&mut self, cx: &mut PortCtx) {
+        if self.ring.as_ref().is_some_and(|r| r.gso()) {
+            return self.fill_gso_ring(cx);
+        }
         while self.ring.as_ref().is_some_and(|r| r.has_room()) {
             let Some(item) = self.take_from_qdisc(cx) else {
                 return;
             };
             if let Some(r) = &mut self.ring {
                 r.push(item.id, item.bytes, cx.now);
+            }
+        }
+    }
+
+    /// A ring of GSO descriptors: a packet put back earlier goes first, then the driver takes
+    /// packets while a descriptor is free or the newest buffer expects its next segment
+    /// (`net/ring_gso.rs`).
+    #[cold]
+    fn fill_gso_ring(&mut self, cx: &mut PortCtx) {
+        if let Some(r) = &mut self.ring {
+            r.place_held();
+        }
+        while self.ring.as_ref().is_some_and(|r| r.may_take()) {
+            let Some(item) = self.take_from_qdisc(cx) else {
+                return;
+            };
+            let p = cx.arena.get(item.id);
+            let seg = Seg {
+                flow: p.flow,
+                conn: p.tcp.conn,
+                left: p.gso_left,
+            };
+            if let Some(r) = &mut self.ring {
+                r.offer(item.id, item.bytes, seg, cx.now);
             }
         }
     }
@@ -727,8 +755,8 @@ impl Port {
             self.ring.as_deref_mut()
         };
         if let Some(r) = ring {
-            // TX completion: BQL learns from each packet the NIC finished.
-            r.on_wire = bytes;
+            // TX completion: BQL learns from each packet (or GSO descriptor) the NIC finished.
+            r.started(bytes);
             self.want_tx_done(id, cx.sched);
         } else if self.backlog.0 > 0 {
             self.want_tx_done(id, cx.sched);

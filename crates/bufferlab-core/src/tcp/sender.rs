@@ -341,11 +341,13 @@ impl SendConn {
     /// Send the segment `[seq, seq + len)`.
     fn send_data(&mut self, io: &mut Io, peer: &Peer, seq: u64, len: u32) {
         let stamp = self.v.wstamp.max(io.now);
-        self.send_data_at(io, peer, seq, len, stamp, false);
+        self.send_data_at(io, peer, seq, len, stamp, false, 0);
     }
 
     /// Send the segment `[seq, seq + len)` with the departure time `stamp` (a GSO burst's
-    /// segments share their buffer's), with PSH if `push`.
+    /// segments share their buffer's), with PSH if `push`; `gso_left` segments of its GSO buffer
+    /// follow it (what a NIC ring with GSO descriptors reads, `net/ring.rs`).
+    #[allow(clippy::too_many_arguments)]
     fn send_data_at(
         &mut self,
         io: &mut Io,
@@ -354,6 +356,7 @@ impl SendConn {
         len: u32,
         stamp: Instant,
         push: bool,
+        gso_left: u8,
     ) {
         // RFC 3168 §6.1.5: only new data is ECN-capable (a retransmission is not, as Linux's
         // `tcp_ecn_send`, unless the algorithm needs ECN), and the first new segment after a
@@ -383,6 +386,7 @@ impl SendConn {
             }
         }
         p.tstamp = stamp;
+        p.gso_left = gso_left;
         self.count_sent(io, peer, p.size, seq < self.v.max);
         if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(1);
@@ -511,18 +515,17 @@ impl SendConn {
                 }
                 // A GSO buffer leaves as one: its segments share its departure time.
                 let stamp = self.v.wstamp.max(io.now);
-                for i in 0..burst {
+                let segs = self.burst_segments(burst, limit);
+                for i in 0..segs {
                     let len = self.cfg.mss.min(self.v.end - self.v.max);
-                    if len == 0 || self.v.max + len > limit {
-                        break;
-                    }
                     let seq = self.v.max;
                     self.sb.push(seq, len as u32, io.now);
                     // PSH on the last segment of a GSO buffer of two or more, and on the data's
                     // last: Linux's buffers as they leave a bulk or web sender's socket (kernel
                     // captures: `.P` pairs, singles split off a buffer without; tcp.md, PSH).
                     let push = seq + len >= self.v.end || (burst >= 2 && i + 1 == burst);
-                    self.send_data_at(io, peer, seq, len as u32, stamp, push);
+                    let left = (segs - 1 - i).min(u8::MAX as u64) as u8;
+                    self.send_data_at(io, peer, seq, len as u32, stamp, push, left);
                     self.v.nxt = self.v.max;
                 }
             } else {
@@ -552,6 +555,23 @@ impl SendConn {
             }
         }
         false
+    }
+
+    /// The segments a burst of up to `burst` sends from `max`: it stops at the data's end, or
+    /// before a segment that would pass `limit` (the buffer the device gets, which a ring with
+    /// GSO descriptors holds on one).
+    fn burst_segments(&self, burst: u64, limit: u64) -> u64 {
+        let mut at = self.v.max;
+        let mut n = 0;
+        while n < burst {
+            let len = self.cfg.mss.min(self.v.end - at);
+            if len == 0 || at + len > limit {
+                break;
+            }
+            at += len;
+            n += 1;
+        }
+        n
     }
 
     /// The GSO burst of new data the windows allow now, in segments (Linux's `tcp_write_xmit`:

@@ -13,6 +13,7 @@ mod conservation;
 mod ecn;
 mod engine_udp;
 mod l4s;
+mod ring_gso;
 mod tcp_bbr;
 mod tcp_buffers;
 mod tcp_cwnd_validation;

@@ -223,6 +223,7 @@ fn a_packet_moved_to_an_idle_ring_is_sent() {
     let ring = crate::scenario::RingSpec {
         size: 512,
         bql: crate::qdisc::bql::BqlSpec::Auto,
+        gso: false,
     };
     // BQL starts at a limit of 0: the first packet goes, the second waits in the qdisc for its
     // completion (1.2 ms at 10 Mb/s), then leaves right after it.
