@@ -168,6 +168,20 @@ window_quickack = false
     assert all(m.startswith("the kernel backend cannot honour this") for m in got.values())
 
 
+def test_a_gso_ring_is_refused_at_its_key(tmp_path):
+    # The engine's ring gets the hosts' packets one segment at a time: GSO descriptors cannot be
+    # formed there. Off (or left out), the same ring is accepted.
+    ring = 'queue = { discipline = "fifo", limit = "100pkt" }\nring = { size = 64, bql = "auto", gso = %s }'
+    body = '\n[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\n'
+    sc = bufferlab.load_scenario(scenario(tmp_path, body, up=ring % "true", down=ring % "true"))
+    with pytest.raises(ScenarioError) as e:
+        kplan.build(sc)
+    got = {p.path: p.message for p in e.value.problems}
+    assert set(got) == {"topology.up.ring.gso", "topology.down.ring.gso"}, got
+    assert all(m.startswith("the kernel backend cannot honour this") and "leave gso out" in m for m in got.values())
+    kplan.build(bufferlab.load_scenario(scenario(tmp_path, body, up=ring % "false")))
+
+
 def test_dctcp_and_prague_are_refused_by_the_cc_key(tmp_path, monkeypatch):
     # This machine's kernel lists neither; an unreadable list refuses them too.
     for available in (["reno", "cubic", "bbr"], []):

@@ -57,7 +57,9 @@ the block's options (``ballast_args``), and a UDP sink at the destination.
 
 Refused: ``delack`` other than Linux's fixed 40 ms, ``push_ack = false`` and ``window_quickack = false`` (with delayed ACKs), ``beta``, ``max_rto``, ``handshake =
 false``, ``prr = false`` (Linux's recovery is always PRR), the Vegas and Cubic constants (module-wide parameters of the running kernel, not
-settable per namespace), ``tsq = true`` and ``limit_output`` (see above).
+settable per namespace), ``tsq = true`` and ``limit_output`` (see above); on a link, a ring's ``gso =
+true`` (the engine's ring gets the hosts' packets already segmented, with nothing marking a GSO
+buffer's segments).
 
 The simulator's side of a comparison with the kernel runs with TCP small queues off where a
 block leaves ``tsq`` out (``sim_matched``): what the engine's queues see on the kernel.
@@ -214,6 +216,30 @@ def sim_matched(plan: Any) -> dict[str, Any]:
     }
 
 
+def _link_refusals(plan: pt.Scenario, origins: list[tuple[str, str]]) -> list[Problem]:
+    """Link keys the kernel backend cannot honour, at the file's keys: a ring's ``gso``. The
+    engine's ring sees the hosts' packets as the TUN device hands them over, one segment each
+    (the backend's device has no GSO offload to pass buffers through), so no packet says which
+    GSO buffer it belongs to and a descriptor could only ever hold one."""
+    from ..scenario import translate_loc
+
+    out: list[Problem] = []
+    for k, link in enumerate(plan.links):
+        for side in ("forward", "reverse"):
+            d = getattr(link, side)
+            if d is not None and d.ring is not None and d.ring.gso:
+                p = translate_loc(
+                    ["links", k, side, "ring", "gso"],
+                    "the kernel backend cannot honour this: the engine's ring gets the hosts' packets one "
+                    "segment at a time from their TUN devices, with nothing marking a GSO buffer's segments; "
+                    "leave gso out (one packet per descriptor)",
+                    origins,
+                )
+                if p not in out:
+                    out.append(p)
+    return out
+
+
 def build(sc: Any) -> KernelPlan:
     """The kernel plan of a loaded scenario, or ScenarioError listing every refusal."""
     plan = pt.typed(sc)
@@ -243,6 +269,7 @@ def build(sc: Any) -> KernelPlan:
             refuse(i, user_key, f"another traffic block on {h.name} needs a different value ({table[key]})")
         table[key] = value
 
+    problems.extend(_link_refusals(plan, list(origins.items())))
     for i, t in enumerate(plan.traffic):
         kind = t.kind
         tcp = t.tcp if isinstance(t, pt.TCP_TRAFFIC) else pt.TcpOptions()
