@@ -18,17 +18,19 @@ COMMON = [
     "the bottleneck is a 10 Mb/s, 5 ms link (the paper's gigabit testbed names no shaping rate; its RTTs of "
     "seconds need a slow wire); one Cubic upload (Linux's default) and a ping every 100 ms",
     "flows start at uniform(0 s, 1 s)",
+    "the ring's descriptors hold GSO buffers (gso = true, [bql.md](bql.md)): the testbed is Linux, GSO/TSO on by "
+    "default, and the queue studied is router B's egress, whose GRO re-forms the buffers host A's TCP sent",
 ]
 
 
 # What TCP small queues do to these items (docs/tsq.md), measured by running them with tsq = true
-# (quick profile); `{}` is the item's own result.
+# (quick profile, GSO descriptors on); `{}` is the item's own result.
 TSQ_NOTE = ("TCP small queues (Linux's `tcp_small_queue_check`, [tsq.md](tsq.md)) are off here (tsq = false): "
             "the queue studied stands for router B's egress, which forwards host A's upload, and TSQ bounds only "
-            "what a sender keeps in its own host. Run with them on, as if the upload left from the host that owns "
-            "this qdisc and ring, the upload keeps two packets there (its budget at 10 Mb/s) and the rest in its "
-            "socket: {}. One upload cannot bloat its own host's egress under TSQ: the seconds of RTT the paper "
-            "measured come from a queue the sender does not own, as on its testbed.")
+            "what a sender keeps in its own host. Run with them on (quick profile), as if the senders were the "
+            "hosts that own this qdisc and ring, each connection keeps a few packets there and the rest in its "
+            "socket: {}. A sender cannot bloat its own host's egress under TSQ: the seconds of RTT the paper "
+            "measured come from a queue the senders do not own, as on its testbed.")
 
 
 def _ping(d: Data, sweep: str) -> pd.DataFrame:
@@ -121,26 +123,37 @@ register(Item(
                "arithmetic: 4096 descriptors of 1500 B take 4.9 s at 10 Mb/s whatever TCP does; the claim now "
                "compares the largest ring with the smallest under the same qdisc (seconds against 100 ms: at least "
                "tenfold), which fails if the ring does not fill or if the qdisc, not the ring, holds the queue (ours: "
-               "16× under the 80-packet qdisc, holds). "
+               "31× under the 80-packet qdisc, holds). "
                "F4-tput's 20 kb/s was an absolute gap on a link of unknown rate; it is now the throughput lost, "
                "relative to the small ring's, at most 0.2% (20 kb/s of 10 Mb/s, the most lenient reading); ours is "
-               "6.4%, which fails as the absolute gap did.\n\n"
+               "24%, which fails as the absolute gap did.\n\n"
+               "GSO descriptors (gso = true) make the ring's size count buffers: Cubic's at 10 Mb/s are two "
+               "segments (its ~1 ms of pacing rate is less, and `tcp_min_tso_segs` is 2), fewer where the window "
+               "splits one, so the ring holds 1.5 to 2 times its size in packets (ring 80: 168 ms of it on average "
+               "under the 1024-packet qdisc, 95 ms with one packet per descriptor; ring 4096: 7.2 s against 3.7 s). "
+               "With one packet per descriptor (full profile, the same seeds) F3-big-ring was 16×, F3-qdisc 16×, "
+               "F3-small-ring 1119 ms and F4-tput 9.1%; now 31×, 15×, 1132 ms and 24%: the verdicts stand, the "
+               "large rings' RTTs double (ring 4096 under the 80-packet qdisc: ping 5.8 s against 2.8 s) and so "
+               "does their lost goodput.\n\n"
                "The paper's 'qdisc size has negligible impact' is read on its testbed; here one TCP flow fills "
                "the qdisc and the ring, so both add delay in proportion to their sizes: a small ring alone does not "
-               "bring the RTT near 100 ms when a large qdisc sits above it (ring 80: 173 ms under an 80-packet qdisc, "
+               "bring the RTT near 100 ms when a large qdisc sits above it (ring 80: 185 ms under an 80-packet qdisc, "
                "2.8 s under a 4096-packet one; full profile). With BQL off the ring is a second FIFO below the "
-               "qdisc, so what counts is the sum of both: ring 80 under a 1024-packet qdisc and ring 1024 under an "
-               "80-packet one give the same runs. The wire stays busy at every size (9.99 Mb/s on it); what the "
-               "larger sums lose is goodput, far more than the paper's 20 kb/s between the smallest and the largest "
-               "ring (0.60 Mb/s, the mean over qdisc sizes): 9.63 Mb/s with 160 packets in all, 8.98 with 4176, 8.74 "
-               "with 8192. At 8192 the upload resends 4 630 segments in the 90 s measured (the mean of ten seeds: "
-               "0.6 Mb/s of the wire) and 6.6 s of queue hold the data sent last when the window closes. A "
-               "retransmission that is lost again waits for the timer: the Linux of the paper's time had no RACK "
-               "(it came with 4.4), and neither has this run (rack = false).\n\n"
+               "qdisc; with one packet per descriptor only the sum of both counted (ring 80 under a 1024-packet "
+               "qdisc and ring 1024 under an 80-packet one gave the same runs, 1137 ms), with GSO descriptors a "
+               "descriptor weighs more than a qdisc slot (1129 ms against 1516 ms). What the larger buffers lose is "
+               "goodput, far more than the paper's 20 kb/s between the smallest and the largest ring (2.2 Mb/s, the "
+               "mean over qdisc sizes: 9.15 Mb/s at ring 80, 6.93 at ring 4096), and the wire no longer stays busy "
+               "(87 to 92% at ring 4096): there the upload resends 13 700 to 15 200 segments in the 90 s measured "
+               "(the mean of ten seeds; 4 800 to 6 000 with one packet per descriptor) and about 7 s of queue hold "
+               "the data sent last when the window closes. A retransmission that is lost again waits for the timer: "
+               "the Linux of the paper's time had no RACK (it came with 4.4), and neither has this run "
+               "(rack = false).\n\n"
                + TSQ_NOTE.format(
-                   "every point of the figure becomes the same run: ping 11.9 ms and 9.65 Mb/s of goodput for "
-                   "every ring and qdisc size, no drop; F3-small-ring, F3-qdisc and F4-tput then hold and "
-                   "F3-big-ring does not (11.9 ms against seconds)"),
+                   "every point of the figure becomes the same run: ping 17.9 ms (7 ms on the ring) and 9.64 Mb/s "
+                   "of goodput for every ring and qdisc size, no drop, with or without GSO descriptors; "
+                   "F3-small-ring, F3-qdisc and F4-tput then hold and F3-big-ring does not (17.9 ms against "
+                   "seconds)"),
 ))
 
 
@@ -234,26 +247,37 @@ register(Item(
     analyze=_analyze_fig5,
     discussion="The load is now the paper's: netperf-wrapper's RRUL with 50 downloads and one upload (it was "
                "one Cubic upload), with the setting studied on both directions' egress, and the ping's RTT is the "
-               "test's ICMP ping. Mean ping RTTs (ms), FIFO / CoDel / FQ-CoDel / PIE: BQL auto 978 / 61 / 15 / 61; "
-               "BQL off 1564 / 747 / 549 / 714; BQL 1 MB the same as off, run for run: 512 descriptors of 1500 B "
-               "hold 768 kB, so a 1 MB limit never binds and 'mis-set' BQL is BQL off here (a ring of 64 KB GSO "
-               "packets would hold 32 MB, which 1 MB would bind; the text does not say). Every stream starts at 5 s "
-               "as in Flent, so behind FIFO and CoDel, which draw no random numbers, the ten seeds are one run.\n\n"
+               "test's ICMP ping. Mean ping RTTs (ms), FIFO / CoDel / FQ-CoDel / PIE: BQL auto 1045 / 69 / 17 / 60; "
+               "BQL off 1614 / 890 / 633 / 895; BQL 1 MB 1631 / 840 / 622 / 854.\n\n"
+               "Mis-set against off, with GSO descriptors (gso = true): with one packet per descriptor, 512 "
+               "descriptors of 1500 B hold 768 kB, so a 1 MB limit never bound and 'mis-set' BQL was BQL off run "
+               "for run (full profile, same seeds: auto 1057 / 64 / 15 / 56, off and 1 MB 1496 / 699 / 538 / 705). "
+               "A descriptor now holds one of a sender's GSO buffers, two segments for these streams (each under "
+               "1 ms of its pacing rate at 10 Mb/s, so `tcp_min_tso_segs`), and 1 MB binds: the ring's 99th "
+               "percentile sojourn on the downloads' egress is 781 to 799 ms with the 1 MB limit (1 MB at 10 Mb/s: 800) against "
+               "934 to 1061 ms with BQL off (568 to 604 ms for both before). It binds only at the ring's peaks: the "
+               "mis-set BQL's mean ping RTT is 0 to 6% below off's (CoDel 840 against 890 ms, PIE 854 against 895, "
+               "FQ-CoDel 622 against 633, FIFO 1631 against 1614), and CoDel's per-stream throughput off / 1 MB is "
+               "1.003 [0.965, 1.042]: F6-high-worse fails by measurement now, no longer by construction. BQL auto "
+               "learns from whole buffers' completions and keeps 4 to 6 ms on the ring at its 99th percentile "
+               "(2 ms before).\n\n"
                "What can now fail: F5-none asks that the buffers stay full (the 10th percentile of the RTT at "
                "least half their 1.8 s drain time), not only that the mean pass 500 ms, which the buffer's size at "
                "the assumed rate guaranteed; F5-bql-high compares the mis-set BQL with no BQL and no AQM ('as high "
                "as'), which a model where CoDel still acts behind BQL fails — and ours does: CoDel above the "
-               "512-descriptor FIFO halves the RTT of the bare FIFO (0.48). The abstract's 17K% (×171) is met "
-               "only twelvefold (747 / 61 ms): our mis-set BQL is the ring's 512 packets, 0.6 s at 10 Mb/s. Its "
-               "585% and 0.5% contradict the paper's own Fig. 5 (inconsistent, with the arithmetic); our ratios "
-               "are shown for them. The throughput claims are now ratios (the paper's kb/s come from a link of "
-               "unknown rate): FQ-CoDel's streams get 6% more than CoDel's with BQL auto (the paper: 40%; within "
-               "the tolerance at its low end), PIE's 10% more where the paper has half, and with BQL off FQ-CoDel "
-               "leads the others (7%); off against mis-set is one run, so 'better' cannot hold.\n\n"
+               "512-descriptor ring and a 1 MB BQL halves the RTT of the bare FIFO (0.52; 0.47 with one packet per "
+               "descriptor). The abstract's 17K% (×171) is met only twelvefold (840 / 69 ms; 11× before): our "
+               "mis-set BQL holds at most 1 MB, 0.8 s at 10 Mb/s, and CoDel still acts above it. Its 585% and 0.5% "
+               "contradict the paper's own Fig. 5 (inconsistent, with the arithmetic); our ratios are shown for "
+               "them. The throughput claims are now ratios (the paper's kb/s come from a link of unknown rate): "
+               "FQ-CoDel's streams get 7% more than CoDel's with BQL auto (the paper: 40%; within the tolerance at "
+               "its low end), PIE's 10% more where the paper has half, and with BQL off FQ-CoDel no longer leads "
+               "the others (0.998 [0.975, 1.026]; 1.034 with one packet per descriptor).\n\n"
                + TSQ_NOTE.format(
-                   "every configuration becomes the same run: ping 11.9 ms and 9.65 Mb/s with BQL auto, off or "
-                   "1 MB, behind FIFO, CoDel, FQ-CoDel or PIE alike, no drop (one Cubic upload, before the RRUL load); "
-                   "F5-bql-codel holds, F5-none and F5-bql-high do not"),
+                   "BQL off and 1 MB are one run again, ping 259 ms behind every qdisc: the downloads' host keeps "
+                   "244 ms (305 kB) on its ring, under 1 MB, and the upload's 5 ms; with BQL auto FIFO / CoDel / "
+                   "FQ-CoDel / PIE give 259 / 66 / 19 / 37 ms (55 / 15 / 34 ms with one packet per descriptor: "
+                   "GSO descriptors move only these); F5-bql-codel and F5-bql-high hold, F5-none does not"),
     claims=[
         ClaimSpec("F5-none", "Fig. 5(a)", "without BQL and AQM fewer than 10% of RTTs are below 3 s: the buffers stay "
                   "full (ours: the 10th percentile of the RTT over the full FIFO and ring's drain time, at least half)",
@@ -292,6 +316,7 @@ register(Item(
     assumptions=[
         "the bottleneck is a 10 Mb/s, 5 ms link each way (the paper's gigabit testbed names no shaping rate; its RTTs "
         "of seconds need a slow wire); the qdisc, ring and BQL setting studied on both directions' egress",
+        COMMON[2],
         "the load is netperf-wrapper's RRUL as the paper ran it: 50 downloads and one upload (Cubic, Linux's default), "
         "the streams from 5 s, its ICMP ping (the RTT measured) and UDP probes every 0.2 s ([traffic-rrul.md]"
         "(traffic-rrul.md)); 'mis-set' BQL is a 1 MB limit",
