@@ -13,7 +13,7 @@
 //! segment that continues the newest buffer needs no free descriptor and no BQL budget; since the
 //! driver cannot see what the qdisc gives next, it takes a packet while the newest buffer expects
 //! more, and a packet that turns out not to continue it waits beside the ring for a descriptor
-//! (as Linux's driver puts back what it cannot take, `dev_requeue_skb`).
+//! (as Linux's qdisc layer puts back a packet the driver cannot take, `dev_requeue_skb`).
 
 use std::collections::VecDeque;
 

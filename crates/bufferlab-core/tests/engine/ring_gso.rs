@@ -10,7 +10,7 @@ use bufferlab_core::{run, RunOutput};
 use common::*;
 use serde_json::{json, Value};
 
-/// One bulk upload (GSO buffers, TCP small queues off: the ring fills) over 10 Mb/s, 20 ms,
+/// One bulk NewReno upload (GSO buffers, TCP small queues off: the ring fills) over 10 Mb/s, 20 ms,
 /// through a 1000-packet FIFO above a 512-descriptor ring.
 fn upload(bql: Value, gso: bool) -> RunOutput {
     let mut up = dir(10_000_000, 10 * NS_PER_MS, 1000);
