@@ -95,7 +95,7 @@ impl Gso {
             && seg.left + 1 == t.seg.left
             && seg.flow == t.seg.flow
             && seg.conn == t.seg.conn
-            && t.bytes + bytes <= GSO_MAX_SIZE;
+            && t.bytes.saturating_add(bytes) <= GSO_MAX_SIZE;
         if !next {
             return false;
         }
@@ -140,7 +140,7 @@ impl Gso {
     /// The oldest descriptor's next packet, of `bytes`, left the ring for the wire.
     #[inline]
     pub fn popped(&mut self, bytes: u32) {
-        self.sending += bytes;
+        self.sending = self.sending.saturating_add(bytes);
         self.ended = true;
         if let Some(n) = self.runs.front_mut() {
             *n -= 1;

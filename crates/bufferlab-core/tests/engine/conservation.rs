@@ -32,9 +32,10 @@ fn dir(
         q["limit_pkts"] = json!(limit);
     }
     let mut d = json!({ "rate_bps": rate_bps, "delay_ns": delay_us * 1000, "queue": q, "loss": loss, "framing": framing });
-    // A NIC ring (a host's own stack: TCP small queues on for the flows it sends).
+    // A NIC ring (a host's own stack: TCP small queues on for the flows it sends); every other
+    // one holds GSO buffers (from the size drawn: the cases drawn stay those of before).
     if let Some(size) = ring {
-        d["ring"] = json!({ "size": size, "bql": "auto" });
+        d["ring"] = json!({ "size": size, "bql": "auto", "gso": size % 2 == 0 });
     }
     d
 }
