@@ -1,6 +1,7 @@
 //! The event loop: pops (time, event) in order and hands each to the component it names.
 
 use sample::Sampling;
+use timer_ahead::{TIMER_ENTRY, TIMER_RECORD};
 
 use crate::agent::build::FlowInfo;
 use crate::agent::external::Delivered;
@@ -19,6 +20,7 @@ use crate::sched::{Ev, Sched};
 use crate::time::Instant;
 
 mod sample;
+mod timer_ahead;
 
 /// The network, its agents and the books, and the event heap that drives them. Built by
 /// [`crate::build`]; run by [`Engine::run_until`] (or by a wall-clock driver through
@@ -386,6 +388,8 @@ impl Engine {
         }
         let next = self.sched.peek();
         let (second, third) = (self.sched.peek_nth(1), self.sched.peek_nth(2));
+        self.warm_timer(TIMER_ENTRY, self.sched.peek_nth(TIMER_ENTRY));
+        self.warm_timer(TIMER_RECORD, second);
         if let Some(Ev::Arrive { port, pkt, ahead }) = third {
             self.warm(port, pkt, ahead);
         }
@@ -407,6 +411,7 @@ impl Engine {
                     p.prefetch_queue();
                 }
             }
+            Some((_, ev @ Ev::Timer { .. })) => self.warm_timer(0, Some(ev)),
             _ => {}
         }
         self.in_view = [second, third];
