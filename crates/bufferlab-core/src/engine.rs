@@ -726,30 +726,36 @@ impl Engine {
     }
 }
 
+/// A 1 ms run of two nodes joined by a 1 Gb/s link (100-packet FIFOs) with `traffic`: the
+/// smallest network the engine's unit tests build.
+#[cfg(test)]
+pub(crate) fn two_nodes(traffic: serde_json::Value) -> crate::scenario::Scenario {
+    let dir = serde_json::json!({ "rate_bps": 1_000_000_000u64, "delay_ns": 1000,
+                                  "queue": { "qdisc": { "kind": "fifo" }, "limit_pkts": 100 } });
+    serde_json::from_value(serde_json::json!({
+        "run": { "duration_ns": 1_000_000, "seed": 1 },
+        "nodes": ["a", "b"],
+        "links": [{ "a": "a", "b": "b", "forward": dir, "reverse": dir }],
+        "traffic": traffic,
+    }))
+    .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::scenario::Scenario;
 
     /// The look-ahead's table names each TCP flow's sender (at its source) and receiver (at its
     /// destination), and no agent for a flow of another kind; `tcp_end` picks the one at the
     /// far end of a port.
     #[test]
     fn tcp_ends_name_each_flows_endpoints() {
-        let dir = json!({ "rate_bps": 1_000_000_000u64, "delay_ns": 1000,
-                          "queue": { "qdisc": { "kind": "fifo" }, "limit_pkts": 100 } });
-        let sc: Scenario = serde_json::from_value(json!({
-            "run": { "duration_ns": 1_000_000, "seed": 1 },
-            "nodes": ["a", "b"],
-            "links": [{ "a": "a", "b": "b", "forward": dir, "reverse": dir }],
-            "traffic": [
-                { "kind": "ping", "pairs": [["a", "b"]], "interval_ns": 1_000_000 },
-                { "kind": "tcp", "pairs": [["a", "b"], ["b", "a"]] },
-            ],
-        }))
-        .unwrap();
+        let sc = two_nodes(json!([
+            { "kind": "ping", "pairs": [["a", "b"]], "interval_ns": 1_000_000 },
+            { "kind": "tcp", "pairs": [["a", "b"], ["b", "a"]] },
+        ]));
         let e = crate::build::build(&sc).unwrap();
         let flows = e.flow_info();
         assert_eq!(e.tcp_ends.len(), flows.len());

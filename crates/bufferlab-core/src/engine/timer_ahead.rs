@@ -44,22 +44,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::scenario::Scenario;
 
     /// Every position, a TCP endpoint's connection token, its application's token, an agent
     /// out of range and an event that is no timer: each only reads (nothing panics, the
     /// engine's run is unchanged).
     #[test]
     fn warming_a_timer_only_reads() {
-        let dir = json!({ "rate_bps": 1_000_000_000u64, "delay_ns": 1000,
-                          "queue": { "qdisc": { "kind": "fifo" }, "limit_pkts": 100 } });
-        let sc: Scenario = serde_json::from_value(json!({
-            "run": { "duration_ns": 1_000_000, "seed": 1 },
-            "nodes": ["a", "b"],
-            "links": [{ "a": "a", "b": "b", "forward": dir, "reverse": dir }],
-            "traffic": [{ "kind": "tcp", "pairs": [["a", "b"]] }],
-        }))
-        .unwrap();
+        let sc = crate::engine::two_nodes(json!([{ "kind": "tcp", "pairs": [["a", "b"]] }]));
         let e = crate::build::build(&sc).unwrap();
         let agents = e.agents().len() as u32;
         assert!(agents >= 2);
