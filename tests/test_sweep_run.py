@@ -355,13 +355,9 @@ def die_on_one_point(scenario):
 
 
 def test_a_dask_point_whose_worker_dies_is_failed(spec_path, tmp_path):
-    # Dask retries a task whose worker died (3 times by default, once here: each retry waits for a
-    # new worker process), then gives up with KilledWorker; points that only shared a worker with
-    # it get a run of their own and finish.
-    import dask
-
-    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-        r = run_sweep(spec_path, tmp_path / "out", backend="dask", workers=2, run_fn=die_on_one_point)
+    # Dask retries a task whose worker died (3 times by default), then gives up with KilledWorker;
+    # points that only shared a worker with it get a run of their own and finish.
+    r = run_sweep(spec_path, tmp_path / "out", backend="dask", workers=2, run_fn=die_on_one_point)
     assert (r.done, r.failed) == (17, 1)
     p = load(tmp_path / "out").points
     assert p.loc[p["status"] == "failed", "error"].str.startswith("KilledWorker").all()
