@@ -375,29 +375,12 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
     if opts.tsq:
         why.add(f"{path}.tcp.tsq", "ns-3 (3.44) has no TCP small queues: its sockets hand the device every segment the "
                 "window allows; leave tsq out (off on the links the crosscheck accepts, which have no ring and no fq)")
-    if opts.has("rack") and opts.rack and opts.sack:
-        why.add(f"{path}.tcp.rack", "ns-3 (3.44) has no RACK (RFC 8985): it finds losses by duplicate ACKs only; "
-                "leave rack out (the crosscheck then runs bufferlab without it too)")
-    if opts.has("dsack") and opts.dsack and opts.sack:
-        why.add(f"{path}.tcp.dsack", "ns-3 (3.44) has no D-SACK (RFC 2883): its receiver reports no duplicate and its "
-                "sender undoes no recovery; leave dsack out (the crosscheck then runs bufferlab without it too)")
+    for key, needs, lacks in NS3_LACKS_WHY:
+        if opts.has(key) and getattr(opts, key) and getattr(opts, needs):
+            why.add(f"{path}.tcp.{key}", f"ns-3 (3.44) {lacks}; leave {key} out (the crosscheck then runs bufferlab "
+                    "without it too)")
     if opts.grow_below_rwnd:
         why.add(f"{path}.tcp.grow_below_rwnd", "ns-3 (3.44) has no FreeBSD window-growth test; leave grow_below_rwnd out")
-    if opts.has("quickack") and opts.quickack and opts.delayed_ack:
-        why.add(f"{path}.tcp.quickack", "ns-3 (3.44) has no quick-ACK mode: its receiver delays ACKs from the first "
-                "segment (TcpSocketBase's DelAckCount); leave quickack out (the crosscheck then runs bufferlab "
-                "without it too)")
-    if opts.has("push_ack") and opts.push_ack and opts.delayed_ack:
-        why.add(f"{path}.tcp.push_ack", "ns-3 (3.44) has no PSH: its receiver delays the ACK of a lone segment "
-                "whatever it carries; leave push_ack out (the crosscheck then runs bufferlab without it too)")
-    if opts.has("window_quickack") and opts.window_quickack and opts.delayed_ack:
-        why.add(f"{path}.tcp.window_quickack", "ns-3 (3.44) has no receive-window growth: its receiver delays the ACK "
-                "of a lone segment however its window stands; leave window_quickack out (the crosscheck then runs "
-                "bufferlab without it too)")
-    if opts.has("comp_sack") and opts.comp_sack and opts.sack:
-        why.add(f"{path}.tcp.comp_sack", "ns-3 (3.44) has no SACK compression: its receiver sends a duplicate ACK "
-                "for every out-of-order segment at once; leave comp_sack out (the crosscheck then runs bufferlab "
-                "without it too)")
     # ns-3's NewReno here (bl::Rfc3465Reno) reduces from FlightSize, its TcpCubic from cwnd
     # (TcpCubic::GetSsThresh), each the only way it can: the crosscheck runs bufferlab the same.
     own_base = NS3_SSTHRESH_FROM.get(cc)
@@ -531,6 +514,22 @@ def path_delay_ns(plan: Any, src: str, dst: str) -> int:
 # that the crosscheck runs ns-3 without (the timestamp option's bytes: ns-3 runs Timestamp =
 # false): the crosscheck runs bufferlab with them off where a block leaves them out, and refuses a
 # block that asks for them (docs/crosscheck.md).
+# Mechanisms ns-3 lacks that a block may ask for outright, each meaningful only with the setting
+# beside it: (key, the setting it needs, what ns-3 does instead). The crosscheck refuses them
+# and otherwise runs bufferlab without them (``NS3_LACKS``).
+NS3_LACKS_WHY = (
+    ("rack", "sack", "has no RACK (RFC 8985): it finds losses by duplicate ACKs only"),
+    ("dsack", "sack", "has no D-SACK (RFC 2883): its receiver reports no duplicate and its sender undoes no recovery"),
+    ("quickack", "delayed_ack", "has no quick-ACK mode: its receiver delays ACKs from the first segment "
+                                "(TcpSocketBase's DelAckCount)"),
+    ("push_ack", "delayed_ack", "has no PSH: its receiver delays the ACK of a lone segment whatever it carries"),
+    ("window_quickack", "delayed_ack", "has no receive-window growth: its receiver delays the ACK of a lone "
+                                       "segment however its window stands"),
+    ("comp_sack", "sack", "has no SACK compression: its receiver sends a duplicate ACK for every out-of-order "
+                          "segment at once"),
+)
+
+
 NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp", "dsack", "quickack", "comp_sack", "push_ack", "window_quickack")
 # What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
