@@ -3,10 +3,9 @@
 //! as RFC 5681 §4.2 asks, so the sender's fast retransmit is not delayed; the SACKs for later
 //! out-of-order segments of the same hole wait up to min(`tcp_comp_sack_delay_ns`, RTT / 20)
 //! and go as one ACK (at most `tcp_comp_sack_nr` held). Any ACK sent in between carries them.
-//! The RTT is the receiver's own estimate (`rcv_rtt_est`) from the timestamps its ACKs get
-//! echoed (`tcp_rcv_rtt_measure_ts`, millisecond timestamps).
+//! The RTT is the receiver's own estimate ([`super::rcv_rtt::RcvRtt`], Linux's `rcv_rtt_est`).
 //!
-//! The state of one connection's receiver; time is passed in.
+//! The state of one connection's receiver; time and that estimate are passed in.
 
 use crate::time::{Duration, Instant};
 
@@ -20,8 +19,6 @@ const DUPS_AT_ONCE: u8 = 3;
 /// (the third block or later) first sends what is held, so no block falls out of the option
 /// unreported (`tcp_sack_compress_send_ack` from `tcp_sack_new_ofo_skb`).
 pub const BLOCKS_EXPECTED: usize = 2;
-/// `TCP_MSS_DEFAULT`: the receiver's guess of the sender's segment size before it sees one.
-const RCV_MSS_INIT: u32 = 536;
 
 /// What to do with the ACK an out-of-order segment asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,12 +39,6 @@ pub struct SackCompress {
     held: u8,
     /// When the held SACKs go (`compressed_ack_timer`).
     due: Option<Instant>,
-    /// `rcv_rtt_est.rtt_us`: eight times the smoothed receiver RTT (ns here), 0 before a sample.
-    rtt8: u64,
-    /// `rcv_rtt_last_tsecr`: the echo last sampled.
-    last_ecr: Option<Instant>,
-    /// `icsk_ack.rcv_mss`: the largest segment seen; shorter ones give no RTT sample.
-    rcv_mss: u32,
 }
 
 impl Default for SackCompress {
@@ -57,50 +48,16 @@ impl Default for SackCompress {
             dups: 0,
             held: 0,
             due: None,
-            rtt8: 0,
-            last_ecr: None,
-            rcv_mss: RCV_MSS_INIT,
         }
     }
 }
 
 impl SackCompress {
-    /// A data segment of `len` bytes echoing `ts_ecr` arrived at `now` (Linux's
-    /// `tcp_rcv_rtt_measure_ts`): one sample per new echo, from full-sized segments, in whole
-    /// milliseconds (the timestamp clock's tick; 0 counts as 1), smoothed with gain 1/8 upward
-    /// and taken at once downward (`tcp_rcv_rtt_update`).
-    pub fn measure(&mut self, now: Instant, ts_ecr: Instant, len: u32) {
-        self.rcv_mss = self.rcv_mss.max(len);
-        if self.last_ecr == Some(ts_ecr) {
-            return;
-        }
-        self.last_ecr = Some(ts_ecr);
-        if len < self.rcv_mss || ts_ecr > now {
-            return;
-        }
-        const MS: u64 = 1_000_000;
-        let ticks = (now.as_ns() / MS)
-            .saturating_sub(ts_ecr.as_ns() / MS)
-            .max(1);
-        let sample = ticks * MS;
-        // A sample below the estimate replaces it (`tcp_rcv_rtt_update`: the receiver tracks
-        // the minimum downward at once, smooths upward).
-        self.rtt8 = if self.rtt8 == 0 || sample << 3 < self.rtt8 {
-            sample << 3
-        } else {
-            self.rtt8 - (self.rtt8 >> 3) + sample
-        };
-    }
-
-    /// The receiver's smoothed RTT, if sampled.
-    pub fn rtt(&self) -> Option<Duration> {
-        (self.rtt8 > 0).then(|| Duration::from_ns(self.rtt8 >> 3))
-    }
-
     /// An out-of-order segment asks for an ACK while the cumulative ACK point is `rcv_nxt`
     /// (after `__tcp_ack_snd_check`'s reasons to ACK at once, which the caller has checked).
-    /// `cap`: `tcp_comp_sack_delay_ns`.
-    pub fn on_ofo(&mut self, now: Instant, rcv_nxt: u64, cap: Duration) -> Ofo {
+    /// `cap`: `tcp_comp_sack_delay_ns`; `rtt8`: eight times the receiver's RTT, 0 before a
+    /// sample ([`super::rcv_rtt::RcvRtt::rtt8`]).
+    pub fn on_ofo(&mut self, now: Instant, rcv_nxt: u64, cap: Duration, rtt8: u64) -> Ofo {
         if self.held >= COMP_SACK_NR {
             return Ofo::Now;
         }
@@ -118,7 +75,7 @@ impl SackCompress {
         }
         // 5% of the RTT (`rtt_us * (NSEC_PER_USEC >> 3) / 20` of the eight-fold estimate), at
         // most the cap; no sample yet gives 0, the next tick.
-        let at = now + Duration::from_ns((self.rtt8 / 160).min(cap.as_ns()));
+        let at = now + Duration::from_ns((rtt8 / 160).min(cap.as_ns()));
         self.due = Some(at);
         Ofo::Hold(Some(at))
     }
@@ -149,47 +106,47 @@ mod tests {
         Instant::from_ns(us * 1_000)
     }
 
-    fn warmed(rtt_ms: u64) -> SackCompress {
-        let mut c = SackCompress::default();
-        c.measure(at(rtt_ms * 1000), at(0), 1448);
-        assert_eq!(c.rtt(), Some(Duration::from_ms(rtt_ms)));
-        c
+    /// Eight times an RTT of `ms` milliseconds.
+    fn rtt8(ms: u64) -> u64 {
+        8 * Duration::from_ms(ms).as_ns()
     }
 
     /// RFC 5681 §4.2's three duplicate ACKs at once, then held up to min(1 ms, RTT/20), one
     /// timer for all that are held; a new hole (the ACK point moved) starts the count again.
     #[test]
     fn three_at_once_then_held_for_the_smaller_of_the_cap_and_a_twentieth_of_the_rtt() {
-        let mut c = warmed(44);
+        let mut c = SackCompress::default();
+        let r = rtt8(44);
         let now = at(100_000);
         for _ in 0..3 {
-            assert_eq!(c.on_ofo(now, 5000, DEFAULT_DELAY), Ofo::Now);
+            assert_eq!(c.on_ofo(now, 5000, DEFAULT_DELAY, r), Ofo::Now);
         }
         assert_eq!(
-            c.on_ofo(now, 5000, DEFAULT_DELAY),
+            c.on_ofo(now, 5000, DEFAULT_DELAY, r),
             Ofo::Hold(Some(at(101_000)))
         );
-        assert_eq!(c.on_ofo(now, 5000, DEFAULT_DELAY), Ofo::Hold(None));
+        assert_eq!(c.on_ofo(now, 5000, DEFAULT_DELAY, r), Ofo::Hold(None));
         assert!(c.holding());
         c.sent();
         assert!(!c.holding() && c.due().is_none());
         // Still the same hole: held again.
         assert!(matches!(
-            c.on_ofo(now, 5000, DEFAULT_DELAY),
+            c.on_ofo(now, 5000, DEFAULT_DELAY, r),
             Ofo::Hold(Some(_))
         ));
         c.sent();
         // A new hole: three at once again.
         for _ in 0..3 {
-            assert_eq!(c.on_ofo(now, 9000, DEFAULT_DELAY), Ofo::Now);
+            assert_eq!(c.on_ofo(now, 9000, DEFAULT_DELAY, r), Ofo::Now);
         }
         // A 10 ms RTT holds for 0.5 ms.
-        let mut c = warmed(10);
+        let mut c = SackCompress::default();
+        let r = rtt8(10);
         for _ in 0..3 {
-            c.on_ofo(now, 0, DEFAULT_DELAY);
+            c.on_ofo(now, 0, DEFAULT_DELAY, r);
         }
         assert_eq!(
-            c.on_ofo(now, 0, DEFAULT_DELAY),
+            c.on_ofo(now, 0, DEFAULT_DELAY, r),
             Ofo::Hold(Some(at(100_500)))
         );
     }
@@ -197,38 +154,15 @@ mod tests {
     /// `tcp_comp_sack_nr`: the 45th SACK held goes at once.
     #[test]
     fn at_most_forty_four_are_held() {
-        let mut c = warmed(44);
+        let mut c = SackCompress::default();
+        let r = rtt8(44);
         let now = at(100_000);
         for _ in 0..3 {
-            c.on_ofo(now, 0, DEFAULT_DELAY);
+            c.on_ofo(now, 0, DEFAULT_DELAY, r);
         }
         for _ in 0..44 {
-            assert!(matches!(c.on_ofo(now, 0, DEFAULT_DELAY), Ofo::Hold(_)));
+            assert!(matches!(c.on_ofo(now, 0, DEFAULT_DELAY, r), Ofo::Hold(_)));
         }
-        assert_eq!(c.on_ofo(now, 0, DEFAULT_DELAY), Ofo::Now);
-    }
-
-    /// `tcp_rcv_rtt_measure_ts`: whole milliseconds, one sample per echo, full segments only,
-    /// gain 1/8 upward, the minimum downward.
-    #[test]
-    fn the_receiver_rtt_is_sampled_once_per_echo_from_full_segments() {
-        let mut c = warmed(40);
-        // The same echo again: no sample.
-        c.measure(at(200_000), at(0), 1448);
-        assert_eq!(c.rtt(), Some(Duration::from_ms(40)));
-        // A short segment: its echo is taken, no sample.
-        c.measure(at(200_000), at(100_000), 100);
-        c.measure(at(200_000), at(100_000), 1448);
-        assert_eq!(c.rtt(), Some(Duration::from_ms(40)));
-        // 80.9 ms is 80 ticks (the clocks' milliseconds): 40 + (80 − 40)/8 = 45 ms.
-        c.measure(at(180_900), at(100_900), 1448);
-        assert_eq!(c.rtt(), Some(Duration::from_ms(45)));
-        // A sample below the estimate is taken whole: 30 ms.
-        c.measure(at(230_900), at(200_900), 1448);
-        assert_eq!(c.rtt(), Some(Duration::from_ms(30)));
-        // Within one tick counts as one.
-        let mut c = SackCompress::default();
-        c.measure(at(500), at(100), 1448);
-        assert_eq!(c.rtt(), Some(Duration::from_ms(1)));
+        assert_eq!(c.on_ofo(now, 0, DEFAULT_DELAY, r), Ofo::Now);
     }
 }

@@ -32,6 +32,7 @@ pub mod params;
 pub mod prr;
 pub mod rack;
 pub mod rate;
+pub mod rcv_rtt;
 pub mod rcv_window;
 pub mod receiver;
 pub mod rtt;

@@ -6,6 +6,7 @@ use super::accecn;
 use super::bufauto::{AutoSize, RecvAuto};
 use super::comp_sack::{self, Ofo, SackCompress};
 use super::params::TcpParams;
+use super::rcv_rtt::RcvRtt;
 use super::rcv_window::RcvWindow;
 use crate::hooks::{AgentHooks, Io};
 use crate::packet::{
@@ -38,8 +39,10 @@ pub struct RecvConn {
     delack_at: Option<Instant>,
     /// The earliest timer set and not yet run (the delayed ACK's or SACK compression's).
     timer_armed: Option<Instant>,
-    /// Linux's SACK compression: its counts, hold and the receiver's RTT.
+    /// Linux's SACK compression: its counts and hold.
     comp: SackCompress,
+    /// The receiver's own RTT estimate (`rcv_rtt_est`), which both below read.
+    rcv_rtt: RcvRtt,
     /// Linux's receive window as it opens (`window_quickack`).
     win: RcvWindow,
     /// The sender's RTT estimate from its latest segment, stamped on ACKs (seed 004 §III-A).
@@ -91,6 +94,7 @@ impl Default for RecvConn {
             delack_at: None,
             timer_armed: None,
             comp: SackCompress::default(),
+            rcv_rtt: RcvRtt::default(),
             win: RcvWindow::default(),
             srtt_ns: Duration::ZERO,
             fin: false,
@@ -233,11 +237,6 @@ impl RecvConn {
         }
         n as u8
     }
-}
-
-/// Whether a segment `[seq, seq + len)` brings data above `rcv_nxt` (not a duplicate).
-fn end_after(seq: u64, len: u32, rcv_nxt: u64) -> bool {
-    seq + len as u64 > rcv_nxt
 }
 
 /// The receiving endpoint of one flow.
@@ -397,13 +396,13 @@ impl TcpReceiver {
         let c = &mut self.conns[h.conn as usize];
         c.srtt_ns = pkt.srtt_ns;
         if self.comp_sack.is_some() || self.window_quickack {
-            c.comp.measure(io.now, h.ts_ecr, h.len);
+            c.rcv_rtt.measure(io.now, h.ts_ecr, h.len);
         }
         // Linux's `tcp_grow_window` (in-order data, and out-of-order data with SACK): a segment
         // that opens the window further is ACKed at once (`icsk_ack.quick |= 1`).
         if self.window_quickack
             && (h.seq <= c.rcv_nxt || self.sack)
-            && end_after(h.seq, h.len, c.rcv_nxt)
+            && h.seq + h.len as u64 > c.rcv_nxt
             && c.win.on_segment(io.now, h.len, self.advmss)
         {
             c.quickacks |= 1;
@@ -444,7 +443,7 @@ impl TcpReceiver {
                 // the receiver's RTT from the timestamps; without them, the sender's estimate
                 // the segments carry stands for Linux's per-window one (`tcp_rcv_rtt_measure`).
                 let rtt = c
-                    .comp
+                    .rcv_rtt
                     .rtt()
                     .or((c.srtt_ns > Duration::ZERO).then_some(c.srtt_ns));
                 c.win.on_read(io.now, c.rcv_nxt, rtt);
@@ -507,7 +506,7 @@ impl TcpReceiver {
         }
         let c = &mut self.conns[conn as usize];
         c.insert(s, e);
-        match c.comp.on_ofo(io.now, c.rcv_nxt, cap) {
+        match c.comp.on_ofo(io.now, c.rcv_nxt, cap, c.rcv_rtt.rtt8()) {
             Ofo::Now => self.reply(io, conn, tcp_flags::ACK),
             Ofo::Hold(Some(at)) => Self::arm(c, io, conn, at),
             Ofo::Hold(None) => {}
