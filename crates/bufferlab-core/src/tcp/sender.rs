@@ -561,17 +561,15 @@ impl SendConn {
     /// before a segment that would pass `limit` (the buffer the device gets, which a ring with
     /// GSO descriptors holds on one).
     fn burst_segments(&self, burst: u64, limit: u64) -> u64 {
-        let mut at = self.v.max;
-        let mut n = 0;
-        while n < burst {
-            let len = self.cfg.mss.min(self.v.end - at);
-            if len == 0 || at + len > limit {
-                break;
-            }
-            at += len;
-            n += 1;
-        }
-        n
+        let mss = self.cfg.mss.max(1);
+        // Everything left when the data ends within `limit` (its last segment may be short);
+        // else the whole segments below `limit` (a short last one would pass it).
+        let fit = if self.v.end <= limit {
+            (self.v.end - self.v.max).div_ceil(mss)
+        } else {
+            limit.saturating_sub(self.v.max) / mss
+        };
+        burst.min(fit)
     }
 
     /// The GSO burst of new data the windows allow now, in segments (Linux's `tcp_write_xmit`:
