@@ -222,11 +222,15 @@ def _per_flow(d: Data, sweep: str, rate: float, ax_jain, ax_start, ax_rank) -> l
     ax_start.axhline(1, color="k", lw=0.8)
     ax_start.set(yscale="log", xlabel="flow start (s)", ylabel="goodput / fair share",
                  title=f"Vegas, {rate / 1e6:g} Mb/s, N = {n}: per flow")
-    ax_start.legend(fontsize=6, title="buffer", title_fontsize=6)
     ax_rank.axhline(1, color="k", lw=0.8)
     ax_rank.set(yscale="log", xlabel="flow rank", ylabel="goodput / fair share",
                 title=f"Vegas, {rate / 1e6:g} Mb/s, N = {n}: flows ranked")
-    ax_rank.legend(fontsize=6)
+    if bufs:
+        ax_start.legend(fontsize=6, title="buffer", title_fontsize=6)
+        ax_rank.legend(fontsize=6)
+    else:  # a profile without Vegas runs at this rate (the smoke profile)
+        for ax in (ax_start, ax_rank):
+            ax.text(0.5, 0.5, "no Vegas runs in this profile", transform=ax.transAxes, ha="center", fontsize=7)
     return out
 
 
