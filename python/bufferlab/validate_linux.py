@@ -2,7 +2,7 @@
 backend, through the same queue code, scenario by scenario; written to docs/validation-linux.md.
 
     python -m bufferlab.validate_linux [--out docs/validation-linux.md] [--only NAME ...] [--seeds N]
-                                     [--kernel] [--sim-only]
+                                     [--kernel] [--sim-only] [--no-noise]
 
 (``make validate-linux`` runs it with ``--kernel``.) Each case is a scenario file in ``kernel/suite/``,
 run over seeds 1..N on the simulator (its default TCP: SACK, RACK, F-RTO, PRR, delayed ACK, GSO) and on
@@ -15,7 +15,9 @@ has web or on/off flows, the hash of the draws they played; ``--kernel`` measure
 seed) pairs whose stored run is missing, was made from another version of the file or played
 other draws, and writes after every seed. Without ``--kernel`` the page
 is built from the stored kernel runs and fresh simulator runs (seconds). ``--sim-only`` runs the
-simulator side alone and prints its values (no page).
+simulator side alone and prints its values (no page). The page's timing-noise section runs the
+simulator side twice more with jitter on the hosts' links (validate_noise.py); ``--no-noise``
+leaves it out.
 
 The metrics are compared on the means over seeds against tolerances fixed here before the first
 run (TOLERANCES and the two count rules below); a row that does not hold links to
@@ -45,6 +47,7 @@ from .crosscheck.compare import rel_diff
 from .crosscheck.referee import SYSCTLS, _read_sysctls
 from .crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes, verdict_text
 from .kernel.plan import sim_matched, workload_draws
+from . import validate_noise as noise
 from .scenario import Scenario, load_scenario
 from .kernel.compare import SRTT_STEP, srtt_quantile
 
@@ -169,12 +172,14 @@ def _smoothed_rtts(result: Any, out: dict[str, Any]) -> None:
                 row[key] = v
 
 
-def run_sim(case: Case, seeds: list[int]) -> list[dict[str, Any]]:
+def run_sim(case: Case, seeds: list[int], extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The simulator's runs of ``case``, with ``extra`` overrides (the timing-noise pass's)."""
     from .simulate import run
 
     # As the kernel backend runs it: its hosts' TCP small queues never see the engine's queues.
     matched = sim_matched(load_scenario(case.file))
-    return [slim(run(load_scenario(case.file, seed=s, overrides={"run.sample": SRTT_STEP, **matched}))) for s in seeds]
+    over = {"run.sample": SRTT_STEP, **matched, **(extra or {})}
+    return [slim(run(load_scenario(case.file, seed=s, overrides=over))) for s in seeds]
 
 
 def _rtt(s: dict[str, Any], fid: str, q: str) -> float:
@@ -409,8 +414,10 @@ def _engine_provenance() -> str:
     return f" Simulator: the engine of commit {head}" + (" with uncommitted changes to its Rust sources" if dirty else "") + "."
 
 
-def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str, records: dict[str, list[dict[str, Any]]]) -> str:
-    """``done``: (case, rows, simulator seeds, kernel seeds) in page order."""
+def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str, records: dict[str, list[dict[str, Any]]],
+           noise: list[str] | None = None) -> str:
+    """``done``: (case, rows, simulator seeds, kernel seeds) in page order; ``noise``: the timing-noise
+    section's lines (validate_noise.render), placed after the summary."""
     release, settings, when = _kernel_meta(records)
     tol = TOLERANCES
     lines = [
@@ -487,6 +494,8 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
     lines += ["| scenario | description |", "|---|---|"]
     lines += [f"| {c.name} | {c.title()} |" for c, *_ in done]
     lines.append("")
+    lines += noise or []
+    lines += ["## Rows", ""] if noise else []
     lines += table
     lines += details
     lines.append("")
@@ -519,6 +528,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernel", action="store_true",
                     help="measure on the kernel backend the runs missing from suite/kernel/ (root; real time: the scenario's duration each)")
     ap.add_argument("--sim-only", action="store_true", help="run the simulator side only and print its values (no page)")
+    ap.add_argument("--no-noise", action="store_true",
+                    help="leave out the timing-noise section (the simulator side run again with jitter on the hosts' links)")
     args = ap.parse_args(argv)
     cases = [c for c in CASES if not args.only or c.name in args.only]
     unknown = set(args.only or ()) - {c.name for c in CASES}
@@ -538,17 +549,28 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{case.name}\t{r['metric']}\t{r['sim']}")
         return 0
 
-    def page() -> None:
+    def page(with_noise: bool) -> None:
         done, records = [], {}
+        noisy: dict[str, dict[str, list[dict[str, Any]]]] = {j: {} for j in (noise.JITTERS if with_noise else ())}
         for case in cases:
             sc = load_scenario(case.file)
             seeds = seeds_of(case)
             kruns = stored_runs(case, seeds)
             records[case.name] = kruns
-            rows = case_rows(case, sc, run_sim(case, seeds), [r["summary"] for r in kruns]) if kruns else []
+            kernels = [r["summary"] for r in kruns]
+            rows = case_rows(case, sc, run_sim(case, seeds), kernels) if kruns else []
             done.append((case, rows, len(seeds), len(kruns)))
+            for j in noisy:
+                if kruns:
+                    noisy[j][case.name] = case_rows(case, sc, run_sim(case, seeds, noise.host_jitter(case.file, j)), kernels)
+        section = None
+        if noisy:
+            held = {j: (sum(r["verdict"] is True for rs in by.values() for r in rs),
+                        sum(r["verdict"] is not None for rs in by.values() for r in rs)) for j, by in noisy.items()}
+            base = {c.name: rows for c, rows, _, nk in done if nk}
+            section = noise.render(noise.flips(base, noisy), held, DIFFERENCES, noise.lateness_text(records))
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        _write(args.out, render(done, started, records))
+        _write(args.out, render(done, started, records, section))
 
     if args.kernel:
         order = sorted(cases, key=lambda c: (KERNEL_FIRST.index(c.name) if c.name in KERNEL_FIRST else len(KERNEL_FIRST)))
@@ -557,8 +579,8 @@ def main(argv: list[str] | None = None) -> int:
             n = run_kernel_seeds(case, seeds_of(case), log)
             if n:
                 log(f"{case.name}: {n} kernel run{'s' if n != 1 else ''} in {time.monotonic() - t0:.0f} s")
-                page()  # an interrupted suite still leaves a (marked) partial page
-    page()
+                page(False)  # an interrupted suite still leaves a (marked) partial page
+    page(not args.no_noise)
     log(f"wrote {args.out}")
     return 0
 
