@@ -41,7 +41,7 @@ def test_rows_the_page_says_hold_still_hold(name):
     on_page = suite.rows_on_page(PAGE.read_text(), name)
     if not on_page:
         pytest.skip(f"{PAGE.name} has no rows of {name} yet (python -m bufferlab.validate_linux rebuilds it)")
-    sims = suite.run_sim(case, [r["seed"] for r in kruns])
+    sims = suite.run_sim(case, [r["seed"] for r in kruns], kernels={r["seed"]: r for r in kruns})
     rows = {r["metric"]: r for r in suite.case_rows(case, load_scenario(case.file), sims, [r["summary"] for r in kruns])}
     for metric in CHECKED[name]:
         assert metric in rows and metric in on_page, metric

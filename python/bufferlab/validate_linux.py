@@ -46,6 +46,7 @@ from . import plan_types as pt
 from .crosscheck.compare import rel_diff
 from .crosscheck.referee import SYSCTLS, _read_sysctls
 from .crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes, verdict_text
+from .kernel.paired import with_kernel_starts
 from .kernel.plan import sim_matched, workload_draws
 from . import validate_noise as noise
 from .scenario import Scenario, load_scenario
@@ -172,14 +173,25 @@ def _smoothed_rtts(result: Any, out: dict[str, Any]) -> None:
                 row[key] = v
 
 
-def run_sim(case: Case, seeds: list[int], extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The simulator's runs of ``case``, with ``extra`` overrides (the timing-noise pass's)."""
+def run_sim(case: Case, seeds: list[int], extra: dict[str, Any] | None = None,
+            kernels: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The simulator's runs of ``case``, with ``extra`` overrides (the timing-noise pass's); where
+    ``kernels`` (seed -> stored kernel run) has the seed, its bulk flows start when the kernel's
+    did (kernel/paired.py)."""
     from .simulate import run
 
     # As the kernel backend runs it: its hosts' TCP small queues never see the engine's queues.
     matched = sim_matched(load_scenario(case.file))
     over = {"run.sample": SRTT_STEP, **matched, **(extra or {})}
-    return [slim(run(load_scenario(case.file, seed=s, overrides=over))) for s in seeds]
+    out = []
+    for s in seeds:
+        sc = load_scenario(case.file, seed=s, overrides=over)
+        k = (kernels or {}).get(s)
+        paired_plan = with_kernel_starts(sc.plan, k["summary"]["flows"]) if k else None
+        if paired_plan is not None:
+            sc.plan = paired_plan
+        out.append(slim(run(sc)))
+    return out
 
 
 def _rtt(s: dict[str, Any], fid: str, q: str) -> float:
@@ -436,8 +448,10 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         f"sets a row: which of ten RTTs starts first, whether an ECN SYN is lost; {WEB_SEEDS} for web transfers, "
         "whose Zipf sizes give a run a few large transfers or none). Web and on/off flows play the simulator's own draws "
         "for the seed on both sides (arrival times, sizes, idle times: [kernel-backend.md](kernel-backend.md)), so their "
-        "seeds are paired; bulk flows' start times are drawn from each file's `start` on each side (the kernel's follow "
-        "the same law, not the same values). Values are means over the seeds; per-seed values follow the table." + _engine_provenance(),
+        "seeds are paired; so are bulk TCP flows' start times: the kernel draws them from the file's `start` with a "
+        "generator of its own, and the simulator starts each bulk flow when the stored kernel run of the same seed "
+        "started it (`kernel/paired.py`; until 2026-11-27 each side drew its own). Values are means over the seeds; "
+        "per-seed values follow the table." + _engine_provenance(),
         "",
         f"Kernel runs: Linux {release}, measured {when}, stored in `python/bufferlab/kernel/suite/kernel/` with the "
         f"TCP settings read inside the sender's namespace ({settings}). Linux's segments carry a 12-byte "
@@ -558,11 +572,12 @@ def main(argv: list[str] | None = None) -> int:
             kruns = stored_runs(case, seeds)
             records[case.name] = kruns
             kernels = [r["summary"] for r in kruns]
-            rows = case_rows(case, sc, run_sim(case, seeds), kernels) if kruns else []
+            by_seed = {r["seed"]: r for r in kruns}
+            rows = case_rows(case, sc, run_sim(case, seeds, kernels=by_seed), kernels) if kruns else []
             done.append((case, rows, len(seeds), len(kruns)))
             for j in noisy:
                 if kruns:
-                    noisy[j][case.name] = case_rows(case, sc, run_sim(case, seeds, noise.host_jitter(case.file, j)), kernels)
+                    noisy[j][case.name] = case_rows(case, sc, run_sim(case, seeds, noise.host_jitter(case.file, j), by_seed), kernels)
         section = None
         if noisy:
             held = {j: (sum(r["verdict"] is True for rs in by.values() for r in rs),

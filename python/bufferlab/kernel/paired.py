@@ -1,0 +1,47 @@
+"""Bulk TCP flows started when the kernel started them: a simulator run paired with a stored
+kernel run of the same seed.
+
+The kernel backend draws each bulk flow's start from its block's law with a generator of its own
+(``plan.py``), so a seed's starts differ between the backends (web and on/off flows already play
+the simulator's draws on both). Which of two flows starts first, and how full the queue is when
+the second one's handshake measures its first RTT, can set a whole run: a BBR flow that starts
+after a Cubic flow has filled four BDP of FIFO keeps a minimum RTT of 66-82 ms instead of 44 and
+takes half as much again of the link (validation-linux-differences.md#bbr-cubic-fifo-4bdp). To
+compare seed by seed, the simulator side can start each bulk flow when the kernel run started it:
+each ``tcp`` block with a drawn start is split, in place and in order, into one block per flow
+with that flow's recorded start as a constant. The flows keep their ids and their agents' places
+(the engine keys each agent's random stream by its place), so every other draw of the run is the
+one it would have been.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+
+def with_kernel_starts(plan: dict[str, Any], flows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """``plan`` (the engine's JSON form) with each drawn bulk start replaced by the start of the
+    same flow in ``flows`` (a kernel run's summary flows: ``id``, ``start_s``); None when a flow to
+    pair has no recorded start (a run stored before starts were kept)."""
+    started = {f["id"]: f.get("start_s") for f in flows}
+    out = copy.deepcopy(plan)
+    traffic: list[dict[str, Any]] = []
+    n = 0  # the engine numbers the tcp kind's flows tcp-1, tcp-2, ... in block and pair order
+    for t in out["traffic"]:
+        if t["kind"] != "tcp":
+            traffic.append(t)
+            continue
+        flows_here = [pair for pair in t["pairs"] for _ in range(t.get("count", 1))]
+        ids = [f"tcp-{n + k + 1}" for k in range(len(flows_here))]
+        n += len(flows_here)
+        if t.get("start_ns", {}).get("dist", "const") == "const":
+            traffic.append(t)
+            continue
+        if any(started.get(i) is None for i in ids):
+            return None
+        for pair, i in zip(flows_here, ids):
+            traffic.append({**t, "pairs": [pair], "count": 1,
+                            "start_ns": {"dist": "const", "value": float(round(started[i] * 1e9))}})
+    out["traffic"] = traffic
+    return out
