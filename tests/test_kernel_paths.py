@@ -133,3 +133,15 @@ def test_compare_averages_seeds_and_shows_the_rtt_distribution(tmp_path):
     # clock's error is a few hundred microseconds of 10 ms).
     row = next(ln for ln in r.stdout.splitlines() if "ping-1" in ln and "rtt_p10_s" in ln)
     assert abs(float(re.search(r"([+-][\d.]+)%", row).group(1))) < 10, row
+
+
+@needs_kernel
+def test_compare_starts_the_simulators_flow_when_the_kernels_started(tmp_path):
+    """A bulk flow whose start is drawn: the kernel draws it with its own generator, and the
+    simulator's run of the same seed starts it at the kernel's time (kernel/paired.py)."""
+    f = scenario(tmp_path, '[[traffic]]\nkind = "tcp"\nfrom = "client"\nto = "server"\nsize = "20KB"\nstart = "uniform(0.1s,0.5s)"',
+                 duration="1s")
+    r = cli("compare", f, "--json", timeout=120)
+    assert r.returncode == 0, r.stderr
+    row = next(x for x in map(json.loads, r.stdout.splitlines()) if x["id"] == "tcp-1" and x["metric"] == "start_s")
+    assert 0.1 <= row["kernel"] <= 0.5 and abs(row["sim"] - row["kernel"]) < 1e-6, row

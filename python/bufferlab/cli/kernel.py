@@ -167,6 +167,7 @@ def compare(
     scenario's duration each."""
     from .. import plan_types as pt
     from ..kernel.compare import SRTT_STEP, compare_results, comparison_json, print_comparison
+    from ..kernel.paired import with_kernel_starts
     from ..kernel.plan import sim_matched
     from ..simulate import run as run_sim
 
@@ -182,9 +183,14 @@ def compare(
     sim_sets += [f"{k}={str(v).lower()}" for k, v in sim_matched(sc).items()]
     for i in range(seeds):
         sci = _load(file, base + i, sets)
-        sims.append(run_sim(_load(file, base + i, sim_sets)))
         with progress_line(sci.duration_s, quiet=as_json) as progress:
             kernels.append(run_kernel_cli(sci, progress))
+        # Paired: the simulator's bulk flows start when the kernel's did (kernel/paired.py).
+        scs = _load(file, base + i, sim_sets)
+        paired = with_kernel_starts(scs.plan, kernels[-1].summary.get("flows", []))
+        if paired is not None:
+            scs.plan = paired
+        sims.append(run_sim(scs))
     if as_json:
         sys.stdout.write(comparison_json(compare_results(sims, kernels)))
         return

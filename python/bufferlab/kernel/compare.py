@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 # timeouts: RTO expiries (the kernel's from TCP_INFO's tcpi_total_rto, Linux >= 6.7).
-FLOW_METRICS = ("goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits", "timeouts")
+# start_s: the simulator's bulk flows start when the kernel's did (kernel/paired.py); the row shows it.
+FLOW_METRICS = ("start_s", "goodput_bps", "rtt_mean_s", "rtt_p50_s", "rtt_p99_s", "retransmits", "timeouts")
 # Percentiles read off each run's RTT CDF (the distributions table), beside the summary's.
 RTT_CDF_QUANTILES = (0.1, 0.9)
 QUEUE_METRICS = ("sojourn_mean_s", "occupancy_mean_pkts", "dropped")
