@@ -413,6 +413,25 @@ def test_lateness_is_judged_against_the_shortest_round_trip():
     assert lateness_check({**quiet, "min_round_trip_s": 1e-3})[1] is not None
 
 
+def test_reads_that_find_segments_waiting_are_counted_and_warned_of():
+    from bufferlab.kernel.agent import READ_SEGMENTS_MAX, read_backlog
+    from bufferlab.kernel.run import BACKLOG_SEGMENTS, READ_BACKLOG_SHARE, read_backlog_check
+
+    out: dict = {}
+    for n in (500, 1448, 2896, BACKLOG_SEGMENTS * 1448 - 1, BACKLOG_SEGMENTS * 1448, 40_000):
+        read_backlog(out, n, 1448)
+    assert out == {"reads_by_segments": {"0": 1, "1": 1, "2": 2, "3": 1, str(READ_SEGMENTS_MAX): 1}, "read_max_bytes": 40_000}
+    backlog = {"tcp-1": out}
+    assert read_backlog_check(backlog) is not None  # 2 of 6
+    assert (out["reads"], out["reads_backlogged"]) == (6, 2)
+    prompt = {"reads_by_segments": {"1": 990 - int(1000 * READ_BACKLOG_SHARE), "2": 10, "3": int(1000 * READ_BACKLOG_SHARE)}}
+    assert read_backlog_check({"tcp-1": prompt}) is None
+    late = {"reads_by_segments": {"1": 985, "4": 15}}
+    w = read_backlog_check({"tcp-1": prompt, "tcp-2": late})
+    assert w.startswith("the receiving applications read late: reads that found 3 or more full segments waiting "
+                        "(tcp-2 1.5% of their reads; bound 1%)"), w
+
+
 # ---------------------------------------------------------------- on the kernel
 
 
@@ -787,6 +806,12 @@ def test_captures_hold_the_real_packets(tmp_path):
     rows = {c["point"]: c for c in s["captures"]}
     up = next(q for q in s["queues"] if q["link"] == "client->server")
     assert rows["client->server:arrivals"]["packets"] == up["arrivals"] > 100
+    # The receiving application's reads in the window (agent.py, read_backlog): one or more a
+    # segment delivered, and never more bytes in one than were delivered.
+    reads = s["kernel"]["read_backlog"]["tcp-1"]
+    delivered = s["flows"][0]["bytes_delivered"]
+    assert 0 < reads["reads"] == sum(reads["reads_by_segments"].values()) <= delivered / 536, reads
+    assert 0 <= reads["reads_backlogged"] <= reads["reads"] and 536 <= reads["read_max_bytes"] <= delivered, reads
     assert rows["client->server:drops"]["packets"] == up["dropped"]
     b = (out / "client.pcap").read_bytes()
     assert b[:4] == bytes.fromhex("4d3cb2a1")

@@ -286,6 +286,9 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
             "sysctls": sysctls,
             "wall_s": round(time.monotonic() - t0, 1),
             "lateness_p99_s": result.summary.get("kernel", {}).get("driver", {}).get("lateness_p99_s"),
+            # Each bulk flow's share of reads that found 3+ segments waiting (kernel/run.py).
+            "reads_backlogged": {f: round(b["reads_backlogged"] / b["reads"], 5)
+                                 for f, b in result.summary.get("kernel", {}).get("read_backlog", {}).items() if b.get("reads")},
             **({"errors": errors} if errors else {}),
             "summary": slim(result),
         })

@@ -90,6 +90,20 @@ def _checksum(b: bytes) -> int:
     return ~s & 0xFFFF
 
 
+# How many full segments each read found waiting, counted up to READ_SEGMENTS_MAX: a prompt
+# reader takes each segment as it comes; run.py judges the rest (read_backlog_check).
+READ_SEGMENTS_MAX = 8
+
+
+def read_backlog(out: dict[str, Any], n: int, mss: int) -> None:
+    """Count one read of ``n`` bytes in the window: by the full segments it found
+    (``reads_by_segments[k]``, k up to READ_SEGMENTS_MAX), and the largest."""
+    k = str(min(n // mss, READ_SEGMENTS_MAX))
+    hist = out.setdefault("reads_by_segments", {})
+    hist[k] = hist.get(k, 0) + 1
+    out["read_max_bytes"] = max(out.get("read_max_bytes", 0), n)
+
+
 def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
     srv = r["_socket"]
     srv.settimeout(0.1)
@@ -101,6 +115,7 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             continue
         conn.settimeout(0.1)
         buf = bytearray(1 << 18)
+        mss = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG) or 1448
         while c.left() > 0:
             try:
                 n = conn.recv_into(buf)
@@ -113,6 +128,8 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             t = c.now()
             out["total_bytes"] += n
             c.count(out, t, n)
+            if c.in_window(t):
+                read_backlog(out, n, mss)
             if out["first_ns"] is None:
                 out["first_ns"] = t
             out["last_ns"] = t
