@@ -174,6 +174,17 @@ def test_flows_ports_and_start_times():
     assert f["start_ns"] == {"dist": "uniform", "lo": 0.0, "hi": 1e9} and f["mode"] == "bulk"
 
 
+def test_bulk_flows_start_when_bufferlabs_did_when_given():
+    # Paired seeds: bufferlab's run of the seed gives each bulk flow's start; ns-3 takes it as is.
+    starts = {"tcp-1": 0.25, "tcp-2": 0.125, "tcp-3": 0.75}
+    cfg = to_ns3(dumbbell(), starts=starts)
+    assert [f["start_ns"] for f in cfg["flows"]] == [{"dist": "const", "value": v * 1e9} for v in (0.25, 0.125, 0.75)]
+    # A start the file fixes stays the file's.
+    fixed = load_scenario(_toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", "").replace(
+        'start = "uniform(0s,1s)"', 'start = "2s"')))
+    assert all(f["start_ns"] == {"dist": "const", "value": 2e9} for f in to_ns3(fixed, starts=starts)["flows"])
+
+
 def test_flow_ids_match_the_engine():
     sc = load_scenario(example_path("web-poisson"), overrides={"run.duration": "2s"})
     from bufferlab import run

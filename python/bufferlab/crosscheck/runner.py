@@ -65,6 +65,8 @@ def run_pair(sc: Scenario, seed: int, exe: Path | None = None, options: Ns3Optio
     seeded = load_scenario(matched_for_ns3(sc.document), seed=seed)
     seeded.source, seeded.origins = sc.source, sc.origins
     bl, bl_wall = run_bufferlab(seeded)
-    config = to_ns3(seeded, limits=resolved_limits(bl), seed=seed, options=options)
+    # Paired: ns-3's bulk flows start when bufferlab's did (the seed's draws are bufferlab's).
+    starts = {f["id"]: f["start_s"] for f in bl.get("flows", []) if f.get("start_s") is not None}
+    config = to_ns3(seeded, limits=resolved_limits(bl), seed=seed, options=options, starts=starts)
     ns, ns_wall = run_ns3(config, exe)
     return Pair(seed, bl, ns, bl_wall, ns_wall)

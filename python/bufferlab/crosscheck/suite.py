@@ -265,7 +265,8 @@ def render(results: list[CaseResult], planned: int, started: str, seeds_override
         f"{NS3_VERSION} (PyPI wheel `ns3==3.44.post0`). Do not edit by hand: run it again.",
         "",
         "Each scenario (files in `python/bufferlab/crosscheck/suite/`) runs in bufferlab with seed s and in "
-        "ns-3 with RngRun s, s = 1..N, start times drawn from the file's `start` distribution in each. "
+        "ns-3 with RngRun s, s = 1..N; each bulk flow whose start the file draws starts in ns-3 when bufferlab's run "
+        "of the seed started it (paired seeds, since 2026-11-27; the other draws are each simulator's own). "
         "How the scenario is built in ns-3 and where the models differ: [crosscheck.md](crosscheck.md) "
         f"(NewReno runs as {NS3_CC['newreno']}, with ssthresh from SND.NXT − SND.UNA, or from the pipe at a "
         f"timeout with SACK, Cubic as {NS3_CC['cubic']}; SACK blocks with PRR get ns-3's PRR recovery, the "

@@ -559,12 +559,15 @@ def matched_for_ns3(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: int | None = None,
-           options: Ns3Options | None = None) -> dict[str, Any]:
+           options: Ns3Options | None = None, starts: dict[str, float] | None = None) -> dict[str, Any]:
     """The ns-3 configuration for ``sc``; raises :class:`Unsupported` naming every blocking key.
 
     ``limits`` maps a link direction ("r1->r2") to the limit bufferlab resolved for a sizing rule
     (its queues table's ``limit_pkts`` / ``limit_bytes``); ``seed`` is ns-3's RngRun; ``options``
-    puts back ns-3 rules the translation otherwise matches to bufferlab's (options.py).
+    puts back ns-3 rules the translation otherwise matches to bufferlab's (options.py); ``starts``
+    (flow id -> seconds: bufferlab's run of the same seed) starts each bulk TCP flow whose block
+    draws its start when bufferlab's started, so that the two runs of a seed are paired (which
+    flow starts first can set a whole run).
     """
     opts = options or Ns3Options()
     plan = pt.typed(sc)
@@ -595,6 +598,8 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
             "port": BASE_PORT + k,
             "start_ns": _dist(block.start_ns),
         }
+        if starts and fid in starts and isinstance(block, pt.TcpTraffic) and f["start_ns"]["dist"] != "const":
+            f["start_ns"] = {"dist": "const", "value": float(round(starts[fid] * 1e9))}
         if isinstance(block, pt.RrulTraffic):
             why.add(f"{path}.kind", "give the plan the tcp and ping blocks an rrul block stands for (the scenario reader expands it)")
             flows.append(f)
