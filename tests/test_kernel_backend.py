@@ -300,7 +300,8 @@ def test_web_and_onoff_clients_play_the_simulators_draws(tmp_path):
     """A web and an on/off client are handed the simulator's own workload for the seed: a web
     flow's transfers arrive at the simulated run's times with its sizes, an on/off flow's bursts
     take its sizes in order (and its idle times: each burst begins that long after the last one
-    completed). Flow k of the kernel plan is the engine's row k, a bulk and a UDP flow before them."""
+    completed). Flow k of the kernel plan is the engine's row k, a bulk and a UDP flow before them;
+    the bulk flow starts at the simulated run's drawn start."""
     body = (
         '[[traffic]]\nkind = "tcp"\nfrom = "server"\nto = "client"\nstart = "uniform(0s,1s)"\n'
         '[[traffic]]\nkind = "udp"\nfrom = "server"\nto = "client"\nrate = "100pps"\nsize = "200B"\n'
@@ -329,6 +330,9 @@ def test_web_and_onoff_clients_play_the_simulators_draws(tmp_path):
         assert bursts[0][1] == onoff["start_ns"] / 1e9
         for i in range(1, len(bursts)):
             assert bursts[i][1] == pytest.approx(bursts[i - 1][2] + onoff["idles_ns"][i - 1] / 1e9, abs=1e-9)
+        # The bulk flow's drawn start is the simulator's too (kernel/plan.py, bulk_starts).
+        (source,) = [r for h in kp.hosts for r in h.roles if r["role"] == "tcp_source"]
+        assert source["start_ns"] / 1e9 == sim.summary["flows"][0]["start_s"] and 0 < source["start_ns"] < 1e9
         seen.append(web["sizes"])
     assert seen[0] != seen[1]
 

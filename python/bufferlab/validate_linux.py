@@ -451,10 +451,10 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         f"sets a row: which of ten RTTs starts first, whether an ECN SYN is lost; {WEB_SEEDS} for web transfers, "
         "whose Zipf sizes give a run a few large transfers or none). Web and on/off flows play the simulator's own draws "
         "for the seed on both sides (arrival times, sizes, idle times: [kernel-backend.md](kernel-backend.md)), so their "
-        "seeds are paired; so are bulk TCP flows' start times: the kernel draws them from the file's `start` with a "
-        "generator of its own, and the simulator starts each bulk flow when the stored kernel run of the same seed "
-        "started it (`kernel/paired.py`; until 2026-11-27 each side drew its own). Values are means over the seeds; "
-        "per-seed values follow the table." + _engine_provenance(),
+        "seeds are paired; so are bulk TCP flows' start times: the simulator starts each bulk flow when the stored "
+        "kernel run of the same seed started it (`kernel/paired.py`; the stored runs drew their starts from the file's "
+        "`start` with a generator of their own, where kernel runs since 2026-11-27 take the simulator's draws). Values "
+        "are means over the seeds; per-seed values follow the table." + _engine_provenance(),
         "",
         f"Kernel runs: Linux {release}, measured {when}, stored in `python/bufferlab/kernel/suite/kernel/` with the "
         f"TCP settings read inside the sender's namespace ({settings}). Linux's segments carry a 12-byte "

@@ -1,9 +1,10 @@
 """Bulk TCP flows started when the kernel started them: a simulator run paired with a stored
 kernel run of the same seed.
 
-The kernel backend draws each bulk flow's start from its block's law with a generator of its own
-(``plan.py``), so a seed's starts differ between the backends (web and on/off flows already play
-the simulator's draws on both). Which of two flows starts first, and how full the queue is when
+Kernel runs made before 2026-11-27 drew each bulk flow's start from its block's law with a
+generator of their own, so a seed's starts differed between the backends (the kernel now takes the
+simulator's draws, ``plan.bulk_starts``, as web and on/off flows did already, and a real
+connection still begins some microseconds after its drawn time). Which of two flows starts first, and how full the queue is when
 the second one's handshake measures its first RTT, can set a whole run: a BBR flow that starts
 after a Cubic flow has filled four BDP of FIFO keeps a minimum RTT of 66-82 ms instead of 44 and
 takes half as much again of the link (validation-linux-differences.md#bbr-cubic-fifo-4bdp). To

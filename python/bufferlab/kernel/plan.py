@@ -50,7 +50,9 @@ A ``web`` or ``tcp_onoff`` flow plays the simulator's own workload for the run's
 builds the scenario as a run would and each sender replays its random stream
 (``bufferlab._core.workload_draws``), so the client connects at each drawn arrival (web) with the
 drawn size, or takes the drawn sizes and idle times in order (on/off). A seed's transfers are the
-same on both backends, and a comparison is paired seed by seed.
+same on both backends, and a comparison is paired seed by seed. A bulk ``tcp`` flow whose block
+draws its start starts at the engine's draw too (``bulk_starts``): which flow starts first can set a
+whole run. The other random times (UDP and ping starts) the kernel draws with a generator of its own.
 
 A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source's namespace with
 the block's options (``ballast_args``), and a UDP sink at the destination.
@@ -203,6 +205,19 @@ def workload_draws(plan: Any) -> dict[int, dict[str, Any]]:
     return {d["flow"]: d for d in draws if d["kind"] in ("web", "tcp_onoff")}
 
 
+def bulk_starts(plan: Any) -> dict[int, int]:
+    """The engine's start (ns), by flow index, of each bulk TCP flow whose block draws its start
+    (not a constant), in a simulator run of ``plan`` with its seed; {} when there is none."""
+    from ..simulate import engine
+
+    p = pt.typed(plan)
+    if not any(isinstance(t, pt.TcpTraffic) and pt.to_dict(t.start_ns).get("dist") != "const" for t in p.traffic):
+        return {}
+    raw = getattr(plan, "plan", plan)
+    draws = engine().workload_draws(json.dumps(raw if isinstance(raw, Mapping) else pt.to_dict(p)), 0)
+    return {d["flow"]: int(d["start_ns"]) for d in draws if d["kind"] == "tcp"}
+
+
 def sim_matched(plan: Any) -> dict[str, Any]:
     """Overrides that make the simulator run a scenario as the kernel backend does: TCP small
     queues off in every TCP block that leaves ``tsq`` out. On the kernel a host's TSQ bounds what
@@ -252,8 +267,10 @@ def build(sc: Any) -> KernelPlan:
     # Per host that runs TCP: for each ecn value its sending blocks use, the first such block.
     ecn_asks: dict[int, dict[bool, int]] = {}
     rng = random.Random(plan.run.seed)
-    # Web and on/off clients, to be given the engine's draws once the plan is accepted.
+    # Web and on/off clients, and bulk sources whose start is drawn, to be given the engine's draws
+    # once the plan is accepted.
     clients: list[tuple[dict[str, Any], Flow]] = []
+    bulk: list[tuple[dict[str, Any], Flow]] = []
     ccs = available_cc()
     duration = plan.run.duration_ns
 
@@ -336,8 +353,9 @@ def build(sc: Any) -> KernelPlan:
                 s, d = ids[s_name], ids[d_name]
                 src, dst = hosts[s], hosts[d]
                 port = FLOW_PORT_BASE + k
-                # Web and on/off flows' starts are the engine's draws (below).
-                engine_drawn = isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic))
+                # Web and on/off flows' starts, and drawn bulk starts, are the engine's draws (below).
+                drawn_start = isinstance(t, pt.TcpTraffic) and pt.to_dict(t.start_ns).get("dist") != "const"
+                engine_drawn = isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)) or drawn_start
                 start = None if engine_drawn else int(sample(pt.to_dict(t.start_ns), rng))
                 flows.append(Flow(k, kind, s, d, t.size_bytes if isinstance(t, pt.TcpTraffic) else None))
 
@@ -399,6 +417,8 @@ def build(sc: Any) -> KernelPlan:
                         "role": "tcp_source", "flow": k, "dst": dst_addr, "port": port, "start_ns": start,
                         "size": t.size_bytes, "cc": cc, "mss": mss, "sndbuf": sndbuf, "pacing": tcp.pacing,
                     })
+                    if drawn_start:
+                        bulk.append((src.roles[-1], flows[-1]))
                 elif isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)):
                     # Data flows from the pair's first node to its second: the second connects and
                     # asks for a size, the first sends it (as a web client and server). Web opens a
@@ -441,6 +461,9 @@ def build(sc: Any) -> KernelPlan:
         hosts[node].sysctls["ipv4/tcp_ecn"] = "1" if True in asks else "2"
     if problems:
         raise ScenarioError(problems, getattr(sc, "source", None))
+    starts = bulk_starts(sc) if bulk else {}
+    for source, f in bulk:
+        source["start_ns"] = starts[f.index]
     drawn = workload_draws(sc) if clients else {}
     for client, f in clients:
         w = _flow_draws(drawn, f)
