@@ -68,6 +68,11 @@ def test_verdict_rules():
     # A difference inside two standard errors of the difference of means is "within seed noise".
     j = suite.judge("mean sojourn", [0.01, 0.05], [0.02, 0.0201])
     assert j["verdict"] is False and j["within_noise"] is True
+    # The seeds are paired: the noise is that of the per-seed differences, so a difference the
+    # same in every seed is not noise however much the seeds differ among themselves (unpaired,
+    # two standard errors would be ±83% here, paired ±21%).
+    j = suite.judge("mean sojourn", [1.4, 2.8, 4.2, 5.6], [1.0, 2.0, 3.0, 4.0])
+    assert j["verdict"] is False and j["within_noise"] is False and j["noise"] == "±20.7%"
 
 
 def test_every_case_file_loads_and_describes_itself():

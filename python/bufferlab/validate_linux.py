@@ -321,9 +321,8 @@ def judge(kind: str | None, sim: list[float], lin: list[float]) -> dict[str, Any
     out = {"sim_mean": s, "linux_mean": k, "sim_values": list(sim), "linux_values": list(lin)}
     if kind in COUNTS and not (math.isnan(s) or math.isnan(k)) and s < NEAR_ZERO and k < NEAR_ZERO:
         d = s - k
-        b = [x for x in sim if not math.isnan(x)]
-        n = [x for x in lin if not math.isnan(x)]
-        noise = 2 * math.sqrt(statistics.variance(b) / len(b) + statistics.variance(n) / len(n)) if len(b) > 1 and len(n) > 1 else math.nan
+        per_seed = [x - y for x, y in zip(sim, lin) if not (math.isnan(x) or math.isnan(y))] if len(sim) == len(lin) else []
+        noise = 2 * statistics.stdev(per_seed) / math.sqrt(len(per_seed)) if len(per_seed) > 1 else math.nan
         return {**out, "difference": f"{d:+.1f}", "noise": "-" if math.isnan(noise) else f"±{noise:.1f}",
                 "tolerance": f"±{NEAR_ZERO_ABS:g} (both < {NEAR_ZERO:g})", "verdict": abs(d) <= NEAR_ZERO_ABS,
                 "within_noise": not math.isnan(noise) and abs(d) <= noise}
@@ -334,7 +333,7 @@ def judge(kind: str | None, sim: list[float], lin: list[float]) -> dict[str, Any
         return {**out, "difference": "-" if math.isnan(d) or math.isinf(d) else f"{100 * d:+.1f}%", "noise": "",
                 "tolerance": "", "verdict": None, "within_noise": False}
     text, d, ok = _verdict(kind, s, k, TOLERANCES)
-    noise = _noise(kind, sim, lin, TOLERANCES)
+    noise = _noise(kind, sim, lin, TOLERANCES, paired=True)
     return {**out, "difference": text, "noise": _noise_text(kind, noise, TOLERANCES), "tolerance": _tol_text(kind, TOLERANCES),
             "verdict": ok, "within_noise": ok is False and not math.isnan(noise) and abs(d) <= noise}
 
@@ -475,8 +474,10 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         f"{NEAR_ZERO:g} per run, the row holds if they differ by at most {NEAR_ZERO_ABS:g} (absolute). Timeouts "
         f"(RTO expiries; Linux's `tcpi_total_rto`) are context unless both means exceed {TIMEOUTS_COMPARED_ABOVE:g} "
         f"per run, then ±{100 * tol['timeouts'][1]:g}%. Completion p99 and transfer counts are context. "
-        "The seed noise is two standard errors of the difference of the means (from each side's spread over seeds): "
-        "a difference within it is what chance alone gives with this many seeds (\"differs, within seed noise\"). "
+        "The seed noise is two standard errors of the mean of the per-seed differences (the seeds are paired: the same "
+        "starts and the same web and on/off draws on both sides; until 2026-11-27, of the difference of the means, from "
+        "each side's spread): a difference within it is what chance alone gives with this many seeds "
+        "(\"differs, within seed noise\"). "
         f"A row that does not hold links to [{DIFFERENCES}]({DIFFERENCES}).",
         "",
     ]

@@ -154,14 +154,21 @@ def _get(summary: dict[str, Any], table: str, key: str, ident: str, metric: str)
     return math.nan
 
 
-def _noise(kind: str, bl: list[float], ns: list[float], tols: dict[str, tuple[str, float]] = TOLERANCES) -> float:
+def _noise(kind: str, bl: list[float], ns: list[float], tols: dict[str, tuple[str, float]] = TOLERANCES,
+           paired: bool = False) -> float:
     """Two standard errors of the difference of the two means over seeds, in the difference's
-    unit (a fraction of ns-3's mean for relative tolerances): what chance alone gives."""
+    unit (a fraction of ns-3's mean for relative tolerances): what chance alone gives. ``paired``:
+    value k of each side comes from the same seed's draws, so the standard error is that of the
+    mean of the per-seed differences (the seeds where both sides have a value)."""
     b = [x for x in bl if not math.isnan(x)]
     n = [x for x in ns if not math.isnan(x)]
     if len(b) < 2 or len(n) < 2:
         return math.nan
-    se = math.sqrt(statistics.variance(b) / len(b) + statistics.variance(n) / len(n))
+    d = [x - y for x, y in zip(bl, ns) if not (math.isnan(x) or math.isnan(y))] if paired and len(bl) == len(ns) else []
+    if len(d) >= 2:
+        se = statistics.stdev(d) / math.sqrt(len(d))
+    else:
+        se = math.sqrt(statistics.variance(b) / len(b) + statistics.variance(n) / len(n))
     if tols[kind][0] == "abs":
         return 2 * se
     m = abs(statistics.fmean(n))
