@@ -57,6 +57,9 @@ pub struct Engine {
     /// Whether the look-ahead works in two stages (enough packets alive for their misses to
     /// count); decided every 2^16 events.
     deep: bool,
+    /// Whether the next arrival is warmed while the run is not deep: a network of at least
+    /// [`SHALLOW_LOOK_AHEAD_PORTS`] ports.
+    shallow: bool,
     /// The event count from which the heap is next offered huge pages ([`crate::huge_pages`]),
     /// once the run is deep: at the first check that finds it so, then each time the count has
     /// doubled (the heap grows mostly as the windows open, early in a run).
@@ -117,6 +120,14 @@ fn note_sent_before_window(p: &Packet, flows: &mut [FlowStats]) {
 /// ([`crate::estimate::CACHED_PKTS`]).
 const DEEP_LOOK_AHEAD_PKTS: u64 = crate::estimate::CACHED_PKTS as u64;
 
+/// Ports from which the look-ahead warms the next arrival (its packet, its port, what it touches
+/// first) even with few packets alive. Below, the ports' lines and the connections of as many
+/// hosts stay in a core's caches and the warming cost more than it spared: 4-7% of the 1 Gb/s
+/// UDP benchmarks' time, 4-6% of the 100-flow dumbbell's (402 ports), 2-4% at 250 NewReno flows
+/// on a 100 Mb/s dumbbell (1,002 ports); at 500 such flows (2,002 ports) it spared 4-5% with a
+/// SplitBuff bottleneck (`docs/BENCHMARKS.md`, 2026-11-27).
+const SHALLOW_LOOK_AHEAD_PORTS: usize = 1_500;
+
 /// No agent: a flow's end that is not a TCP endpoint ([`Engine::tcp_ends`]).
 const NO_AGENT: AgentId = AgentId::MAX;
 
@@ -169,6 +180,7 @@ impl Engine {
         let flow_dscp = flow_info.iter().map(|f| f.dscp).collect();
         let flows = flow_info.iter().map(|_| FlowStats::new(window)).collect();
         let n_agents = agents.len();
+        let shallow = ports.len() >= SHALLOW_LOOK_AHEAD_PORTS;
         Engine {
             sched: Sched::with_capacity(1024 + 4 * n_agents + 2 * ports.len()),
             arena: Arena::with_capacity(4096),
@@ -192,6 +204,7 @@ impl Engine {
             now: Instant::ZERO,
             in_view: [None; 2],
             deep: false,
+            shallow,
             huge_pages_at: 0,
             huge_pages: Default::default(),
             ttl_expired: None,
@@ -373,14 +386,17 @@ impl Engine {
     /// stage then. A port's transmission that comes next brings in the port.
     ///
     /// With fewer packets alive than [`DEEP_LOOK_AHEAD_PKTS`], what the run touches stays in the
-    /// caches and the stages cost more than they spare: the next arrival is warmed alone then.
+    /// caches and the stages cost more than they spare: the next arrival is warmed alone then,
+    /// and only in a network of [`SHALLOW_LOOK_AHEAD_PORTS`] ports or more ([`Engine::shallow`]).
     #[inline]
     fn look_ahead(&mut self) {
         if !self.deep {
-            if let Some((_, Ev::Arrive { port, pkt, ahead })) = self.sched.peek() {
-                self.warm(port, pkt, ahead);
-                if let Some(p) = self.ports.get(port as usize) {
-                    p.prefetch_pipe_next();
+            if self.shallow {
+                if let Some((_, Ev::Arrive { port, pkt, ahead })) = self.sched.peek() {
+                    self.warm(port, pkt, ahead);
+                    if let Some(p) = self.ports.get(port as usize) {
+                        p.prefetch_pipe_next();
+                    }
                 }
             }
             self.in_view = [None; 2];
@@ -746,6 +762,27 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// The look-ahead only warms caches: a run is the same event for event with or without its
+    /// shallow stage (a small network runs without it; [`SHALLOW_LOOK_AHEAD_PORTS`]).
+    #[test]
+    fn shallow_look_ahead_changes_no_result() {
+        let sc = two_nodes(json!([
+            { "kind": "tcp", "pairs": [["a", "b"], ["b", "a"]] },
+            { "kind": "ping", "pairs": [["a", "b"]], "interval_ns": 10_000 },
+        ]));
+        let run = |shallow: bool| {
+            let mut e = crate::build::build(&sc).unwrap();
+            assert!(!e.shallow, "two nodes are below the threshold");
+            e.shallow = shallow;
+            assert!(e.run_until(e.end(), |_| true));
+            let t = e.totals();
+            (e.events(), t.created, t.delivered, t.dropped)
+        };
+        let without = run(false);
+        assert!(without.0 > 500, "{without:?}");
+        assert_eq!(run(true), without);
+    }
 
     /// The look-ahead's table names each TCP flow's sender (at its source) and receiver (at its
     /// destination), and no agent for a flow of another kind; `tcp_end` picks the one at the
