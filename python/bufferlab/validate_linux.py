@@ -34,7 +34,6 @@ import json
 import math
 import os
 import platform
-import statistics
 import sys
 import threading
 import time
@@ -45,7 +44,7 @@ from typing import Any
 from . import plan_types as pt
 from .crosscheck.compare import rel_diff
 from .crosscheck.referee import SYSCTLS, _read_sysctls
-from .crosscheck.suite import _f, _get, _mean, _noise, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes, verdict_text
+from .crosscheck.suite import _f, _get, _mean, _noise, _se, _noise_text, _tol_text, _verdict, _write, file_title, flow_classes, verdict_text
 from .kernel.paired import with_kernel_starts
 from .kernel.plan import sim_matched, workload_draws
 from . import validate_noise as noise
@@ -328,8 +327,7 @@ def judge(kind: str | None, sim: list[float], lin: list[float]) -> dict[str, Any
     out = {"sim_mean": s, "linux_mean": k, "sim_values": list(sim), "linux_values": list(lin)}
     if kind in COUNTS and not (math.isnan(s) or math.isnan(k)) and s < NEAR_ZERO and k < NEAR_ZERO:
         d = s - k
-        per_seed = [x - y for x, y in zip(sim, lin) if not (math.isnan(x) or math.isnan(y))] if len(sim) == len(lin) else []
-        noise = 2 * statistics.stdev(per_seed) / math.sqrt(len(per_seed)) if len(per_seed) > 1 else math.nan
+        noise = 2 * _se(sim, lin, paired=True)
         return {**out, "difference": f"{d:+.1f}", "noise": "-" if math.isnan(noise) else f"±{noise:.1f}",
                 "tolerance": f"±{NEAR_ZERO_ABS:g} (both < {NEAR_ZERO:g})", "verdict": abs(d) <= NEAR_ZERO_ABS,
                 "within_noise": not math.isnan(noise) and abs(d) <= noise}

@@ -154,24 +154,28 @@ def _get(summary: dict[str, Any], table: str, key: str, ident: str, metric: str)
     return math.nan
 
 
-def _noise(kind: str, bl: list[float], ns: list[float], tols: dict[str, tuple[str, float]] = TOLERANCES,
-           paired: bool = False) -> float:
-    """Two standard errors of the difference of the two means over seeds, in the difference's
-    unit (a fraction of ns-3's mean for relative tolerances): what chance alone gives. ``paired``:
-    value k of each side comes from the same seed's draws, so the standard error is that of the
-    mean of the per-seed differences (the seeds where both sides have a value)."""
+def _se(bl: list[float], ns: list[float], paired: bool = False) -> float:
+    """The standard error of the difference of the two means over seeds (NaN with fewer than two
+    values a side). ``paired``: value k of each side comes from the same seed's draws, so it is
+    that of the mean of the per-seed differences (the seeds where both sides have a value)."""
     b = [x for x in bl if not math.isnan(x)]
     n = [x for x in ns if not math.isnan(x)]
     if len(b) < 2 or len(n) < 2:
         return math.nan
     d = [x - y for x, y in zip(bl, ns) if not (math.isnan(x) or math.isnan(y))] if paired and len(bl) == len(ns) else []
     if len(d) >= 2:
-        se = statistics.stdev(d) / math.sqrt(len(d))
-    else:
-        se = math.sqrt(statistics.variance(b) / len(b) + statistics.variance(n) / len(n))
-    if tols[kind][0] == "abs":
+        return statistics.stdev(d) / math.sqrt(len(d))
+    return math.sqrt(statistics.variance(b) / len(b) + statistics.variance(n) / len(n))
+
+
+def _noise(kind: str, bl: list[float], ns: list[float], tols: dict[str, tuple[str, float]] = TOLERANCES,
+           paired: bool = False) -> float:
+    """Two standard errors of the difference of the two means over seeds (``_se``), in the
+    difference's unit (a fraction of ns-3's mean for relative tolerances): what chance alone gives."""
+    se = _se(bl, ns, paired)
+    if math.isnan(se) or tols[kind][0] == "abs":
         return 2 * se
-    m = abs(statistics.fmean(n))
+    m = abs(statistics.fmean(x for x in ns if not math.isnan(x)))
     return 2 * se / m if m > 0 else math.nan
 
 

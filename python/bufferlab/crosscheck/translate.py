@@ -598,7 +598,7 @@ def to_ns3(sc: Scenario, limits: dict[str, dict[str, Any]] | None = None, seed: 
             "port": BASE_PORT + k,
             "start_ns": _dist(block.start_ns),
         }
-        if starts and fid in starts and isinstance(block, pt.TcpTraffic) and f["start_ns"]["dist"] != "const":
+        if starts and fid in starts and pt.drawn_bulk_start(block):
             f["start_ns"] = {"dist": "const", "value": float(round(starts[fid] * 1e9))}
         if isinstance(block, pt.RrulTraffic):
             why.add(f"{path}.kind", "give the plan the tcp and ping blocks an rrul block stands for (the scenario reader expands it)")

@@ -17,8 +17,9 @@ one it would have been.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+from .. import plan_types as pt
 
 
 def with_kernel_starts(plan: dict[str, Any], flows: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -26,23 +27,18 @@ def with_kernel_starts(plan: dict[str, Any], flows: list[dict[str, Any]]) -> dic
     same flow in ``flows`` (a kernel run's summary flows: ``id``, ``start_s``); None when a flow to
     pair has no recorded start (a run stored before starts were kept)."""
     started = {f["id"]: f.get("start_s") for f in flows}
-    out = copy.deepcopy(plan)
+    blocks = pt.typed(plan).traffic
+    ids: dict[int, list[tuple[str, list[str]]]] = {}
+    for fid, b, src, dst in pt.flow_ids(plan):
+        ids.setdefault(b, []).append((fid, [src, dst]))
     traffic: list[dict[str, Any]] = []
-    n = 0  # the engine numbers the tcp kind's flows tcp-1, tcp-2, ... in block and pair order
-    for t in out["traffic"]:
-        if t["kind"] != "tcp":
+    for b, t in enumerate(plan["traffic"]):
+        if not pt.drawn_bulk_start(blocks[b]):
             traffic.append(t)
             continue
-        flows_here = [pair for pair in t["pairs"] for _ in range(t.get("count", 1))]
-        ids = [f"tcp-{n + k + 1}" for k in range(len(flows_here))]
-        n += len(flows_here)
-        if t.get("start_ns", {}).get("dist", "const") == "const":
-            traffic.append(t)
-            continue
-        if any(started.get(i) is None for i in ids):
+        if any(started.get(fid) is None for fid, _ in ids[b]):
             return None
-        for pair, i in zip(flows_here, ids):
+        for fid, pair in ids[b]:
             traffic.append({**t, "pairs": [pair], "count": 1,
-                            "start_ns": {"dist": "const", "value": float(round(started[i] * 1e9))}})
-    out["traffic"] = traffic
-    return out
+                            "start_ns": {"dist": "const", "value": float(round(started[fid] * 1e9))}})
+    return {**plan, "traffic": traffic}

@@ -211,7 +211,7 @@ def bulk_starts(plan: Any) -> dict[int, int]:
     from ..simulate import engine
 
     p = pt.typed(plan)
-    if not any(isinstance(t, pt.TcpTraffic) and pt.to_dict(t.start_ns).get("dist") != "const" for t in p.traffic):
+    if not any(pt.drawn_bulk_start(t) for t in p.traffic):
         return {}
     raw = getattr(plan, "plan", plan)
     draws = engine().workload_draws(json.dumps(raw if isinstance(raw, Mapping) else pt.to_dict(p)), 0)
@@ -354,7 +354,7 @@ def build(sc: Any) -> KernelPlan:
                 src, dst = hosts[s], hosts[d]
                 port = FLOW_PORT_BASE + k
                 # Web and on/off flows' starts, and drawn bulk starts, are the engine's draws (below).
-                drawn_start = isinstance(t, pt.TcpTraffic) and pt.to_dict(t.start_ns).get("dist") != "const"
+                drawn_start = pt.drawn_bulk_start(t)
                 engine_drawn = isinstance(t, (pt.WebTraffic, pt.TcpOnoffTraffic)) or drawn_start
                 start = None if engine_drawn else int(sample(pt.to_dict(t.start_ns), rng))
                 flows.append(Flow(k, kind, s, d, t.size_bytes if isinstance(t, pt.TcpTraffic) else None))

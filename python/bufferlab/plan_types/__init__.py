@@ -50,4 +50,12 @@ def flow_ids(plan: Any) -> list[tuple[str, int, str, str]]:
     return out
 
 
-__all__ = [*_generated, "Plan", "PlanObject", "PlanTypeError", "TCP_TRAFFIC", "field_names", "flow_ids", "from_dict", "to_dict", "typed"]
+def drawn_bulk_start(block: Any) -> bool:
+    """Whether ``block`` (a typed traffic block) is bulk TCP whose start is drawn from a law, not
+    a constant: the flows whose start the backends pair (kernel/paired.py, kernel/plan.py, the
+    crosscheck)."""
+    return isinstance(block, TcpTraffic) and to_dict(block.start_ns).get("dist") != "const"
+
+
+__all__ = [*_generated, "Plan", "PlanObject", "PlanTypeError", "TCP_TRAFFIC", "drawn_bulk_start", "field_names", "flow_ids",
+           "from_dict", "to_dict", "typed"]
