@@ -663,6 +663,45 @@ def test_web_and_onoff_transfers_complete_on_the_kernel(tmp_path):
 
 
 @needs_kernel
+def test_a_web_servers_slow_start_is_ack_clocked_not_paced(tmp_path):
+    # A new namespace copies the host's default congestion control; where that is bbr, a web
+    # server's connection established under it keeps BBR's pacing after the switch to Cubic, and
+    # Linux then spaces its slow start at 2 cwnd / SRTT: at a 41 ms RTT and a window of 10 to 20
+    # segments, a 2-segment buffer every 2-4 ms. Unpaced, as the scenario asks, the second round
+    # is clocked by the first round's ACKs: one every 1.2 ms at 10 Mb/s, two segments for each.
+    f = tmp_path / "web.toml"
+    f.write_text(
+        '[run]\nduration = "1.5s"\nseed = 1\n[topology]\ntemplate = "access"\n'
+        '[topology.up]\nrate = "10Mbps"\ndelay = "20ms"\nqueue = { discipline = "fifo", limit = "100pkt" }\n'
+        '[topology.down]\nrate = "10Mbps"\ndelay = "20ms"\nqueue = { discipline = "fifo", limit = "200pkt" }\n'
+        '[[traffic]]\nkind = "web"\nfrom = "server"\nto = "client"\ncc = "cubic"\narrival_rate = "1/s"\n'
+        'size = "const(150KB)"\n'
+    )
+    out = tmp_path / "out"
+    r = cli("run", f, "--backend", "kernel", "--out", out, "--capture", "server->client:arrivals")
+    assert r.returncode == 0, r.stderr
+    b = (out / "server_to_client.arrivals.pcap").read_bytes()
+    i, isn, seg_at = 24, None, {}
+    while i < len(b):
+        sec, ns, kept, _ = struct.unpack("<IIII", b[i : i + 16])
+        ip = b[i + 16 : i + 16 + kept]
+        i += 16 + kept
+        tcp = ip[(ip[0] & 15) * 4 :]
+        seq, flags = struct.unpack("!I", tcp[4:8])[0], tcp[13]
+        payload = int.from_bytes(ip[2:4], "big") - (ip[0] & 15) * 4 - (tcp[12] >> 4) * 4  # headers only kept
+        if flags & 2:  # the SYN-ACK: the first connection's initial sequence number
+            isn = seq if isn is None else isn
+        elif isn is not None and payload > 0:
+            seg_at.setdefault((seq - isn - 1) // 1448, sec + ns / 1e9)
+    # The second round: segments 10-29, sent as ACKs of the first round's ten come back.
+    times = sorted(seg_at[k] for k in range(10, 30) if k in seg_at)
+    assert len(times) == 20, sorted(seg_at)[:40]
+    gaps = [b - a for a, b in zip(times, times[1:]) if b - a > 200e-6]  # between buffers
+    gaps.sort()
+    assert gaps and gaps[len(gaps) // 2] < 1.8e-3, gaps
+
+
+@needs_kernel
 def test_shell_says_what_a_network_stopped_before_its_window_measured(tmp_path):
     """`bufferlab shell` runs as long as its command: stopped before the file's window opens it
     measured nothing and says so (table and summary.json), stopped inside it the part that ran."""

@@ -494,6 +494,7 @@ def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 
     def connect() -> socket.socket:
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, r["cc"].encode())  # as main()'s listeners
         if r.get("rcvbuf"):
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, r["rcvbuf"])
         s.settimeout(max(c.left(), 0.01))
@@ -533,11 +534,18 @@ def tcp_client(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
 
     sizes = r["sizes"]
     if r["mode"] == "poisson":
+        running = []
         for t, size in zip(r["arrivals_ns"], sizes):
             if not c.sleep_until(t):
-                return
+                break
             open_now.acquire()
-            threading.Thread(target=transfer, args=(size,), daemon=True).start()
+            running.append(threading.Thread(target=transfer, args=(size,), daemon=True))
+            running[-1].start()
+        # The transfers still open run to the end of the run: returning now would let the host's
+        # process report and exit with them (when it has no other role) and cut them short.
+        deadline = time.monotonic() + max(c.left(), 0) + 1.0
+        for th in running:
+            th.join(max(deadline - time.monotonic(), 0))
     else:
         t = r["start_ns"]
         conn = None
@@ -575,6 +583,14 @@ def main() -> None:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             if r.get("rcvbuf"):
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, r["rcvbuf"])
+            # An accepted connection takes its listener's congestion control if one was set
+            # (tcp_ca_openreq_child), else the namespace's default, which a new namespace copies
+            # from the host's (bbr on some machines; a namespace may not set a restricted one
+            # itself). A connection established under BBR keeps BBR's pacing flag
+            # (SK_PACING_NEEDED, set by bbr_init) after tune() switches it to Cubic, and TCP
+            # then paces it at 2 cwnd / SRTT in slow start, which the scenario did not ask for.
+            # So no socket of a flow runs the host's default, receivers included.
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, r["cc"].encode())
             s.bind(("0.0.0.0", r["port"]))
             s.listen(16)
             r["_socket"] = s

@@ -412,7 +412,7 @@ def build(sc: Any) -> KernelPlan:
                         ms = max(1, round(tcp.min_rto_ns / 1e6))
                         set_once(src, src.routes.setdefault(d, {}), "rto_min", f"{ms}ms", i, "min_rto_ns")
                 if isinstance(t, pt.TcpTraffic):
-                    dst.roles.append({"role": "tcp_sink", "flow": k, "port": port, "rcvbuf": rcvbuf, "size": t.size_bytes})
+                    dst.roles.append({"role": "tcp_sink", "flow": k, "port": port, "rcvbuf": rcvbuf, "size": t.size_bytes, "cc": cc})
                     src.roles.append({
                         "role": "tcp_source", "flow": k, "dst": dst_addr, "port": port, "start_ns": start,
                         "size": t.size_bytes, "cc": cc, "mss": mss, "sndbuf": sndbuf, "pacing": tcp.pacing,
@@ -427,7 +427,7 @@ def build(sc: Any) -> KernelPlan:
                     # connection (its window kept, or restarted after an RTO: RFC 5681 §4.1).
                     src.roles.append({"role": "tcp_server", "flow": k, "port": port, "cc": cc, "mss": mss, "sndbuf": sndbuf,
                                       "pacing": tcp.pacing, "persistent": isinstance(t, pt.TcpOnoffTraffic)})
-                    client = {"role": "tcp_client", "flow": k, "dst": _addr(s), "port": port,
+                    client = {"role": "tcp_client", "flow": k, "dst": _addr(s), "port": port, "cc": cc,
                               "mode": "poisson" if isinstance(t, pt.WebTraffic) else "onoff", "rcvbuf": rcvbuf}
                     dst.roles.append(client)
                     clients.append((client, flows[-1]))
