@@ -136,6 +136,8 @@ CASES: tuple[Case, ...] = (
     *(Case(f"bbr-fifo-{b}bdp-1", DUMBBELL, seeds=MORE_SEEDS) for b in (1, 10)),
     *(Case(f"bbr-cubic-fifo-{b}bdp", DUMBBELL) for b in ("half", 1, 4, 16)),
     *(Case(f"bbr-fq-codel-{n}", DUMBBELL, seeds=MORE_SEEDS if f"bbr-fq-codel-{n}" in TWO_SITTINGS else SEEDS) for n in (1, 10)),
+    # TCP's own pacing (`pacing = true`), Cubic through one BDP of FIFO, alone and ten.
+    *(Case(f"cubic-paced-fifo-1bdp-{n}", DUMBBELL) for n in (1, 10)),
     # GSO off on both sides (the simulator's `gso = false`, Linux's device at one segment per
     # buffer): what GSO changes in the single-flow FIFO rows.
     Case("reno-fifo-1bdp-1-nogso", DUMBBELL, seeds=MORE_SEEDS),

@@ -159,6 +159,7 @@ impl Cubic {
                 acked: acked_bytes.div_ceil(w.mss_bytes),
                 epoch_new,
                 w_max: self.w_max as u64,
+                origin: self.origin as u64,
                 target: self.w_cubic(t + ahead),
                 beta: self.beta,
             };

@@ -42,7 +42,10 @@ pub struct Curve {
     pub epoch_new: bool,
     /// W_max before the epoch, segments (0: none known, as after a timeout).
     pub w_max: u64,
-    /// The curve's value one RTT ahead before flooring: origin ± C·|t − K|³.
+    /// The curve's origin (W_max, or the window the epoch started from when above it), whole
+    /// segments.
+    pub origin: u64,
+    /// The curve's value one RTT ahead before truncation: origin ± C·|t − K|³.
     pub target: f64,
     /// β_cubic, for the Reno-friendly rate.
     pub beta: f64,
@@ -89,8 +92,12 @@ impl SegmentGrowth {
     /// `bictcp_update`'s `cnt`: segments acknowledged per one-segment increase.
     fn count(&mut self, c: &Curve) -> u64 {
         let cwnd = c.cwnd.max(1);
-        // The target in whole segments: the cubic term truncated towards the origin.
-        let target = c.target.max(0.0).floor() as u64;
+        // The target in whole segments: the cubic term truncated towards the origin, W_max ±
+        // ⌊C·|t − K|³⌋ (`bic_target`), so that below W_max it is the curve rounded up: within
+        // a segment of W_max the target is W_max itself, and a window one short of it still
+        // grows by a segment per window (`cnt = cwnd`).
+        let offset = (c.target - c.origin as f64).trunc();
+        let target = (c.origin as f64 + offset).max(0.0) as u64;
         let mut cnt = if target > cwnd {
             cwnd / (target - cwnd)
         } else {
@@ -128,6 +135,7 @@ mod tests {
             acked,
             epoch_new: false,
             w_max: 10,
+            origin: 10,
             target,
             beta: 0.7,
         }
@@ -161,6 +169,31 @@ mod tests {
             added += g.on_ack(&curve(i, 10, 1, 12.9));
         }
         assert_eq!(added, 2, "10 segments acknowledged at cnt = 5");
+    }
+
+    /// Below the origin the cubic term is truncated towards it, not the target floored: 0.3
+    /// segment below W_max = 10 the target is 10 (Linux's `bic_origin_point − delta` with
+    /// `delta` = ⌊C·(K − t)³⌋ = 0), so a 9-segment window grows by one segment per 9
+    /// acknowledged (`cnt = ⌊9 / (10 − 9)⌋`); flooring 9.7 would hold it at 9 until K.
+    #[test]
+    fn below_the_origin_the_target_is_rounded_towards_it() {
+        let mut g = SegmentGrowth::default();
+        let mut c = curve(0, 9, 1, 9.7);
+        c.epoch_new = true;
+        let mut added = g.on_ack(&c);
+        for i in 1..9 {
+            added += g.on_ack(&curve(i, 9, 1, 9.7));
+        }
+        assert_eq!(added, 1, "9 segments acknowledged at cnt = 9");
+        // 1.2 segments below: the target is 9 (10 − ⌊1.2⌋), the window's own: no growth.
+        let mut g = SegmentGrowth::default();
+        let mut c = curve(0, 9, 1, 8.8);
+        c.epoch_new = true;
+        let mut added = g.on_ack(&c);
+        for i in 1..9 {
+            added += g.on_ack(&curve(i, 9, 1, 8.8));
+        }
+        assert_eq!(added, 0);
     }
 
     /// Never more than one segment per two acknowledged (Linux's `cnt ≥ 2`), and `cnt` is held
