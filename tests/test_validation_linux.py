@@ -131,3 +131,15 @@ def test_a_web_cases_kernel_runs_are_those_of_its_seeds_draws():
     assert suite._current(web, [{**run, "workload_sha256": h1}]) == [{**run, "workload_sha256": h1}]
     for r in (suite.load_record(web.name) or {}).get("runs", []):
         assert r.get("workload_sha256") == suite.workload_sha256(web, r["seed"]), f"seed {r['seed']}"
+
+
+def test_every_explanation_the_page_links_to_exists():
+    # A row that does not hold links to its section of the differences page: the anchor must be
+    # there, or the row's "explained" leads nowhere.
+    import re
+
+    diffs = (PAGE.parent / "validation-linux-differences.md").read_text()
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', diffs))
+    linked = set(re.findall(r"validation-linux-differences\.md#([a-z0-9-]+)", PAGE.read_text()))
+    assert linked, "the page links to no explanation"
+    assert linked <= anchors, sorted(linked - anchors)
