@@ -141,34 +141,33 @@ mod tests {
         }
     }
 
+    /// Segments added by `n` ACKs of `acked` segments each, `step_ms` apart, at a fixed window and
+    /// target, from a new epoch.
+    fn grow(cwnd: u64, target: f64, n: u64, acked: u64, step_ms: u64) -> u64 {
+        let mut g = SegmentGrowth::default();
+        let mut c = curve(0, cwnd, acked, target);
+        c.epoch_new = true;
+        let mut added = g.on_ack(&c);
+        for i in 1..n {
+            added += g.on_ack(&curve(i * step_ms, cwnd, acked, target));
+        }
+        added
+    }
+
     /// At the plateau the target is W_max itself until C·|t − K|³ reaches a segment: the window
     /// grows by one segment per 100 windows (Linux's `cnt = 100·cwnd`), where RFC 9438's
     /// arithmetic would add the curve's fraction (0.9 segment per window here). The
     /// Reno-friendly window starts at cwnd and needs 18 segments acknowledged per segment.
     #[test]
     fn at_the_plateau_growth_nearly_stops() {
-        let mut g = SegmentGrowth::default();
-        let mut c = curve(0, 10, 2, 10.9);
-        c.epoch_new = true;
-        let mut added = g.on_ack(&c);
-        for i in 1..5 {
-            added += g.on_ack(&curve(i * 10, 10, 2, 10.9));
-        }
-        assert_eq!(added, 0);
+        assert_eq!(grow(10, 10.9, 5, 2, 10), 0);
     }
 
     /// Below the plateau: cnt = ⌊cwnd / (target − cwnd)⌋, so a target 2.9 segments ahead of a
     /// 10-segment window grows it by one segment per 5 acknowledged (⌊10 / 2⌋), not per 3.4.
     #[test]
     fn the_target_counts_whole_segments() {
-        let mut g = SegmentGrowth::default();
-        let mut c = curve(0, 10, 1, 12.9);
-        c.epoch_new = true;
-        let mut added = g.on_ack(&c);
-        for i in 1..10 {
-            added += g.on_ack(&curve(i, 10, 1, 12.9));
-        }
-        assert_eq!(added, 2, "10 segments acknowledged at cnt = 5");
+        assert_eq!(grow(10, 12.9, 10, 1, 1), 2, "10 segments acknowledged at cnt = 5");
     }
 
     /// Below the origin the cubic term is truncated towards it, not the target floored: 0.3
@@ -177,23 +176,9 @@ mod tests {
     /// acknowledged (`cnt = ⌊9 / (10 − 9)⌋`); flooring 9.7 would hold it at 9 until K.
     #[test]
     fn below_the_origin_the_target_is_rounded_towards_it() {
-        let mut g = SegmentGrowth::default();
-        let mut c = curve(0, 9, 1, 9.7);
-        c.epoch_new = true;
-        let mut added = g.on_ack(&c);
-        for i in 1..9 {
-            added += g.on_ack(&curve(i, 9, 1, 9.7));
-        }
-        assert_eq!(added, 1, "9 segments acknowledged at cnt = 9");
+        assert_eq!(grow(9, 9.7, 9, 1, 1), 1, "9 segments acknowledged at cnt = 9");
         // 1.2 segments below: the target is 9 (10 − ⌊1.2⌋), the window's own: no growth.
-        let mut g = SegmentGrowth::default();
-        let mut c = curve(0, 9, 1, 8.8);
-        c.epoch_new = true;
-        let mut added = g.on_ack(&c);
-        for i in 1..9 {
-            added += g.on_ack(&curve(i, 9, 1, 8.8));
-        }
-        assert_eq!(added, 0);
+        assert_eq!(grow(9, 8.8, 9, 1, 1), 0);
     }
 
     /// Never more than one segment per two acknowledged (Linux's `cnt ≥ 2`), and `cnt` is held
