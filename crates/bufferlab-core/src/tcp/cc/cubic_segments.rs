@@ -167,7 +167,11 @@ mod tests {
     /// 10-segment window grows it by one segment per 5 acknowledged (⌊10 / 2⌋), not per 3.4.
     #[test]
     fn the_target_counts_whole_segments() {
-        assert_eq!(grow(10, 12.9, 10, 1, 1), 2, "10 segments acknowledged at cnt = 5");
+        assert_eq!(
+            grow(10, 12.9, 10, 1, 1),
+            2,
+            "10 segments acknowledged at cnt = 5"
+        );
     }
 
     /// Below the origin the cubic term is truncated towards it, not the target floored: 0.3
@@ -176,7 +180,11 @@ mod tests {
     /// acknowledged (`cnt = ⌊9 / (10 − 9)⌋`); flooring 9.7 would hold it at 9 until K.
     #[test]
     fn below_the_origin_the_target_is_rounded_towards_it() {
-        assert_eq!(grow(9, 9.7, 9, 1, 1), 1, "9 segments acknowledged at cnt = 9");
+        assert_eq!(
+            grow(9, 9.7, 9, 1, 1),
+            1,
+            "9 segments acknowledged at cnt = 9"
+        );
         // 1.2 segments below: the target is 9 (10 − ⌊1.2⌋), the window's own: no growth.
         assert_eq!(grow(9, 8.8, 9, 1, 1), 0);
     }
