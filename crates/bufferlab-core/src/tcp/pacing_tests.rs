@@ -6,6 +6,7 @@ use super::testnet::Net;
 use crate::time::{Duration, Instant};
 
 const MS: Duration = Duration::from_ms(1);
+const US: Duration = Duration::from_ns(1_000);
 const SEC: Duration = Duration::from_secs(1);
 const T0: Instant = Instant::ZERO;
 const RATE: u64 = 10_000_000;
@@ -64,6 +65,65 @@ fn paced_segments_leave_one_slot_apart() {
     }
     // Many leave on the pacing timer (the rest on the ACK clock, once the window is full).
     assert!(timed * 4 > pairs, "{timed} of {pairs}");
+}
+
+/// With GSO a buffer of several segments is one skb to Linux's pacing: it leaves at one time,
+/// the next buffer's departure moves on by the whole buffer's slot, and a buffer that left late
+/// earns back up to half of *its* slot (`tcp_update_skb_after_send`), not half of one segment's.
+#[test]
+fn a_gso_buffer_is_paced_as_one() {
+    let mut net = Net::new(
+        TcpParams {
+            gso: true,
+            ..params(true)
+        },
+        None,
+        RATE,
+        DELAY,
+        1000,
+    );
+    net.run(T0 + 5 * SEC);
+    // The buffers: segments sent at one instant, in order.
+    let mut bufs: Vec<(Instant, u32, Option<u64>, bool)> = Vec::new();
+    for x in net.sent.iter().skip(10) {
+        match bufs.last_mut() {
+            Some(b) if b.0 == x.at => b.1 += x.len,
+            _ => bufs.push((x.at, x.len, x.pacing_rate, x.on_timer)),
+        }
+    }
+    let (mut multi, mut beyond_half_a_segment) = (0, 0);
+    for w in bufs.windows(2) {
+        let (at, len, rate, _) = w[0];
+        let rate = rate.expect("a rate once the handshake gave an RTT");
+        let want = slot(len, rate);
+        let gap = w[1].0 - at;
+        assert!(
+            gap >= want / 2,
+            "gap {gap:?} < half of {want:?} at {:?}",
+            w[1].0
+        );
+        if len as u64 > SEG {
+            multi += 1;
+            // A buffer that left late (on an ACK) followed by one the pacing timer sent, at the
+            // departure time the first set: more given back than half of one segment's slot
+            // is a whole buffer's credit.
+            if !w[0].3 && w[1].3 && gap + slot(SEG as u32, rate) / 2 + 10 * US < want {
+                beyond_half_a_segment += 1;
+            }
+        }
+        if w[0].3 && w[1].3 {
+            assert!(
+                gap.abs_diff(want) * 100 <= want,
+                "gap {gap:?} vs slot {want:?} at {:?}",
+                w[1].0
+            );
+        }
+    }
+    assert!(multi > 100, "{multi} buffers of two or more segments");
+    assert!(
+        beyond_half_a_segment > 0,
+        "no buffer earned more than half a segment's slot back"
+    );
 }
 
 /// cwnd (segments) of a flow over a 1 Gb/s path (a BDP of 3,300 segments), once per round

@@ -159,6 +159,9 @@ pub(super) struct SendVars {
     pub(super) wstamp: Instant,
     pub(super) pace_armed: Option<Instant>,
     pub(super) data_segs_out: u64,
+    /// Segments of the GSO buffer being sent whose departure time its first already moved on
+    /// ([`super::sender`]'s `paced_buffer`): Linux paces a buffer as one skb.
+    pub(super) pace_prepaid: u8,
     /// The host's `fq` paces the connection (Linux's `SK_PACING_FQ`, read from its host's
     /// egress when it opens): every data segment moves `wstamp` on, `fq` holds it to its stamp,
     /// and the internal pacing timer stays off.
@@ -201,6 +204,7 @@ impl SendVars {
             wstamp: Instant::ZERO,
             pace_armed: None,
             data_segs_out: 0,
+            pace_prepaid: 0,
             fq_paced: false,
             host_tracked: false,
         }

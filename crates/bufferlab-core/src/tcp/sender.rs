@@ -513,9 +513,12 @@ impl SendConn {
                 if self.tsq_holds(io, peer, false, burst) {
                     break;
                 }
-                // A GSO buffer leaves as one: its segments share its departure time.
+                // A GSO buffer leaves as one: its segments share its departure time, and its
+                // whole length paces the next.
                 let stamp = self.v.wstamp.max(io.now);
                 let segs = self.burst_segments(burst, limit);
+                let bytes = (segs * self.cfg.mss).min(self.v.end - self.v.max);
+                self.paced_buffer(io.now, bytes, segs);
                 for i in 0..segs {
                     let len = self.cfg.mss.min(self.v.end - self.v.max);
                     let seq = self.v.max;

@@ -5,8 +5,9 @@
 //! late (Linux's credit for timer slack); while it lies in the future nothing is sent, and a
 //! timer is armed for it (`tcp_pacing_check`, the `pacing_timer` hrtimer). Retransmissions wait
 //! their turn too. The first ten data segments go unpaced ("original sch_fq does not pace first
-//! 10 MSS"). Linux sends TSO/GSO bursts of two or more segments per departure above 1.2 Mb/s;
-//! here every segment departs on its own.
+//! 10 MSS"). A GSO buffer of several segments is one skb to Linux: it leaves at one departure
+//! time and moves the next on by its whole length, with the credit for leaving late up to half
+//! of that length (`paced_buffer`), not half of one segment's.
 
 use super::*;
 
@@ -32,16 +33,38 @@ impl SendConn {
     /// for the host's `fq`.)
     #[inline]
     pub(super) fn paced_sent(&mut self, now: Instant, len: u32) {
+        if self.v.pace_prepaid > 0 {
+            // A later segment of a buffer `paced_buffer` already accounted for.
+            self.v.pace_prepaid -= 1;
+            return;
+        }
+        self.paced_skb(now, len as u64, 1);
+    }
+
+    /// A GSO buffer of `segs` segments and `bytes` of payload is about to leave at `now`, its
+    /// segments one after another: its departure time moves the next on as one skb does
+    /// (`tcp_update_skb_after_send` after `tcp_transmit_skb` of the whole skb), and the
+    /// segments' own `paced_sent` then move nothing.
+    pub(super) fn paced_buffer(&mut self, now: Instant, bytes: u64, segs: u64) {
+        if segs < 2 || !(self.cfg.pacing || self.v.fq_paced) {
+            return;
+        }
+        self.paced_skb(now, bytes, segs);
+        self.v.pace_prepaid = segs.min(u8::MAX as u64) as u8;
+    }
+
+    /// One skb of `segs` segments and `bytes` of payload left at `now`.
+    fn paced_skb(&mut self, now: Instant, bytes: u64, segs: u64) {
         let prior = self.v.wstamp;
         self.v.wstamp = prior.max(now);
-        self.v.data_segs_out += 1;
+        self.v.data_segs_out += segs;
         let Some(rate) = self.v.pacing_rate.filter(|&r| r > 0) else {
             return;
         };
         if self.v.data_segs_out < 10 {
             return;
         }
-        let len_ns = len as u64 * 1_000_000_000 / rate;
+        let len_ns = bytes * 1_000_000_000 / rate;
         // Leaving late (after an idle period, or a timer that fired late) earns up to half a
         // slot back.
         let credit = self.v.wstamp.saturating_since(prior).as_ns();
