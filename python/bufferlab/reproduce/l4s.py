@@ -307,8 +307,8 @@ and 99.51% (80 ms). Prague is never dropped (no retransmission), Cubic loses 0.0
 packets. With only Prague flows the bottleneck's own sojourn is the L queue's: 0.68 ms at the
 median and 1.09 ms at the 99th percentile (10 and 160 ms flows), 0.18 and 1.45 ms (two 20 ms flows).
 
-The rates are not balanced as the coupling intends: Prague takes 2.37 times Cubic's goodput at 20 ms
-(33.9 against 14.3 Mb/s, a share of 0.70) and 2.03 times at 80 ms (32.0 against 16.0 Mb/s). Cubic
+The rates are not balanced as the coupling intends: Prague takes 2.38 times Cubic's goodput at 20 ms
+and 2.01 times at 80 ms (two seeds of ten near 1.5 there, eight from 1.8 to 2.6). Cubic
 behaves as the coupling assumes: at 20 ms it loses p_C = 0.086% and holds 43.8 segments in flight
 where Reno's 1.22/√p_C gives 41.7. Prague is marked on p_L = 4.8% of its packets, close to
 k·√p_C = 5.9% (the mean of p' is below the root of the mean of p'²), but holds 61.2 segments where
@@ -332,8 +332,9 @@ retransmissions per minute at 20 and 80 ms) and both flows see the FIFO's delay:
 by 217 / 212 ms (Prague / Cubic, mean) at 20 ms and 195 / 191 ms at 80 ms, against the 240 ms of
 a full FIFO. There Cubic takes the link: Prague gets 3.5 Mb/s at 20 ms (a share of 0.07).
 
-Prague against Prague at 10 and 160 ms shares the link 41.6 to 6.7 Mb/s, a ratio of 6.23 [6.16,
-6.31], against 6.4 from its design (the 10 ms flow behaves as a 25 ms one after its 500-round
+Prague against Prague at 10 and 160 ms shares the link in a ratio of 5.55 [4.85, 6.25], in two
+modes over seeds (4.94–4.97 in seven, 6.94–6.97 in three; 6.88 in every seed before a GSO buffer
+was paced as one skb, 2026-11-27), against 6.4 from its design (the 10 ms flow behaves as a 25 ms one after its 500-round
 transition; the 160 ms flow is above the target and unscaled) and 16 from 1/RTT. NewReno in the
 same runs (the C queue) gives 9.0 (from 7.0 to 13.2 over seeds), not 16 either: the C queue's
 delay adds to both RTTs (23 and 175 ms measured, a ratio of 7.6).
