@@ -124,7 +124,7 @@ CASES: tuple[Case, ...] = (
     *(Case(f"{cc}-{q}-{n}", DUMBBELL, seeds=MORE_SEEDS if f"{cc}-{q}-{n}" in TWO_SITTINGS else SEEDS)
       for cc in ("reno", "cubic") for q in QUEUES for n in (1, 10)),
     Case("mixed-rtts", DUMBBELL, seeds=MORE_SEEDS),
-    Case("asymmetric-access", ("client->server", "server->client")),
+    Case("asymmetric-access", ("client->server", "server->client"), seeds=MORE_SEEDS),
     Case("linux-stack-fq-codel", ("client->server",)),
     Case("linux-stack-bql-off", ("client->server",)),
     Case("web-fifo-1bdp", ("server->client",), seeds=WEB_SEEDS),
