@@ -305,3 +305,20 @@ def test_an_item_run_into_an_existing_page_keeps_the_stacks_its_stack_line_links
     assert "`comp_sack = false`" in page.split("## Stacks", 1)[1].split("\n## ", 1)[0]
     section = page.split("## `braud/table2`", 1)[1]
     assert "Stack: TCP profile `freebsd91`, TCP as in the paper's FreeBSD 9.1 hosts (its settings: [Stacks](#stacks))." in section
+
+
+def test_timing_adds_an_interrupted_runs_parts_but_not_another_engines(tmp_path):
+    from bufferlab.reproduce.run import ItemResult, _timing
+
+    def made(runs, wall, version):
+        r = ItemResult(ITEMS["braud/alpha"], "full", [1, 2], tmp_path, runs=runs, wall_seconds=wall, engine_seconds=wall)
+        _timing(r, version)
+        return r
+
+    made(10, 1.0, "a")
+    made(5, 0.5, "a")  # the rest of an interrupted run: the parts add up
+    again = made(0, 0.0, "a")  # everything reused: the time they took when made
+    assert again.reused and (again.runs, again.wall_seconds) == (15, 1.5)
+    made(15, 2.0, "b")  # another engine made every point again: its runs alone
+    again = made(0, 0.0, "b")
+    assert (again.runs, again.wall_seconds) == (15, 2.0)

@@ -202,7 +202,7 @@ def run_item(
     if res.failed:
         raise RuntimeError(f"{item.name}: runs failed: " + "; ".join(res.failed[:3]))
     res.wall_seconds = time.perf_counter() - t0
-    _timing(res)
+    _timing(res, version)
     output = item.analyze(Data(item.name, profile, sweeps, res.seeds))
     # Print quality: 150 dpi, and no legend over the data.
     clear_legends(output.figure)
@@ -217,14 +217,18 @@ def run_item(
     return res
 
 
-def _timing(res: ItemResult) -> None:
+def _timing(res: ItemResult, version: str) -> None:
     """Keep the cost of the runs with them: a rerun that reuses every stored run reports the time
-    they took when they were made (``timing.json``), not the seconds it took to find them."""
+    they took when they were made (``timing.json``), not the seconds it took to find them. An
+    interrupted run's parts add up; runs of another engine (every point made again) do not."""
     path = res.folder / f"timing-{res.profile}-{len(res.seeds)}.json"
-    old = json.loads(path.read_text()) if path.is_file() else {"runs": 0, "wall_seconds": 0.0, "engine_seconds": 0.0}
+    none = {"runs": 0, "wall_seconds": 0.0, "engine_seconds": 0.0, "engine": version}
+    old = json.loads(path.read_text()) if path.is_file() else none
+    if old.get("engine", version) != version:
+        old = none
     if res.runs:
         old = {"runs": old["runs"] + res.runs, "wall_seconds": old["wall_seconds"] + res.wall_seconds,
-               "engine_seconds": old["engine_seconds"] + res.engine_seconds}
+               "engine_seconds": old["engine_seconds"] + res.engine_seconds, "engine": version}
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(old))
         tmp.replace(path)
