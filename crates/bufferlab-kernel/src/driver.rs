@@ -190,7 +190,12 @@ pub fn run(
                     st.no_host += 1;
                     continue;
                 };
-                let t = clock().min(end);
+                // A packet read at or after the end arrived after the run: the books and the
+                // capture both stop short of the end, as a simulation's events do.
+                let t = clock();
+                if t >= end {
+                    break;
+                }
                 net.advance(t);
                 deliver(net, &mut slab, st, &mut routers, &mut seen, t);
                 let o = Outbound {
