@@ -30,8 +30,9 @@ How TCP options map (every one per namespace or per route, never on the machine 
 ``ssthresh_from``      ``cwnd`` is what Linux does; ``flight`` is refused
 ``cwnd_unit``          ``segment`` is what Linux does (its window counts packets); ``byte`` is
                        refused
-``abc_limit``          not a Linux setting: Linux's ``tcp_slow_start`` grows by every packet an
-                       ACK covers (the simulator's ``0``), whatever the block says
+``abc_limit``,         not Linux settings: Linux's ``tcp_slow_start`` grows by every packet an
+``grow_by_delivered``  ACK newly delivered (the simulator's ``abc_limit = 0`` with
+                       ``grow_by_delivered = true``), whatever the block says
 ``delayed_ack``        ``false``: route ``quickack 1`` at the receiver towards the sender
 ``comp_sack``          ``net.ipv4.tcp_comp_sack_nr`` inside the receiver's namespace when the block
                        sets it: ``44`` (Linux's default) or ``0`` for ``false``

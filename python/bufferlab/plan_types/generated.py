@@ -555,18 +555,14 @@ class TcpOptions(PlanObject):
     (`beta`, `vegas_*`, `cubic_*`) are read by the algorithm `cc` names only.
     """
     # Slow start grows the window by at most this many segments per ACK (RFC 3465 §2.2's L), or,
-    # 0, by every segment the ACK covers, as Linux's `tcp_slow_start` since `tcp_abc` was
+    # 0, by every segment the ACK delivered, as Linux's `tcp_slow_start` since `tcp_abc` was
     # removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
     # on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
-    # its window regrows more slowly than Linux's (docs/validation-linux-differences.md,
-    # asymmetric-access). Default 2, RFC 3465's limit. Linux's rule (0), with `cwnd_latch`,
-    # also needs Linux's count of what an ACK delivered (`acked_sacked`: a cumulative ACK that
-    # fills a hole below SACKed data delivers one segment, not the range); the window here grows
-    # by SND.UNA's advance, so one seed in five of ten Cubic flows through FQ-CoDel regrows a
-    # window by 70 segments at once and loses 973 packets in 20 s (Linux 342). With both, that
-    # seed loses 320 and the asymmetric download gains 0.23 Mb/s of its 0.84 Mb/s gap to Linux,
-    # but without SACK a 3 MB transfer finishes 0.3 s later, so neither is the default yet
-    # (docs/validation-linux-differences.md, asymmetric-access).
+    # its window regrows more slowly than Linux's. Linux's rule is 0 with `grow_by_delivered`;
+    # measured over the Linux matrix it holds as many rows as L = 2 (484 of 503), closes none of
+    # asymmetric-access's gap, and without SACK it makes a 3 MB transfer resend 749 segments
+    # with 3 timeouts (L = 2: 422 and 2; Linux 150 and none), so it is not the default
+    # (docs/validation-linux-differences.md, asymmetric-access). Default 2, RFC 3465's limit.
     abc_limit: int = 2
     # Accurate ECN feedback (RFC 9768): asked for in the SYN (AE, CWR and ECE), the receiver
     # counts CE-marked packets and every ACK carries the count's low 3 bits (the ACE field), so
@@ -654,6 +650,14 @@ class TcpOptions(PlanObject):
     # back by its send buffer keeps growing it. Default off (Linux's test); on in the FreeBSD
     # 9.1 profile.
     grow_below_rwnd: bool = False
+    # What an ACK of new data grows the window by: the segments it newly delivered, cumulatively
+    # acknowledged or SACKed, as Linux's `tcp_cong_avoid` is handed `acked_sacked`
+    # (`tcp_newly_delivered`), so a cumulative ACK that fills a hole below SACKed data counts
+    # one segment, not the range, and an ACK that also SACKs more counts those; `false`:
+    # SND.UNA's advance, RFC 5681's and RFC 3465's bytes acknowledged. Without SACK both are
+    # the advance (Linux's count of duplicate ACKs as delivered, `tcp_add_reno_sack`, is not
+    # followed). Default off, with `abc_limit` (see there why).
+    grow_by_delivered: bool = False
     # GSO buffers, as Linux sends (`tcp_write_xmit`; GSO is on for every Linux device): new
     # data leaves in bursts of up to ~1 ms of the pacing rate (`tcp_tso_autosize`: at least
     # `min_tso_segs`, at most 64 KiB), and when the window has room for less than a full burst

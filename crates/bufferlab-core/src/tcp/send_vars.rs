@@ -56,6 +56,8 @@ pub(super) struct SendConfig {
     pub(super) tlp: bool,
     /// Linux's latched window-use test decides growth (`TcpOptions::cwnd_latch`).
     pub(super) cwnd_latch: bool,
+    /// The window grows by what an ACK newly delivered (`TcpOptions::grow_by_delivered`).
+    pub(super) grow_by_delivered: bool,
     /// FreeBSD's growth test: cwnd at most the peer's window (`TcpOptions::grow_below_rwnd`).
     pub(super) grow_below_rwnd: bool,
 }
@@ -90,6 +92,7 @@ impl SendConfig {
             rto_rearm: p.rto_rearm,
             tlp: p.tlp && p.sack,
             cwnd_latch: p.cwnd_latch,
+            grow_by_delivered: p.grow_by_delivered && p.sack,
             grow_below_rwnd: p.grow_below_rwnd,
         }
     }

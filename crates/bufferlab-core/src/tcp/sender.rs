@@ -834,7 +834,7 @@ impl SendConn {
             self.on_ecn_echo(io, peer);
         }
         if advanced {
-            self.on_new_ack(io, peer, ack, h.ts_ecr);
+            self.on_new_ack(io, peer, ack, h.ts_ecr, before.1);
         } else if duplicate && (!self.cfg.sack || new_sack) {
             self.on_dup_ack(io, peer, ack);
         }
@@ -1092,7 +1092,15 @@ impl SendConn {
     }
 
     /// An ACK of new data: RTT sample, window growth or recovery progress, the timer.
-    fn on_new_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Instant) {
+    /// `sacked_before`: the scoreboard's SACKed count before the ACK.
+    fn on_new_ack(
+        &mut self,
+        io: &mut Io,
+        peer: &Peer,
+        ack: u64,
+        ts_ecr: Instant,
+        sacked_before: u32,
+    ) {
         let acked = ack - self.v.una;
         self.take_rtt_sample(io, peer, ack, ts_ecr);
         self.v.una = ack;
@@ -1147,7 +1155,7 @@ impl SendConn {
             }
             let info = AckInfo {
                 now: io.now,
-                acked_bytes: acked,
+                acked_bytes: self.grown_by(acked, sacked_before),
                 srtt_ns: self.rtt.srtt().unwrap_or(Duration::ZERO),
                 snd_nxt: self.v.max,
                 snd_una: self.v.una,
@@ -1162,6 +1170,18 @@ impl SendConn {
         } else if restart {
             self.restart_timer(io, peer);
         }
+    }
+
+    /// What an ACK that advanced SND.UNA by `acked` bytes grows the window by: the advance, or,
+    /// as Linux's `acked_sacked` (`tcp_newly_delivered`), what it newly delivered: the advance
+    /// less the segments SACKed before it, plus the segments it SACKs above the new SND.UNA
+    /// (the scoreboard's SACKed count has lost the first and gained the second).
+    fn grown_by(&self, acked: u64, sacked_before: u32) -> u64 {
+        if !self.cfg.grow_by_delivered {
+            return acked;
+        }
+        let sacked = self.sb.sacked() as i64 - sacked_before as i64;
+        (acked as i64 + sacked * self.cfg.mss as i64).max(0) as u64
     }
 
     /// Whether a timeout's recovery is under way: what was outstanding at the last timeout is

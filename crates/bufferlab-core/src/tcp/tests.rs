@@ -526,3 +526,38 @@ fn psh_ends_each_gso_buffer_and_the_data() {
     );
     assert!(sent.last().unwrap().push, "the data's last segment");
 }
+
+/// After a timeout, the ACK of the resent head also covers every segment SACKed above it. Linux
+/// grows the window by what that ACK newly delivered (`acked_sacked`, `tcp_newly_delivered`):
+/// one segment, so slow start goes on from two. Counting SND.UNA's advance instead, with no
+/// per-ACK limit, the same ACK would take the window to ssthresh at once and send a burst.
+#[test]
+fn growth_counts_what_an_ack_delivered_not_the_advance() {
+    let burst = |delivered: bool| {
+        let mut p = params(true);
+        // RFC 6675 alone, so that the lost retransmission waits for the timer (as in the RACK
+        // test above), and no F-RTO, which would send new data on that ACK whatever the window.
+        p.rack = false;
+        p.frto = false;
+        p.abc_limit = 0;
+        p.grow_by_delivered = delivered;
+        let mut net = Net::new(p, None, RATE, DELAY, 1000);
+        drop_copies(&mut net, &[100], 2);
+        net.run(T0 + 10 * SEC);
+        assert_eq!(net.stats().timeouts.total, 1);
+        let resent = net.sends_of(100 * MSS)[2].at;
+        let &(at, ack) = net
+            .acks_in
+            .iter()
+            .find(|&&(t, a)| t > resent && a > 100 * MSS)
+            .expect("the resent head is acknowledged");
+        // The ACK covers the head and the SACKed segments above it.
+        assert!(ack >= 150 * MSS, "ACK of {} segments", ack / MSS);
+        net.sent.iter().filter(|s| s.at == at).count()
+    };
+    assert_eq!(burst(true), 2, "one segment delivered: a window of two");
+    assert!(
+        burst(false) > 20,
+        "the advance counted: a burst to ssthresh"
+    );
+}
