@@ -184,7 +184,7 @@ pub struct TcpOptions {
     /// removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
     /// on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
     /// its window regrows more slowly than Linux's. Linux's rule is 0 with `grow_by_delivered`;
-    /// measured over the Linux matrix it holds as many rows as L = 2 (484 of 503), closes none of
+    /// measured over the Linux matrix it holds as many rows as L = 2 (484), closes none of
     /// asymmetric-access's gap, and without SACK it makes a 3 MB transfer resend 749 segments
     /// with 3 timeouts (L = 2: 422 and 2; Linux 150 and none), so it is not the default
     /// (docs/validation-linux-differences.md, asymmetric-access). Default 2, RFC 3465's limit.
