@@ -39,8 +39,12 @@ impl Prr {
     }
 
     /// An ACK delivered `delivered` segments (cumulatively or by SACK); the pipe is now `pipe`
-    /// and the target `ssthresh` (segments). How many segments may leave now (`sndcnt`).
-    pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64) -> u64 {
+    /// and the target `ssthresh` (segments). How many segments may leave now (`sndcnt`). `safe`:
+    /// the ACK advanced SND.UNA and marked no segment newly lost; only then may the pipe climb
+    /// below ssthresh by a segment more than was delivered (Linux's `tcp_cwnd_reduction`,
+    /// RFC 6937bis's SafeACK: an ACK that reports new losses, or only SACKs, keeps the packet
+    /// count).
+    pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, safe: bool) -> u64 {
         self.delivered += delivered;
         if pipe > ssthresh {
             // Proportional part: sndcnt = CEIL(prr_delivered × ssthresh / RecoverFS) − prr_out.
@@ -48,8 +52,8 @@ impl Prr {
                 .div_ceil(self.recover_fs)
                 .saturating_sub(self.out)
         } else {
-            // PRR-SSRB: limit = MAX(prr_delivered − prr_out, DeliveredData) + MSS.
-            let limit = self.delivered.saturating_sub(self.out).max(delivered) + 1;
+            // PRR-SSRB: limit = MAX(prr_delivered − prr_out, DeliveredData) (+ MSS on a safe ACK).
+            let limit = self.delivered.saturating_sub(self.out).max(delivered) + safe as u64;
             (ssthresh - pipe).min(limit)
         }
     }
@@ -60,12 +64,18 @@ mod tests {
     use super::*;
 
     /// Feed `acks` ACKs of one delivered segment each, starting from `pipe`; what each lets out
-    /// and the final pipe.
-    fn run(prr: &mut Prr, mut pipe: u64, ssthresh: u64, acks: usize) -> (Vec<u64>, u64) {
+    /// and the final pipe. `safe`: every ACK advances SND.UNA and reports no new loss.
+    fn run(
+        prr: &mut Prr,
+        mut pipe: u64,
+        ssthresh: u64,
+        acks: usize,
+        safe: bool,
+    ) -> (Vec<u64>, u64) {
         let mut sent = Vec::new();
         for _ in 0..acks {
             pipe -= 1;
-            let n = prr.on_ack(1, pipe, ssthresh);
+            let n = prr.on_ack(1, pipe, ssthresh, safe);
             prr.on_sent(n);
             pipe += n;
             sent.push(n);
@@ -82,7 +92,7 @@ mod tests {
     fn one_loss_sends_on_every_other_ack_then_holds_ssthresh() {
         let mut prr = Prr::start(20);
         prr.on_sent(1); // the fast retransmit
-        let (sent, pipe) = run(&mut prr, 17, 10, 17);
+        let (sent, pipe) = run(&mut prr, 17, 10, 17, true);
         assert_eq!(sent, [0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 1, 1, 1]);
         assert_eq!(pipe, 10);
     }
@@ -94,8 +104,23 @@ mod tests {
         let mut prr = Prr::start(40);
         prr.on_sent(1);
         // 30 of 40 lost: pipe 10 plus the retransmission, ssthresh 20.
-        let (sent, pipe) = run(&mut prr, 11, 20, 12);
+        let (sent, pipe) = run(&mut prr, 11, 20, 12, true);
         assert_eq!(sent, [2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1]);
         assert_eq!(pipe, 20);
+    }
+
+    /// ACKs that only SACK (SND.UNA stays at the hole) or that report new losses keep the packet
+    /// count below ssthresh: one segment out for each delivered, the pipe stays where the losses
+    /// left it until cumulative ACKs come (Linux's `tcp_cwnd_reduction`).
+    #[test]
+    fn below_ssthresh_only_a_safe_ack_lets_the_pipe_climb() {
+        let mut prr = Prr::start(40);
+        prr.on_sent(1);
+        let (sent, pipe) = run(&mut prr, 11, 20, 6, false);
+        assert_eq!(sent, [1; 6]);
+        assert_eq!(pipe, 11);
+        let (sent, pipe) = run(&mut prr, pipe, 20, 3, true);
+        assert_eq!(sent, [2, 2, 2]);
+        assert_eq!(pipe, 14);
     }
 }

@@ -91,6 +91,9 @@ pub struct Scoreboard {
     sacked: u32,
     lost: u32,
     retx: u32,
+    /// Segments loss detection has marked lost, ever (Linux's `tp->lost`): what an ACK newly
+    /// marked is the change across it (`rs->losses`).
+    marked_lost: u64,
     /// Every non-SACKed segment below this one is marked lost (IsLost was checked up to here).
     lost_scan: u64,
     /// SACKed segments in `[head, lost_scan)`.
@@ -135,6 +138,7 @@ impl Default for Scoreboard {
             head: 0,
             sacked: 0,
             lost: 0,
+            marked_lost: 0,
             retx: 0,
             lost_scan: 0,
             sacked_below_scan: 0,
@@ -182,6 +186,11 @@ impl Scoreboard {
 
     pub fn lost(&self) -> u32 {
         self.lost
+    }
+
+    /// Segments marked lost by loss detection so far (RACK, RFC 6675's IsLost, recovery's head).
+    pub fn marked_lost(&self) -> u64 {
+        self.marked_lost
     }
 
     /// Lost segments resent and not yet delivered or lost again.
@@ -448,6 +457,7 @@ impl Scoreboard {
     /// `len` bytes were newly marked lost (the estimator's loss count).
     #[inline]
     fn count_lost(&mut self, len: u32) {
+        self.marked_lost += 1;
         if let Some(r) = self.rate.as_mut() {
             r.on_lost(len as u64);
         }

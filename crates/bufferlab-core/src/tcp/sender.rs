@@ -63,6 +63,32 @@ pub enum Event {
     AllAcked,
 }
 
+/// The scoreboard as an ACK found it: what the ACK delivered, and what it marked lost, are the
+/// changes from it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Before {
+    pub(super) head: u64,
+    pub(super) sacked: u32,
+    pub(super) marked_lost: u64,
+}
+
+impl Before {
+    fn of(sb: &Scoreboard) -> Before {
+        Before {
+            head: sb.head(),
+            sacked: sb.sacked(),
+            marked_lost: sb.marked_lost(),
+        }
+    }
+
+    /// Segments delivered since, cumulatively or by SACK (RFC 6937's DeliveredData, Linux's
+    /// `acked_sacked`).
+    pub(super) fn delivered(&self, sb: &Scoreboard) -> u64 {
+        let advanced = sb.head().saturating_sub(self.head);
+        (advanced + sb.sacked() as u64).saturating_sub(self.sacked as u64)
+    }
+}
+
 /// One connection's sending side: the settings it was opened with, the state machines it
 /// drives (window, congestion control, RTT estimator, scoreboard, PRR, F-RTO), its variables
 /// and its counters.
@@ -775,15 +801,17 @@ impl SendConn {
     }
 
     /// During a PRR recovery, the window this ACK allows: the pipe plus PRR's `sndcnt` (RFC 6937
-    /// §3). `before` is the scoreboard's head and SACKed count before the ACK: what it delivered
-    /// is the head's advance plus the change in SACKed segments (DeliveredData).
-    fn prr_window(&mut self, before: (u64, u32)) {
+    /// §3). What the ACK delivered is the head's advance plus the change in SACKed segments
+    /// (DeliveredData); below ssthresh it may add a segment only if it advanced SND.UNA and
+    /// marked nothing newly lost (Linux's `tcp_cwnd_reduction`: `FLAG_SND_UNA_ADVANCED &&
+    /// !newly_lost`, RFC 6937bis's SafeACK).
+    fn prr_window(&mut self, before: Before) {
         let Some(prr) = self.prr.as_mut() else { return };
-        let advanced = self.sb.head().saturating_sub(before.0);
-        let delivered = (advanced + self.sb.sacked() as u64).saturating_sub(before.1 as u64);
+        let delivered = before.delivered(&self.sb);
+        let safe = self.sb.head() > before.head && self.sb.marked_lost() == before.marked_lost;
         let pipe = self.sb.pipe();
         let ssthresh = self.w.ssthresh_bytes / self.cfg.mss;
-        let mut sndcnt = prr.on_ack(delivered, pipe, ssthresh);
+        let mut sndcnt = prr.on_ack(delivered, pipe, ssthresh, safe);
         if self.cfg.pacing && prr.sent() == 0 {
             // The fast retransmission the pacing held back still goes first (Linux forces one
             // segment while `prr_out` is 0, `tcp_cwnd_reduction`).
@@ -812,7 +840,7 @@ impl SendConn {
         let ack = h.ack.min(self.v.max);
         let una_before = self.v.una;
         let cwnd_before = self.rate_begin();
-        let before = (self.sb.head(), self.sb.sacked());
+        let before = Before::of(&self.sb);
         let was_in_recovery = self.v.in_recovery;
         self.sb
             .rack_begin(io.now, h.ts_ecr, self.v.min_rtt.unwrap_or(Duration::ZERO));
@@ -822,7 +850,7 @@ impl SendConn {
         let duplicate = ack == self.v.una && h.len == 0 && self.v.max > self.v.una;
         // The ECN-Echo first: the ACK that carries it grows nothing (Linux's `tcp_ack` enters
         // CWR before `tcp_cong_control`).
-        let marks = self.read_ecn_feedback(h, ack, before.1, duplicate);
+        let marks = self.read_ecn_feedback(h, ack, before.sacked, duplicate);
         if marks.signal {
             // An ACK above the reduction's window ends it before its ECN-Echo is read, so the
             // echo of a new mark starts the next reduction at once (Linux's
@@ -834,7 +862,7 @@ impl SendConn {
             self.on_ecn_echo(io, peer);
         }
         if advanced {
-            self.on_new_ack(io, peer, ack, h.ts_ecr, before.1);
+            self.on_new_ack(io, peer, ack, h.ts_ecr, before.sacked);
         } else if duplicate && (!self.cfg.sack || new_sack) {
             self.on_dup_ack(io, peer, ack);
         }
@@ -892,7 +920,7 @@ impl SendConn {
     /// After the scoreboard has taken an ACK (or RACK's timer fired): RACK's losses, recovery if
     /// the head is lost, and PRR's window. `before`: the scoreboard's head and SACKed count
     /// before the ACK.
-    fn find_losses(&mut self, io: &mut Io, peer: &Peer, before: (u64, u32)) {
+    fn find_losses(&mut self, io: &mut Io, peer: &Peer, before: Before) {
         if self.sb.rack().is_some() {
             let min_rtt = self.v.min_rtt.unwrap_or(Duration::ZERO);
             let srtt = self.rtt.srtt().unwrap_or(Duration::ZERO);
@@ -1245,7 +1273,7 @@ impl SendConn {
                 && self.v.una < self.v.max
                 && self.frto.phase() != Phase::Second
             {
-                self.find_losses(io, peer, (self.sb.head(), self.sb.sacked()));
+                self.find_losses(io, peer, Before::of(&self.sb));
                 self.pump(io, peer);
                 self.update_gauges(io, peer);
             }

@@ -281,9 +281,9 @@ fn bql_keeps_the_tcp_queue_where_the_aqm_sees_it() {
 /// A reduction taken from FlightSize (`ssthresh_from = "flight"`) counts the SACKed segments
 /// above a hole: when a loss among the segments a recovery sent starts the next recovery, the
 /// new ssthresh (0.7 × FlightSize) exceeds the window, PRR grows the window to it, and recovery
-/// after recovery ratchets the window up. Slow start's overshoot (without HyStart) seeds it
-/// on an egress without a ring (~2,500 drops and a standing queue of tens of ms); behind the
-/// ring, whose completions clock the sender, the chain does not start.
+/// after recovery ratchets the window up, as long as PRR lets the pipe climb on every ACK below
+/// ssthresh (RFC 6937); Linux's lets it climb only on ACKs that advance SND.UNA and report no new
+/// loss, which breaks the chain (the last part below).
 #[test]
 fn cubic_with_rack_through_codel_reduces_as_linux() {
     let mk_upload = |qdisc: &str, limit: u64, from: &str, hystart: bool, ring: bool| {
@@ -345,7 +345,11 @@ fn cubic_with_rack_through_codel_reduces_as_linux() {
             );
             assert_eq!(f.timeouts, 0, "{qdisc}");
         }
-        // The FlightSize rule ratchets (what this test guards against returning as the default).
+        // The FlightSize rule (RFC 5681 eq. 4) with Linux's PRR: below ssthresh the pipe climbs
+        // only on ACKs that advance SND.UNA and report no new loss (`tcp_cwnd_reduction`). With
+        // RFC 6937's bound, a segment more on every ACK, the FlightSize rule ratcheted here:
+        // 11,515 drops and 237 ms through CoDel, 18,304 and 653 ms through FQ-CoDel; with
+        // Linux's, 134 drops and 6.3 ms, near the default's 114.
         let rfc = mk_upload(qdisc, limit, "flight", false, false);
         let qr = rfc.queue("client->server").unwrap();
         eprintln!(
@@ -353,11 +357,9 @@ fn cubic_with_rack_through_codel_reduces_as_linux() {
             qr.dropped,
             ms(qr.sojourn_mean_s)
         );
-        assert!(qr.dropped > 1000, "{qdisc}: flight {} drops", qr.dropped);
-        // 18.9 ms through CoDel with the whole-segment window (over 20 ms in bytes): three
-        // times the default's, which stays under 8 ms.
+        assert!(qr.dropped < 300, "{qdisc}: flight {} drops", qr.dropped);
         assert!(
-            ms(qr.sojourn_mean_s) > 15.0,
+            ms(qr.sojourn_mean_s) < 10.0,
             "{qdisc}: flight sojourn {}",
             ms(qr.sojourn_mean_s)
         );

@@ -65,14 +65,13 @@ impl SendConn {
     pub(super) fn ack_event(
         &mut self,
         now: Instant,
-        before: (u64, u32),
+        before: super::Before,
         una_before: u64,
         duplicate: bool,
         marks: Marks,
     ) {
         let delivered = if self.cfg.sack {
-            let advanced = self.sb.head().saturating_sub(before.0);
-            (advanced + self.sb.sacked() as u64).saturating_sub(before.1 as u64)
+            before.delivered(&self.sb)
         } else {
             let acked = self.v.una - una_before;
             if acked > 0 {
