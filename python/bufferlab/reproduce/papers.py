@@ -6,6 +6,9 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
               "TCP over Large Buffers: When Adding Traffic Improves Latency", "ITC 26, Karlskrona",
               stack=TcpProfile("freebsd91", "TCP as in the paper's FreeBSD 9.1 hosts", [
                   ("rack", False, "no RACK"),
+                  ("prr", False, "no PRR: FreeBSD 9.1's SACK recovery (`tcp_sack.c`) is RFC 3517's, sending while "
+                                 "the pipe is below the halved window; PRR (RFC 6937) came to FreeBSD's base stack "
+                                 "in 2021"),
                   ("frto", False, "no F-RTO (FreeBSD's own timestamp-based undo of a bad retransmission is not "
                                   "modelled)"),
                   ("dsack", False, "no D-SACK (RFC 2883): FreeBSD 9.1's receiver reports no duplicate "
