@@ -272,8 +272,9 @@ register(Item(
                "them. The throughput claims are now ratios (the paper's kb/s come from a link of unknown rate): "
                "FQ-CoDel's streams get 7% more than CoDel's with BQL auto (the paper: 40%; within the tolerance at "
                "its low end), PIE's 10% more where the paper has half, and with BQL off FQ-CoDel leads the others "
-               "by 6% (1.061 [1.005, 1.12]; 0.997 before Cubic's whole-segment target was truncated towards W_max "
-               "as Linux's is, 2026-11-27, and 1.041 with one packet per descriptor).\n\n"
+               "by 2% (1.021 [0.964, 1.084]; 1.061 before PRR let the pipe climb only on ACKs that advance SND.UNA "
+               "without new losses, as Linux's does, and 0.997 before Cubic's whole-segment target was truncated "
+               "towards W_max as Linux's is, both 2026-11-27; 1.041 with one packet per descriptor).\n\n"
                + TSQ_NOTE.format(
                    "BQL off and 1 MB are one run again, ping 260 ms behind every qdisc: the downloads' host keeps "
                    "244 ms (305 kB) on its ring, under 1 MB, and the upload's 4 ms; with BQL auto FIFO / CoDel / "
