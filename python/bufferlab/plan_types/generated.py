@@ -559,10 +559,9 @@ class TcpOptions(PlanObject):
     # removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
     # on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
     # its window regrows more slowly than Linux's. Linux's rule is 0 with `grow_by_delivered`;
-    # measured over the Linux matrix it holds as many rows as L = 2 (484), closes none of
-    # asymmetric-access's gap, and without SACK it makes a 3 MB transfer resend 749 segments
-    # with 3 timeouts (L = 2: 422 and 2; Linux 150 and none), so it is not the default
-    # (docs/validation-linux-differences.md, asymmetric-access). Default 2, RFC 3465's limit.
+    # measured over the Linux matrix it holds as many rows as L = 2 (484) and closes none of
+    # asymmetric-access's gap, so it is not the default (docs/validation-linux-differences.md,
+    # asymmetric-access). Default 2, RFC 3465's limit.
     abc_limit: int = 2
     # Accurate ECN feedback (RFC 9768): asked for in the SYN (AE, CWR and ECE), the receiver
     # counts CE-marked packets and every ACK carries the count's low 3 bits (the ACE field), so
@@ -751,8 +750,10 @@ class TcpOptions(PlanObject):
     # re-arms `ICSK_TIME_RETRANS` when it resends the head, unless RACK's reordering timer
     # holds it). RFC 6298 §5.3 restarts it only when new data is acknowledged, so a recovery
     # in a deep queue, whose retransmission waits behind the queue, can outlast the timer set
-    # before it and end in a timeout that Linux does not take (docs/tcp.md). Default on, as
-    # Linux; ns-3 does not (the crosscheck turns it off).
+    # before it and end in a timeout that Linux does not take (docs/tcp.md). Without SACK
+    # every partial ACK resends the oldest segment, so the timer restarts on each (RFC 6582
+    # §4's Slow-but-Steady variant); off, on the first only (its Impatient variant, ns-2's
+    # default). Default on, as Linux; ns-3 does not (the crosscheck turns it off).
     rto_rearm: bool = True
     # The retransmission timer's RTT samples: `every_ack` (echoed timestamps, as Linux) or
     # `one_per_rtt` (one segment timed at a time, Karn's rule, as ns-2's agents without

@@ -184,10 +184,9 @@ pub struct TcpOptions {
     /// removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
     /// on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
     /// its window regrows more slowly than Linux's. Linux's rule is 0 with `grow_by_delivered`;
-    /// measured over the Linux matrix it holds as many rows as L = 2 (484), closes none of
-    /// asymmetric-access's gap, and without SACK it makes a 3 MB transfer resend 749 segments
-    /// with 3 timeouts (L = 2: 422 and 2; Linux 150 and none), so it is not the default
-    /// (docs/validation-linux-differences.md, asymmetric-access). Default 2, RFC 3465's limit.
+    /// measured over the Linux matrix it holds as many rows as L = 2 (484) and closes none of
+    /// asymmetric-access's gap, so it is not the default (docs/validation-linux-differences.md,
+    /// asymmetric-access). Default 2, RFC 3465's limit.
     #[schemars(range(max = 1000))]
     pub abc_limit: u32,
     /// What an ACK of new data grows the window by: the segments it newly delivered, cumulatively
@@ -399,8 +398,10 @@ pub struct TcpOptions {
     /// re-arms `ICSK_TIME_RETRANS` when it resends the head, unless RACK's reordering timer
     /// holds it). RFC 6298 §5.3 restarts it only when new data is acknowledged, so a recovery
     /// in a deep queue, whose retransmission waits behind the queue, can outlast the timer set
-    /// before it and end in a timeout that Linux does not take (docs/tcp.md). Default on, as
-    /// Linux; ns-3 does not (the crosscheck turns it off).
+    /// before it and end in a timeout that Linux does not take (docs/tcp.md). Without SACK
+    /// every partial ACK resends the oldest segment, so the timer restarts on each (RFC 6582
+    /// §4's Slow-but-Steady variant); off, on the first only (its Impatient variant, ns-2's
+    /// default). Default on, as Linux; ns-3 does not (the crosscheck turns it off).
     pub rto_rearm: bool,
     /// Tail loss probes (RFC 8985 §7): when nothing is acknowledged for two smoothed RTTs (plus
     /// 2 ms, or plus the minimum RTO with one segment out), send one segment — new data if the

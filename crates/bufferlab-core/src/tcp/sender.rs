@@ -1159,7 +1159,10 @@ impl SendConn {
             } else if !self.cfg.sack {
                 // Partial acknowledgement (RFC 6582 §3.2 step 5): resend the next hole,
                 // deflate by what was acknowledged, add back one segment if that was at
-                // least one, and restart the timer on the first partial ACK only.
+                // least one, and restart the timer on the first partial ACK only (RFC 6582's
+                // Impatient variant, ns-2's default). Linux restarts it whenever it resends the
+                // oldest segment (`rto_rearm`), so on every partial ACK: the Slow-but-Steady
+                // variant (RFC 6582 §4).
                 self.note_head_lost();
                 self.resend_head(io, peer);
                 self.w.cwnd_bytes = self.w.cwnd_bytes.saturating_sub(acked)
@@ -1169,7 +1172,7 @@ impl SendConn {
                         0
                     };
                 self.w.cwnd_bytes = self.w.cwnd_bytes.max(self.cfg.mss);
-                restart = self.v.first_partial;
+                restart = self.v.first_partial || self.cfg.rto_rearm;
                 self.v.first_partial = false;
             }
         } else if self.v.cwr_end.is_some_and(|end| ack <= end) {

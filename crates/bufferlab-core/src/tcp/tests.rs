@@ -561,3 +561,30 @@ fn growth_counts_what_an_ack_delivered_not_the_advance() {
         "the advance counted: a burst to ssthresh"
     );
 }
+
+/// Ten holes in one window without SACK: NewReno repairs one per round trip (40 ms), so the
+/// recovery outlasts the retransmission timeout (200 ms floor) unless each partial ACK restarts
+/// the timer. RFC 6582's Impatient variant (ns-2's default, `rto_rearm = false`) restarts it on
+/// the first partial ACK only and times out; Linux restarts it whenever it resends the oldest
+/// segment, on every partial ACK (`rto_rearm`, the default: the Slow-but-Steady variant), and
+/// repairs every hole by fast retransmission.
+#[test]
+fn newreno_partial_acks_restart_the_timer_as_linux() {
+    let run = |rearm: bool| {
+        let mut p = params(false);
+        p.rwnd_bytes = 30 * MSS;
+        p.rto_rearm = rearm;
+        let mut net = Net::new(p, None, RATE, DELAY, 1000);
+        let holes: Vec<u64> = (200..220).step_by(2).collect();
+        drop_first(&mut net, &holes);
+        net.run(T0 + 10 * SEC);
+        (net.stats().timeouts.total, net.stats().retransmits.total)
+    };
+    assert_eq!(run(true), (0, 10), "Slow-but-Steady: each hole resent once");
+    let (timeouts, retransmits) = run(false);
+    assert_eq!(timeouts, 1, "Impatient: the timer ends the recovery");
+    assert!(
+        retransmits > 10,
+        "and resends what had arrived: {retransmits}"
+    );
+}

@@ -33,9 +33,17 @@ fn sized_transfer_delivers_every_byte_once() {
         let f = &out.summary.flows[0];
         assert_eq!(f.bytes_delivered, size, "{tcp}");
         let ct = f.completion_time_s.expect("completes");
-        // 2.4 s at the line rate (1460 B of payload per 1500 B packet), plus slow start.
+        // 2.4 s at the line rate (1460 B of payload per 1500 B packet), plus slow start; without
+        // SACK, plus NewReno's one hole per round trip after slow start's overshoot (Linux 6.18
+        // on the kernel backend, the same path: 8.2–8.5 s, 151–161 resent, no timeout; here
+        // 6.8 s and 137).
         let line = size as f64 * 1500.0 / 1460.0 * 8.0 / 1e7;
-        assert!(ct > line && ct < line + 1.5, "{tcp}: completion {ct} s");
+        let slack = if tcp.get("sack") == Some(&json!(false)) {
+            6.0
+        } else {
+            1.5
+        };
+        assert!(ct > line && ct < line + slack, "{tcp}: completion {ct} s");
         assert_eq!(out.transfers.len(), 1);
         assert_eq!(out.transfers[0].size_bytes, size);
         assert_eq!(out.transfers[0].completion_time_s, Some(ct));
