@@ -535,10 +535,10 @@ NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp", "dsack", "
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
 NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}
 # How the crosscheck's pairs were measured (docs/crosscheck.md): bufferlab's window in bytes and
-# slow start at RFC 3465's L = 2, as ns-3's NewReno here (bl::Rfc3465Reno). bufferlab's default
+# slow start at RFC 3465's L = 2 counting SND.UNA's advance, as ns-3's NewReno here (bl::Rfc3465Reno). bufferlab's default
 # window counts whole segments, as Linux; the crosscheck keeps the byte window (and L = 2) where a
 # block leaves the keys out.
-NS3_WINDOW = {"cwnd_unit": "byte", "abc_limit": 2}
+NS3_WINDOW = {"cwnd_unit": "byte", "abc_limit": 2, "grow_by_delivered": False}
 
 
 def matched_for_ns3(document: dict[str, Any]) -> dict[str, Any]:

@@ -558,11 +558,11 @@ class TcpOptions(PlanObject):
     # 0, by every segment the ACK delivered, as Linux's `tcp_slow_start` since `tcp_abc` was
     # removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
     # on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
-    # its window regrows more slowly than Linux's. Linux's rule is 0 with `grow_by_delivered`;
-    # measured over the Linux matrix it holds as many rows as L = 2 (484) and closes none of
-    # asymmetric-access's gap, so it is not the default (docs/validation-linux-differences.md,
-    # asymmetric-access). Default 2, RFC 3465's limit.
-    abc_limit: int = 2
+    # its window regrows more slowly than Linux's. Default 0, Linux's rule (with
+    # `grow_by_delivered`): over the Linux matrix it holds 487 of 503 rows against 486 with
+    # L = 2 (docs/validation-linux-differences.md). 2 is RFC 3465's limit (FreeBSD's
+    # `net.inet.tcp.abc_l_var`).
+    abc_limit: int = 0
     # Accurate ECN feedback (RFC 9768): asked for in the SYN (AE, CWR and ECE), the receiver
     # counts CE-marked packets and every ACK carries the count's low 3 bits (the ACE field), so
     # the sender learns how many packets were marked, not only that some were. Implies asking
@@ -655,8 +655,8 @@ class TcpOptions(PlanObject):
     # one segment, not the range, and an ACK that also SACKs more counts those; `false`:
     # SND.UNA's advance, RFC 5681's and RFC 3465's bytes acknowledged. Without SACK both are
     # the advance (Linux's count of duplicate ACKs as delivered, `tcp_add_reno_sack`, is not
-    # followed). Default off, with `abc_limit` (see there why).
-    grow_by_delivered: bool = False
+    # followed). Default on, as Linux.
+    grow_by_delivered: bool = True
     # GSO buffers, as Linux sends (`tcp_write_xmit`; GSO is on for every Linux device): new
     # data leaves in bursts of up to ~1 ms of the pacing rate (`tcp_tso_autosize`: at least
     # `min_tso_segs`, at most 64 KiB), and when the window has room for less than a full burst

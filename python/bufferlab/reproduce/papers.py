@@ -9,6 +9,10 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                   ("prr", False, "no PRR: FreeBSD 9.1's SACK recovery (`tcp_sack.c`) is RFC 3517's, sending while "
                                  "the pipe is below the halved window; PRR (RFC 6937) came to FreeBSD's base stack "
                                  "in 2021"),
+                  ("abc_limit", 2, "slow start grows by at most two segments per ACK (RFC 3465's L, "
+                                   "`net.inet.tcp.abc_l_var` 2)"),
+                  ("grow_by_delivered", False, "the window grows by the bytes an ACK acknowledges cumulatively "
+                                               "(`cc_ack_received`'s `bytes_this_ack`), not by what it SACKs"),
                   ("frto", False, "no F-RTO (FreeBSD's own timestamp-based undo of a bad retransmission is not "
                                   "modelled)"),
                   ("dsack", False, "no D-SACK (RFC 2883): FreeBSD 9.1's receiver reports no duplicate "
@@ -76,6 +80,9 @@ NS2 = TcpProfile("ns2", "ns-2's `Agent/TCP/Newreno` sending to a `TCPSink`, with
     ("delayed_ack", False, "an ACK for every packet (`TCPSink`; the delayed-ACK sink is `TCPSink/DelAck`)"),
     ("timestamps", False, "no timestamp option (`timestamps_ false`)"),
     ("initial_window", 2, "`windowInit_ 2` (default since 2001/5/26)"),
+    ("abc_limit", 2, "slow start grows by at most two segments per new ACK (ns-2's `opencwnd` adds one per new "
+                     "ACK: the same with `TCPSink`'s ACK per segment, except on the cumulative ACKs that follow a "
+                     "loss, which cover more)"),
     ("handshake", True, "a set-up round trip before the data (`syn_ true`, `delay_growth_ true`: a 40 B "
                         "packet first, the window held at 1 until it is acknowledged, then `windowInit_`)"),
     ("initial_rto", "3s", "`rtxcur_init_ 3.0`"),
@@ -97,6 +104,8 @@ NS2_SACK = NS2.derive("ns2_sack", "ns-2's `Agent/TCP/Sack1` sending to a `TCPSin
                    "RFC 6675's, ns-2's Sack1 that of Fall & Floyd 1996, both pipe-based)"),
     ("prr", False, "no PRR: the recovery sends what the pipe allows, as Sack1's"),
     ("comp_sack", False, "no SACK compression: `TCPSink/Sack1` ACKs every out-of-order packet at once"),
+    ("grow_by_delivered", False, "the window grows on new (cumulative) ACKs only, by ns-2's rule above, not by "
+                                 "what an ACK SACKs"),
 ])
 
 GORINSKY = Paper("gorinsky", "Gorinsky, Kantawala & Turner (2005)",

@@ -183,10 +183,10 @@ pub struct TcpOptions {
     /// 0, by every segment the ACK delivered, as Linux's `tcp_slow_start` since `tcp_abc` was
     /// removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
     /// on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
-    /// its window regrows more slowly than Linux's. Linux's rule is 0 with `grow_by_delivered`;
-    /// measured over the Linux matrix it holds as many rows as L = 2 (484) and closes none of
-    /// asymmetric-access's gap, so it is not the default (docs/validation-linux-differences.md,
-    /// asymmetric-access). Default 2, RFC 3465's limit.
+    /// its window regrows more slowly than Linux's. Default 0, Linux's rule (with
+    /// `grow_by_delivered`): over the Linux matrix it holds 487 of 503 rows against 486 with
+    /// L = 2 (docs/validation-linux-differences.md). 2 is RFC 3465's limit (FreeBSD's
+    /// `net.inet.tcp.abc_l_var`).
     #[schemars(range(max = 1000))]
     pub abc_limit: u32,
     /// What an ACK of new data grows the window by: the segments it newly delivered, cumulatively
@@ -195,7 +195,7 @@ pub struct TcpOptions {
     /// one segment, not the range, and an ACK that also SACKs more counts those; `false`:
     /// SND.UNA's advance, RFC 5681's and RFC 3465's bytes acknowledged. Without SACK both are
     /// the advance (Linux's count of duplicate ACKs as delivered, `tcp_add_reno_sack`, is not
-    /// followed). Default off, with `abc_limit` (see there why).
+    /// followed). Default on, as Linux.
     pub grow_by_delivered: bool,
     /// Whether the window may grow on an ACK, decided as Linux does (`tcp_is_cwnd_limited`,
     /// `tcp_cwnd_validate`): once the window filled anywhere in a window of data, every ACK of
@@ -444,8 +444,8 @@ impl Default for TcpOptions {
             dsack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
             cwnd_unit: CwndUnit::Segment,
-            abc_limit: 2,
-            grow_by_delivered: false,
+            abc_limit: 0,
+            grow_by_delivered: true,
             cwnd_latch: true,
             grow_below_rwnd: false,
             timestamps: true,

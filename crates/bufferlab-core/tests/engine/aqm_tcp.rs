@@ -121,9 +121,11 @@ fn splitbuff_setup(qdisc: Value, secs: u64) -> RunOutput {
         "nodes": ["s1", "s2", "r1", "r2", "d1", "d2"],
         "links": links,
         "traffic": [{ "kind": "tcp", "pairs": [["s1", "d1"], ["s2", "d2"]],
-                      // The paper's ns-2 SACK agents: no RACK, no F-RTO, no GSO.
+                      // The paper's ns-2 SACK agents: no RACK, no F-RTO, no GSO, growth by cumulative ACKs.
                       "tcp": { "cc": "newreno", "sack": true, "mss_bytes": 960,
-                               "rack": false, "frto": false, "gso": false } }],
+                               "rack": false, "frto": false, "gso": false,
+                               // Growth by cumulative ACKs, RFC 3465's L = 2, as calibrated.
+                               "abc_limit": 2, "grow_by_delivered": false } }],
     });
     run(&scenario(v)).unwrap()
 }
