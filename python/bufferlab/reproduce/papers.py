@@ -54,6 +54,10 @@ CARDOZO = Paper("cardozo", "Cardozo, Vieira, Ziviani & Couto da Silva (2015?)",
                 stack=TcpProfile("linux2014", "TCP as in the Linux of the paper's time (its references end in 2014)", [
                     ("rack", False, "no RACK, which Linux gained in 4.4 at the end of 2015 (F-RTO stays on, as "
                                     "since 2.6.24)"),
+                    ("grow_by_delivered", False, "the window grows by the packets an ACK acknowledges cumulatively "
+                                                 "(`tcp_ack` hands `tcp_cong_avoid` the fall of `packets_out`), not by "
+                                                 "what it newly delivered (`acked_sacked`, later); no per-ACK cap, as "
+                                                 "since 3.8"),
                     ("comp_sack", False, "no SACK compression, which Linux gained in 4.19 (2018): an ACK for every "
                                          "out-of-order segment at once"),
                     ("push_ack", False, "a full segment carrying PSH waits for the delayed ACK like any other: "
