@@ -82,10 +82,16 @@ impl Before {
     }
 
     /// Segments delivered since, cumulatively or by SACK (RFC 6937's DeliveredData, Linux's
-    /// `acked_sacked`).
+    /// `acked_sacked`): the head's advance plus the change in SACKed segments.
     pub(super) fn delivered(&self, sb: &Scoreboard) -> u64 {
-        let advanced = sb.head().saturating_sub(self.head);
-        (advanced + sb.sacked() as u64).saturating_sub(self.sacked as u64)
+        let advanced = sb.head().saturating_sub(self.head) as i64;
+        (advanced + self.sacked_change(sb)).max(0) as u64
+    }
+
+    /// The change in SACKed segments since: those newly SACKed above SND.UNA less those SACKed
+    /// before that a cumulative ACK has since covered.
+    fn sacked_change(&self, sb: &Scoreboard) -> i64 {
+        sb.sacked() as i64 - self.sacked as i64
     }
 }
 
@@ -862,7 +868,7 @@ impl SendConn {
             self.on_ecn_echo(io, peer);
         }
         if advanced {
-            self.on_new_ack(io, peer, ack, h.ts_ecr, before.sacked);
+            self.on_new_ack(io, peer, ack, h.ts_ecr, before);
         } else if duplicate && (!self.cfg.sack || new_sack) {
             self.on_dup_ack(io, peer, ack);
         }
@@ -1120,15 +1126,8 @@ impl SendConn {
     }
 
     /// An ACK of new data: RTT sample, window growth or recovery progress, the timer.
-    /// `sacked_before`: the scoreboard's SACKed count before the ACK.
-    fn on_new_ack(
-        &mut self,
-        io: &mut Io,
-        peer: &Peer,
-        ack: u64,
-        ts_ecr: Instant,
-        sacked_before: u32,
-    ) {
+    /// `before`: the scoreboard as the ACK found it.
+    fn on_new_ack(&mut self, io: &mut Io, peer: &Peer, ack: u64, ts_ecr: Instant, before: Before) {
         let acked = ack - self.v.una;
         self.take_rtt_sample(io, peer, ack, ts_ecr);
         self.v.una = ack;
@@ -1186,7 +1185,7 @@ impl SendConn {
             }
             let info = AckInfo {
                 now: io.now,
-                acked_bytes: self.grown_by(acked, sacked_before),
+                acked_bytes: self.grown_by(acked, before),
                 srtt_ns: self.rtt.srtt().unwrap_or(Duration::ZERO),
                 snd_nxt: self.v.max,
                 snd_una: self.v.una,
@@ -1204,15 +1203,14 @@ impl SendConn {
     }
 
     /// What an ACK that advanced SND.UNA by `acked` bytes grows the window by: the advance, or,
-    /// as Linux's `acked_sacked` (`tcp_newly_delivered`), what it newly delivered: the advance
-    /// less the segments SACKed before it, plus the segments it SACKs above the new SND.UNA
-    /// (the scoreboard's SACKed count has lost the first and gained the second).
-    fn grown_by(&self, acked: u64, sacked_before: u32) -> u64 {
+    /// as Linux's `acked_sacked` (`tcp_newly_delivered`), what it newly delivered, in bytes: the
+    /// advance plus the change in SACKed segments (the advance's bytes keep a short last
+    /// segment's length).
+    fn grown_by(&self, acked: u64, before: Before) -> u64 {
         if !self.cfg.grow_by_delivered {
             return acked;
         }
-        let sacked = self.sb.sacked() as i64 - sacked_before as i64;
-        (acked as i64 + sacked * self.cfg.mss as i64).max(0) as u64
+        (acked as i64 + before.sacked_change(&self.sb) * self.cfg.mss as i64).max(0) as u64
     }
 
     /// Whether a timeout's recovery is under way: what was outstanding at the last timeout is
