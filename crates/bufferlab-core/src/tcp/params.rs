@@ -398,10 +398,10 @@ pub struct TcpOptions {
     /// re-arms `ICSK_TIME_RETRANS` when it resends the head, unless RACK's reordering timer
     /// holds it). RFC 6298 §5.3 restarts it only when new data is acknowledged, so a recovery
     /// in a deep queue, whose retransmission waits behind the queue, can outlast the timer set
-    /// before it and end in a timeout that Linux does not take (docs/tcp.md). Without SACK
-    /// every partial ACK resends the oldest segment, so the timer restarts on each (RFC 6582
-    /// §4's Slow-but-Steady variant); off, on the first only (its Impatient variant, ns-2's
-    /// default). Default on, as Linux; ns-3 does not (the crosscheck turns it off).
+    /// before it and end in a timeout that Linux does not take (docs/tcp.md). Without SACK the
+    /// fast retransmission and every partial ACK resend the oldest segment, so the timer restarts
+    /// on each (RFC 6582 §4's Slow-but-Steady variant); off, on the first partial ACK only (its
+    /// Impatient variant, ns-2's default). Default on, as Linux; ns-3 does not (the crosscheck turns it off).
     pub rto_rearm: bool,
     /// Tail loss probes (RFC 8985 §7): when nothing is acknowledged for two smoothed RTTs (plus
     /// 2 ms, or plus the minimum RTO with one segment out), send one segment — new data if the

@@ -798,12 +798,17 @@ impl SendConn {
         }
     }
 
-    /// NewReno: resend one segment from the first unacknowledged byte.
+    /// NewReno: resend one segment from the first unacknowledged byte. With `rto_rearm` the
+    /// resend restarts the retransmission timer, as the SACK recovery's resend of the oldest
+    /// segment does (Linux's `tcp_xmit_retransmit_queue`).
     fn resend_head(&mut self, io: &mut Io, peer: &Peer) {
         let seq = self.v.una;
         let len = self.cfg.mss.min(self.v.end - seq);
         self.send_data(io, peer, seq, len as u32);
         self.v.nxt = self.v.nxt.max(seq + len);
+        if self.cfg.rto_rearm {
+            self.restart_timer(io, peer);
+        }
     }
 
     /// During a PRR recovery, the window this ACK allows: the pipe plus PRR's `sndcnt` (RFC 6937
@@ -1159,9 +1164,9 @@ impl SendConn {
                 // Partial acknowledgement (RFC 6582 §3.2 step 5): resend the next hole,
                 // deflate by what was acknowledged, add back one segment if that was at
                 // least one, and restart the timer on the first partial ACK only (RFC 6582's
-                // Impatient variant, ns-2's default). Linux restarts it whenever it resends the
-                // oldest segment (`rto_rearm`), so on every partial ACK: the Slow-but-Steady
-                // variant (RFC 6582 §4).
+                // Impatient variant, ns-2's default). With `rto_rearm` the resend itself
+                // restarts it, so every partial ACK does, as Linux's (the Slow-but-Steady
+                // variant, RFC 6582 §4).
                 self.note_head_lost();
                 self.resend_head(io, peer);
                 self.w.cwnd_bytes = self.w.cwnd_bytes.saturating_sub(acked)
@@ -1171,7 +1176,7 @@ impl SendConn {
                         0
                     };
                 self.w.cwnd_bytes = self.w.cwnd_bytes.max(self.cfg.mss);
-                restart = self.v.first_partial || self.cfg.rto_rearm;
+                restart = self.v.first_partial;
                 self.v.first_partial = false;
             }
         } else if self.v.cwr_end.is_some_and(|end| ack <= end) {
