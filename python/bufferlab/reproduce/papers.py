@@ -84,9 +84,8 @@ NS2 = TcpProfile("ns2", "ns-2's `Agent/TCP/Newreno` sending to a `TCPSink`, with
     ("delayed_ack", False, "an ACK for every packet (`TCPSink`; the delayed-ACK sink is `TCPSink/DelAck`)"),
     ("timestamps", False, "no timestamp option (`timestamps_ false`)"),
     ("initial_window", 2, "`windowInit_ 2` (default since 2001/5/26)"),
-    ("abc_limit", 2, "slow start grows by at most two segments per new ACK (ns-2's `opencwnd` adds one per new "
-                     "ACK: the same with `TCPSink`'s ACK per segment, except on the cumulative ACKs that follow a "
-                     "loss, which cover more)"),
+    ("abc_limit", 1, "slow start grows by one segment per new ACK, however much it acknowledges (ns-2's "
+                     "`opencwnd`: `cwnd_ += 1` below `ssthresh_`)"),
     ("handshake", True, "a set-up round trip before the data (`syn_ true`, `delay_growth_ true`: a 40 B "
                         "packet first, the window held at 1 until it is acknowledged, then `windowInit_`)"),
     ("initial_rto", "3s", "`rtxcur_init_ 3.0`"),
