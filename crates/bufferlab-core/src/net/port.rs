@@ -748,6 +748,10 @@ impl Port {
                 );
             }
             self.pipe.push_back((at, pkt, ahead));
+            // The slot the next transmission writes: on a busy link a line later in the pipe,
+            // which its packets' stores would otherwise wait on (a store to a line not in the
+            // cache holds up the stores behind it), brought in by the time the wire is free.
+            crate::prefetch::line(self.pipe.next_slot());
         }
         let ring = if self.plain_wire {
             None
