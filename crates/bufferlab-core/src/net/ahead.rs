@@ -8,7 +8,7 @@
 //! only: a wrong or missing one costs a useless prefetch, never a result.
 
 use crate::net::topology::Topology;
-use crate::packet::{Arena, FlowId, PktId};
+use crate::packet::{Arena, FlowId, NodeId, PktId};
 
 /// A port index, or a flow (top bit set), or nothing; 4 bytes, which a pipe's entry and the
 /// arrival event had spare.
@@ -35,12 +35,11 @@ impl Default for Ahead {
 impl Ahead {
     pub const NONE: Ahead = Ahead(u32::MAX);
 
-    /// What packet `pkt`, sent on port `port`, touches first at that port's far end.
+    /// What packet `pkt`, sent on a port whose far end is node `to`, touches first there. The
+    /// port passes its own copy of `to` (on its first line), where the topology's table of
+    /// ports, 8 bytes a port, is a miss of its own with thousands of them.
     #[inline]
-    pub fn of(topo: &Topology, arena: &Arena, port: u32, pkt: PktId) -> Ahead {
-        let Some(&(_, to)) = topo.ports.get(port as usize) else {
-            return Ahead::NONE;
-        };
+    pub fn of(topo: &Topology, arena: &Arena, to: NodeId, pkt: PktId) -> Ahead {
         let p = arena.get(pkt);
         if p.dst == to {
             return Ahead::flow(p.flow);
@@ -79,7 +78,7 @@ mod tests {
     use super::*;
     use crate::packet::Packet;
 
-    /// A three-node line a - r - b: from a's port, a packet for b is forwarded at r into the
+    /// A three-node line a - r - b: from a's port (to r), a packet for b is forwarded at r into the
     /// port towards b; one for r is r's delivery, named by its flow.
     #[test]
     fn names_the_port_or_the_flow() {
@@ -97,19 +96,19 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(
-            Ahead::of(&topo, &arena, 0, to_b).next(),
+            Ahead::of(&topo, &arena, 1, to_b).next(),
             Some(Next::Port(2))
         );
         assert_eq!(
-            Ahead::of(&topo, &arena, 0, to_r).next(),
+            Ahead::of(&topo, &arena, 1, to_r).next(),
             Some(Next::Flow(9))
         );
-        assert_eq!(Ahead::of(&topo, &arena, 9, to_r), Ahead::NONE);
+        assert_eq!(Ahead::of(&topo, &arena, 9, to_b), Ahead::NONE);
         let far = arena.alloc(Packet {
             dst: 40,
             ..Default::default()
         });
-        assert_eq!(Ahead::of(&topo, &arena, 0, far), Ahead::NONE);
+        assert_eq!(Ahead::of(&topo, &arena, 1, far), Ahead::NONE);
         // Into a or b (one port out): that port; into r (two): none.
         assert_eq!(topo.egress_after(1), 0);
         assert_eq!(topo.egress_after(2), 3);

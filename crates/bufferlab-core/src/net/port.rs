@@ -736,7 +736,8 @@ impl Port {
             if self.jittery {
                 at = self.jittered(at);
             }
-            let ahead = Ahead::of(cx.topo, cx.arena, id, pkt);
+            debug_assert_eq!(cx.topo.ports.get(id as usize).map(|p| p.1), Some(self.to));
+            let ahead = Ahead::of(cx.topo, cx.arena, self.to, pkt);
             if self.pipe.is_empty() {
                 cx.sched.at(
                     at,
