@@ -29,7 +29,7 @@ pub struct Engine {
     sched: Sched,
     arena: Arena,
     ports: Vec<Port>,
-    agents: Vec<(NodeId, Agent)>,
+    agents: Vec<Placed>,
     flows: Vec<FlowStats>,
     flow_info: Vec<FlowInfo>,
     flow_src: Vec<NodeId>,
@@ -70,6 +70,31 @@ pub struct Engine {
     ttl_expired: Option<Vec<TtlExpired>>,
     /// The run's packet capture (`run.capture`), once given a folder to write in.
     capture: Option<Box<Capture>>,
+}
+
+/// An agent, the node it runs on, and the port everything it sends leaves by if there is one
+/// ([`Topology::sole_routes`]: a host on its access link; `NO_ROUTE` otherwise). In `repr(C)`
+/// order, so the node and the port sit on the line the agent's tag and pointer start: what an
+/// agent sends is routed without a lookup in the routing tables, whose entries for thousands of
+/// hosts are a miss each.
+#[repr(C)]
+pub(crate) struct Placed {
+    pub node: NodeId,
+    pub egress: u32,
+    pub agent: Agent,
+}
+
+/// Each agent with its node and, from `topo`, its node's sole route.
+fn place(agents: Vec<(NodeId, Agent)>, topo: &Topology) -> Vec<Placed> {
+    let sole = topo.sole_routes();
+    agents
+        .into_iter()
+        .map(|(node, agent)| Placed {
+            node,
+            egress: sole.get(node as usize).copied().unwrap_or(NO_ROUTE),
+            agent,
+        })
+        .collect()
 }
 
 /// A packet a router dropped because its TTL ran out (RFC 1812 §5.3.1), as a driver needs it
@@ -132,10 +157,10 @@ const SHALLOW_LOOK_AHEAD_PORTS: usize = 1_500;
 const NO_AGENT: AgentId = AgentId::MAX;
 
 /// Each of `flows` flows' TCP sender and receiver among `agents` (`NO_AGENT` where none).
-fn tcp_ends(agents: &[(NodeId, Agent)], flows: usize) -> Vec<[AgentId; 2]> {
+fn tcp_ends(agents: &[Placed], flows: usize) -> Vec<[AgentId; 2]> {
     let mut ends = vec![[NO_AGENT; 2]; flows];
-    for (i, (_, a)) in agents.iter().enumerate() {
-        if let Some((f, sender)) = a.tcp_end() {
+    for (i, a) in agents.iter().enumerate() {
+        if let Some((f, sender)) = a.agent.tcp_end() {
             if let Some(e) = ends.get_mut(f as usize) {
                 e[usize::from(!sender)] = i as AgentId;
             }
@@ -175,6 +200,7 @@ impl Engine {
         host_tx: Vec<HostTx>,
         window: Window,
     ) -> Engine {
+        let agents = place(agents, &topo);
         let flow_src = flow_info.iter().map(|f| f.src).collect();
         let tcp_ends = tcp_ends(&agents, flow_info.len());
         let flow_dscp = flow_info.iter().map(|f| f.dscp).collect();
@@ -230,8 +256,12 @@ impl Engine {
 
     /// Run an agent hook, then inject what it emitted and arm what it asked for.
     fn with_agent(&mut self, now: Instant, a: u32, f: impl FnOnce(&mut Agent, &mut Io)) {
-        let (node, agent) = &mut self.agents[a as usize];
-        let node = *node;
+        let Placed {
+            node,
+            egress,
+            agent,
+        } = &mut self.agents[a as usize];
+        let (node, egress) = (*node, *egress);
         let mut io = Io {
             now,
             node,
@@ -253,7 +283,15 @@ impl Engine {
             if before_window {
                 note_sent_before_window(cx.arena.get(id), cx.flows);
             }
-            forward(node, id, &mut self.ports, &mut cx);
+            // A host's one port, unless the packet is for the host itself (no route).
+            let dst = cx.arena.get(id).dst;
+            let port = if egress != NO_ROUTE && dst != node {
+                egress
+            } else {
+                cx.topo.next_port(node, dst)
+            };
+            debug_assert_eq!(port, cx.topo.next_port(node, dst));
+            forward_into(port, id, &mut self.ports, &mut cx);
         }
     }
 
@@ -268,7 +306,7 @@ impl Engine {
         if dst == node {
             // The agent gets its own copy: the slot is free for what it sends in reply.
             let p = *self.arena.get(pkt);
-            if let Some((_, a)) = self.agents.get(p.dst_agent as usize) {
+            if let Some(Placed { agent: a, .. }) = self.agents.get(p.dst_agent as usize) {
                 // Its record is at hand (the look-ahead's); its connection is the next miss.
                 a.prefetch_conn(p.tcp.conn);
             }
@@ -435,7 +473,7 @@ impl Engine {
 
     /// The TCP endpoint of flow `f` at the far end of port `port`, if that is one.
     #[inline]
-    fn tcp_end(&self, port: u32, f: FlowId) -> Option<&(NodeId, Agent)> {
+    fn tcp_end(&self, port: u32, f: FlowId) -> Option<&Placed> {
         let &(_, to) = self.topo.ports.get(port as usize)?;
         let sender = self.flow_src.get(f as usize) == Some(&to);
         let a = self.tcp_ends.get(f as usize)?[usize::from(!sender)];
@@ -467,7 +505,7 @@ impl Engine {
                 fl.prefetch_samples(at, p);
             }
             match self.tcp_end(port, f) {
-                Some(a) => a.1.prefetch(),
+                Some(a) => a.agent.prefetch(),
                 None => {
                     if let Some(a) = self.agents.get(p.dst_agent as usize) {
                         crate::prefetch::line(a);
@@ -610,7 +648,7 @@ impl Engine {
     }
 
     /// The agents and their nodes, in the order they were built.
-    pub(crate) fn agents(&self) -> &[(NodeId, Agent)] {
+    pub(crate) fn agents(&self) -> &[Placed] {
         &self.agents
     }
 
@@ -664,8 +702,8 @@ impl Engine {
 impl Engine {
     /// Replace the scenario's agents (their flows stay, and so do their rows).
     pub(crate) fn replace_agents(&mut self, agents: Vec<(NodeId, Agent)>) {
-        self.tcp_ends = tcp_ends(&agents, self.flow_info.len());
-        self.agents = agents;
+        self.agents = place(agents, &self.topo);
+        self.tcp_ends = tcp_ends(&self.agents, self.flow_info.len());
     }
 
     /// Keep the packets whose TTL runs out at a router, for [`Engine::take_ttl_expired`].
@@ -704,8 +742,8 @@ impl Engine {
     /// `f(node, delivered)`, in delivery order per node; a scenario flow's packets from its
     /// source count in its throughput as they go.
     pub(crate) fn take_external_deliveries(&mut self, mut f: impl FnMut(NodeId, Delivered)) {
-        for (node, a) in self.agents.iter_mut() {
-            if let Agent::External(x) = a {
+        for Placed { node, agent, .. } in self.agents.iter_mut() {
+            if let Agent::External(x) = agent {
                 for d in x.inbox.drain(..) {
                     let k = d.flow as usize;
                     if let (Some(st), Some(&src)) = (self.flows.get_mut(k), self.flow_src.get(k)) {
@@ -804,15 +842,15 @@ mod tests {
             tcp += 1;
             let [s, r] = ends.map(|a| &e.agents()[a as usize]);
             assert!(
-                matches!(s.1, Agent::TcpSender(_)) && s.0 == info.src,
+                matches!(s.agent, Agent::TcpSender(_)) && s.node == info.src,
                 "flow {f}"
             );
             assert!(
-                matches!(r.1, Agent::TcpReceiver(_)) && r.0 == info.dst,
+                matches!(r.agent, Agent::TcpReceiver(_)) && r.node == info.dst,
                 "flow {f}"
             );
             for (p, &(_, to)) in e.topology().ports.iter().enumerate() {
-                let at = e.tcp_end(p as u32, f as FlowId).map(|x| x.0);
+                let at = e.tcp_end(p as u32, f as FlowId).map(|x| x.node);
                 assert_eq!(at, Some(to), "flow {f}, port {p}");
             }
         }
