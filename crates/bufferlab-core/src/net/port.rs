@@ -737,7 +737,7 @@ impl Port {
                 at = self.jittered(at);
             }
             debug_assert_eq!(cx.topo.ports.get(id as usize).map(|p| p.1), Some(self.to));
-            let ahead = Ahead::of(cx.topo, cx.arena, self.to, pkt);
+            let ahead = Ahead::of(cx.topo, cx.arena, self.to, pkt, cx.flow_src);
             if self.pipe.is_empty() {
                 cx.sched.at(
                     at,
