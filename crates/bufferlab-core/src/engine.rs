@@ -29,7 +29,7 @@ pub struct Engine {
     sched: Sched,
     arena: Arena,
     ports: Vec<Port>,
-    agents: Vec<(NodeId, Agent)>,
+    agents: Vec<Placed>,
     flows: Vec<FlowStats>,
     flow_info: Vec<FlowInfo>,
     flow_src: Vec<NodeId>,
@@ -70,6 +70,31 @@ pub struct Engine {
     ttl_expired: Option<Vec<TtlExpired>>,
     /// The run's packet capture (`run.capture`), once given a folder to write in.
     capture: Option<Box<Capture>>,
+}
+
+/// An agent, the node it runs on, and the port everything it sends leaves by if there is one
+/// ([`Topology::sole_routes`]: a host on its access link; `NO_ROUTE` otherwise). In `repr(C)`
+/// order, so the node and the port sit on the line the agent's tag and pointer start: what an
+/// agent sends is routed without a lookup in the routing tables, whose entries for thousands of
+/// hosts are a miss each.
+#[repr(C)]
+pub(crate) struct Placed {
+    pub node: NodeId,
+    pub egress: u32,
+    pub agent: Agent,
+}
+
+/// Each agent with its node and, from `topo`, its node's sole route.
+fn place(agents: Vec<(NodeId, Agent)>, topo: &Topology) -> Vec<Placed> {
+    let sole = topo.sole_routes();
+    agents
+        .into_iter()
+        .map(|(node, agent)| Placed {
+            node,
+            egress: sole.get(node as usize).copied().unwrap_or(NO_ROUTE),
+            agent,
+        })
+        .collect()
 }
 
 /// A packet a router dropped because its TTL ran out (RFC 1812 §5.3.1), as a driver needs it
@@ -132,10 +157,10 @@ const SHALLOW_LOOK_AHEAD_PORTS: usize = 1_500;
 const NO_AGENT: AgentId = AgentId::MAX;
 
 /// Each of `flows` flows' TCP sender and receiver among `agents` (`NO_AGENT` where none).
-fn tcp_ends(agents: &[(NodeId, Agent)], flows: usize) -> Vec<[AgentId; 2]> {
+fn tcp_ends(agents: &[Placed], flows: usize) -> Vec<[AgentId; 2]> {
     let mut ends = vec![[NO_AGENT; 2]; flows];
-    for (i, (_, a)) in agents.iter().enumerate() {
-        if let Some((f, sender)) = a.tcp_end() {
+    for (i, a) in agents.iter().enumerate() {
+        if let Some((f, sender)) = a.agent.tcp_end() {
             if let Some(e) = ends.get_mut(f as usize) {
                 e[usize::from(!sender)] = i as AgentId;
             }
@@ -175,6 +200,7 @@ impl Engine {
         host_tx: Vec<HostTx>,
         window: Window,
     ) -> Engine {
+        let agents = place(agents, &topo);
         let flow_src = flow_info.iter().map(|f| f.src).collect();
         let tcp_ends = tcp_ends(&agents, flow_info.len());
         let flow_dscp = flow_info.iter().map(|f| f.dscp).collect();
@@ -230,8 +256,12 @@ impl Engine {
 
     /// Run an agent hook, then inject what it emitted and arm what it asked for.
     fn with_agent(&mut self, now: Instant, a: u32, f: impl FnOnce(&mut Agent, &mut Io)) {
-        let (node, agent) = &mut self.agents[a as usize];
-        let node = *node;
+        let Placed {
+            node,
+            egress,
+            agent,
+        } = &mut self.agents[a as usize];
+        let (node, egress) = (*node, *egress);
         let mut io = Io {
             now,
             node,
@@ -253,7 +283,15 @@ impl Engine {
             if before_window {
                 note_sent_before_window(cx.arena.get(id), cx.flows);
             }
-            forward(node, id, &mut self.ports, &mut cx);
+            // A host's one port, unless the packet is for the host itself (no route).
+            let dst = cx.arena.get(id).dst;
+            let port = if egress != NO_ROUTE && dst != node {
+                egress
+            } else {
+                cx.topo.next_port(node, dst)
+            };
+            debug_assert_eq!(port, cx.topo.next_port(node, dst));
+            forward_into(port, id, &mut self.ports, &mut cx);
         }
     }
 
@@ -268,7 +306,7 @@ impl Engine {
         if dst == node {
             // The agent gets its own copy: the slot is free for what it sends in reply.
             let p = *self.arena.get(pkt);
-            if let Some((_, a)) = self.agents.get(p.dst_agent as usize) {
+            if let Some(Placed { agent: a, .. }) = self.agents.get(p.dst_agent as usize) {
                 // Its record is at hand (the look-ahead's); its connection is the next miss.
                 a.prefetch_conn(p.tcp.conn);
             }
@@ -433,11 +471,12 @@ impl Engine {
         self.in_view = [second, third];
     }
 
-    /// The TCP endpoint of flow `f` at the far end of port `port`, if that is one.
+    /// The TCP endpoint of flow `f` at its source (`sender`) or at its destination, if that is
+    /// one: which end, the arrival's [`Ahead`] says (worked out at the last hop's transmission,
+    /// where the port's far node is at hand), so that the look-ahead reads one table here, not
+    /// three (the ports', the flows' sources and their ends: a miss each with thousands).
     #[inline]
-    fn tcp_end(&self, port: u32, f: FlowId) -> Option<&(NodeId, Agent)> {
-        let &(_, to) = self.topo.ports.get(port as usize)?;
-        let sender = self.flow_src.get(f as usize) == Some(&to);
+    fn tcp_end(&self, f: FlowId, sender: bool) -> Option<&Placed> {
         let a = self.tcp_ends.get(f as usize)?[usize::from(!sender)];
         self.agents.get(a as usize)
     }
@@ -457,7 +496,7 @@ impl Engine {
                 p.prefetch_pipe_tail();
             }
         }
-        if let Some(Next::Flow(f)) = ahead.next() {
+        if let Some(Next::Flow { flow: f, sender }) = ahead.next() {
             if let Some(p) = self.ports.get(self.topo.egress_after(port) as usize) {
                 p.prefetch_pipe_tail();
                 p.prefetch_queue_tail();
@@ -466,8 +505,8 @@ impl Engine {
             if let Some(fl) = self.flows.get(f as usize) {
                 fl.prefetch_samples(at, p);
             }
-            match self.tcp_end(port, f) {
-                Some(a) => a.1.prefetch(),
+            match self.tcp_end(f, sender) {
+                Some(a) => a.agent.prefetch(),
                 None => {
                     if let Some(a) = self.agents.get(p.dst_agent as usize) {
                         crate::prefetch::line(a);
@@ -496,13 +535,13 @@ impl Engine {
                     p.prefetch_hop();
                 }
             }
-            Some(Next::Flow(f)) => {
+            Some(Next::Flow { flow: f, sender }) => {
                 // The agent gets the whole packet.
                 self.arena.prefetch(pkt);
                 if let Some(fl) = self.flows.get(f as usize) {
                     fl.prefetch();
                 }
-                if let Some(a) = self.tcp_end(port, f) {
+                if let Some(a) = self.tcp_end(f, sender) {
                     crate::prefetch::line(a);
                 }
                 // What the host sends in reply leaves by its one port.
@@ -610,7 +649,7 @@ impl Engine {
     }
 
     /// The agents and their nodes, in the order they were built.
-    pub(crate) fn agents(&self) -> &[(NodeId, Agent)] {
+    pub(crate) fn agents(&self) -> &[Placed] {
         &self.agents
     }
 
@@ -664,8 +703,8 @@ impl Engine {
 impl Engine {
     /// Replace the scenario's agents (their flows stay, and so do their rows).
     pub(crate) fn replace_agents(&mut self, agents: Vec<(NodeId, Agent)>) {
-        self.tcp_ends = tcp_ends(&agents, self.flow_info.len());
-        self.agents = agents;
+        self.agents = place(agents, &self.topo);
+        self.tcp_ends = tcp_ends(&self.agents, self.flow_info.len());
     }
 
     /// Keep the packets whose TTL runs out at a router, for [`Engine::take_ttl_expired`].
@@ -704,8 +743,8 @@ impl Engine {
     /// `f(node, delivered)`, in delivery order per node; a scenario flow's packets from its
     /// source count in its throughput as they go.
     pub(crate) fn take_external_deliveries(&mut self, mut f: impl FnMut(NodeId, Delivered)) {
-        for (node, a) in self.agents.iter_mut() {
-            if let Agent::External(x) = a {
+        for Placed { node, agent, .. } in self.agents.iter_mut() {
+            if let Agent::External(x) = agent {
                 for d in x.inbox.drain(..) {
                     let k = d.flow as usize;
                     if let (Some(st), Some(&src)) = (self.flows.get_mut(k), self.flow_src.get(k)) {
@@ -786,7 +825,7 @@ mod tests {
 
     /// The look-ahead's table names each TCP flow's sender (at its source) and receiver (at its
     /// destination), and no agent for a flow of another kind; `tcp_end` picks the one at the
-    /// far end of a port.
+    /// end it is asked for.
     #[test]
     fn tcp_ends_name_each_flows_endpoints() {
         let sc = two_nodes(json!([
@@ -804,16 +843,17 @@ mod tests {
             tcp += 1;
             let [s, r] = ends.map(|a| &e.agents()[a as usize]);
             assert!(
-                matches!(s.1, Agent::TcpSender(_)) && s.0 == info.src,
+                matches!(s.agent, Agent::TcpSender(_)) && s.node == info.src,
                 "flow {f}"
             );
             assert!(
-                matches!(r.1, Agent::TcpReceiver(_)) && r.0 == info.dst,
+                matches!(r.agent, Agent::TcpReceiver(_)) && r.node == info.dst,
                 "flow {f}"
             );
-            for (p, &(_, to)) in e.topology().ports.iter().enumerate() {
-                let at = e.tcp_end(p as u32, f as FlowId).map(|x| x.0);
-                assert_eq!(at, Some(to), "flow {f}, port {p}");
+            for sender in [true, false] {
+                let at = e.tcp_end(f as FlowId, sender).map(|x| x.node);
+                let want = if sender { info.src } else { info.dst };
+                assert_eq!(at, Some(want), "flow {f}, sender {sender}");
             }
         }
         assert_eq!(tcp, 2);

@@ -86,7 +86,7 @@ pub fn workload_draws(sc: &Scenario, limit: usize) -> Result<Vec<FlowDraws>, Vec
     let mut out: Vec<FlowDraws> = eng
         .agents()
         .iter()
-        .filter_map(|(_, a)| match a {
+        .filter_map(|p| match &p.agent {
             Agent::TcpSender(s) => {
                 let f = &info[s.flow() as usize];
                 Some(FlowDraws {

@@ -26,10 +26,10 @@ impl Engine {
         };
         match n {
             TIMER_ENTRY => crate::prefetch::line(a),
-            TIMER_RECORD => a.1.prefetch(),
+            TIMER_RECORD => a.agent.prefetch(),
             // A TCP endpoint's token is the connection's number (its application's timer has
             // another, which names none).
-            _ => a.1.prefetch_conn(token),
+            _ => a.agent.prefetch_conn(token),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! only: a wrong or missing one costs a useless prefetch, never a result.
 
 use crate::net::topology::Topology;
-use crate::packet::{Arena, FlowId, PktId};
+use crate::packet::{Arena, FlowId, NodeId, PktId};
 
 /// A port index, or a flow (top bit set), or nothing; 4 bytes, which a pipe's entry and the
 /// arrival event had spare.
@@ -20,11 +20,14 @@ pub struct Ahead(u32);
 pub enum Next {
     /// A router forwards the packet into this port.
     Port(u32),
-    /// The packet is delivered: this flow's books are updated.
-    Flow(FlowId),
+    /// The packet is delivered: this flow's books are updated, and its endpoint at the flow's
+    /// source (`sender`: the flow's sender, for TCP) or at its destination gets the packet.
+    Flow { flow: FlowId, sender: bool },
 }
 
 const FLOW: u32 = 1 << 31;
+/// With [`FLOW`]: delivered at the flow's source.
+const AT_SOURCE: u32 = 1 << 30;
 
 impl Default for Ahead {
     fn default() -> Self {
@@ -35,15 +38,22 @@ impl Default for Ahead {
 impl Ahead {
     pub const NONE: Ahead = Ahead(u32::MAX);
 
-    /// What packet `pkt`, sent on port `port`, touches first at that port's far end.
+    /// What packet `pkt`, sent on a port whose far end is node `to`, touches first there. The
+    /// port passes its own copy of `to` (on its first line), where the topology's table of
+    /// ports, 8 bytes a port, is a miss of its own with thousands of them.
     #[inline]
-    pub fn of(topo: &Topology, arena: &Arena, port: u32, pkt: PktId) -> Ahead {
-        let Some(&(_, to)) = topo.ports.get(port as usize) else {
-            return Ahead::NONE;
-        };
+    /// `flow_src`: each flow's source node, read here (where the packet's header is at hand) so
+    /// that the look-ahead finds the endpoint from the flow's entry alone.
+    pub fn of(
+        topo: &Topology,
+        arena: &Arena,
+        to: NodeId,
+        pkt: PktId,
+        flow_src: &[NodeId],
+    ) -> Ahead {
         let p = arena.get(pkt);
         if p.dst == to {
-            return Ahead::flow(p.flow);
+            return Ahead::flow(p.flow, flow_src.get(p.flow as usize) == Some(&to));
         }
         Ahead::port(topo.try_next_port(to, p.dst))
     }
@@ -56,9 +66,9 @@ impl Ahead {
         }
     }
 
-    fn flow(f: FlowId) -> Ahead {
-        if f < FLOW - 1 {
-            Ahead(FLOW | f)
+    fn flow(f: FlowId, at_source: bool) -> Ahead {
+        if f < AT_SOURCE - 1 {
+            Ahead(FLOW | if at_source { AT_SOURCE } else { 0 } | f)
         } else {
             Ahead::NONE
         }
@@ -68,7 +78,10 @@ impl Ahead {
     pub fn next(self) -> Option<Next> {
         match self.0 {
             u32::MAX => None,
-            v if v & FLOW != 0 => Some(Next::Flow(v & !FLOW)),
+            v if v & FLOW != 0 => Some(Next::Flow {
+                flow: v & !(FLOW | AT_SOURCE),
+                sender: v & AT_SOURCE != 0,
+            }),
             v => Some(Next::Port(v)),
         }
     }
@@ -79,7 +92,7 @@ mod tests {
     use super::*;
     use crate::packet::Packet;
 
-    /// A three-node line a - r - b: from a's port, a packet for b is forwarded at r into the
+    /// A three-node line a - r - b: from a's port (to r), a packet for b is forwarded at r into the
     /// port towards b; one for r is r's delivery, named by its flow.
     #[test]
     fn names_the_port_or_the_flow() {
@@ -96,20 +109,41 @@ mod tests {
             flow: 9,
             ..Default::default()
         });
+        // Flow 9 starts at r, flow 7 at a.
+        let mut src = vec![0; 10];
+        src[9] = 1;
         assert_eq!(
-            Ahead::of(&topo, &arena, 0, to_b).next(),
+            Ahead::of(&topo, &arena, 1, to_b, &src).next(),
             Some(Next::Port(2))
         );
         assert_eq!(
-            Ahead::of(&topo, &arena, 0, to_r).next(),
-            Some(Next::Flow(9))
+            Ahead::of(&topo, &arena, 1, to_r, &src).next(),
+            Some(Next::Flow {
+                flow: 9,
+                sender: true
+            })
         );
-        assert_eq!(Ahead::of(&topo, &arena, 9, to_r), Ahead::NONE);
+        src[9] = 2;
+        assert_eq!(
+            Ahead::of(&topo, &arena, 1, to_r, &src).next(),
+            Some(Next::Flow {
+                flow: 9,
+                sender: false
+            })
+        );
+        assert_eq!(
+            Ahead::of(&topo, &arena, 1, to_r, &[]).next(),
+            Some(Next::Flow {
+                flow: 9,
+                sender: false
+            })
+        );
+        assert_eq!(Ahead::of(&topo, &arena, 9, to_b, &src), Ahead::NONE);
         let far = arena.alloc(Packet {
             dst: 40,
             ..Default::default()
         });
-        assert_eq!(Ahead::of(&topo, &arena, 0, far), Ahead::NONE);
+        assert_eq!(Ahead::of(&topo, &arena, 1, far, &src), Ahead::NONE);
         // Into a or b (one port out): that port; into r (two): none.
         assert_eq!(topo.egress_after(1), 0);
         assert_eq!(topo.egress_after(2), 3);

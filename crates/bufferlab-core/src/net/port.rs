@@ -736,7 +736,8 @@ impl Port {
             if self.jittery {
                 at = self.jittered(at);
             }
-            let ahead = Ahead::of(cx.topo, cx.arena, id, pkt);
+            debug_assert_eq!(cx.topo.ports.get(id as usize).map(|p| p.1), Some(self.to));
+            let ahead = Ahead::of(cx.topo, cx.arena, self.to, pkt, cx.flow_src);
             if self.pipe.is_empty() {
                 cx.sched.at(
                     at,
@@ -748,6 +749,10 @@ impl Port {
                 );
             }
             self.pipe.push_back((at, pkt, ahead));
+            // The slot the next transmission writes: on a busy link a line later in the pipe,
+            // which its packets' stores would otherwise wait on (a store to a line not in the
+            // cache holds up the stores behind it), brought in by the time the wire is free.
+            crate::prefetch::line(self.pipe.next_slot());
         }
         let ring = if self.plain_wire {
             None

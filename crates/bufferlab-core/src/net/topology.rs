@@ -159,6 +159,35 @@ impl Topology {
         self.names.len()
     }
 
+    /// For each node, the port every route from it leaves by, where there is one: a node with a
+    /// single port out (a host on its access link) from which every other node is reachable.
+    /// [`Topology::next_port`] then gives that port for every destination but the node itself
+    /// (`NO_ROUTE`), so what the node sends needs no lookup in the tables (a miss each in a
+    /// network of thousands of hosts). `NO_ROUTE` for every other node.
+    pub fn sole_routes(&self) -> Vec<u32> {
+        let mut out = vec![NO_ROUTE; self.n()];
+        let mut out_deg = vec![0u32; self.n()];
+        for (p, &(from, _)) in self.ports.iter().enumerate() {
+            out_deg[from as usize] += 1;
+            out[from as usize] = p as u32;
+        }
+        for (v, o) in out.iter_mut().enumerate() {
+            // A root's own column is the route to itself, taken only for the node itself; a stub
+            // hanging off `v` is reached by `v`'s one port, which the check below asks of every
+            // other destination's column (a stub's column is its neighbour's).
+            let own = (self.dest[v].via == NONE).then_some(self.dest[v].col as usize);
+            let row = &self.next[v * self.cols..(v + 1) * self.cols];
+            let every = row
+                .iter()
+                .enumerate()
+                .all(|(c, &p)| p == *o || Some(c) == own);
+            if out_deg[v] != 1 || !every {
+                *o = NO_ROUTE;
+            }
+        }
+        out
+    }
+
     /// The port to leave `src` by towards `dst`, or [`NO_ROUTE`].
     #[inline]
     pub fn next_port(&self, src: NodeId, dst: NodeId) -> u32 {
@@ -270,6 +299,7 @@ mod tests {
     fn stubs_route_as_a_full_table() {
         let mut rng = crate::rng::stream(7, crate::rng::Stream::Link, 0);
         use rand::Rng as _;
+        let mut sole = 0;
         for case in 0..400 {
             let n = rng.gen_range(1..12usize);
             let mut ports = Vec::new();
@@ -300,7 +330,17 @@ mod tests {
                     );
                 }
             }
+            // A node's sole route is its route to every other node.
+            for (s, &o) in t.sole_routes().iter().enumerate() {
+                if o != NO_ROUTE {
+                    sole += 1;
+                    for d in (0..n).filter(|&d| d != s) {
+                        assert_eq!(full[s * n + d], o, "case {case}: {s} -> {d} in {ports:?}");
+                    }
+                }
+            }
         }
+        assert!(sole > 300, "{sole} nodes with a sole route");
     }
 
     /// A dumbbell's hosts are stubs: two columns, whatever the number of pairs.
@@ -317,6 +357,15 @@ mod tests {
         }
         let t = Topology::new(names, ports);
         assert_eq!(t.table_columns(), 2);
+        let sole = t.sole_routes();
+        assert_eq!(
+            sole[..2],
+            [NO_ROUTE; 2],
+            "the routers have more than one port out"
+        );
+        assert!(sole[2..]
+            .iter()
+            .all(|&p| p != NO_ROUTE && t.ports[p as usize].1 < 2));
         assert_eq!(t.path(2, 3).map(|p| p.len()), Some(3));
         assert_eq!(t.in_degree(0), pairs + 1);
     }

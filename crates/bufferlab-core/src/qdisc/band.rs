@@ -42,6 +42,9 @@ impl Band {
     pub(crate) fn push_admitted(&mut self, item: QItem) {
         self.bytes += item.bytes as u64;
         self.q.push_back(item);
+        // The slot the next packet let in is written to: in a standing queue a line ahead of
+        // the one just written, which that store would otherwise wait on.
+        crate::prefetch::line(self.q.next_slot());
     }
 
     #[inline]

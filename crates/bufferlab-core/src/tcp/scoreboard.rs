@@ -108,6 +108,8 @@ pub struct Scoreboard {
     /// The sending-order list's oldest and newest segments (RACK only; `NIL` when empty).
     order_first: u64,
     order_last: u64,
+    /// The largest (last sent, end byte) ever put on the list: no listed segment's is above it.
+    order_max: (Instant, u64),
     /// The delivery-rate estimator, when the connection runs one (boxed: a connection without
     /// one carries a pointer, not its 170 bytes), and its stamp of each entry (`stamps[i]`
     /// belongs to `flags[i]`).
@@ -147,6 +149,7 @@ impl Default for Scoreboard {
             rack_hi: 0,
             order_first: NIL,
             order_last: NIL,
+            order_max: (Instant::ZERO, 0),
             rate: None,
             stamps: VecDeque::new(),
             fack: 0,
@@ -222,12 +225,35 @@ impl Scoreboard {
     /// Put `seg` on the sending-order list, which stays sorted by (last sent, end byte) as RFC
     /// 8985's RACK_sent_after orders segments: after every segment sent before it, and after
     /// those sent at the same instant that end lower. It was sent now, so it goes at the tail or,
-    /// when segments ending higher went out at the same nanosecond, just before them.
-    fn order_insert(&mut self, seg: u64) {
-        let key = {
+    /// when segments ending higher went out at the same nanosecond, just before them. `key`: its
+    /// (last sent, end byte).
+    fn order_insert(&mut self, seg: u64, key: (Instant, u64)) {
+        debug_assert_eq!(key, {
             let s = self.seg(seg);
             (s.sent, s.start + s.len as u64)
-        };
+        });
+        let (after, before) = self.order_place(key);
+        {
+            let s = self.seg_mut(seg);
+            s.prev = offset(seg, after);
+            s.next = offset(seg, before);
+            s.flags |= LISTED;
+        }
+        self.order_link(seg, key, after, before);
+    }
+
+    /// The neighbours a segment of `key` goes between on the sending-order list (`NIL` at the
+    /// ends). No listed key is above the largest key ever listed (`order_max`), so a key at or
+    /// above it goes at the tail without reading an entry: every new segment's (it is sent now
+    /// and ends above every other). Its ring slot and its neighbour's share a line that is
+    /// mostly not in the cache (the ring's tail, last written a window ago); the insertion read
+    /// both back right after writing the new one, and waited on that line twice (3.3% of
+    /// `stanford-2.5G-2000`'s samples, `docs/BENCHMARKS.md`).
+    #[inline]
+    fn order_place(&self, key: (Instant, u64)) -> (u64, u64) {
+        if self.order_max <= key {
+            return (self.order_last, NIL);
+        }
         let mut after = self.order_last;
         while after != NIL {
             let a = self.seg(after);
@@ -241,12 +267,13 @@ impl Scoreboard {
         } else {
             link(after, self.seg(after).next)
         };
-        {
-            let s = self.seg_mut(seg);
-            s.prev = offset(seg, after);
-            s.next = offset(seg, before);
-            s.flags |= LISTED;
-        }
+        (after, before)
+    }
+
+    /// Link `seg`, of `key` (whose own links already name them), between `after` and `before`.
+    #[inline]
+    fn order_link(&mut self, seg: u64, key: (Instant, u64), after: u64, before: u64) {
+        self.order_max = self.order_max.max(key);
         match after {
             NIL => self.order_first = seg,
             a => self.seg_mut(a).next = offset(a, seg),
@@ -290,8 +317,8 @@ impl Scoreboard {
             }
         }
         keys.sort_unstable();
-        for (_, _, seg) in keys {
-            self.order_insert(seg);
+        for (sent, end, seg) in keys {
+            self.order_insert(seg, (sent, end));
         }
     }
 
@@ -379,17 +406,27 @@ impl Scoreboard {
         if let Some(r) = self.rate.as_mut() {
             self.stamps.push_back(r.on_sent(now, self.flags.is_empty()));
         }
-        self.flags.push_back(Seg {
+        let mut e = Seg {
             start,
             len,
             flags: 0,
             sent: now,
             prev: 0,
             next: 0,
-        });
-        if self.rack.is_some() {
-            self.order_insert(self.end() - 1);
+        };
+        if self.rack.is_none() {
+            self.flags.push_back(e);
+            return;
         }
+        // The entry is written once, already on the list: no read of its line follows the
+        // store that brings it in (the list's insertion read it back, and waited).
+        let (seg, key) = (self.end(), (now, start + len as u64));
+        let (after, before) = self.order_place(key);
+        e.prev = offset(seg, after);
+        e.next = offset(seg, before);
+        e.flags = LISTED;
+        self.flags.push_back(e);
+        self.order_link(seg, key, after, before);
     }
 
     /// Run RACK's loss detection (RFC 8985) besides RFC 6675's IsLost.
@@ -777,8 +814,10 @@ impl Scoreboard {
         self.resent_total += 1;
         if self.rack.is_some() {
             self.order_remove(seg);
-            self.seg_mut(seg).sent = now;
-            self.order_insert(seg);
+            let s = self.seg_mut(seg);
+            s.sent = now;
+            let end = s.start + s.len as u64;
+            self.order_insert(seg, (now, end));
         } else {
             self.seg_mut(seg).sent = now;
         }
@@ -792,7 +831,11 @@ impl Scoreboard {
         if seg < self.end() && self.bounds(seg).0 == seq {
             let f = self.at(seg);
             self.set(seg, f | EVER_RETX);
-            self.seg_mut(seg).sent = now;
+            let s = self.seg_mut(seg);
+            s.sent = now;
+            // Still the bound of every key on the list, if there is one.
+            let key = (now, s.start + s.len as u64);
+            self.order_max = self.order_max.max(key);
             self.restamp(seg, now);
         }
     }

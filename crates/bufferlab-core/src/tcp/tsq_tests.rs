@@ -44,7 +44,7 @@ fn linux_stack(rate_bps: u64, tsq: Option<bool>, secs: u64) -> Scenario {
 }
 
 fn pacing_rate(e: &Engine) -> Option<u64> {
-    e.agents().iter().find_map(|(_, a)| match a {
+    e.agents().iter().find_map(|p| match &p.agent {
         Agent::TcpSender(s) => s.conns().first().and_then(|c| c.pacing_rate()),
         _ => None,
     })
