@@ -40,10 +40,10 @@ impl Ahead {
 
     /// What packet `pkt`, sent on a port whose far end is node `to`, touches first there. The
     /// port passes its own copy of `to` (on its first line), where the topology's table of
-    /// ports, 8 bytes a port, is a miss of its own with thousands of them.
+    /// ports, 8 bytes a port, is a miss of its own with thousands of them. `flow_src`: each
+    /// flow's source node, read here (where the packet's header is at hand) so that the
+    /// look-ahead finds the endpoint from the flow's entry alone.
     #[inline]
-    /// `flow_src`: each flow's source node, read here (where the packet's header is at hand) so
-    /// that the look-ahead finds the endpoint from the flow's entry alone.
     pub fn of(
         topo: &Topology,
         arena: &Arena,
