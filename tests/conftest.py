@@ -32,6 +32,16 @@ SERIAL_MODULES = {
     "test_sweep_cluster",  # a Dask worker killed part-way through a running sweep
 }
 
+# The kernel backend's real hosts: their network is the engine's driver thread, which runs under
+# SCHED_FIFO, so work at normal priority cannot delay its packets, and the hosts' own processes
+# (ping, iperf3, the agents) run at nice 0 against the CPU-bound tests' nice 19. `make test` runs
+# these (marker `realnet`) beside the tests that use every core, which it starts at nice 19, and
+# the rest of the serial tests alone afterwards. The lateness tests stay alone: one asks for a
+# quiet machine, the other fills both cores with real-time busy loops for seconds.
+REALNET_MODULES = {"test_kernel_backend", "test_kernel_paths", "test_kernel_ballast"}
+ALONE = ("test_a_run_on_a_quiet_machine_does_not_warn_of_lateness",
+         "test_a_run_on_a_loaded_machine_says_it_ran_late")
+
 # The longest tests (5-25 s each: the pages of the docs whose commands run as written, ns-3, the
 # reproductions' smoke runs, a Dask worker dying thrice) go first, longest first: `make test` hands
 # the cores one test at a time (--maxschedchunk 1), so the run does not end with one core idle while
@@ -56,6 +66,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.stem in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
+        if (item.path.stem in REALNET_MODULES and item.get_closest_marker("serial")
+                and item.originalname not in ALONE):
+            item.add_marker(pytest.mark.realnet)
     items.sort(key=_rank)  # stable: the rest keep their order
 
 

@@ -39,8 +39,9 @@ WHY_NOT = _why_not()
 
 
 def needs_kernel(test):
-    """Real hosts in namespaces, in real time: skipped where the machine cannot, and run alone
-    (`make test`'s serial phase) where it can, so that no other test steals the time they measure."""
+    """Real hosts in namespaces, in real time: skipped where the machine cannot, and kept apart
+    from the other tests where it can (`make test` runs them one at a time, beside the CPU-bound
+    tests at nice 19: tests/conftest.py), so that no other test steals the time they measure."""
     skip = pytest.mark.skipif(WHY_NOT is not None, reason=f"kernel backend unavailable: {WHY_NOT}")
     return pytest.mark.serial(skip(test))
 

@@ -159,6 +159,12 @@ holds there except Cubic's 0.20 Mb/s at half a BDP
 
 register(Item(
     name="bbr/shallow-deep",
+    misses={
+        "model": (
+            "eqs. 9–11 take BBR's minimum RTT at a queue holding all of Cubic's data; with Cubic's "
+            "cycle (K = 3.1–8.6 s) shorter than BBR's 10 s min-RTT window, the minimum falls toward "
+            "Cubic's trough, and BBR's cap and share come out lower."),
+    },
     paper=BBR,
     where="Hock et al. §IV-B; Ware et al. §3–4",
     title="One BBR against one Cubic flow in a FIFO of 0.5–32 BDP, and against 1–8 Cubic flows at 2, 8 and "

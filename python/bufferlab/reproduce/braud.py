@@ -112,6 +112,12 @@ def _analyze_alpha(d: Data) -> Output:
 
 register(Item(
     name="braud/alpha",
+    misses={
+        "eq7-tenfold-cost": (
+            "eq. 7 holds TCP's rate at C_u/S_T, so its 14.8% is UDP's share of 1.17 C_u; on the wire "
+            "UDP takes 17.4%, and with about 3 of the 30 slots TCP's sawtooth empties the queue at "
+            "each halving, leaving the uplink 94% busy."),
+    },
     paper=BRAUD,
     where="§II, eqs. 1–7",
     title="The queueing-delay reduction α of eq. 5 against the simulated one, over the UDP rate R_U "
@@ -341,6 +347,12 @@ def _t2_claims() -> list[ClaimSpec]:
 
 register(Item(
     name="braud/table2",
+    misses={
+        "T2-rtt": (
+            "280 ms is what a send buffer held at about 32 KiB gives (that row, 318 ms, holds), as "
+            "when a tool's setsockopt(SO_SNDBUF) stops FreeBSD 9.1's auto-sizing; auto-sized, the "
+            "window outgrows the 120-packet buffer and the RTT is the full buffer's 1.3 s."),
+    },
     paper=BRAUD,
     where="Table II (§IV)",
     title="Testbed validation: one TCP upload over 800 kb/s / 52 ms with a 120-packet buffer, with and without "
@@ -521,6 +533,22 @@ def _fig67_claims() -> list[ClaimSpec]:
 
 register(Item(
     name="braud/fig6-7",
+    misses={
+        "F7-rtt-large": (
+            "two states: in 5 seeds of 10 the upload's queue delays the download's ACKs past its RTO, "
+            "and the spurious timeout, which FreeBSD 9.1 undoes (`t_badrxtwin`) and bufferlab does "
+            "not model, leaves the RTT at 0.90–1.00 s; with F-RTO in its place the upload's RTT is "
+            "720 ms."),
+        "F7-rtt-large-down": (
+            "the same two states: in 5 seeds of 10 a spurious retransmission timeout of the download, "
+            "which FreeBSD 9.1 undoes (`t_badrxtwin`) and bufferlab does not model; with F-RTO in its "
+            "place the download's RTT is 673 ms."),
+        "V-5000B-down": (
+            "behind either small buffer the download already carries 95.5% of the downlink in "
+            "payload: FreeBSD's NewReno counts acknowledged bytes (RFC 3465), so the ACKs the "
+            "3-packet buffer drops cost it nothing; the gain needs a window that grows per ACK, as "
+            "Linux's Reno before 4.3."),
+    },
     paper=BRAUD,
     where="Figs. 6–7, Table III (§IV-A–B)",
     title="One download, then one upload 20–40 s later, over 2.4 Mb/s / 400 kb/s and 5 Mb/s / 800 kb/s: RTT and "
@@ -748,6 +776,13 @@ def _analyze_fig1214(d: Data) -> Output:
 
 register(Item(
     name="braud/fig12-14",
+    misses={
+        "F14-newreno-worst": (
+            "not identified: FreeBSD's Cubic (β = 0.8) keeps the 30-packet uplink queue fuller than "
+            "NewReno (114 against 109 ms), Linux's Cubic gives 0.98 and an overloaded downlink 0.94; "
+            "the paper's figure is one run per pair on a live ADSL line whose cross traffic is not "
+            "described."),
+    },
     paper=BRAUD,
     where="Figs. 12–14 (§IV-D)",
     title="Realistic TCP mix on an ADSL link (5440/352 kb/s, 30/60-packet buffers): conditional download response "

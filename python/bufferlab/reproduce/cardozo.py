@@ -101,6 +101,20 @@ def _analyze_fig3(d: Data) -> Output:
 
 register(Item(
     name="cardozo/fig3-4",
+    misses={
+        "F3-small-ring": (
+            "with BQL off the ring is a second FIFO below the qdisc and one Cubic upload fills both, "
+            "so ring 80 gives 182 ms under an 80-packet qdisc and 2.7 s under a 4096-packet one; the "
+            "row's mean over qdisc sizes is 1.6 s."),
+        "F3-qdisc": (
+            "one Cubic upload fills the qdisc as well as the ring below it (BQL off), so each adds "
+            "delay in proportion to its size; TCP small queues would make every point 14.9 ms, but "
+            "they bound only a sender's own host, not router B's egress."),
+        "F4-tput": (
+            "the paper's 20 kb/s is on a link of unknown rate (0.2% of the assumed 10 Mb/s); at ring "
+            "4096, 5–7 s of queue make the upload resend 9,500–15,400 segments in 90 s, lost resends "
+            "wait for the timer (no RACK in 2014's Linux) and the wire idles up to 7%."),
+    },
     paper=CARDOZO,
     where="Figs. 3–4 (§V-B)",
     title="Ping RTT and TCP throughput against the NIC ring size (80–4096) for qdisc sizes 80–4096, BQL off",
@@ -239,6 +253,24 @@ def _analyze_fig5(d: Data) -> Output:
 
 register(Item(
     name="cardozo/fig5-6",
+    misses={
+        "F5-bql-high": (
+            "'mis-set' is read as a 1 MB limit, which at the assumed 10 Mb/s holds at most 0.8 s and "
+            "binds only at the ring's peaks, and CoDel above the 512-descriptor ring still acts: 975 "
+            "ms against the bare FIFO's 1633 ms."),
+        "C-17K": (
+            "the mis-set BQL is taken as a 1 MB limit, at most 0.8 s at the assumed 10 Mb/s, and "
+            "CoDel still acts above it, so the ratio to BQL auto with CoDel is tenfold (975 / 96 ms), "
+            "not 171-fold; the paper's link rate and limit are not given."),
+        "F6-pie-vs-codel": (
+            "not identified: with BQL auto PIE's streams get 16% more than CoDel's where the paper "
+            "has half; the ratio moved with three TCP changes (2026-11-27), and the paper's kb/s come "
+            "from a link of unknown rate."),
+        "F6-high-worse": (
+            "the 1 MB limit read as 'mis-set' binds only at the ring's peaks (99th-percentile sojourn "
+            "797–799 ms against 864–895 ms with BQL off), so the two settings' mean RTTs are within "
+            "2% and CoDel's throughput within 0.3%."),
+    },
     paper=CARDOZO,
     where="Figs. 5–6 (§V-C)",
     title="RTT and throughput CDFs for BQL auto / off / mis-set (1 MB) × no AQM, CoDel, FQ-CoDel, PIE above a "
@@ -247,17 +279,18 @@ register(Item(
     analyze=_analyze_fig5,
     discussion="The load is now the paper's: netperf-wrapper's RRUL with 50 downloads and one upload (it was "
                "one Cubic upload), with the setting studied on both directions' egress, and the ping's RTT is the "
-               "test's ICMP ping. Mean ping RTTs (ms), FIFO / CoDel / FQ-CoDel / PIE: BQL auto 1032 / 69 / 17 / 61; "
-               "BQL off 1600 / 880 / 626 / 863; BQL 1 MB 1604 / 814 / 615 / 823.\n\n"
+               "test's ICMP ping. Mean ping RTTs (ms), FIFO / CoDel / FQ-CoDel / PIE: BQL auto 1045 / 96 / 17 / 62; "
+               "BQL off 1633 / 980 / 643 / 1032; BQL 1 MB 1600 / 975 / 644 / 1050.\n\n"
                "Mis-set against off, with GSO descriptors (gso = true): with one packet per descriptor, 512 "
                "descriptors of 1500 B hold 768 kB, so a 1 MB limit never bound and 'mis-set' BQL was BQL off run "
                "for run (full profile, same seeds: auto 1022 / 64 / 15 / 56, off and 1 MB 1495 / 689 / 542 / 701). "
                "A descriptor now holds one of a sender's GSO buffers, two segments for these streams (each under "
                "1 ms of its pacing rate at 10 Mb/s, so `tcp_min_tso_segs`), and 1 MB binds: the ring's 99th "
-               "percentile sojourn on the downloads' egress is 799 ms with the 1 MB limit (1 MB at 10 Mb/s: 800) against "
-               "927 to 1023 ms with BQL off (550 to 601 ms for both before). It binds only at the ring's peaks: the "
-               "mis-set BQL's mean ping RTT is 0 to 8% below off's (CoDel 814 against 880 ms, PIE 823 against 863, "
-               "FQ-CoDel 615 against 626, FIFO 1604 against 1600), and CoDel's per-stream throughput off / 1 MB is "
+               "percentile sojourn on the downloads' egress is 797 to 799 ms with the 1 MB limit behind the FIFO, CoDel "
+               "and PIE (1 MB at 10 Mb/s: 800; 648 behind FQ-CoDel) against 864 to 895 ms with BQL off (664) (550 to "
+               "601 ms for both before). It binds only at the ring's peaks: the "
+               "mis-set BQL's mean ping RTT is within 2% of off's (CoDel 975 against 980 ms, PIE 1050 against 1032, "
+               "FQ-CoDel 644 against 643, FIFO 1600 against 1633), and CoDel's per-stream throughput off / 1 MB is "
                "1.003 [0.987, 1.015] (0.985 before the TCP changes of 2026-11-27 below): F6-high-worse fails by "
                "measurement now, no longer by construction. BQL auto "
                "learns from whole buffers' completions and keeps 4 to 6 ms on the ring at its 99th percentile "
@@ -266,8 +299,8 @@ register(Item(
                "least half their 1.8 s drain time), not only that the mean pass 500 ms, which the buffer's size at "
                "the assumed rate guaranteed; F5-bql-high compares the mis-set BQL with no BQL and no AQM ('as high "
                "as'), which a model where CoDel still acts behind BQL fails — and ours does: CoDel above the "
-               "512-descriptor ring and a 1 MB BQL halves the RTT of the bare FIFO (0.51; 0.46 with one packet per "
-               "descriptor). The abstract's 17K% (×171) is met only twelvefold (814 / 69 ms; 11× before): our "
+               "512-descriptor ring and a 1 MB BQL cuts the RTT of the bare FIFO to 0.60 (0.46 with one packet per "
+               "descriptor). The abstract's 17K% (×171) is met only tenfold (975 / 96 ms; 11× before): our "
                "mis-set BQL holds at most 1 MB, 0.8 s at 10 Mb/s, and CoDel still acts above it. Its 585% and 0.5% "
                "contradict the paper's own Fig. 5 (inconsistent, with the arithmetic); our ratios are shown for "
                "them. The throughput claims are now ratios (the paper's kb/s come from a link of unknown rate): "

@@ -751,6 +751,12 @@ def _analyze_fig45(d: Data) -> Output:
 
 register(Item(
     name="gorinsky/fig4-5",
+    misses={
+        "G5-video": (
+            "the paper gives no propagation delay D for Fig. 1b: at the assumed 200 ms, §4.2's own "
+            "arithmetic puts the video's RTT at 3 D = 600 ms exactly, and ns-2's NewReno agents keep "
+            "each BDP queue 0.38 D full on average: 514 ms (2.6 D)."),
+    },
     paper=GORINSKY,
     where="Figs. 4–5 (§4.1)",
     title="Multiple bottlenecks with video, long and web traffic: R1–R2 and R3–R4 queueing delays and each "

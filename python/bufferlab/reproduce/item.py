@@ -124,6 +124,11 @@ class Item:
     analyze: Callable[[Data], Output] | None = None
     needs: str | None = None  # not yet reproducible: what the engine lacks
     discussion: str = ""  # Markdown: what we found, and why a claim does or does not hold
+    # For each claim that does not hold (by id): in one sentence, what separates ours from the
+    # paper's (the mechanism, the open parameter, the cause of two modes), or "not identified:"
+    # with what has been ruled out. The page lists it beside the row; a test asks one of every
+    # claim the page says does not hold.
+    misses: dict[str, str] = field(default_factory=dict)
     # Turns an item-specific table of a sweep (one the item's module documents) into sweep keys,
     # for values a plain grid cannot spell (per-pair delay lists); called on every sweep.
     expand: Callable[[dict[str, Any]], dict[str, Any]] | None = None

@@ -365,6 +365,17 @@ default (`step_thresh 1ms`, `min_qlen_step 0`, as `tc` shows it); a step in pack
 
 ITEM = register(Item(
     name="l4s/dualpi2",
+    misses={
+        "ratio-20": (
+            "not identified: Prague holds 1.46 times the window of its law 2/p_L (61.2 against 41.9 "
+            "segments) while Cubic follows Reno's; leads are 2/p's convexity under marks that swing "
+            "with Cubic's sawtooth and α's 16-round lag; Linux's own DualPI2 and Prague also exceeded "
+            "2:1."),
+        "ratio-80": (
+            "not identified: at 80 ms Prague holds 224 segments at p_L = 1.57%, 1.75 times its law "
+            "2/p_L, and the ratio sits at the bound (8 seeds 1.5–2.1, 2 at 2.5–2.6); Heist & Morton "
+            "measured more than 2:1 on Linux at 80 ms too."),
+    },
     paper=L4S,
     where="RFC 9332 §2.1, §2.5.2.1, Appendix A; RFC 9330 §1, §4; De Schepper et al. 2016 §5",
     title="TCP Prague against Cubic through DualPI2 and through a 1000-packet FIFO (50 Mb/s, 20 and 80 ms), "
