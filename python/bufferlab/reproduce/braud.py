@@ -780,8 +780,8 @@ register(Item(
         "F14-newreno-worst": (
             "not identified: FreeBSD's Cubic (β = 0.8) keeps the 30-packet uplink queue fuller than "
             "NewReno (114 against 109 ms), Linux's Cubic gives 0.98 and an overloaded downlink 0.94; "
-            "the paper's figure is one run per pair on a live ADSL line whose cross traffic is not "
-            "described."),
+            "host timing noise (up to 3 ms per packet) leaves it at 0.88–0.92; the paper's figure is "
+            "one run per pair on a live ADSL line whose cross traffic is not described."),
     },
     paper=BRAUD,
     where="Figs. 12–14 (§IV-D)",
@@ -807,7 +807,11 @@ register(Item(
                "keeps fuller than Cubic, which a window halved at each loss does not do on this link; the paper's "
                "Fig. 14 is one 1000 s run per pair on a live ADSL line (§IV-D counts one set of connections per "
                "load), whose cross traffic and modem are not described, so the claim stays as not holding and "
-               "the mechanism behind the paper's contrast is not identified.",
+               "the mechanism behind the paper's contrast is not identified. A live line's timing is noisy where the "
+               "simulator's is exact, which can decide who loses at a full drop-tail queue (docs/validation-linux-"
+               "differences.md, web-fifo-1bdp); it does not decide this: with every packet on both links delayed "
+               "by a random extra of up to 0.3, 1 or 3 ms the ratio is 0.90, 0.92 and 0.88 (ten seeds of 300 s, "
+               "against 0.90 without).",
     claims=[
         ClaimSpec("F12-vegas-up", "Fig. 12", "with Vegas the download response time is much better (Vegas / NewReno "
                   "upload)", at_most(0.7), "×"),
