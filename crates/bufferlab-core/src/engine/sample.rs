@@ -57,6 +57,11 @@ impl Sampling {
                     ts.push(t, "queue", name, metric, v);
                 }
             }
+            // DualPI2's base probability p' (Linux `tc -s` shows it as `prob`): the C queue
+            // drops or marks with p'², the L queue marks with k·p' (RFC 9332 §2.1).
+            if let Qdisc::DualPi2(d) = &p.qdisc {
+                ts.push(t, "queue", name, "base_prob", d.prob());
+            }
             let util = if dt <= 0.0 {
                 0.0
             } else if p.trace.is_some() {
