@@ -97,10 +97,6 @@ const FRONT_MAX: usize = 48;
 ///
 /// An event scheduled before the last one taken (none in the engine today) goes to a small
 /// binary heap of its own, taken first: everything in it is earlier than every bucketed key.
-///
-/// The ports' ends of transmission ([`Ev::TxDone`], one in six events of a many-flow run) go to
-/// another small binary heap ([`Sched::tx`]); the next event is the smaller of its first key and
-/// the rest's, so the order is the same total order.
 pub struct Sched {
     /// The key the buckets are placed by: the last key taken, or the front's largest key while
     /// the front holds any.
@@ -115,13 +111,6 @@ pub struct Sched {
     /// walking the bucket headers.
     full: [u64; BUCKETS / 64],
     past: BinaryHeap<Entry>,
-    /// The ports' ends of transmission ([`Ev::TxDone`]), kept apart: at most one a port, due
-    /// within one packet's serialization, and few pending at once (the busy ports'), so a
-    /// binary heap of a few entries, in L1, holds them for less than the buckets and the
-    /// front do; and the front then holds only the events the engine's look-ahead warms
-    /// (arrivals and timers), so it sees as far ahead in them as it would with no
-    /// `TxDone` at all. Taken in the same total order as every other event.
-    tx: BinaryHeap<Entry>,
     len: usize,
     seq: u64,
 }
@@ -144,7 +133,6 @@ impl Sched {
             buckets,
             full: [0; BUCKETS / 64],
             past: BinaryHeap::new(),
-            tx: BinaryHeap::with_capacity(64),
             len: 0,
             seq: 0,
         }
@@ -181,9 +169,7 @@ impl Sched {
             ev,
         };
         self.len += 1;
-        if let Ev::TxDone(_) = ev {
-            self.tx.push(e);
-        } else if e.key > self.last {
+        if e.key > self.last {
             let b = self.bucket(e.key);
             self.put(b, e);
         } else if e.key > self.taken {
@@ -258,39 +244,9 @@ impl Sched {
         true
     }
 
-    /// The smallest key outside the ports' ends of transmission, the front settled.
-    #[inline]
-    fn next_key(&mut self) -> Option<u128> {
-        if let Some(p) = self.past.peek() {
-            return Some(p.key);
-        }
-        if !self.settle() {
-            return None;
-        }
-        self.front.last().map(|e| e.key)
-    }
-
-    /// The next end of transmission, if it comes before every other event.
-    #[inline]
-    fn tx_first(&mut self) -> Option<Entry> {
-        let t = *self.tx.peek()?;
-        match self.next_key() {
-            Some(k) if k < t.key => None,
-            _ => Some(t),
-        }
-    }
-
     /// The next event if it is due before `end`.
     #[inline]
     pub fn pop_before(&mut self, end: Instant) -> Option<(Instant, Ev)> {
-        if let Some(t) = self.tx_first() {
-            if t.at() >= end {
-                return None;
-            }
-            self.tx.pop();
-            self.len -= 1;
-            return Some((t.at(), t.ev));
-        }
         let e = if let Some(p) = self.past.peek() {
             if p.at() >= end {
                 return None;
@@ -318,9 +274,6 @@ impl Sched {
     /// must be.
     #[inline]
     pub fn peek(&mut self) -> Option<(Instant, Ev)> {
-        if let Some(t) = self.tx_first() {
-            return Some((t.at(), t.ev));
-        }
         if let Some(p) = self.past.peek() {
             return Some((p.at(), p.ev));
         }
@@ -330,10 +283,9 @@ impl Sched {
         self.front.last().map(|e| (e.at(), e.ev))
     }
 
-    /// The event `n` places after the next one the front holds, if it holds it (after a
-    /// [`Sched::peek`]): what the engine warms several events ahead. The ports' ends of
-    /// transmission, kept apart ([`Sched::tx`]), are not counted. Only a hint: an event
-    /// scheduled meanwhile may come before it.
+    /// The event `n` places after the next one, if the front holds it (after a [`Sched::peek`]):
+    /// what the engine warms several events ahead. Only a hint: an event scheduled meanwhile
+    /// may come before it.
     #[inline]
     pub fn peek_nth(&self, n: usize) -> Option<Ev> {
         if !self.past.is_empty() {
@@ -345,24 +297,17 @@ impl Sched {
 
     /// When the next event is due, if any (what a wall-clock driver sleeps until).
     pub fn next_at(&self) -> Option<Instant> {
-        let tx = self.tx.peek().map(|e| e.at());
-        let other = if let Some(p) = self.past.peek() {
-            Some(p.at())
-        } else if let Some(e) = self.front.last() {
-            Some(e.at())
-        } else {
-            self.first_full().and_then(|b| {
-                self.buckets[b]
-                    .iter()
-                    .map(|e| e.key)
-                    .min()
-                    .map(|k| Instant::from_ns((k >> 64) as u64))
-            })
-        };
-        match (tx, other) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        if let Some(p) = self.past.peek() {
+            return Some(p.at());
         }
+        if let Some(e) = self.front.last() {
+            return Some(e.at());
+        }
+        self.buckets[self.first_full()?]
+            .iter()
+            .map(|e| e.key)
+            .min()
+            .map(|k| Instant::from_ns((k >> 64) as u64))
     }
 
     pub fn pending(&self) -> usize {
@@ -425,25 +370,14 @@ mod tests {
 
     /// Against a sorted reference: a random mix of pushes and pops, each new event at or after
     /// the last popped one (as the engine schedules) or now and then before it, and stops at
-    /// `end`. One event in four is a port's end of transmission, which the queue keeps apart
-    /// ([`Sched::tx`]); the order is the one total order all the same.
+    /// `end`.
     #[test]
     fn matches_a_sorted_reference() {
         use rand::{Rng as _, SeedableRng};
-        let ev = |id: u32| {
-            if id % 4 == 0 {
-                Ev::TxDone(id)
-            } else {
-                Ev::Timer {
-                    agent: id,
-                    token: 0,
-                }
-            }
-        };
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
         let mut s = Sched::default();
         let mut reference = std::collections::BTreeSet::<(u64, u64, u32)>::new();
-        let (mut now, mut n, mut shown, mut tx_first) = (0u64, 0u64, 0u64, 0u64);
+        let (mut now, mut n, mut shown) = (0u64, 0u64, 0u64);
         for step in 0..200_000u32 {
             if rng.gen_bool(0.52) {
                 let at = if rng.gen_bool(0.001) {
@@ -455,47 +389,37 @@ mod tests {
                     now + rng.gen_range(0..span)
                 };
                 n += 1;
-                s.at(Instant::from_ns(at), ev(step));
+                s.at(Instant::from_ns(at), Ev::TxDone(step));
                 reference.insert((at, n, step));
             } else {
                 let end = now + rng.gen_range(0..1u64 << 20);
                 let want = match reference.first() {
                     Some(&(at, _, id)) if at < end => {
                         reference.pop_first();
-                        Some((Instant::from_ns(at), ev(id)))
+                        Some((Instant::from_ns(at), Ev::TxDone(id)))
                     }
                     _ => None,
                 };
                 assert_eq!(s.pop_before(Instant::from_ns(end)), want, "step {step}");
-                if let Some((at, e)) = want {
+                if let Some((at, _)) = want {
                     now = at.as_ns();
-                    tx_first += matches!(e, Ev::TxDone(_)) as u64;
                 }
-                // What the front shows ahead is what comes next of the events it holds (every
-                // kind but the ends of transmission), unless scheduled before it (half the
-                // time: a pop must not need a peek before it).
+                // What the front shows ahead is what comes next, unless scheduled before it
+                // (half the time: a pop must not need a peek before it).
                 if rng.gen_bool(0.5) {
-                    let first = reference.first().map(|e| (Instant::from_ns(e.0), ev(e.2)));
-                    assert_eq!(s.peek(), first, "step {step}");
-                    let held: Vec<_> = reference
-                        .iter()
-                        .map(|e| ev(e.2))
-                        .filter(|e| !matches!(e, Ev::TxDone(_)))
-                        .take(4)
-                        .collect();
-                    for (n, want) in held.iter().enumerate().skip(1) {
-                        if let Some(e) = s.peek_nth(n) {
-                            assert_eq!(e, *want, "step {step}, {n} ahead");
+                    let next: Vec<_> = reference.iter().take(4).map(|e| Ev::TxDone(e.2)).collect();
+                    let at = reference.first().map(|e| Instant::from_ns(e.0));
+                    assert_eq!(s.peek(), at.zip(next.first().copied()), "step {step}");
+                    for (n, want) in next.iter().enumerate().skip(1) {
+                        if let Some(ev) = s.peek_nth(n) {
+                            assert_eq!(ev, *want, "step {step}, {n} ahead");
                             shown += 1;
                         }
                     }
                 }
             }
             assert_eq!(s.pending(), reference.len());
-            let due = reference.first().map(|e| Instant::from_ns(e.0));
-            assert_eq!(s.next_at(), due, "step {step}");
         }
-        assert!(tx_first > 10_000, "{tx_first} ends of transmission taken");
         assert!(shown > 10_000, "the front showed {shown} events ahead");
     }
 }
