@@ -209,7 +209,12 @@ impl Sched {
     /// Bring the next events into the front, unless it holds some: the first full bucket sorted
     /// whole if it is short, otherwise spread over lower buckets until its smallest key is alone
     /// (in a bucket of digit 0), which then makes the front. `false` if no event is bucketed.
-    #[inline]
+    ///
+    /// Called only when the front is empty (once a bucket): `pop_before` and `peek` test the
+    /// front themselves. A call at each of them cost 37 instructions an event (the function
+    /// is too large to inline and saved its registers before its first test): 3.5% of a
+    /// many-flow run's instructions (cachegrind, `docs/BENCHMARKS.md`, 2026-11-27).
+    #[inline(never)]
     fn settle(&mut self) -> bool {
         if !self.front.is_empty() {
             return true;
@@ -253,7 +258,7 @@ impl Sched {
             }
             self.past.pop()?
         } else {
-            if !self.settle() {
+            if self.front.is_empty() && !self.settle() {
                 return None;
             }
             if self.front.last()?.at() >= end {
@@ -277,7 +282,7 @@ impl Sched {
         if let Some(p) = self.past.peek() {
             return Some((p.at(), p.ev));
         }
-        if !self.settle() {
+        if self.front.is_empty() && !self.settle() {
             return None;
         }
         self.front.last().map(|e| (e.at(), e.ev))
