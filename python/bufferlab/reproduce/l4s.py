@@ -317,20 +317,34 @@ W·p_L = 3.5, 1.75 times). With a window at its law and Prague's 25 ms RTT targe
 (k = 2) would give a ratio of about 1.2 at 20 ms (Cubic's RTT includes the C queue's 15 ms) and
 about 0.95 at 80 ms. The excess is Prague's window over its own law in these runs; the module's
 unit test (a steady 10% of segments marked in every round) meets 2/p, so the gap comes from how
-marks reach the reduction in a real flow, not resolved here. The swing of p' is ruled out: sampled
-every 10 ms (the time series' `base_prob`, seeds 1–3 at 20 ms over the measured minute) p' varies
-with Cubic's sawtooth with a coefficient of variation of 0.62–0.68 and is 0 in 4–5% of the samples,
-but a fluid window driven by that p'(t), dW/dt = (1 − W·k·p'(t)/2) / RTT with the flow's own
-smoothed RTT, averages 43–44 segments, within 4% of the law at the mean p_L (41–43), where Prague
-holds 62–63. So the mean window exceeds the law not because 2/p is convex but in how Prague's
-once-a-round cut by α/2 meets its marks (rounds without a mark skip it; α, an average over 16
-rounds, lags). The same imbalance is what the real stack showed
+marks reach the reduction in a real flow. The swing of p' alone does not do it: sampled every
+10 ms (the time series' `base_prob`, seeds 1–3 over the measured minute) p' follows Cubic's
+sawtooth with a coefficient of variation of 0.62–0.68 at 20 ms (0 in 4–5% of the samples) and
+1.07–1.18 at 80 ms (0 in 22–24%), but a fluid window driven by that p'(t), dW/dt = (1 − W·k·p'(t)/2)
+/ RTT with the flow's own smoothed RTT, averages 43–44 segments at 20 ms (law 41–43) and 134–144
+at 80 ms (law 119–130), where Prague holds 62–63 and 203–228. What the fluid window lacks is that
+Prague cuts only when TCP enters its CWR state, at most once a window, and skips the rounds in
+between. Traced in seed 1 (Prague's cuts and α logged): at 80 ms the flow cuts in 6.8 of its 12.4
+rounds a second (55%), the gaps between cuts 95 ms at the median (1.17 round trips) but 138 ms at
+the 75th percentile and 239 ms at the 90th, since the marks come in clusters while p' is above
+0; α, an EWMA over every round, averages the marked share (0.0150 against 0.0149), so each cut is
+sized for a mark rate it is applied in only half the rounds, and the window settles about 1.8
+times above 2/p_L. At 20 ms Prague is RTT-independent (after 500 rounds, below its 25 ms target):
+it grows by (21/25)² = 0.69 segments a round and declines a cut within 25 ms of the last, while
+TCP's CWR state, entered all the same, holds off the next mark for a window. TCP enters CWR 31.3
+times a second, Prague cuts in 21.7 (of 47.5 rounds: 46%, 44 ms apart at the median), α again
+equals the marked share (0.0474 against 0.0477), and growth (47.5 × 0.69 × 0.95 = 31 segments a
+second) balances the cuts (21.7 × 63 × 0.047 / 2 = 32) at 1.5 times the law. Linux's `tcp_prague`
+is built the same way: its cut (`prague_enter_cwr`) runs on TCP's entry into CWR
+(`.set_state`), returns without cutting within the target RTT of the last cut, and the state
+stays for the window; so the excess is the implementation's. The same imbalance is what the real stack showed
 when it was measured: Heist & Morton (l4s-tests, 'Network Bias', Fig. 1: Linux's DualPI2 and TCP
 Prague, one flow each, 20 ms, 50 Mb/s, the last minute of three, as the full profile) found Prague ahead of
 Cubic 'in more than a 2:1 ratio', also at 10 and 80 ms. So ratio-20 fails, and ratio-80 at the
 edge (about 2.0 against a bound of 2), on RFC 9332's design intent (k = 2 for about equal rates),
-which the implementation it describes also missed, not on a mechanism the model leaves out; the
-part we cannot attribute is Prague's window over 2/p_L (1.46 times at 20 ms, 1.75 at 80).
+which the implementation it describes also missed, not on a mechanism the model leaves out:
+Prague's window over 2/p_L (1.46 times at 20 ms, 1.75 at 80) is its once-a-window cut, traced
+above.
 
 Through a 1000-packet FIFO Prague gets no marks, falls back to its loss response (23 and 30
 retransmissions per minute at 20 and 80 ms) and both flows see the FIFO's delay: RTTs inflated
@@ -372,14 +386,15 @@ ITEM = register(Item(
     name="l4s/dualpi2",
     misses={
         "ratio-20": (
-            "not identified: Prague holds 1.46 times the window of its law 2/p_L (61.2 against 41.9 "
-            "segments) while Cubic follows Reno's; p' swings with Cubic's sawtooth, but a fluid window "
-            "driven by the sampled p'(t) stays within 4% of the law, so the lead is Prague's "
-            "once-a-round cut against its marks; Linux's own DualPI2 and Prague also exceeded 2:1."),
+            "Prague cuts only on TCP's entry into CWR, once a window, and at 20 ms (RTT-independent) "
+            "declines a cut within 25 ms of the last while CWR still holds off the next mark: it cuts "
+            "in 46% of rounds with α equal to the marked share, so its window settles 1.5 times above "
+            "2/p_L; Linux's tcp_prague is built the same way, and measured above 2:1 too."),
         "ratio-80": (
-            "not identified: at 80 ms Prague holds 224 segments at p_L = 1.57%, 1.75 times its law "
-            "2/p_L, and the ratio sits at the bound (8 seeds 1.5–2.1, 2 at 2.5–2.6); Heist & Morton "
-            "measured more than 2:1 on Linux at 80 ms too."),
+            "at 80 ms Prague cuts only on TCP's entry into CWR, once a window, in 55% of rounds, as "
+            "marks come in clusters while p' follows Cubic's sawtooth (p' = 0 in 22–24% of 10 ms "
+            "samples); α equals the marked share, so its window settles about 1.8 times above 2/p_L "
+            "(224 segments at p_L = 1.57%); Heist & Morton measured more than 2:1 on Linux at 80 ms too."),
     },
     paper=L4S,
     where="RFC 9332 §2.1, §2.5.2.1, Appendix A; RFC 9330 §1, §4; De Schepper et al. 2016 §5",
