@@ -263,9 +263,10 @@ register(Item(
             "CoDel still acts above it, so the ratio to BQL auto with CoDel is tenfold (975 / 96 ms), "
             "not 171-fold; the paper's link rate and limit are not given."),
         "F6-pie-vs-codel": (
-            "not identified: with BQL auto PIE's streams get 16% more than CoDel's where the paper "
-            "has half; the ratio moved with three TCP changes (2026-11-27), and the paper's kb/s come "
-            "from a link of unknown rate."),
+            "the mean over the 51 streams is the upload's: the 50 downloads get 0.186–0.189 Mb/s "
+            "each behind every AQM, the upload 8.95 Mb/s behind PIE and 6.41 behind CoDel; its ACKs "
+            "share the downlink queue with the 50 downloads, which CoDel holds at 70 ms (its drop "
+            "rate grows only as √count) and PIE at 18 ms; the paper's kb/s name no stream."),
         "F6-high-worse": (
             "the 1 MB limit read as 'mis-set' binds only at the ring's peaks (99th-percentile sojourn "
             "797–799 ms against 864–895 ms with BQL off), so the two settings' mean RTTs are within "
@@ -310,7 +311,13 @@ register(Item(
                "sides run: Cubic's whole-segment target truncated towards W_max (F6-off-fq-best 0.997 → 1.061), "
                "PRR's pipe climbing only on ACKs that advance SND.UNA without new losses (1.021), and this "
                "profile's window growth by the packets an ACK acknowledges cumulatively, Linux's rule of 2014 "
-               "(1.079); 1.041 with one packet per descriptor.\n\n"
+               "(1.079); 1.041 with one packet per descriptor. These means over the 51 streams are the upload's: "
+               "the 50 downloads get 0.186–0.189 Mb/s each behind every AQM with BQL auto, the one upload 8.95 "
+               "Mb/s behind PIE, 8.41 behind FQ-CoDel and 6.41 behind CoDel. Its ACKs share the downlink's queue "
+               "with the 50 downloads, which CoDel holds at 70 ms of sojourn (43,078 drops a run: its drop rate "
+               "grows only as the square root of its count, too slowly for 50 flows) and PIE at 18 ms, so the "
+               "upload's RTT is 90 ms behind CoDel against 63 behind PIE (52 behind FQ-CoDel, whose sparse-flow "
+               "queue lets the ACKs pass). The paper's 2.5 and 5 kb/s name no stream or direction.\n\n"
                + TSQ_NOTE.format(
                    "BQL off and 1 MB are one run again, ping 260 ms behind every qdisc: the downloads' host keeps "
                    "244 ms (305 kB) on its ring, under 1 MB, and the upload's 4 ms; with BQL auto FIFO / CoDel / "
