@@ -206,8 +206,8 @@ impl Sched {
             .map(|(i, w)| i * 64 + w.trailing_zeros() as usize)
     }
 
-    /// Bring the next events into the front, unless it holds some: the first full bucket sorted
-    /// whole if it is short, otherwise spread over lower buckets until its smallest key is alone
+    /// Bring the next events into the (empty) front: the first full bucket sorted whole if it is
+    /// short, otherwise spread over lower buckets until its smallest key is alone
     /// (in a bucket of digit 0), which then makes the front. `false` if no event is bucketed.
     ///
     /// Called only when the front is empty (once a bucket): `pop_before` and `peek` test the
@@ -216,9 +216,7 @@ impl Sched {
     /// many-flow run's instructions (cachegrind, `docs/BENCHMARKS.md`, 2026-11-27).
     #[inline(never)]
     fn settle(&mut self) -> bool {
-        if !self.front.is_empty() {
-            return true;
-        }
+        debug_assert!(self.front.is_empty(), "settle is for an empty front");
         let Some(i) = self.first_full() else {
             return false;
         };
