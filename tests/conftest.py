@@ -24,9 +24,10 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
 # Tests that measure the wall clock or the real network (the kernel backend's real hosts, loopback
-# senders, signals to live processes racing with the work they stop): `make test` runs them alone,
-# after the rest has run on every core, so that no other test steals the time they measure. They
-# carry `pytest.mark.serial` where they are defined; these modules are serial as a whole.
+# senders, signals to live processes racing with the work they stop): `make test` runs them one at
+# a time, never beside each other, the real-host ones beside the CPU-bound tests (below) and the
+# rest alone after them, so that no other test steals the time they measure. They carry
+# `pytest.mark.serial` where they are defined; these modules are serial as a whole.
 SERIAL_MODULES = {
     "test_cli_progress",  # the progress line is drawn after wall-clock intervals
     "test_sweep_cluster",  # a Dask worker killed part-way through a running sweep
