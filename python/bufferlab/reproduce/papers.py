@@ -30,6 +30,17 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                  "without Linux's autosizing and deferral, and is not modelled"),
                   ("tlp", False, "no tail loss probes (they came to FreeBSD years later, with its alternative RACK "
                                  "stack, never to 9.1's default one)"),
+                  ("initial_window", 3, "RFC 3390's initial window, min(4·MSS, max(2·MSS, 4380 B)) = 4380 B: three "
+                                        "1448 B segments (`net.inet.tcp.rfc3390` 1; ten segments came to FreeBSD "
+                                        "after 9.1, behind `net.inet.tcp.experimental.initcwnd10`)"),
+                  ("initial_rto", "3s", "`TCPTV_RTOBASE` 3 s before the first RTT sample, also for the SYN (RFC 2988's; "
+                                        "FreeBSD took RFC 6298's 1 s in 2020); not modelled: its SYN retries at "
+                                        "a constant 3 s for the first five (`tcp_syn_backoff`), where bufferlab "
+                                        "doubles"),
+                  ("delack", "100ms", "`net.inet.tcp.delacktime` 100 ms (`TCPTV_DELACK`, hz/10)"),
+                  ("min_rto", "200ms", "`net.inet.tcp.rexmit_slop` 200 ms; not modelled: FreeBSD adds it to "
+                                       "SRTT + 4·RTTVAR (`TCPT_RANGESET`) where bufferlab takes the larger of "
+                                       "the two; the floor `rexmit_min` (30 ms) never binds beside it"),
                   ("quickack", False, "no quick ACKs at a connection's start: FreeBSD 9.1 delays the ACK of the "
                                       "first segments too (`DELAY_ACK` in `tcp_input.c`)"),
                   ("comp_sack", False, "no SACK compression (Linux's since 4.19): FreeBSD 9.1 answers every "
