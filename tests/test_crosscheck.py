@@ -222,6 +222,10 @@ def test_path_delay_follows_the_fewest_hops():
 
 def test_refusals_name_every_blocking_key():
     doc = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "splitbuff" }').replace("TCP", "handshake = false\nmax_rto = \"10s\"\nfrto = true"))
+    doc2 = _toml(DUMBBELL.replace("QUEUE", '{ discipline = "fifo" }').replace("TCP", "frto = false\nbadrxt_undo = true"))
+    with pytest.raises(Unsupported) as e2:
+        to_ns3(load_scenario(doc2))
+    assert "traffic[0].badrxt_undo" in {p.path for p in e2.value.problems}
     doc["topology"]["access"]["framing"] = "atm"
     doc["topology"]["bottleneck"]["jitter"] = "1ms"
     doc["topology"]["bottleneck"]["rate"] = f"trace({Path(__file__).parents[1] / 'scenarios' / 'traces' / 'constant-12mbps.trace'})"

@@ -14,7 +14,7 @@ SCENARIO = {
     },
     "traffic": [
         {
-            "kind": "tcp", "from": "client", "to": "server", "cc": "vegas", "sack": False, "prr": False, "frto": True, "rack": False, "dsack": False, "ssthresh_from": "flight", "cwnd_unit": "byte", "abc_limit": 2, "grow_by_delivered": True, "timestamps": False, "ecn": True, "delayed_ack": True,
+            "kind": "tcp", "from": "client", "to": "server", "cc": "vegas", "sack": False, "prr": False, "frto": True, "badrxt_undo": False, "rack": False, "dsack": False, "ssthresh_from": "flight", "cwnd_unit": "byte", "abc_limit": 2, "grow_by_delivered": True, "timestamps": False, "ecn": True, "delayed_ack": True,
             "delack": "100ms", "beta": 0.7, "initial_window": 4, "min_rto": "300ms", "max_rto": "30s",
             "initial_rto": "3s", "rto_floor": "total", "rtt_samples": "one_per_rtt",
             "sndbuf_auto": True, "sndbuf_inc": "16KB", "sndbuf_max": "4MB",

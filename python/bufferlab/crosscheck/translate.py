@@ -381,6 +381,9 @@ def _tcp(opts: pt.TcpOptions, path: str, why: _Refusals, ns3: Ns3Options) -> dic
                     "without it too)")
     if opts.grow_below_rwnd:
         why.add(f"{path}.tcp.grow_below_rwnd", "ns-3 (3.44) has no FreeBSD window-growth test; leave grow_below_rwnd out")
+    if opts.badrxt_undo:
+        why.add(f"{path}.tcp.badrxt_undo", "ns-3 (3.44) never finds a timeout spurious (no FreeBSD t_badrxtwin undo); "
+                "leave badrxt_undo out")
     # ns-3's NewReno here (bl::Rfc3465Reno) reduces from FlightSize, its TcpCubic from cwnd
     # (TcpCubic::GetSsThresh), each the only way it can: the crosscheck runs bufferlab the same.
     own_base = NS3_SSTHRESH_FROM.get(cc)

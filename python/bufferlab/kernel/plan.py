@@ -59,7 +59,7 @@ A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source'
 the block's options (``ballast_args``), and a UDP sink at the destination.
 
 Refused: ``delack`` other than Linux's fixed 40 ms, ``push_ack = false`` and ``window_quickack = false`` (with delayed ACKs), ``beta``, ``max_rto``, ``handshake =
-false``, ``prr = false`` (Linux's recovery is always PRR), the Vegas and Cubic constants (module-wide parameters of the running kernel, not
+false``, ``prr = false`` (Linux's recovery is always PRR), ``badrxt_undo = true``, the Vegas and Cubic constants (module-wide parameters of the running kernel, not
 settable per namespace), ``tsq = true`` and ``limit_output`` (see above); on a link, a ring's ``gso =
 true`` (the engine's ring gets the hosts' packets already segmented, with nothing marking a GSO
 buffer's segments).
@@ -304,6 +304,9 @@ def build(sc: Any) -> KernelPlan:
         if not tcp.cwnd_latch:
             refuse(i, "cwnd_latch", "Linux always decides window growth by its latched test (tcp_is_cwnd_limited); "
                    "leave cwnd_latch out")
+        if tcp.badrxt_undo:
+            refuse(i, "badrxt_undo", "Linux has no FreeBSD bad-retransmission undo (t_badrxtwin); it judges a timeout "
+                   "with F-RTO (the frto key): leave badrxt_undo out")
         if tcp.grow_below_rwnd:
             refuse(i, "grow_below_rwnd", "Linux grows the window by its own test of use (tcp_is_cwnd_limited), "
                    "not FreeBSD's; leave grow_below_rwnd out")

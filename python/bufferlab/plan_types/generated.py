@@ -570,6 +570,14 @@ class TcpOptions(PlanObject):
     # otherwise (Linux's `net.ipv4.tcp_ecn` below 3). `prague` with `accecn = false` runs as the
     # module then does, as Reno without ECN (`prague-reno`).
     accecn: bool | None = None
+    # FreeBSD's undo of a "bad" retransmission timeout (`t_badrxtwin`, after Allman & Paxson
+    # 1999): the first timeout outside a fast recovery keeps cwnd and ssthresh, and if the
+    # first ACK of new data after it comes within half an SRTT of the retransmission it
+    # answers the original segment, not the retransmission, so both are restored and nothing
+    # more is resent (`cc_cong_signal(CC_RTO_ERR)`: `snd_nxt = snd_max`). Default off: Linux
+    # and ns-3 have none (Linux runs F-RTO instead, `frto`, which this excludes); on in the
+    # FreeBSD 9.1 profile of the reproductions.
+    badrxt_undo: bool = False
     # Multiplicative decrease factor, in place of the algorithm's own (NewReno 0.5, RFC 5681
     # eq. 4; Cubic 0.7, RFC 9438 §4.6; Vegas 0.75). Gorinsky et al. §5 uses 0.875 for NewReno.
     beta: float | None = None

@@ -535,14 +535,15 @@ register(Item(
     name="braud/fig6-7",
     misses={
         "F7-rtt-large": (
-            "two states: in 5 seeds of 10 the upload's queue delays the download's ACKs past its RTO, "
-            "and the spurious timeout, which FreeBSD 9.1 undoes (`t_badrxtwin`) and bufferlab does "
-            "not model, leaves the RTT at 0.85–1.00 s; with F-RTO in its place the upload's RTT is "
-            "723 ms."),
+            "two states: in 3 seeds of 10 the upload's queue delays the download's ACKs past its RTO "
+            "and the spurious timeout stands, leaving the RTT at 0.97–1.00 s. FreeBSD's undo "
+            "(`t_badrxtwin`, in the profile) needs the first ACK of new data within half an SRTT of "
+            "the retransmission and saves 2 of the 5 seeds that time out; F-RTO in its place saves "
+            "all 5 (the upload's RTT 723 ms)."),
         "F7-rtt-large-down": (
-            "the same two states: in 5 seeds of 10 a spurious retransmission timeout of the download, "
-            "which FreeBSD 9.1 undoes (`t_badrxtwin`) and bufferlab does not model; with F-RTO in its "
-            "place the download's RTT is 681 ms."),
+            "the same two states: in 3 seeds of 10 a spurious retransmission timeout of the download "
+            "that FreeBSD's undo (`t_badrxtwin`: the first ACK within half an SRTT) does not catch; "
+            "with F-RTO in its place the download's RTT is 681 ms."),
         "F6-small-down": (
             "FreeBSD 9.1's 100 ms delayed ACK: with Linux's 40 ms (the rest of the profile kept) the "
             "download carries 92.9%. With the 100 ms timer the upload takes 62.5% of the uplink behind "
@@ -569,12 +570,12 @@ register(Item(
                "Auto-sizing does not hold the upload to its starting 32 KiB: each round trip brings its whole window, "
                "the receiver grows it by 16 KiB and the sender follows (tcp-buffers.md), so the upload fills the "
                "oversized buffer as an unlimited one did. The 549/605 ms and 551/600 ms of §IV-B are therefore not "
-               "window-limited queues here: the slow pair lands within 30% (download 693 ms, upload 753 ms), the "
+               "window-limited queues here: the slow pair lands within 30% (download 688 ms, upload 740 ms), the "
                "fast pair does not, and its seeds fall into two states. Over 50–100 s the download loses almost "
                "nothing and runs at the rate its ACKs cross the uplink FIFO behind up to 120 upload packets (§III): "
-               "in 5 seeds of 10 it settles at 17–31% of the downlink with RTTs of 0.81–0.98 s, in 5 at 37–43% "
-               "with 0.65–0.72 s. The mean share (31.4%) meets the paper's 40%, the mean RTTs (800 ms download, "
-               "845 ms upload) do not meet 551/600 ms; the note beside each row gives the modes and how often a 10-run experiment drawn from our seeds (the paper's "
+               "in 3 seeds of 10 it settles at 17–18% of the downlink with RTTs of 0.96–0.98 s, in 7 at 37–51% "
+               "with 0.61–0.72 s. The mean share (34.8%) meets the paper's 40%, the mean RTTs (761 ms download, "
+               "790 ms upload) do not meet 551/600 ms; the note beside each row gives the modes and how often a 10-run experiment drawn from our seeds (the paper's "
                "10 runs and its averages) would have met the tolerance. The ratio rows are now ratios of the means "
                "over seeds, the paper's statistic, not means of per-seed ratios. With the small buffers the upload "
                "keeps 63–65% of the uplink (the paper: about 55%).\n\n"
@@ -582,23 +583,24 @@ register(Item(
                "download buffer sets (met: 299 and 276 ms at the lowest), the bursts' packet count (inconsistent: "
                "100 packets each second against 250 is 2.5 times fewer, not 4), and §V's buffers on the slow pair: "
                "3 packets cut the upload's share to 49% of the 10-packet buffer's, and 5000 B cuts the RTT of the "
-               "60-packet buffer to 46% and gives the upload 28% more than 3 packets do; the download's share is "
+               "60-packet buffer to 47% and gives the upload 28% more than 3 packets do; the download's share is "
                "the same 95.6–95.7% behind either (0.998 ×), so 'improves the downlink utilization' does not hold: with so few "
                "upload bytes queued, neither small buffer delays the download's ACKs.\n\n"
-               "What the five rows that do not hold miss. F7-rtt-large and F7-rtt-large-down (full profile 828 and "
-               "800 ms against at most 780 and 716 ms) are the means over the fast pair's two states, and the low "
-               "state (download at 17–31% of the link, RTT 0.81–0.98 s; seeds 1, 3, 6, 9 and 10 of ten) starts "
+               "What the five rows that do not hold miss. F7-rtt-large and F7-rtt-large-down (full profile 790 and "
+               "761 ms against at most 780 and 716 ms) are the means over the fast pair's two states, and the low "
+               "state (download at 17–18% of the link, RTT 0.96–0.98 s; seeds 6, 9 and 10 of ten) starts "
                "with a spurious retransmission timeout, before the 50 s at which the statistics start: when the "
                "upload starts, its queue in the 120-packet uplink FIFO delays the download's ACKs by up to 1.8 s, "
                "beyond the download's RTO (set from a 0.3 s RTT), so the download goes back to one segment with "
                "ssthresh at half its flight (over the whole run of seed 6, two timeouts and 299 segments "
-               "retransmitted for 76 lost) and regrows by one segment per 1 s round trip. FreeBSD 9.1 undoes such a timeout: an ACK that arrives within "
-               "`t_badrxtwin`, half an SRTT after the retransmission, restores cwnd and ssthresh "
-               "(`cc_cong_signal(CC_RTO_ERR)` in tcp_input.c); bufferlab does not model that undo (the stack's "
-               "F-RTO is off, as FreeBSD has none). With F-RTO (RFC 5682) standing in for it, the same ten seeds "
-               "have no low state: the download's mean RTT is 681 ms and the upload's 723 ms, both within 30% of "
-               "the paper's, the download at 37–52% of the link. How many of the paper's runs FreeBSD's narrower "
-               "window would have saved is not known, so the row is left on the stack as profiled. V-5000B-down "
+               "retransmitted for 76 lost) and regrows by one segment per 1 s round trip. FreeBSD 9.1 undoes such a "
+               "timeout when the first ACK of new data arrives within `t_badrxtwin`, half an SRTT after the "
+               "retransmission (`cc_cong_signal(CC_RTO_ERR)` in tcp_input.c), which the profile runs "
+               "(`badrxt_undo`, since 2026-11-27): it saves seeds 1 and 3, whose first ACK came in time, and "
+               "not seeds 6, 9 and 10. F-RTO (RFC 5682), which judges by the ACKs that follow rather than by "
+               "the clock, saves all ten: the download's mean RTT is then 681 ms and the upload's 723 ms, both "
+               "within 30% of the paper's, the download at 37–52% of the link. FreeBSD 9.1 has no F-RTO, so the "
+               "rows stay on the stack as profiled, the upload's 1% outside its tolerance. V-5000B-down "
                "asks the download to gain from 5000 B over 3 packets, but behind either buffer it already carries "
                "95.6–95.7% of the downlink in payload, the ceiling of 1448 B segments in 1500 B packets (96.5%): the "
                "848 download ACKs the 3-packet buffer drops in 50 s cost it nothing (no timeout), because "
@@ -612,8 +614,8 @@ register(Item(
                "brought to FreeBSD's: with Linux's 40 ms and the rest kept the shares are 92.9% and 93.5%. "
                "Behind the slow pair's 10-packet buffer the longer timer lets the upload take 62.5% of the uplink "
                "(58.2% with 40 ms) and the buffer drops 1,210 of the download's ACKs in 50 s (795); the download "
-               "alone carries 100% with either timer. The three timers together move the slow pair's "
-               "large-buffer RTTs up by 16 and 30 ms (693 and 753 ms; 677 and 723 ms before them).",
+               "alone carries 100% with either timer. With the three timers and the undo the slow pair's "
+               "large-buffer RTTs are 688 ms (download) and 740 ms (upload), 677 and 723 ms before them.",
     claims=_fig67_claims(),
     assumptions=[
         "Table III's downlink buffers read as 60 packets (slow pair) and 120 (fast pair): the text says the download "
@@ -794,17 +796,16 @@ register(Item(
     misses={
         "F14-newreno-worst": (
             "not identified: FreeBSD's Cubic (β = 0.8) keeps the 30-packet uplink queue fuller than "
-            "NewReno (109 against 100 ms), Linux's Cubic gives 0.93 and an overloaded downlink 0.96; "
-            "host timing noise (up to 3 ms per packet) leaves it at 0.87–0.93, Cubic or Vegas downloads "
-            "at 0.89 and 0.86; the paper's figure is one run per pair on a live ADSL line whose cross "
+            "NewReno (109 against 101 ms), Linux's Cubic gives 0.92 and an overloaded downlink 0.93; "
+            "host timing noise (up to 3 ms per packet) leaves it at 0.83–0.91, Cubic or Vegas downloads "
+            "at 0.91 and 0.86; the paper's figure is one run per pair on a live ADSL line whose cross "
             "traffic is not described."),
         "F13-vegas-udp": (
-            "FreeBSD 9.1's timers together: with Linux's 40 ms delayed ACK in place of its 100 ms (the "
-            "three-segment initial window and 3 s initial RTO kept) the ratio is 1.07, and any one of "
-            "the three alone gives 0.98–1.20. The stream fills the 30-packet uplink queue a Vegas upload keeps "
-            "nearly empty (13.7 packets on average against 4.0; 6,513 drops a run against 708), and "
-            "a short download's lone third segment waits 100 ms for its ACK, which then queues "
-            "there or is lost; with the 3 s initial RTO, 2.5% of the short downloads take over "
+            "FreeBSD 9.1's timers: with Linux's 40 ms delayed ACK in place of its 100 ms (the rest of "
+            "the profile kept) the ratio is 1.09. The stream fills the 30-packet uplink queue a Vegas "
+            "upload keeps nearly empty (14.0 packets on average against 4.0; 6,618 drops a run against "
+            "702), and a short download's lone third segment waits 100 ms for its ACK, which then "
+            "queues there or is lost; with the 3 s initial RTO, 2.6% of the short downloads take over "
             "2.5 s with the stream against 0.7% without."),
     },
     paper=BRAUD,
@@ -815,18 +816,18 @@ register(Item(
     analyze=_analyze_fig1214,
     discussion="Vegas, the UDP stream and the higher download rate all shorten response times as the paper says. "
                "The contrast between NewReno and Cubic uploads at 6/s does not appear: our NewReno upload gives "
-               "8% shorter response times than Cubic (the ratio is 0.92, paired by seed). The mechanism is the "
+               "7% shorter response times than Cubic (the ratio is 0.93, paired by seed). The mechanism is the "
                "uplink queue the downloads' ACKs wait in: NewReno halves its window at each loss where FreeBSD's "
                "Cubic keeps 80% of it (`cc_cubic`: β = 0.8, `CUBIC_BETA` 204/256, with fast convergence at 0.9 and "
-               "no HyStart, as the profile runs it), so the 30-packet uplink FIFO's mean sojourn is 100 ms with a "
+               "no HyStart, as the profile runs it), so the 30-packet uplink FIFO's mean sojourn is 101 ms with a "
                "NewReno upload and 109 ms with a Cubic one (NewReno downloads, mean of ten seeds; a Vegas upload "
-               "keeps it at 68 ms, and is still beneficial at 6/s: F14-vegas-up). For the paper's contrast a Cubic "
+               "keeps it at 66 ms, and is still beneficial at 6/s: F14-vegas-up). For the paper's contrast a Cubic "
                "upload would have to keep that queue shorter than NewReno's, and none of the stack's or the load's "
-               "open parameters does that. With Linux's Cubic instead (β = 0.7, HyStart) the ratio is 0.93: "
-               "FreeBSD's, keeping more of its window, keeps the queue fuller still. The load the paper states "
+               "open parameters does that. With Linux's Cubic instead (β = 0.7, HyStart) the ratio is 0.92: "
+               "the same within the seeds' spread. The load the paper states "
                "cannot be run as stated: 5851 connections averaging 413 packets in 1000 s are 5851 × 413 × 1500 B × 8 / 1000 s = 29 Mb/s, 5.3 times the 5.44 Mb/s downlink (and "
                "1061 × 660 packets at 1/s, 1.5 times), so our sizes are truncated to a 92% load at 6/s; an "
-               "overloaded downlink (Zipf truncated at 1 065 512 segments, 136% at 6/s) gives 0.96, not the "
+               "overloaded downlink (Zipf truncated at 1 065 512 segments, 136% at 6/s) gives 0.93, not the "
                "contrast either. What would make a NewReno upload the worse one is an uplink queue that NewReno "
                "keeps fuller than Cubic, which a window halved at each loss does not do on this link; the paper's "
                "Fig. 14 is one 1000 s run per pair on a live ADSL line (§IV-D counts one set of connections per "
@@ -834,12 +835,12 @@ register(Item(
                "the mechanism behind the paper's contrast is not identified. A live line's timing is noisy where the "
                "simulator's is exact, which can decide who loses at a full drop-tail queue (docs/validation-linux-"
                "differences.md, web-fifo-1bdp); it does not decide this: with every packet on both links delayed "
-               "by a random extra of up to 0.3, 1 or 3 ms the ratio is 0.87, 0.93 and 0.88 (ten seeds of 300 s, "
-               "against 0.88 without). Cubic or Vegas downloads in place of NewReno give 0.89 and 0.86. The "
+               "by a random extra of up to 0.3, 1 or 3 ms the ratio is 0.90, 0.86 and 0.83 (ten seeds of 300 s, "
+               "against 0.91 without). Cubic or Vegas downloads in place of NewReno give 0.91 and 0.86. The "
                "profile's FreeBSD 9.1 timers (three-segment initial window, 3 s initial RTO, 100 ms delayed "
-               "ACK) lengthen every response time and leave the ratio where Linux's gave it (0.93 before them); "
-               "they decide F13-vegas-udp, which holds with Linux's 40 ms delayed ACK (1.07) and not with "
-               "FreeBSD's 100 ms (1.31): see its row.",
+               "ACK) and its timeout undo lengthen every response time and leave the ratio where it was (0.93); "
+               "they decide F13-vegas-udp, which holds with Linux's 40 ms delayed ACK (1.09) and not with "
+               "FreeBSD's 100 ms (1.32): see its row.",
     claims=[
         ClaimSpec("F12-vegas-up", "Fig. 12", "with Vegas the download response time is much better (Vegas / NewReno "
                   "upload)", at_most(0.7), "×"),

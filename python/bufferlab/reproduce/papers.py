@@ -13,8 +13,11 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                    "`net.inet.tcp.abc_l_var` 2)"),
                   ("grow_by_delivered", False, "the window grows by the bytes an ACK acknowledges cumulatively "
                                                "(`cc_ack_received`'s `bytes_this_ack`), not by what it SACKs"),
-                  ("frto", False, "no F-RTO (FreeBSD's own timestamp-based undo of a bad retransmission is not "
-                                  "modelled)"),
+                  ("frto", False, "no F-RTO: FreeBSD 9.1 judges a timeout by its own rule (next row)"),
+                  ("badrxt_undo", True, "FreeBSD's undo of a bad retransmission timeout: an ACK of new data within "
+                                        "half an SRTT of the first timeout's retransmission restores cwnd and "
+                                        "ssthresh and resends nothing more (`t_badrxtwin`, `cc_cong_signal(CC_RTO_ERR)` "
+                                        "in `tcp_input.c`)"),
                   ("dsack", False, "no D-SACK (RFC 2883): FreeBSD 9.1's receiver reports no duplicate "
                                    "(9.1's `tcp_sack.c` builds plain SACK blocks only)"),
                   ("sndbuf", "32KiB", "`net.inet.tcp.sendspace` 32768 (FreeBSD 9.x)"),

@@ -48,6 +48,8 @@ pub use params::TcpParams;
 pub use receiver::TcpReceiver;
 
 #[cfg(test)]
+mod badrxt_tests;
+#[cfg(test)]
 mod bbr_tests;
 #[cfg(test)]
 mod bufauto_tests;

@@ -144,6 +144,14 @@ pub struct TcpOptions {
     /// algorithm, others §2's basic one. Default on, as Linux (`net.ipv4.tcp_frto = 2` since
     /// 2.6.24); ns-3 3.44 has no F-RTO (the crosscheck turns it off on both sides).
     pub frto: bool,
+    /// FreeBSD's undo of a "bad" retransmission timeout (`t_badrxtwin`, after Allman & Paxson
+    /// 1999): the first timeout outside a fast recovery keeps cwnd and ssthresh, and if the
+    /// first ACK of new data after it comes within half an SRTT of the retransmission it
+    /// answers the original segment, not the retransmission, so both are restored and nothing
+    /// more is resent (`cc_cong_signal(CC_RTO_ERR)`: `snd_nxt = snd_max`). Default off: Linux
+    /// and ns-3 have none (Linux runs F-RTO instead, `frto`, which this excludes); on in the
+    /// FreeBSD 9.1 profile of the reproductions.
+    pub badrxt_undo: bool,
     /// RACK (RFC 8985 §6, without tail loss probes): a segment is lost once a segment sent
     /// after it has been delivered and one RTT plus a reordering window has passed, which also
     /// finds lost retransmissions and losses in small windows before the timer does. Needs
@@ -440,6 +448,7 @@ impl Default for TcpOptions {
             sack: true,
             prr: true,
             frto: true,
+            badrxt_undo: false,
             rack: true,
             dsack: true,
             ssthresh_from: SsthreshFrom::Cwnd,
@@ -519,6 +528,8 @@ pub struct TcpParams {
     pub sack: bool,
     pub prr: bool,
     pub frto: bool,
+    /// FreeBSD's undo of a bad retransmission timeout (`TcpOptions::badrxt_undo`).
+    pub badrxt_undo: bool,
     pub rack: bool,
     pub dsack: bool,
     pub ssthresh_from: SsthreshFrom,
@@ -649,6 +660,13 @@ impl TcpOptions {
                 ));
             }
         }
+        if self.badrxt_undo && self.frto {
+            return Err(at_key(
+                "badrxt_undo",
+                "FreeBSD's undo and F-RTO both judge a timeout: set frto = false with it"
+                    .to_string(),
+            ));
+        }
         if self.cc == CcKind::Vegas && self.vegas_alpha > self.vegas_beta {
             return Err(at_key(
                 "vegas_alpha",
@@ -709,6 +727,7 @@ impl TcpOptions {
             sack: self.sack,
             prr: self.prr,
             frto: self.frto,
+            badrxt_undo: self.badrxt_undo,
             rack: self.rack,
             dsack: self.dsack,
             ssthresh_from: self.ssthresh_from,

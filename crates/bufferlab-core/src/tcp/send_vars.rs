@@ -24,6 +24,8 @@ pub(super) struct SendConfig {
     pub(super) use_prr: bool,
     /// Whether F-RTO (RFC 5682) runs after a timeout.
     pub(super) use_frto: bool,
+    /// Whether FreeBSD's bad-retransmission undo judges a first timeout (`TcpOptions::badrxt_undo`).
+    pub(super) badrxt_undo: bool,
     /// FreeBSD's send-buffer auto-sizing, when on (the buffer itself is `SendVars::sndbuf`).
     pub(super) sndbuf_auto: Option<AutoSize>,
     /// The RTO's samples come from one timed segment at a time (`RttSamples::OnePerRtt`).
@@ -76,6 +78,7 @@ impl SendConfig {
             ssthresh_from: p.ssthresh_from,
             use_prr: p.prr && !rate_control,
             use_frto: p.frto,
+            badrxt_undo: p.badrxt_undo,
             sndbuf_auto: p.sndbuf_auto,
             one_per_rtt: p.rtt_samples == RttSamples::OnePerRtt,
             ecn: p.ecn,
@@ -119,6 +122,9 @@ pub(super) struct SendVars {
     /// passes it, the head segment has been resent by the timer, and a further timeout holds
     /// ssthresh (RFC 5681 §3.1).
     pub(super) rto_point: Option<u64>,
+    /// FreeBSD's `t_badrxtwin`: until when an ACK of new data after a first timeout proves the
+    /// timeout bad (half an SRTT after its retransmission; `TcpOptions::badrxt_undo`).
+    pub(super) badrxt_until: Option<Instant>,
     /// NewReno: the first partial ACK of this recovery is still to come (RFC 6582 §3.2 step 5,
     /// "Impatient" timer).
     pub(super) first_partial: bool,
@@ -187,6 +193,7 @@ impl SendVars {
             in_recovery: false,
             recover: None,
             rto_point: None,
+            badrxt_until: None,
             first_partial: false,
             reo_at: None,
             reo_armed: None,

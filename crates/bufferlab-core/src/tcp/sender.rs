@@ -873,6 +873,15 @@ impl SendConn {
             self.on_ecn_echo(io, peer);
         }
         if advanced {
+            if let Some(until) = self.v.badrxt_until.take() {
+                // FreeBSD's `CC_RTO_ERR` (`tcp_input`): the first ACK of new data after a first
+                // timeout, sooner than `t_badrxtwin`, answers the original segment.
+                if io.now < until {
+                    self.undo_timeout();
+                } else {
+                    self.undo = None;
+                }
+            }
             self.on_new_ack(io, peer, ack, h.ts_ecr, before);
         } else if duplicate && (!self.cfg.sack || new_sack) {
             self.on_dup_ack(io, peer, ack);
@@ -1358,6 +1367,18 @@ impl SendConn {
             self.undo = Some((self.w, self.cc.clone()));
         } else if !frto {
             self.undo = None;
+        }
+        // FreeBSD's bad-retransmission window (`tcp_timer_rexmt` at `t_rxtshift == 1`): a first
+        // timeout keeps the window it reduces, to restore if the next ACK of new data comes
+        // within half an SRTT, too soon to answer the retransmission. Not in a fast recovery,
+        // whose own retransmissions' ACKs would pass for the originals' (as F-RTO, RFC 5682
+        // §3.2); a backed-off timeout closes the window (FreeBSD clears `TF_PREVVALID`).
+        self.v.badrxt_until = None;
+        if self.cfg.badrxt_undo && !repeat && !self.v.in_recovery {
+            if let Some(srtt) = self.rtt.srtt() {
+                self.undo = Some((self.w, self.cc.clone()));
+                self.v.badrxt_until = Some(io.now + Duration::from_ns(srtt.as_ns() / 2));
+            }
         }
         // A timeout is F-RTO's to judge, not D-SACKs'.
         self.dsack.forget();
