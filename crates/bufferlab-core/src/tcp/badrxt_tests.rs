@@ -7,16 +7,9 @@ use super::params::{TcpOptions, TcpParams};
 use super::testnet::Net;
 use crate::time::{Duration, Instant};
 
-const MS: Duration = Duration::from_ms(1);
-const SEC: Duration = Duration::from_secs(1);
-
-const MSS: u64 = 1460;
-const RATE: u64 = 10_000_000;
-const DELAY: Duration = Duration::from_ms(20);
-/// Window 30 segments, below the path's BDP (34): nothing queues, the RTT is 40 ms (half an
-/// SRTT: 20 ms) and the RTO its 200 ms floor plus about 40 ms.
-const RWND: u64 = 30;
-const SPIKE_AT: Instant = Instant::from_ns(5_000_000_000);
+// The path of frto_tests.rs: 10 Mb/s, 20 ms each way, a 30-segment window (RTT 40 ms, half an
+// SRTT 20 ms, RTO about 240 ms), the spike at 5 s.
+use super::frto_tests::{DELAY, MS, MSS, RATE, RWND, SEC, SPIKE_AT};
 
 fn params(sack: bool, undo: bool) -> TcpParams {
     TcpParams {

@@ -5,16 +5,16 @@ use super::params::TcpParams;
 use super::testnet::{Net, Sent};
 use crate::time::{Duration, Instant};
 
-const MS: Duration = Duration::from_ms(1);
-const SEC: Duration = Duration::from_secs(1);
+pub(super) const MS: Duration = Duration::from_ms(1);
+pub(super) const SEC: Duration = Duration::from_secs(1);
 
-const MSS: u64 = 1460;
-const RATE: u64 = 10_000_000;
-const DELAY: Duration = Duration::from_ms(20);
+pub(super) const MSS: u64 = 1460;
+pub(super) const RATE: u64 = 10_000_000;
+pub(super) const DELAY: Duration = Duration::from_ms(20);
 /// Window 30 segments, below the path's BDP (34): nothing queues, the RTT is 40 ms and the RTO
 /// its 200 ms floor plus about 40 ms.
-const RWND: u64 = 30;
-const SPIKE_AT: Instant = Instant::from_ns(5_000_000_000);
+pub(super) const RWND: u64 = 30;
+pub(super) const SPIKE_AT: Instant = Instant::from_ns(5_000_000_000);
 
 fn params(sack: bool, frto: bool) -> TcpParams {
     TcpParams {
