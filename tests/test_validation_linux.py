@@ -75,11 +75,16 @@ def test_verdict_rules():
     assert j["verdict"] is False and j["within_noise"] is False and j["noise"] == "±20.7%"
 
 
+# Cases that run longer than the suite's 20 s: asymmetric-access has one to three loss episodes of
+# its download in 15 s, so it runs 60 s (docs/validation-linux-differences.md#asymmetric-access).
+LONGER = {"asymmetric-access": 60}
+
+
 def test_every_case_file_loads_and_describes_itself():
     for c in suite.CASES:
         sc = load_scenario(c.file)
         assert c.title(), c.name
-        assert sc.plan["run"]["duration_ns"] == 20 * 10**9
+        assert sc.plan["run"]["duration_ns"] == LONGER.get(c.name, 20) * 10**9, c.name
 
 
 def test_bbr_10bdp_row_as_a_time_series():

@@ -559,7 +559,7 @@ class TcpOptions(PlanObject):
     # removed (3.8). The two part on stretch ACKs: a download whose ACKs queue behind an upload
     # on a slow uplink and are dropped there gets ACKs that cover many segments, and with L = 2
     # its window regrows more slowly than Linux's. Default 0, Linux's rule (with
-    # `grow_by_delivered`): over the Linux matrix it holds 487 of 503 rows against 486 with
+    # `grow_by_delivered`): over the Linux matrix it held 487 of 503 rows against 486 with
     # L = 2 (docs/validation-linux-differences.md). 2 is RFC 3465's limit (FreeBSD's
     # `net.inet.tcp.abc_l_var`).
     abc_limit: int = 0
