@@ -797,8 +797,8 @@ register(Item(
         "F14-newreno-worst": (
             "not identified: FreeBSD's Cubic (β = 0.8) keeps the 30-packet uplink queue fuller than "
             "NewReno (109 against 101 ms), Linux's Cubic gives 0.92 and an overloaded downlink 0.93; "
-            "host timing noise (up to 3 ms per packet) leaves it at 0.83–0.91, Cubic or Vegas downloads "
-            "at 0.91 and 0.86; the paper's figure is one run per pair on a live ADSL line whose cross "
+            "host timing noise (up to 3 ms per packet) leaves it at 0.83–0.91, and no download size "
+            "shows it under any download algorithm (0.83–1.05 over Fig. 14's 8 size bins × 3); the paper's figure is one run per pair on a live ADSL line whose cross "
             "traffic is not described."),
         "F13-vegas-udp": (
             "FreeBSD 9.1's timers: with Linux's 40 ms delayed ACK in place of its 100 ms (the rest of "
