@@ -148,3 +148,23 @@ def test_every_explanation_the_page_links_to_exists():
     linked = set(re.findall(r"validation-linux-differences\.md#([a-z0-9-]+)", PAGE.read_text()))
     assert linked, "the page links to no explanation"
     assert linked <= anchors, sorted(linked - anchors)
+
+
+def test_kernel_groups_share_the_missing_time_and_keep_the_order():
+    cases = [suite.Case(n, ("r1->r2",)) for n in ("a", "b", "c", "d", "e")]
+    seconds = {"a": 100.0, "b": 100.0, "c": 60.0, "d": 40.0, "e": 0.0}
+    groups = suite.kernel_groups(cases, seconds, 2)
+    names = [[c.name for c in g] for g in groups]
+    # Nothing missing, no group; every other case once; each group in the order given.
+    assert sorted(n for g in names for n in g) == ["a", "b", "c", "d"]
+    assert all(g == sorted(g) for g in names)
+    assert sorted(sum(seconds[n] for n in g) for g in names) == [140.0, 160.0]
+    assert [[c.name for c in g] for g in suite.kernel_groups(cases, seconds, 1)] == [["a", "b", "c", "d"]]
+    assert suite.kernel_groups(cases, dict.fromkeys(seconds, 0.0), 2) == []
+
+
+def test_a_measuring_run_with_nothing_missing_does_nothing():
+    """`--kernel --jobs 2` over a case whose every seed is stored starts no process and, as a
+    worker (`--measure-only`), writes no page: it needs neither root nor time."""
+    assert suite.missing_seconds(_case(suite.HEADLINE), list(range(1, _case(suite.HEADLINE).seeds + 1))) == 0
+    assert suite.main(["--kernel", "--jobs", "2", "--measure-only", "--only", suite.HEADLINE]) == 0

@@ -2,7 +2,7 @@
 backend, through the same queue code, scenario by scenario; written to docs/validation-linux.md.
 
     python -m bufferlab.validate_linux [--out docs/validation-linux.md] [--only NAME ...] [--seeds N]
-                                     [--kernel] [--sim-only] [--no-noise]
+                                     [--kernel [--jobs N]] [--sim-only] [--no-noise]
 
 (``make validate-linux`` runs it with ``--kernel``.) Each case is a scenario file in ``kernel/suite/``,
 run over seeds 1..N on the simulator (its default TCP: SACK, RACK, F-RTO, PRR, delayed ACK, GSO) and on
@@ -13,7 +13,9 @@ time). Web and on/off flows play the simulator's own workload draws for the seed
 read inside the sender's namespace, the date, the scenario file's hash and, where the scenario
 has web or on/off flows, the hash of the draws they played; ``--kernel`` measures only the (case,
 seed) pairs whose stored run is missing, was made from another version of the file or played
-other draws, and writes after every seed. Without ``--kernel`` the page
+other draws, and writes after every seed; ``--jobs N`` measures N groups of cases at once, each in its
+own process (two on a machine of two cores: the engine's driver threads run under SCHED_FIFO, and
+the delivery lateness stays near the one-at-a-time figure). Without ``--kernel`` the page
 is built from the stored kernel runs and fresh simulator runs (seconds). ``--sim-only`` runs the
 simulator side alone and prints its values (no page). The page's timing-noise section runs the
 simulator side twice more with jitter on the hosts' links (validate_noise.py); ``--no-noise``
@@ -34,6 +36,7 @@ import json
 import math
 import os
 import platform
+import subprocess
 import sys
 import threading
 import time
@@ -256,6 +259,27 @@ def _store(case: Case, run: dict[str, Any]) -> None:
     rec.update(file_sha256=h, runs=sorted(runs, key=lambda r: r["seed"]))
     KERNEL_DIR.mkdir(parents=True, exist_ok=True)
     _write(_record_path(case.name), json.dumps(rec, indent=1) + "\n")
+
+
+def missing_seconds(case: Case, seeds: list[int]) -> float:
+    """Real time the kernel side of ``case`` still needs: its duration for every seed of ``seeds``
+    without a current stored run."""
+    have = {r["seed"] for r in stored_runs(case, seeds)}
+    return sum(1 for s in seeds if s not in have) * load_scenario(case.file).plan["run"]["duration_ns"] / 1e9
+
+
+def kernel_groups(order: list[Case], seconds: dict[str, float], jobs: int) -> list[list[Case]]:
+    """The cases with runs missing, in ``jobs`` groups of about equal real time, each in the order
+    given (longest first onto the group with the least so far; empty groups left out)."""
+    todo = [c for c in order if seconds[c.name] > 0]
+    load = [0.0] * max(1, jobs)
+    which: dict[str, int] = {}
+    for c in sorted(todo, key=lambda c: -seconds[c.name]):
+        g = min(range(len(load)), key=lambda i: load[i])
+        which[c.name] = g
+        load[g] += seconds[c.name]
+    groups = [[c for c in todo if which[c.name] == g] for g in range(len(load))]
+    return [g for g in groups if g]
 
 
 def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
@@ -552,6 +576,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=None, help="only these cases")
     ap.add_argument("--kernel", action="store_true",
                     help="measure on the kernel backend the runs missing from suite/kernel/ (root; real time: the scenario's duration each)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="with --kernel: measure this many cases at once, each group of cases in its own process "
+                         "(real time: about the missing runs' total over JOBS)")
+    ap.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)  # a --jobs worker: no page
     ap.add_argument("--sim-only", action="store_true", help="run the simulator side only and print its values (no page)")
     ap.add_argument("--no-noise", action="store_true",
                     help="leave out the timing-noise section (the simulator side run again with jitter on the hosts' links)")
@@ -600,12 +628,25 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.kernel:
         order = sorted(cases, key=lambda c: (KERNEL_FIRST.index(c.name) if c.name in KERNEL_FIRST else len(KERNEL_FIRST)))
-        for case in order:
-            t0 = time.monotonic()
-            n = run_kernel_seeds(case, seeds_of(case), log)
-            if n:
-                log(f"{case.name}: {n} kernel run{'s' if n != 1 else ''} in {time.monotonic() - t0:.0f} s")
-                page(False)  # an interrupted suite still leaves a (marked) partial page
+        if args.jobs > 1:
+            groups = kernel_groups(order, {c.name: missing_seconds(c, seeds_of(c)) for c in order}, args.jobs)
+            seeds_arg = ["--seeds", str(args.seeds)] if args.seeds else []
+            procs = [subprocess.Popen([sys.executable, "-m", "bufferlab.validate_linux", "--kernel", "--measure-only",
+                                       *seeds_arg, "--only", *[c.name for c in g]]) for g in groups]
+            failed = [p.args for p in procs if p.wait() != 0]
+            if failed:
+                log(f"error: {len(failed)} of {len(procs)} measuring processes failed; their cases keep the runs they stored")
+                return 1
+        else:
+            for case in order:
+                t0 = time.monotonic()
+                n = run_kernel_seeds(case, seeds_of(case), log)
+                if n:
+                    log(f"{case.name}: {n} kernel run{'s' if n != 1 else ''} in {time.monotonic() - t0:.0f} s")
+                    if not args.measure_only:
+                        page(False)  # an interrupted suite still leaves a (marked) partial page
+    if args.measure_only:
+        return 0
     page(not args.no_noise)
     log(f"wrote {args.out}")
     return 0
