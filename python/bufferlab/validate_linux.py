@@ -633,7 +633,14 @@ def main(argv: list[str] | None = None) -> int:
             seeds_arg = ["--seeds", str(args.seeds)] if args.seeds else []
             procs = [subprocess.Popen([sys.executable, "-m", "bufferlab.validate_linux", "--kernel", "--measure-only",
                                        *seeds_arg, "--only", *[c.name for c in g]]) for g in groups]
-            failed = [p.args for p in procs if p.wait() != 0]
+            try:
+                failed = [p.args for p in procs if p.wait() != 0]
+            except KeyboardInterrupt:
+                # The workers got the same SIGINT; each keeps the runs it stored.
+                for p in procs:
+                    p.wait()
+                log("stopped: the runs measured so far are stored; run it again to go on")
+                return 130
             if failed:
                 log(f"error: {len(failed)} of {len(procs)} measuring processes failed; their cases keep the runs they stored")
                 return 1
