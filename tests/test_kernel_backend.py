@@ -437,6 +437,37 @@ def test_reads_that_find_segments_waiting_are_counted_and_warned_of():
     w = read_backlog_check({"tcp-1": prompt, "tcp-2": late})
     assert w.startswith("the receiving applications read late: reads that found 3 or more full segments waiting "
                         "(tcp-2 1.5% of their reads; bound 1%)"), w
+    # A read after out-of-order arrivals (the queue a retransmission released) is counted apart and
+    # judged by no one: a lossy run's reader is not late for finding that queue readable at once.
+    released: dict = {}
+    read_backlog(released, 1448, 1448)
+    for _ in range(5):
+        read_backlog(released, 20 * 1448, 1448, reordered=True)
+    assert released == {"reads_by_segments": {"1": 1}, "read_max_bytes": 1448, "reads_after_reordering": 5}
+    assert read_backlog_check({"tcp-1": released}) is None
+
+
+def test_the_sink_reads_its_sockets_out_of_order_count(tmp_path):
+    """`rcv_ooopack` reads tcpi_rcv_ooopack where TCP_INFO_FMT puts it (its 53rd field), on a real
+    loopback connection: zero for one that never reordered."""
+    import socket
+
+    from bufferlab.kernel.agent import RCV_OOOPACK_AT, TCP_INFO_FMT, rcv_ooopack
+    import struct
+
+    assert RCV_OOOPACK_AT == struct.calcsize(TCP_INFO_FMT[:TCP_INFO_FMT.index("4I2HI")]) == 224
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    cli = socket.create_connection(srv.getsockname())
+    conn, _ = srv.accept()
+    cli.sendall(b"x" * 10_000)
+    got = b""
+    while len(got) < 10_000:
+        got += conn.recv(65536)
+    assert rcv_ooopack(conn) == 0
+    for s in (cli, conn, srv):
+        s.close()
 
 
 # ---------------------------------------------------------------- on the kernel

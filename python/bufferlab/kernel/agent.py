@@ -95,13 +95,31 @@ def _checksum(b: bytes) -> int:
 READ_SEGMENTS_MAX = 8
 
 
-def read_backlog(out: dict[str, Any], n: int, mss: int) -> None:
+def read_backlog(out: dict[str, Any], n: int, mss: int, reordered: bool = False) -> None:
     """Count one read of ``n`` bytes in the window: by the full segments it found
-    (``reads_by_segments[k]``, k up to READ_SEGMENTS_MAX), and the largest."""
+    (``reads_by_segments[k]``, k up to READ_SEGMENTS_MAX), and the largest. A read after
+    out-of-order segments arrived (``reordered``) is counted apart (``reads_after_reordering``):
+    what it found may be the out-of-order queue a retransmission has just made readable at once,
+    which any reader, however prompt, finds so (and which Linux acknowledged as a whole on the
+    retransmission's arrival, as the simulator's receiver does)."""
+    if reordered:
+        out["reads_after_reordering"] = out.get("reads_after_reordering", 0) + 1
+        return
     k = str(min(n // mss, READ_SEGMENTS_MAX))
     hist = out.setdefault("reads_by_segments", {})
     hist[k] = hist.get(k, 0) + 1
     out["read_max_bytes"] = max(out.get("read_max_bytes", 0), n)
+
+
+# tcpi_rcv_ooopack (Linux >= 5.4): the out-of-order packets the socket has received, the u32 at
+# this byte of struct tcp_info (index 52 of TCP_INFO_FMT).
+RCV_OOOPACK_AT = struct.calcsize(TCP_INFO_FMT[:TCP_INFO_FMT.index("4I2HI")])
+
+
+def rcv_ooopack(s: socket.socket) -> int:
+    """The socket's count of out-of-order packets received (0 on a kernel without it)."""
+    b = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, RCV_OOOPACK_AT + 4)
+    return struct.unpack_from("=I", b, RCV_OOOPACK_AT)[0] if len(b) >= RCV_OOOPACK_AT + 4 else 0
 
 
 def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
@@ -116,6 +134,7 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
         conn.settimeout(0.1)
         buf = bytearray(1 << 18)
         mss = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG) or 1448
+        ooo = rcv_ooopack(conn)
         while c.left() > 0:
             try:
                 n = conn.recv_into(buf)
@@ -128,8 +147,9 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             t = c.now()
             out["total_bytes"] += n
             c.count(out, t, n)
+            before, ooo = ooo, rcv_ooopack(conn)
             if c.in_window(t):
-                read_backlog(out, n, mss)
+                read_backlog(out, n, mss, reordered=ooo != before)
             if out["first_ns"] is None:
                 out["first_ns"] = t
             out["last_ns"] = t

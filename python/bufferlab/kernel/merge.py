@@ -70,7 +70,8 @@ def merge(
             row["timeouts"] = _timeouts(src, a, b)
             if sink.get("reads_by_segments"):  # how late the receiving application read (run.py)
                 summary.setdefault("kernel_read_backlog", {})[row["id"]] = {
-                    "reads_by_segments": sink["reads_by_segments"], "read_max_bytes": sink.get("read_max_bytes", 0)}
+                    "reads_by_segments": sink["reads_by_segments"], "read_max_bytes": sink.get("read_max_bytes", 0),
+                    "reads_after_reordering": sink.get("reads_after_reordering", 0)}
             if src.get("start_ns") is not None:
                 row["start_s"] = src["start_ns"] / 1e9
                 if f.size is not None and sink.get("total_bytes") == f.size and sink.get("last_ns") is not None:

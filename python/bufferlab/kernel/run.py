@@ -42,7 +42,8 @@ SPIN_ENV = "BUFFERLAB_KERNEL_SPIN_US"
 LATENESS_P50_SHARE = 0.01
 LATENESS_P99_SHARE = 0.05
 # The receiving applications' lateness (agent.py, read_backlog): a bulk flow's reads that found
-# three or more full segments waiting, as a share of its reads in the window. A prompt reader
+# three or more full segments waiting, as a share of its reads in the window (reads right after
+# out-of-order arrivals, which find the queue a retransmission released, left out). A prompt reader
 # takes each segment as it comes (0.2% of reads backlogged in a 20 s Reno run at 10 Mb/s on this
 # machine at load 1.5; 1.1% with three busy loops beside it). Each backlogged read is a stretch
 # ACK the simulator's receiver, which reads every segment at once, never sends; at 1% of the
