@@ -135,6 +135,7 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
         buf = bytearray(1 << 18)
         mss = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG) or 1448
         ooo = rcv_ooopack(conn)
+        released = False
         while c.left() > 0:
             try:
                 n = conn.recv_into(buf)
@@ -147,9 +148,12 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             t = c.now()
             out["total_bytes"] += n
             c.count(out, t, n)
+            # Out-of-order arrivals since the last read, or a release continued: a recovery that
+            # fills several holes makes the queue readable hole by hole, read after read.
             before, ooo = ooo, rcv_ooopack(conn)
+            released = ooo != before or (released and n >= 2 * mss)
             if c.in_window(t):
-                read_backlog(out, n, mss, reordered=ooo != before)
+                read_backlog(out, n, mss, reordered=released)
             if out["first_ns"] is None:
                 out["first_ns"] = t
             out["last_ns"] = t
