@@ -445,6 +445,15 @@ def test_reads_that_find_segments_waiting_are_counted_and_warned_of():
         read_backlog(released, 20 * 1448, 1448, reordered=True)
     assert released == {"reads_by_segments": {"1": 1}, "read_max_bytes": 1448, "reads_after_reordering": 5}
     assert read_backlog_check({"tcp-1": released}) is None
+    # Which reads are releases: the first after out-of-order arrivals, then each further one of
+    # two segments or more; a one-segment read ends the chain.
+    from bufferlab.kernel.agent import after_reordering
+
+    chain, marks = False, []
+    for ooo, n in ((False, 1448), (True, 1448), (False, 5 * 1448), (False, 2 * 1448), (False, 1448), (False, 4 * 1448)):
+        chain = after_reordering(ooo, chain, n, 1448)
+        marks.append(chain)
+    assert marks == [False, True, True, True, False, False]
 
 
 def test_the_sink_reads_its_sockets_out_of_order_count(tmp_path):

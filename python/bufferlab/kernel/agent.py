@@ -111,6 +111,13 @@ def read_backlog(out: dict[str, Any], n: int, mss: int, reordered: bool = False)
     out["read_max_bytes"] = max(out.get("read_max_bytes", 0), n)
 
 
+def after_reordering(ooo_arrived: bool, last_was: bool, n: int, mss: int) -> bool:
+    """Whether a read of ``n`` bytes may be the out-of-order queue released: out-of-order
+    segments arrived since the read before, or that read was such a release and this one finds
+    two segments or more (a recovery that fills several holes releases the queue hole by hole)."""
+    return ooo_arrived or (last_was and n >= 2 * mss)
+
+
 # tcpi_rcv_ooopack (Linux >= 5.4): the out-of-order packets the socket has received, the u32 at
 # this byte of struct tcp_info (index 52 of TCP_INFO_FMT).
 RCV_OOOPACK_AT = struct.calcsize(TCP_INFO_FMT[:TCP_INFO_FMT.index("4I2HI")])
@@ -148,10 +155,8 @@ def tcp_sink(r: dict[str, Any], c: Clock, out: dict[str, Any]) -> None:
             t = c.now()
             out["total_bytes"] += n
             c.count(out, t, n)
-            # Out-of-order arrivals since the last read, or a release continued: a recovery that
-            # fills several holes makes the queue readable hole by hole, read after read.
             before, ooo = ooo, rcv_ooopack(conn)
-            released = ooo != before or (released and n >= 2 * mss)
+            released = after_reordering(ooo != before, released, n, mss)
             if c.in_window(t):
                 read_backlog(out, n, mss, reordered=released)
             if out["first_ns"] is None:
