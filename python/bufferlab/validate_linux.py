@@ -57,7 +57,9 @@ from .kernel.compare import SRTT_STEP, srtt_quantile
 __all__ = ["CASES", "TOLERANCES", "Case", "case_rows", "run_sim", "load_record", "run_kernel_seeds", "render", "main"]
 
 SUITE_DIR = Path(__file__).parent / "kernel" / "suite"
-KERNEL_DIR = SUITE_DIR / "kernel"
+# Where the kernel's runs are kept; BUFFERLAB_VALIDATE_KERNEL_DIR puts them elsewhere (a second
+# sitting measured beside the stored one, a trial of the suite's time).
+KERNEL_DIR = Path(os.environ.get("BUFFERLAB_VALIDATE_KERNEL_DIR") or SUITE_DIR / "kernel")
 DIFFERENCES = "validation-linux-differences.md"
 SEEDS = 5
 # Cases whose rows turn on a chance event per run (Case.seeds); web transfers' Zipf sizes most.
