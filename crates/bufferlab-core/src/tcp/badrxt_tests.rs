@@ -9,7 +9,9 @@ use crate::time::{Duration, Instant};
 
 // The path of frto_tests.rs: 10 Mb/s, 20 ms each way, a 30-segment window (RTT 40 ms, half an
 // SRTT 20 ms, RTO about 240 ms), the spike at 5 s.
-use super::frto_tests::{DELAY, MS, MSS, RATE, RWND, SEC, SPIKE_AT};
+use super::frto_tests::{
+    acks_held_until, outcome, Outcome, DELAY, MS, MSS, RATE, RWND, SEC, SPIKE_AT,
+};
 
 fn params(sack: bool, undo: bool) -> TcpParams {
     TcpParams {
@@ -35,50 +37,17 @@ fn timeout_at(sack: bool) -> Instant {
             Duration::ZERO
         }
     });
-    net.run(SPIKE_AT + 2 * SEC);
-    let mut max = 0;
-    for s in &net.sent {
-        if s.seq < max {
-            return s.at;
-        }
-        max = max.max(s.seq + MSS);
-    }
-    panic!("no retransmission");
-}
-
-/// What a run shows: timeouts, retransmissions, timeouts undone, cwnd and ssthresh (segments)
-/// before the spike and at the end.
-struct Outcome {
-    timeouts: u64,
-    retransmits: u64,
-    undone: u64,
-    before: (u64, u64),
-    after: (u64, u64),
+    outcome(net, SPIKE_AT + 2 * SEC)
+        .retx_at
+        .expect("a retransmission")
 }
 
 /// The ACKs sent in [SPIKE_AT, release) all arrive at `release` (plus the path's delay).
 fn held_until(sack: bool, undo: bool, release: Instant) -> Outcome {
-    let mut net = Net::new(params(sack, undo), None, RATE, DELAY, 1000);
-    net.ack_extra = Box::new(move |now| {
-        if now >= SPIKE_AT && now < release {
-            release - now
-        } else {
-            Duration::ZERO
-        }
-    });
-    net.run(SPIKE_AT);
-    let c = &net.sender.conns()[0];
-    let before = (c.cwnd_bytes() / MSS, c.ssthresh_bytes() / MSS);
-    net.run(SPIKE_AT + 3 * SEC);
-    let st = net.stats();
-    let c = &net.sender.conns()[0];
-    Outcome {
-        timeouts: st.timeouts.total,
-        retransmits: st.retransmits.total,
-        undone: c.spurious_timeouts(),
-        before,
-        after: (c.cwnd_bytes() / MSS, c.ssthresh_bytes() / MSS),
-    }
+    acks_held_until(
+        Net::new(params(sack, undo), None, RATE, DELAY, 1000),
+        release,
+    )
 }
 
 /// The held ACKs land 10 ms after the timeout's retransmission left (the last one sent before
@@ -92,7 +61,7 @@ fn an_ack_within_half_an_srtt_undoes_the_timeout() {
     for sack in [false, true] {
         let t = timeout_at(sack);
         let o = held_until(sack, true, t + 10 * MS - DELAY);
-        assert_eq!((o.timeouts, o.undone), (1, 1), "sack={sack}");
+        assert_eq!((o.timeouts, o.spurious), (1, 1), "sack={sack}");
         assert_eq!(o.retransmits, 1, "sack={sack}: only the timeout's own");
         assert_eq!(o.after.1, o.before.1, "sack={sack}: ssthresh restored");
         assert!(
@@ -116,7 +85,7 @@ fn a_later_ack_leaves_the_timeout_alone() {
             held_until(sack, true, release),
             held_until(sack, false, release),
         );
-        assert_eq!((o.timeouts, o.undone), (1, 0), "sack={sack}");
+        assert_eq!((o.timeouts, o.spurious), (1, 0), "sack={sack}");
         assert!(o.retransmits >= RWND - 1, "sack={sack}: {}", o.retransmits);
         assert!(o.after.1 < o.before.1, "sack={sack}: ssthresh reduced");
         assert_eq!(

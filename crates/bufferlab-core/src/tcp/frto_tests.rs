@@ -32,15 +32,17 @@ fn params(sack: bool, frto: bool) -> TcpParams {
     }
 }
 
-/// What one run shows around its timeout.
+/// What one run shows around its timeout (also read by badrxt_tests.rs).
 #[derive(Debug)]
-struct Outcome {
-    timeouts: u64,
-    retransmits: u64,
-    spurious: u64,
+pub(super) struct Outcome {
+    pub(super) timeouts: u64,
+    pub(super) retransmits: u64,
+    pub(super) spurious: u64,
     /// cwnd and ssthresh (segments) just before the timeout and at the end.
-    before: (u64, u64),
-    after: (u64, u64),
+    pub(super) before: (u64, u64),
+    pub(super) after: (u64, u64),
+    /// When the timeout's retransmission left, if one did.
+    pub(super) retx_at: Option<Instant>,
     /// The data sends from the timeout's retransmission on, as segment numbers.
     sends: Vec<u64>,
     /// Highest segment sent before the timeout, plus one.
@@ -48,7 +50,7 @@ struct Outcome {
     delivered: u64,
 }
 
-fn outcome(mut net: Net, end: Instant) -> Outcome {
+pub(super) fn outcome(mut net: Net, end: Instant) -> Outcome {
     net.run(SPIKE_AT);
     let c = &net.sender.conns()[0];
     let before = (c.cwnd_bytes() / MSS, c.ssthresh_bytes() / MSS);
@@ -72,26 +74,32 @@ fn outcome(mut net: Net, end: Instant) -> Outcome {
         spurious: c.spurious_timeouts(),
         before,
         after: (c.cwnd_bytes() / MSS, c.ssthresh_bytes() / MSS),
+        retx_at: first_retx.map(|i| net.sent[i].at),
         sends: net.sent[i..].iter().map(|s: &Sent| s.seq / MSS).collect(),
         max_before: max / MSS,
         delivered: net.receiver.conn(0).unwrap().rcv_nxt(),
     }
 }
 
-/// Every ACK the receiver sends in [SPIKE_AT, SPIKE_AT + 600 ms) is held until the spike ends:
-/// longer than the RTO (about 240 ms), shorter than the backed-off one (480 ms more), so one
-/// timeout fires and nothing is lost.
-fn spike(sack: bool, frto: bool) -> Outcome {
-    let mut net = Net::new(params(sack, frto), None, RATE, DELAY, 1000);
-    let end = SPIKE_AT + 600 * MS;
+/// The run of `net` with every ACK the receiver sends in [SPIKE_AT, release) held until
+/// `release` (also badrxt_tests.rs).
+pub(super) fn acks_held_until(mut net: Net, release: Instant) -> Outcome {
     net.ack_extra = Box::new(move |now| {
-        if now >= SPIKE_AT && now < end {
-            end - now
+        if now >= SPIKE_AT && now < release {
+            release - now
         } else {
             Duration::ZERO
         }
     });
     outcome(net, SPIKE_AT + 3 * SEC)
+}
+
+/// Every ACK the receiver sends in [SPIKE_AT, SPIKE_AT + 600 ms) is held until the spike ends:
+/// longer than the RTO (about 240 ms), shorter than the backed-off one (480 ms more), so one
+/// timeout fires and nothing is lost.
+fn spike(sack: bool, frto: bool) -> Outcome {
+    let net = Net::new(params(sack, frto), None, RATE, DELAY, 1000);
+    acks_held_until(net, SPIKE_AT + 600 * MS)
 }
 
 /// The spike with F-RTO: the first ACK after the timeout's retransmission covers new data, so

@@ -1377,7 +1377,7 @@ impl SendConn {
         if self.cfg.badrxt_undo && !repeat && !self.v.in_recovery {
             if let Some(srtt) = self.rtt.srtt() {
                 self.undo = Some((self.w, self.cc.clone()));
-                self.v.badrxt_until = Some(io.now + Duration::from_ns(srtt.as_ns() / 2));
+                self.v.badrxt_until = Some(io.now + srtt / 2);
             }
         }
         // A timeout is F-RTO's to judge, not D-SACKs'.
