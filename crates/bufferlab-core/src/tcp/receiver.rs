@@ -56,6 +56,11 @@ pub struct RecvConn {
     quickacks: u8,
     /// When in-order data last arrived (Linux's `lrcvtime`); `None` before the first.
     last_data: Option<Instant>,
+    /// A SYN-ACK went out: the next segment gives the handshake's RTT sample.
+    synack_sent: bool,
+    /// The receiver's own retransmission timeout (Linux's `icsk_rto`), set once from the
+    /// handshake's RTT sample ([`RecvConn::handshake_rtt`]); `None` without a handshake.
+    rto: Option<Duration>,
     /// The window advertised: the block's `rwnd`, grown by FreeBSD's auto-sizing when on.
     rwnd: u32,
     auto: RecvAuto,
@@ -101,6 +106,8 @@ impl Default for RecvConn {
             demand_cwr: false,
             quickacks: 0,
             last_data: None,
+            synack_sent: false,
+            rto: None,
             rwnd: 0,
             auto: RecvAuto::default(),
             echo: Echo::Classic,
@@ -129,15 +136,31 @@ impl RecvConn {
         self.quickacks = self.quickacks.max(n as u8);
     }
 
+    /// The first segment after the SYN-ACK (Linux's `tcp_synack_rtt_meas`): its echo of the
+    /// SYN-ACK's timestamp gives the receiver's one RTT sample `m`, and its timeout is that of a
+    /// first sample, m + max(2m, `min_rto`) (`tcp_rtt_estimator`: "make sure rto = 3*rtt", with
+    /// the variance term floored at `tcp_rto_min`). A receiver that sends no data gets no other
+    /// sample, so the timeout stays there for the connection's life, however long the queues
+    /// make the sender's RTT later.
+    #[inline]
+    fn handshake_rtt(&mut self, now: Instant, ts_ecr: Instant, min_rto: Duration) {
+        if self.synack_sent && self.rto.is_none() && ts_ecr <= now {
+            let m = now - ts_ecr;
+            self.rto = Some(m + Duration::from_ns((2 * m.as_ns()).max(min_rto.as_ns())));
+        }
+    }
+
     /// In-order data arrived at `now` (Linux's `tcp_event_data_recv`): the first data of the
     /// connection starts quick-ACK mode, so slow start's first rounds are ACKed segment by
     /// segment and a short transfer's last segment is not held; so does data after a gap
     /// longer than the receiver's retransmission timeout ("apparently the sender failed to
-    /// restart its window"). That timeout is the one a first RTT sample gives, SRTT +
-    /// max(2·SRTT, `min_rto`) (RFC 6298 §2.2 with Linux's floor on the variance term), from the
-    /// sender's SRTT the segments carry.
+    /// restart its window"). That timeout is the receiver's own, from the handshake
+    /// ([`RecvConn::handshake_rtt`]); without a handshake, the one a first sample of the
+    /// sender's SRTT (which the segments carry) would give.
     fn quick_start(&mut self, now: Instant, len: u32, min_rto: Duration) {
-        let rto = self.srtt_ns + Duration::from_ns((2 * self.srtt_ns.as_ns()).max(min_rto.as_ns()));
+        let rto = self.rto.unwrap_or_else(|| {
+            self.srtt_ns + Duration::from_ns((2 * self.srtt_ns.as_ns()).max(min_rto.as_ns()))
+        });
         if self.last_data.is_none_or(|t| now - t > rto) {
             self.quick_acks(len);
         }
@@ -637,8 +660,12 @@ impl AgentHooks for TcpReceiver {
                 (Echo::Classic, false, 0)
             };
             c.echo = echo;
+            c.synack_sent = true;
             self.reply_syn(io, conn as u32, tcp_flags::SYN | tcp_flags::ACK | agree, ae);
-        } else if pkt.tcp.len > 0 {
+            return;
+        }
+        self.conns[conn].handshake_rtt(io.now, pkt.tcp.ts_ecr, self.min_rto);
+        if pkt.tcp.len > 0 {
             self.on_data(io, pkt);
         } else if flags & tcp_flags::FIN != 0 {
             let c = &mut self.conns[conn];
@@ -904,6 +931,38 @@ mod tests {
         };
         small.quick_start(at(0), 1448, ms(200));
         assert_eq!(small.quickacks, 2);
+    }
+
+    /// Linux's receiver measures the gap against its own timeout, from the handshake's RTT
+    /// (`tcp_synack_rtt_meas`), not against the sender's RTT: a receiver whose handshake took
+    /// 40 ms quick-ACKs after 300 ms without in-order data even when queues have made the
+    /// sender's SRTT 300 ms (its timeout from that SRTT would be 900 ms).
+    #[test]
+    fn the_gap_is_measured_against_the_handshake_timeout() {
+        let ms = Duration::from_ms;
+        let at = |t: u64| Instant::ZERO + ms(t);
+        let mut c = RecvConn {
+            rwnd: 1 << 20,
+            synack_sent: true,
+            ..RecvConn::default()
+        };
+        // The SYN-ACK left at 1000 ms; the segment echoing it came at 1040 ms.
+        c.handshake_rtt(at(1040), at(1000), ms(200));
+        assert_eq!(c.rto, Some(ms(240)), "40 + max(80, 200) ms");
+        // Later samples do not move it.
+        c.handshake_rtt(at(5000), at(4000), ms(200));
+        assert_eq!(c.rto, Some(ms(240)));
+        c.srtt_ns = ms(300);
+        c.quick_start(at(6000), 1448, ms(200));
+        c.quickacks = 0;
+        c.quick_start(at(6239), 1448, ms(200));
+        assert_eq!(c.quickacks, 0, "within the receiver's 240 ms");
+        c.quick_start(at(6539), 1448, ms(200));
+        assert_eq!(c.quickacks, 16, "300 ms without in-order data");
+        // Without a handshake there is no sample.
+        let mut plain = RecvConn::default();
+        plain.handshake_rtt(at(1040), at(1000), ms(200));
+        assert_eq!(plain.rto, None);
     }
 
     /// RFC 2883 §4.1.1 (example 1 of §4): a segment entirely below the cumulative ACK is

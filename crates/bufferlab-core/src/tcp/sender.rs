@@ -980,6 +980,9 @@ impl SendConn {
                     // Vegas would take it for a base RTT no data segment can reach.
                     let r = io.now.saturating_since(h.ts_ecr);
                     self.rtt.sample(r);
+                    // RFC 7323 §4.3: TS.Recent from the SYN-ACK, so the first segments echo it
+                    // (the receiver's handshake RTT sample, `tcp_synack_rtt_meas`).
+                    self.v.peer_ts = h.ts_val;
                     // It does count in the connection's minimum RTT, which RACK and the
                     // delivery-rate samples read (Linux's `tcp_clean_rtx_queue` times the SYN
                     // like any segment, unless it was resent).
