@@ -308,7 +308,8 @@ packets. With only Prague flows the bottleneck's own sojourn is the L queue's: 0
 median and 1.09 ms at the 99th percentile (10 and 160 ms flows), 0.18 and 1.45 ms (two 20 ms flows).
 
 The rates are not balanced as the coupling intends: Prague takes 2.38 times Cubic's goodput at 20 ms
-and 2.01 times at 80 ms (two seeds of ten near 1.5 there, eight from 1.8 to 2.6). Cubic
+and 1.94 times at 80 ms (95% interval 1.72–2.16 over the ten seeds; 2.03 before the receivers
+measured their quick-ACK gap against their own handshake timeout, 2026-11-27). Cubic
 behaves as the coupling assumes: at 20 ms it loses p_C = 0.086% and holds 43.8 segments in flight
 where Reno's 1.22/√p_C gives 41.7. Prague is marked on p_L = 4.8% of its packets, close to
 k·√p_C = 5.9% (the mean of p' is below the root of the mean of p'²), but holds 61.2 segments where
@@ -340,8 +341,8 @@ is built the same way: its cut (`prague_enter_cwr`) runs on TCP's entry into CWR
 stays for the window; so the excess is the implementation's. The same imbalance is what the real stack showed
 when it was measured: Heist & Morton (l4s-tests, 'Network Bias', Fig. 1: Linux's DualPI2 and TCP
 Prague, one flow each, 20 ms, 50 Mb/s, the last minute of three, as the full profile) found Prague ahead of
-Cubic 'in more than a 2:1 ratio', also at 10 and 80 ms. So ratio-20 fails, and ratio-80 at the
-edge (about 2.0 against a bound of 2), on RFC 9332's design intent (k = 2 for about equal rates),
+Cubic 'in more than a 2:1 ratio', also at 10 and 80 ms. So ratio-20 fails, and ratio-80 sits at the
+edge (1.94 against a bound of 2, its interval across it), on RFC 9332's design intent (k = 2 for about equal rates),
 which the implementation it describes also missed, not on a mechanism the model leaves out:
 Prague's window over 2/p_L (1.46 times at 20 ms, 1.75 at 80) is its once-a-window cut, traced
 above.
