@@ -77,7 +77,7 @@ def test_verdict_rules():
 
 # Cases that run longer than the suite's 20 s: asymmetric-access has one to three loss episodes of
 # its download in 15 s, so it runs 60 s (docs/validation-linux-differences.md#asymmetric-access).
-LONGER = {"asymmetric-access": 60}
+LONGER = {"asymmetric-access": 60, "asymmetric-access-nogso": 60}
 
 
 def test_every_case_file_loads_and_describes_itself():

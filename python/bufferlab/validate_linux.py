@@ -146,6 +146,9 @@ CASES: tuple[Case, ...] = (
     # GSO off on both sides (the simulator's `gso = false`, Linux's device at one segment per
     # buffer): what GSO changes in the single-flow FIFO rows.
     Case("reno-fifo-1bdp-1-nogso", DUMBBELL, seeds=MORE_SEEDS),
+    # ... and in asymmetric-access, whose download Linux's GSO lifts
+    # (validation-linux-differences.md#asym-gso).
+    Case("asymmetric-access-nogso", ("client->server", "server->client"), seeds=MORE_SEEDS),
 )
 # Measured first on the kernel (the rows tests/test_validation_linux.py checks).
 KERNEL_FIRST = (HEADLINE, "cubic-codel-10", "reno-fifo-1bdp-10", "bbr-cubic-fifo-1bdp")
