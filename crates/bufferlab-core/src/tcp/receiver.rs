@@ -118,6 +118,13 @@ impl Default for RecvConn {
     }
 }
 
+/// The retransmission timeout a first RTT sample `m` gives: m + max(2m, `min_rto`) (RFC 6298
+/// §2.2, with Linux's floor on the variance term: `tcp_rtt_estimator`'s "make sure rto =
+/// 3*rtt").
+fn first_sample_rto(m: Duration, min_rto: Duration) -> Duration {
+    m + Duration::from_ns((2 * m.as_ns()).max(min_rto.as_ns()))
+}
+
 impl RecvConn {
     /// Bytes delivered in order so far.
     pub fn rcv_nxt(&self) -> u64 {
@@ -137,16 +144,14 @@ impl RecvConn {
     }
 
     /// The first segment after the SYN-ACK (Linux's `tcp_synack_rtt_meas`): its echo of the
-    /// SYN-ACK's timestamp gives the receiver's one RTT sample `m`, and its timeout is that of a
-    /// first sample, m + max(2m, `min_rto`) (`tcp_rtt_estimator`: "make sure rto = 3*rtt", with
-    /// the variance term floored at `tcp_rto_min`). A receiver that sends no data gets no other
+    /// SYN-ACK's timestamp gives the receiver's one RTT sample, and its timeout is that of a
+    /// first sample ([`first_sample_rto`]). A receiver that sends no data gets no other
     /// sample, so the timeout stays there for the connection's life, however long the queues
     /// make the sender's RTT later.
     #[inline]
     fn handshake_rtt(&mut self, now: Instant, ts_ecr: Instant, min_rto: Duration) {
         if self.synack_sent && self.rto.is_none() && ts_ecr <= now {
-            let m = now - ts_ecr;
-            self.rto = Some(m + Duration::from_ns((2 * m.as_ns()).max(min_rto.as_ns())));
+            self.rto = Some(first_sample_rto(now - ts_ecr, min_rto));
         }
     }
 
@@ -158,9 +163,9 @@ impl RecvConn {
     /// ([`RecvConn::handshake_rtt`]); without a handshake, the one a first sample of the
     /// sender's SRTT (which the segments carry) would give.
     fn quick_start(&mut self, now: Instant, len: u32, min_rto: Duration) {
-        let rto = self.rto.unwrap_or_else(|| {
-            self.srtt_ns + Duration::from_ns((2 * self.srtt_ns.as_ns()).max(min_rto.as_ns()))
-        });
+        let rto = self
+            .rto
+            .unwrap_or_else(|| first_sample_rto(self.srtt_ns, min_rto));
         if self.last_data.is_none_or(|t| now - t > rto) {
             self.quick_acks(len);
         }
@@ -908,14 +913,25 @@ mod tests {
     /// Linux's `tcp_event_data_recv`: quick ACKs at the first data, none within the RTO of
     /// the last, again after a longer gap; `tcp_incr_quickack`: half the window's segments, at
     /// least 2, at most 16.
+    /// `t` ms into the run.
+    fn at(t: u64) -> Instant {
+        Instant::ZERO + Duration::from_ms(t)
+    }
+
+    /// A connection whose window holds more than 16 quick ACKs' worth of segments.
+    fn wide_window() -> RecvConn {
+        RecvConn {
+            rwnd: 1 << 20,
+            ..RecvConn::default()
+        }
+    }
+
     #[test]
     fn quick_acks_at_the_start_and_after_a_gap_longer_than_the_rto() {
         let ms = Duration::from_ms;
-        let at = |t: u64| Instant::ZERO + ms(t);
         let mut c = RecvConn {
-            rwnd: 1 << 20,
             srtt_ns: ms(40),
-            ..RecvConn::default()
+            ..wide_window()
         };
         c.quick_start(at(1000), 1448, ms(200));
         assert_eq!(c.quickacks, 16);
@@ -940,11 +956,9 @@ mod tests {
     #[test]
     fn the_gap_is_measured_against_the_handshake_timeout() {
         let ms = Duration::from_ms;
-        let at = |t: u64| Instant::ZERO + ms(t);
         let mut c = RecvConn {
-            rwnd: 1 << 20,
             synack_sent: true,
-            ..RecvConn::default()
+            ..wide_window()
         };
         // The SYN-ACK left at 1000 ms; the segment echoing it came at 1040 ms.
         c.handshake_rtt(at(1040), at(1000), ms(200));
