@@ -76,6 +76,8 @@ SIZE_UNITS: dict[str, int] = {
 }
 
 PACKET_UNITS = ("pkt",)
+# The most values a Zipf size takes (the engine's `ZIPF_MAX_SUPPORT`: its support is tabulated).
+ZIPF_MAX_PKTS = 10_000_000
 
 # Units people write that mean something we accept: the spellings to suggest, likeliest first
 # (the first one valid for the quantity at hand is offered).
@@ -549,8 +551,9 @@ def parse_dist(value: Any, quantity: str, *, pkt_bytes: int | None = None) -> di
         kmax = sz.pkts if sz.pkts is not None else (sz.bytes or 0) // unit
         if kmax < 1:
             raise UnitError(f"{_quote(value)}: max must be at least 1pkt ({unit} B)")
-        if kmax > 10**9:
-            raise UnitError(f"{_quote(value)}: max is absurd (at most 10^9 packets)")
+        if kmax > ZIPF_MAX_PKTS:
+            raise UnitError(f"{_quote(value)}: max is {kmax:,} packets; the engine tabulates the support and takes at "
+                            f"most {ZIPF_MAX_PKTS:,} (lower max, or use pareto(shape, mean) for a tail without a bound)")
         return {"dist": "zipf", "s": s, "max": int(kmax), "unit": float(unit)}
     if name == "pareto":
         shape = plain("shape")

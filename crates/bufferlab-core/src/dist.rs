@@ -54,6 +54,33 @@ pub enum Sampler {
 /// Zipf supports are tabulated; beyond this many values the table would be too large.
 pub const ZIPF_MAX_SUPPORT: u64 = 10_000_000;
 
+/// What is wrong with a distribution [`Sampler::new`] refuses, in the scenario's terms (the
+/// front end's parser catches these first; a plan written by hand reaches this).
+fn invalid(d: &Dist) -> String {
+    match *d {
+        Dist::Const { value } => {
+            format!("const: the value must be finite and at least 0 (got {value})")
+        }
+        Dist::Exp { mean } => format!("exp: the mean must be finite and above 0 (got {mean})"),
+        Dist::Uniform { lo, hi } => {
+            format!("uniform: the bounds must be finite with 0 <= lo <= hi (got lo {lo}, hi {hi})")
+        }
+        Dist::Zipf { s, max, unit } => format!(
+            "zipf: s and the unit must be finite and above 0, and max between 1 and \
+             {ZIPF_MAX_SUPPORT} values, the most the engine tabulates (got s {s}, max {max}, \
+             unit {unit})"
+        ),
+        Dist::Pareto { shape, mean } => format!(
+            "pareto: the shape must be above 1 (a finite mean) and the mean finite and above 0 \
+             (got shape {shape}, mean {mean})"
+        ),
+        Dist::Lognormal { mean, sd } => format!(
+            "lognormal: the mean must be finite and above 0 and sd finite and at least 0 (got \
+             mean {mean}, sd {sd})"
+        ),
+    }
+}
+
 impl Sampler {
     pub fn new(d: &Dist) -> Result<Sampler, String> {
         let finite_pos = |x: f64| x.is_finite() && x > 0.0;
@@ -95,7 +122,7 @@ impl Sampler {
                     LogNormal::new(mean.ln() - s2 / 2.0, s2.sqrt()).map_err(|e| e.to_string())?,
                 )
             }
-            ref other => return Err(format!("invalid distribution parameters: {other:?}")),
+            ref other => return Err(invalid(other)),
         })
     }
 
@@ -245,5 +272,17 @@ mod tests {
             unit: 1.0
         })
         .is_err());
+        // The message says what the bound is, not the engine's names for the fields.
+        let e = Sampler::new(&Dist::Zipf {
+            s: 1.7,
+            max: ZIPF_MAX_SUPPORT + 1,
+            unit: 1448.0,
+        })
+        .unwrap_err();
+        assert!(
+            e.starts_with("zipf: ") && e.contains("10000000 values"),
+            "{e}"
+        );
+        assert!(!e.contains("Zipf {"), "{e}");
     }
 }

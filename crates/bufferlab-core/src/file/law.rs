@@ -223,8 +223,13 @@ pub fn parse(value: &Doc, q: Quantity) -> Result<Value, String> {
             if kmax < 1 {
                 return Err(format!("{qv}: max must be at least 1pkt ({unit} B)"));
             }
-            if kmax > 1_000_000_000 {
-                return Err(format!("{qv}: max is absurd (at most 10^9 packets)"));
+            if kmax > crate::dist::ZIPF_MAX_SUPPORT {
+                return Err(format!(
+                    "{qv}: max is {} packets; the engine tabulates the support and takes at most \
+                     {} (lower max, or use pareto(shape, mean) for a tail without a bound)",
+                    thousands(kmax),
+                    thousands(crate::dist::ZIPF_MAX_SUPPORT)
+                ));
             }
             json!({"dist": "zipf", "s": s, "max": kmax, "unit": unit as f64})
         }
@@ -242,6 +247,20 @@ pub fn parse(value: &Doc, q: Quantity) -> Result<Value, String> {
             json!({"dist": "lognormal", "mean": positive_mean(mean)?, "sd": sd})
         }
     })
+}
+
+/// `n` with a comma between groups of three digits, as Python's `{n:,}` writes it (the messages
+/// are the same word for word on both sides).
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -281,6 +300,24 @@ mod tests {
             p("uniform(5s, 1s)", Quantity::Time).unwrap_err(),
             "\"uniform(5s, 1s)\": the lower bound is above the upper (try uniform(1s,5s))"
         );
+        // The engine's Zipf table has a bound: a larger max is refused when the file is read,
+        // not when the run starts.
+        let big = p(
+            "zipf(1.7, max=12345678pkt)",
+            Quantity::Size {
+                pkt_bytes: Some(1448),
+            },
+        )
+        .unwrap_err();
+        assert!(big.contains("max is 12,345,678 packets"), "{big}");
+        assert!(big.contains("at most 10,000,000"), "{big}");
+        let ok = p(
+            "zipf(1.7, max=10000000pkt)",
+            Quantity::Size {
+                pkt_bytes: Some(1448),
+            },
+        );
+        assert!(ok.is_ok(), "{ok:?}");
     }
 }
 
