@@ -87,7 +87,7 @@ validate: build $(NS3_VENV)/.installed
 
 # Validation against Linux (docs/validation-linux.md): the simulator's default TCP against the
 # kernel's TCP on the kernel backend (root), 52 scenarios x 5-15 seeds of 20 s (two of 60 s) in
-# real time, two scenarios at a time (about 76 min from nothing; docs/kernel-backend.md).
+# real time, two scenarios at a time (about 77 min from nothing; docs/kernel-backend.md).
 # Measures only the kernel runs missing from python/bufferlab/kernel/suite/kernel/ (or made from
 # another version of their scenario file), then writes the page; not part of `make test`.
 validate-linux: build kernel-deps

@@ -121,7 +121,8 @@ QUEUES = ("fifo-quarter-bdp", "fifo-1bdp", "fifo-4bdp", "codel", "fq-codel", "pi
 # between the seeds of one (validation-linux-differences.md#sittings): ten seeds, 1-5 from the
 # first sitting (2026-11-25/26), 6-10 from a second on a quiet machine (2026-11-27).
 TWO_SITTINGS = frozenset({f"{cc}-{q}-1" for cc in ("reno", "cubic") for q in QUEUES}
-                         | {"bbr-fifo-1bdp-1", "bbr-fifo-10bdp-1", "bbr-fq-codel-1", "reno-fifo-1bdp-1-nogso"})
+                         | {"bbr-fifo-1bdp-1", "bbr-fifo-10bdp-1", "bbr-fq-codel-1", "reno-fifo-1bdp-1-nogso",
+                            "cubic-paced-fifo-1bdp-1"})
 HEADLINE = "linux-stack-codel"
 CASES: tuple[Case, ...] = (
     # The headline: Cardozo et al.'s Linux egress stack with CoDel as the qdisc.
@@ -142,7 +143,8 @@ CASES: tuple[Case, ...] = (
     *(Case(f"bbr-cubic-fifo-{b}bdp", DUMBBELL) for b in ("half", 1, 4, 16)),
     *(Case(f"bbr-fq-codel-{n}", DUMBBELL, seeds=MORE_SEEDS if f"bbr-fq-codel-{n}" in TWO_SITTINGS else SEEDS) for n in (1, 10)),
     # TCP's own pacing (`pacing = true`), Cubic through one BDP of FIFO, alone and ten.
-    *(Case(f"cubic-paced-fifo-1bdp-{n}", DUMBBELL) for n in (1, 10)),
+    *(Case(f"cubic-paced-fifo-1bdp-{n}", DUMBBELL, seeds=MORE_SEEDS if f"cubic-paced-fifo-1bdp-{n}" in TWO_SITTINGS
+           else SEEDS) for n in (1, 10)),
     # GSO off on both sides (the simulator's `gso = false`, Linux's device at one segment per
     # buffer): what GSO changes in the single-flow FIFO rows.
     Case("reno-fifo-1bdp-1-nogso", DUMBBELL, seeds=MORE_SEEDS),
