@@ -86,8 +86,8 @@ validate: build $(NS3_VENV)/.installed
 	BUFFERLAB_NS3_VENV=$(NS3_VENV) nice -n 10 $(PY) -m bufferlab.crosscheck.suite --out docs/validation.md
 
 # Validation against Linux (docs/validation-linux.md): the simulator's default TCP against the
-# kernel's TCP on the kernel backend (root), 52 scenarios x 5-15 seeds of 20 s (two of 60 s) in
-# real time, two scenarios at a time (about 77 min from nothing; docs/kernel-backend.md).
+# kernel's TCP on the kernel backend (root), 52 scenarios x 5-20 seeds of 20 s (two of 60 s) in
+# real time, two scenarios at a time (about 79 min from nothing; docs/kernel-backend.md).
 # Measures only the kernel runs missing from python/bufferlab/kernel/suite/kernel/ (or made from
 # another version of their scenario file), then writes the page; not part of `make test`.
 validate-linux: build kernel-deps
