@@ -81,7 +81,11 @@ def render(changed: list[dict[str, Any]], held: dict[str, tuple[int, int]], diff
         "[0, J] (`jitter`: [links.md](links.md#jitter)), the kernel side unchanged. Rows that hold: "
         f"{counts}. The rows below change verdict with it, one way or the other: timing noise of the size "
         "the referee itself has moves them across their tolerance, so neither their agreement nor their "
-        "difference can be read as a mechanism's.",
+        "difference can be read as a mechanism's. A fixed delay does it too: the kernel side's round trips "
+        "are about 0.13 ms longer than the scenario's (the hosts' processing and the backend's delivery), and "
+        "moving a flow's round trip by tens of microseconds moves where its packets fall against the "
+        "bottleneck's departures and so which of them a full FIFO drops "
+        f"([{differences}]({differences}#mixed-rtts), [reno-fifo-1bdp-1]({differences}#reno-fifo-1bdp-1)).",
         "",
     ]
     if not changed:
