@@ -313,13 +313,20 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
         t.start()
         t0 = time.monotonic()
         try:
-            result = run_kernel(sc)
+            for attempt in range(1, KERNEL_ATTEMPTS + 1):
+                result = run_kernel(sc)
+                busy = busy_warnings(result.summary)
+                if log:
+                    for w in result.summary.get("warnings", []):
+                        log(f"{case.name}: seed {s}: warning: {w}")
+                if not busy:
+                    break
+                if log and attempt < KERNEL_ATTEMPTS:
+                    log(f"{case.name}: seed {s}: measured again (attempt {attempt + 1} of {KERNEL_ATTEMPTS}): "
+                        "a run the machine kept from real time is not a referee")
         finally:
             stop.set()
         errors = result.summary.get("kernel_errors")
-        if log:
-            for w in result.summary.get("warnings", []):
-                log(f"{case.name}: seed {s}: warning: {w}")
         w = workload_sha256(case, s)
         _store(case, {
             "seed": s,
@@ -334,9 +341,27 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
             "reads_backlogged": {f: round(b["reads_backlogged"] / b["reads"], 5)
                                  for f, b in result.summary.get("kernel", {}).get("read_backlog", {}).items() if b.get("reads")},
             **({"errors": errors} if errors else {}),
+            **({"busy": busy} if busy else {}),
             "summary": slim(result),
         })
     return len(todo)
+
+
+# A kernel run whose backend ran late or whose receivers read late measured the machine's load as
+# much as Linux (validation-linux-differences.md, sittings): such a run is measured again, up to
+# this many times in all, and the last is stored with its warnings (`busy`) if it still has them.
+KERNEL_ATTEMPTS = 3
+
+
+def busy_warnings(summary: dict[str, Any]) -> list[str]:
+    """What a kernel run's summary says of a machine too busy for it, by the backend's own checks
+    (kernel/run.py): its network's delivery ran late, or its receiving applications read late."""
+    from .kernel.run import lateness_check, read_backlog_check
+
+    k = summary.get("kernel", {})
+    late = lateness_check(k.get("driver", {}))[1]
+    reads = read_backlog_check(k.get("read_backlog", {}))
+    return [w for w in (late, reads) if w]
 
 
 # -- rows
