@@ -129,10 +129,17 @@ TWO_SITTINGS = frozenset({f"{cc}-{q}-1" for cc in ("reno", "cubic") for q in QUE
                          | {"bbr-fifo-1bdp-1", "bbr-fifo-10bdp-1", "bbr-fq-codel-1", "reno-fifo-1bdp-1-nogso",
                             "cubic-paced-fifo-1bdp-1"})
 HEADLINE = "linux-stack-codel"
+
+
+def _sittings_seeds(name: str) -> int:
+    """Seeds of a case: ten if it has two sittings (``TWO_SITTINGS``), else five."""
+    return MORE_SEEDS if name in TWO_SITTINGS else SEEDS
+
+
 CASES: tuple[Case, ...] = (
     # The headline: Cardozo et al.'s Linux egress stack with CoDel as the qdisc.
     Case(HEADLINE, ("client->server",)),
-    *(Case(f"{cc}-{q}-{n}", DUMBBELL, seeds=MORE_SEEDS if f"{cc}-{q}-{n}" in TWO_SITTINGS else SEEDS)
+    *(Case(f"{cc}-{q}-{n}", DUMBBELL, seeds=_sittings_seeds(f"{cc}-{q}-{n}"))
       for cc in ("reno", "cubic") for q in QUEUES for n in (1, 10)),
     Case("mixed-rtts", DUMBBELL, seeds=SHARE_SEEDS),
     Case("asymmetric-access", ("client->server", "server->client"), seeds=MORE_SEEDS),
@@ -146,10 +153,9 @@ CASES: tuple[Case, ...] = (
     # BDP to 16, and behind FQ-CoDel.
     *(Case(f"bbr-fifo-{b}bdp-1", DUMBBELL, seeds=MORE_SEEDS) for b in (1, 10)),
     *(Case(f"bbr-cubic-fifo-{b}bdp", DUMBBELL) for b in ("half", 1, 4, 16)),
-    *(Case(f"bbr-fq-codel-{n}", DUMBBELL, seeds=MORE_SEEDS if f"bbr-fq-codel-{n}" in TWO_SITTINGS else SEEDS) for n in (1, 10)),
+    *(Case(f"bbr-fq-codel-{n}", DUMBBELL, seeds=_sittings_seeds(f"bbr-fq-codel-{n}")) for n in (1, 10)),
     # TCP's own pacing (`pacing = true`), Cubic through one BDP of FIFO, alone and ten.
-    *(Case(f"cubic-paced-fifo-1bdp-{n}", DUMBBELL, seeds=MORE_SEEDS if f"cubic-paced-fifo-1bdp-{n}" in TWO_SITTINGS
-           else SEEDS) for n in (1, 10)),
+    *(Case(f"cubic-paced-fifo-1bdp-{n}", DUMBBELL, seeds=_sittings_seeds(f"cubic-paced-fifo-1bdp-{n}")) for n in (1, 10)),
     # GSO off on both sides (the simulator's `gso = false`, Linux's device at one segment per
     # buffer): what GSO changes in the single-flow FIFO rows.
     Case("reno-fifo-1bdp-1-nogso", DUMBBELL, seeds=MORE_SEEDS),
@@ -297,7 +303,7 @@ def kernel_groups(order: list[Case], seconds: dict[str, float], jobs: int) -> li
 def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
     """Measure on the kernel backend every seed of ``seeds`` without a current stored run; each
     stored as soon as it is done. Returns how many were run."""
-    from .kernel.run import run_kernel
+    from .kernel.run import busy_warnings, run_kernel
 
     have = {r["seed"] for r in stored_runs(case, seeds)}
     todo = [s for s in seeds if s not in have]
@@ -315,7 +321,7 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
         try:
             for attempt in range(1, KERNEL_ATTEMPTS + 1):
                 result = run_kernel(sc)
-                busy = busy_warnings(result.summary)
+                busy = busy_warnings(result.summary.get("kernel", {}))
                 if log:
                     for w in result.summary.get("warnings", []):
                         log(f"{case.name}: seed {s}: warning: {w}")
@@ -351,17 +357,6 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None) -> int:
 # much as Linux (validation-linux-differences.md, sittings): such a run is measured again, up to
 # this many times in all, and the last is stored with its warnings (`busy`) if it still has them.
 KERNEL_ATTEMPTS = 3
-
-
-def busy_warnings(summary: dict[str, Any]) -> list[str]:
-    """What a kernel run's summary says of a machine too busy for it, by the backend's own checks
-    (kernel/run.py): its network's delivery ran late, or its receiving applications read late."""
-    from .kernel.run import lateness_check, read_backlog_check
-
-    k = summary.get("kernel", {})
-    late = lateness_check(k.get("driver", {}))[1]
-    reads = read_backlog_check(k.get("read_backlog", {}))
-    return [w for w in (late, reads) if w]
 
 
 # -- rows

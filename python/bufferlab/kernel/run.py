@@ -224,6 +224,15 @@ def lateness_check(driver: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     )
 
 
+def busy_warnings(kernel: dict[str, Any]) -> list[str]:
+    """What a run's ``summary["kernel"]`` says of a machine too busy for it: its network's
+    delivery ran late (``lateness_check``), or its receiving applications read late
+    (``read_backlog_check``). A run with either measured the machine's load as much as Linux."""
+    late = lateness_check(kernel.get("driver", {}))[1]
+    reads = read_backlog_check(kernel.get("read_backlog", {}))
+    return [w for w in (late, reads) if w]
+
+
 def read_backlog_check(backlog: dict[str, dict[str, Any]]) -> str | None:
     """Each bulk flow's reads (agent.py, read_backlog) gain ``reads`` and ``reads_backlogged``
     (those that found BACKLOG_SEGMENTS full segments or more); a warning when a flow's share of
@@ -311,9 +320,9 @@ def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, An
         summary["kernel"]["ballast"] = summary.pop("kernel_ballast")
     if "kernel_read_backlog" in summary:
         summary["kernel"]["read_backlog"] = summary.pop("kernel_read_backlog")
-    summary["kernel"]["lateness"], late = lateness_check(summary["kernel"]["driver"])
-    reads = read_backlog_check(summary["kernel"].get("read_backlog", {}))
-    warnings = [w for w in (window_warning(pt.typed(sc).run.measure_ns, summary["run"]), late, reads) if w]
+    summary["kernel"]["lateness"] = lateness_check(summary["kernel"]["driver"])[0]
+    window = window_warning(pt.typed(sc).run.measure_ns, summary["run"])
+    warnings = ([window] if window else []) + busy_warnings(summary["kernel"])
     if warnings:
         summary["warnings"] = warnings
     return Result(summary, out.get("timeseries"), transfers, plan=sc.plan, distributions=distributions)
