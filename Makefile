@@ -87,11 +87,12 @@ validate: build $(NS3_VENV)/.installed
 
 # Validation against Linux (docs/validation-linux.md): the simulator's default TCP against the
 # kernel's TCP on the kernel backend (root), 52 scenarios x 5-20 seeds of 20 s (two of 60 s) in
-# real time, two scenarios at a time (about 79 min from nothing; docs/kernel-backend.md).
+# real time, three scenarios at a time and the BBR ones alone (about 63 min from nothing;
+# docs/kernel-backend.md).
 # Measures only the kernel runs missing from python/bufferlab/kernel/suite/kernel/ (or made from
 # another version of their scenario file), then writes the page; not part of `make test`.
 validate-linux: build kernel-deps
-	nice -n -5 $(PY) -m bufferlab.validate_linux --kernel --jobs 2 --out docs/validation-linux.md
+	nice -n -5 $(PY) -m bufferlab.validate_linux --kernel --jobs 3 --out docs/validation-linux.md
 
 # Every reproduction of the seed papers, quick profile (>= 3 seeds, every core): runs, figures and
 # report.md in repro-out/ (a rerun resumes), and docs/reproductions.md + docs/figures/ regenerated.

@@ -163,6 +163,31 @@ def test_kernel_groups_share_the_missing_time_and_keep_the_order():
     assert suite.kernel_groups(cases, dict.fromkeys(seconds, 0.0), 2) == []
 
 
+def test_jobs_leave_the_bbr_cases_to_an_otherwise_idle_machine(monkeypatch):
+    """`--kernel --jobs 3` measures the other cases in three processes at once, and the BBR cases
+    afterwards, one at a time in its own process (BBR's estimate follows the hosts' load:
+    `measured_alone`). Neither root nor time: the processes and the runs are faked."""
+    started, alone = [], []
+
+    class FakeProc:
+        def __init__(self, args):
+            self.args = args
+            started.append(args[args.index("--only") + 1:])
+
+        def wait(self):
+            assert not alone, "the BBR cases waited for the groups to finish"
+            return 0
+
+    monkeypatch.setattr(suite.subprocess, "Popen", FakeProc)
+    monkeypatch.setattr(suite, "missing_seconds", lambda case, seeds: 20.0 * len(seeds))
+    monkeypatch.setattr(suite, "run_kernel_seeds", lambda case, seeds, log=None: alone.append(case.name) or 0)
+    names = ["reno-fifo-1bdp-1", "bbr-fq-codel-1", "cubic-codel-10", "reno-pie-10", "bbr-cubic-fifo-1bdp"]
+    assert suite.main(["--kernel", "--jobs", "3", "--measure-only", "--only", *names]) == 0
+    assert len(started) == 3
+    assert sorted(n for g in started for n in g) == ["cubic-codel-10", "reno-fifo-1bdp-1", "reno-pie-10"]
+    assert sorted(alone) == ["bbr-cubic-fifo-1bdp", "bbr-fq-codel-1"]
+
+
 def test_a_measuring_run_with_nothing_missing_does_nothing():
     """`--kernel --jobs 2` over a case whose every seed is stored starts no process and, as a
     worker (`--measure-only`), writes no page: it needs neither root nor time."""
