@@ -696,8 +696,11 @@ def main(argv: list[str] | None = None) -> int:
             n = run_kernel_seeds(case, seeds_of(case), log)
             if n:
                 log(f"{case.name}: {n} kernel run{'s' if n != 1 else ''} in {time.monotonic() - t0:.0f} s")
-                if not args.measure_only:
-                    page(False)  # an interrupted suite still leaves a (marked) partial page
+                # One at a time, an interrupted suite still leaves a (marked) partial page; after
+                # the groups of `--jobs`, the simulator side of every case (a minute) would follow
+                # each BBR case.
+                if not args.measure_only and args.jobs <= 1:
+                    page(False)
     if args.measure_only:
         return 0
     page(not args.no_noise)
