@@ -453,11 +453,11 @@ impl Engine {
             }
         }
         match next {
-            Some((at, ev @ Ev::Arrive { port, pkt, ahead })) => {
+            Some((_, ev @ Ev::Arrive { port, pkt, ahead })) => {
                 if Some(ev) != self.in_view[0] {
                     self.warm(port, pkt, ahead);
                 }
-                self.warm_near(at, port, pkt, ahead);
+                self.warm_near(port, pkt, ahead);
             }
             Some((_, Ev::TxDone(p))) => {
                 if let Some(p) = self.ports.get(p as usize) {
@@ -481,13 +481,14 @@ impl Engine {
         self.agents.get(a as usize)
     }
 
-    /// The second stage of the look-ahead, for an arrival due `at`: the entry behind the packet
-    /// in its link's pipe (what scheduling the next arrival reads), the slot of the pipe the
-    /// packet (forwarded) or the reply (delivered) is written to and, for a packet delivered,
-    /// the counter of its flow's histogram it is about to count in and its agent's record (a TCP
-    /// endpoint's, whose entry the first stage brought; another agent's entry).
+    /// The second stage of the look-ahead, for the next arrival: the entry behind the packet in
+    /// its link's pipe (what scheduling the next arrival reads), the slot of the pipe the packet
+    /// (forwarded) or the reply (delivered) is written to and, for a packet delivered, its
+    /// agent's record (a TCP endpoint's, whose entry the first stage brought; another agent's
+    /// entry). The flow's histogram counters are not among them: a record writes its batch
+    /// (`metrics/hist.rs`).
     #[inline]
-    fn warm_near(&self, at: Instant, port: u32, pkt: PktId, ahead: Ahead) {
+    fn warm_near(&self, port: u32, pkt: PktId, ahead: Ahead) {
         if let Some(p) = self.ports.get(port as usize) {
             p.prefetch_pipe_next();
         }
@@ -502,9 +503,6 @@ impl Engine {
                 p.prefetch_queue_tail();
             }
             let p = self.arena.get(pkt);
-            if let Some(fl) = self.flows.get(f as usize) {
-                fl.prefetch_samples(at, p);
-            }
             match self.tcp_end(f, sender) {
                 Some(a) => a.agent.prefetch(),
                 None => {

@@ -9,7 +9,6 @@
 //! every byte counted crossed every link of the path inside the window.
 
 use super::hist::Hist;
-use crate::packet::{Packet, Proto};
 use crate::time::{Duration, Instant};
 
 /// A counter kept over the whole run and over the measurement window.
@@ -150,22 +149,6 @@ impl FlowStats {
         self.owd.prefetch();
         crate::prefetch::line(&self.rtt_samples_total);
         crate::prefetch::line(&self.rx);
-    }
-
-    /// Prefetch the histogram counters packet `p`, delivered now, is about to count in: its
-    /// one-way delay where it is data, the RTT its timestamp echo gives where it is a TCP ACK.
-    #[inline]
-    pub fn prefetch_samples(&self, now: Instant, p: &Packet) {
-        if !self.window.contains(now) {
-            return;
-        }
-        if p.proto != Proto::Tcp || p.tcp.len > 0 {
-            self.owd
-                .prefetch_slot(now.saturating_since(p.created).as_ns());
-        } else if p.tcp.ts_ecr > Instant::ZERO {
-            self.rtt
-                .prefetch_slot(now.saturating_since(p.tcp.ts_ecr).as_ns());
-        }
     }
 
     #[inline]

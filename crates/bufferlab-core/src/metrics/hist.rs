@@ -11,26 +11,40 @@ const SUB_BITS: u32 = 7;
 const SUB: usize = 1 << SUB_BITS;
 const GROUPS: usize = 64 - SUB_BITS as usize + 1;
 
+/// Records whose counter is written a batch at a time. With thousands of flows a record's
+/// counter is a cache miss, and one record at a time the event waited on it; a batch's
+/// increments are independent, so their misses overlap (`docs/BENCHMARKS.md`, 2026-11-28).
+const BATCH: usize = 8;
+
+/// `repr(C)`: what a record writes (`sum` to `batched`) comes first, within 57 bytes, and the
+/// counters' place (`counts`, `base`), which only a batch reads, after it.
 #[derive(Clone)]
+#[repr(C)]
 pub struct Hist {
+    sum: u128,
+    n: u64,
+    min: u64,
+    max: u64,
+    /// The buckets of the last `batched` records, not yet in `counts` (bucket numbers are below
+    /// 58 × 128). `n`, `sum`, `min` and `max` count them already.
+    batch: [u16; BATCH],
+    batched: u8,
     /// Counters of buckets `base ..= base + counts.len() - 1`.
     counts: Vec<u64>,
     base: usize,
-    n: u64,
-    sum: u128,
-    min: u64,
-    max: u64,
 }
 
 impl Default for Hist {
     fn default() -> Self {
         Hist {
-            counts: Vec::new(),
-            base: 0,
-            n: 0,
             sum: 0,
+            n: 0,
             min: u64::MAX,
             max: 0,
+            batch: [0; BATCH],
+            batched: 0,
+            counts: Vec::new(),
+            base: 0,
         }
     }
 }
@@ -85,28 +99,23 @@ impl Hist {
         self.base = b;
     }
 
-    /// Prefetch the lines of the header (not the counters: where they are is in the header).
+    /// Prefetch the lines a record writes (not the counters: a batch reaches them together).
     #[inline]
     pub fn prefetch(&self) {
-        crate::prefetch::line(&self.counts);
-        crate::prefetch::line(&self.max);
-    }
-
-    /// Prefetch the counter a value `v` would count in, if the kept range has it (a record
-    /// about to come: with thousands of histograms, its line is a cache miss).
-    #[inline]
-    pub fn prefetch_slot(&self, v: u64) {
-        if let Some(c) = bucket(v)
-            .checked_sub(self.base)
-            .and_then(|i| self.counts.get(i))
-        {
-            crate::prefetch::line(c);
-        }
+        crate::prefetch::line(&self.sum);
+        crate::prefetch::line(&self.batched);
     }
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        *self.slot(bucket(v)) += 1;
+        let i = self.batched as usize;
+        // The bucket of any u64 is below 58 × 128, so it fits.
+        self.batch[i] = bucket(v) as u16;
+        if i + 1 == BATCH {
+            self.count_batch(BATCH);
+        } else {
+            self.batched += 1;
+        }
         self.n += 1;
         self.sum += v as u128;
         self.min = self.min.min(v);
@@ -125,6 +134,27 @@ impl Hist {
         self.max = self.max.max(v);
     }
 
+    /// Write the first `n` batched records into their counters; the batch is then empty.
+    #[inline(never)]
+    fn count_batch(&mut self, n: usize) {
+        let batch = self.batch;
+        for &b in &batch[..n] {
+            *self.slot(b as usize) += 1;
+        }
+        self.batched = 0;
+    }
+
+    /// This histogram with every record in its counters: itself, or a copy with its batch
+    /// counted (what the readers of the counters read).
+    fn counted(&self) -> std::borrow::Cow<'_, Hist> {
+        if self.batched == 0 {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut h = self.clone();
+        h.count_batch(usize::from(h.batched));
+        std::borrow::Cow::Owned(h)
+    }
+
     pub fn count(&self) -> u64 {
         self.n
     }
@@ -140,10 +170,11 @@ impl Hist {
     /// The empirical CDF: `(value, fraction of samples <= value)` for every non-empty bucket, in
     /// increasing order (values are bucket midpoints, clamped to the recorded range).
     pub fn cdf(&self) -> Vec<(u64, f64)> {
+        let h = self.counted();
         let mut out = Vec::new();
         let mut seen = 0u64;
-        for (i, &c) in self.counts.iter().enumerate() {
-            let b = self.base + i;
+        for (i, &c) in h.counts.iter().enumerate() {
+            let b = h.base + i;
             if c > 0 {
                 seen += c;
                 out.push((
@@ -161,9 +192,10 @@ impl Hist {
             return None;
         }
         let rank = ((q.clamp(0.0, 1.0) * self.n as f64).ceil() as u64).max(1);
+        let h = self.counted();
         let mut seen = 0;
-        for (i, &c) in self.counts.iter().enumerate() {
-            let b = self.base + i;
+        for (i, &c) in h.counts.iter().enumerate() {
+            let b = h.base + i;
             seen += c;
             if seen >= rank {
                 return Some(bucket_value(b).clamp(self.min, self.max));
@@ -217,6 +249,21 @@ mod tests {
     }
 
     proptest! {
+        /// A record waiting in the batch reads as one counted at once (`record_n` counts at
+        /// once), after every record, whatever the batch holds.
+        #[test]
+        fn batched_records_read_as_counted(vs in proptest::collection::vec(0u64..10_000_000_000, 1..40)) {
+            let (mut batched, mut counted) = (Hist::default(), Hist::default());
+            for &v in &vs {
+                batched.record(v);
+                counted.record_n(v, 1);
+                prop_assert_eq!(batched.cdf(), counted.cdf());
+                prop_assert_eq!(batched.quantile(0.5), counted.quantile(0.5));
+                prop_assert_eq!(batched.quantile(0.99), counted.quantile(0.99));
+                prop_assert_eq!((batched.count(), batched.mean()), (counted.count(), counted.mean()));
+            }
+        }
+
         #[test]
         fn quantile_within_relative_error(mut vs in proptest::collection::vec(1u64..10_000_000_000, 1..500), q in 0.0f64..1.0) {
             let mut h = Hist::default();
