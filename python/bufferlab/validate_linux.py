@@ -41,6 +41,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -647,18 +648,26 @@ def main(argv: list[str] | None = None) -> int:
     def page(with_noise: bool) -> None:
         done, records = [], {}
         noisy: dict[str, dict[str, list[dict[str, Any]]]] = {j: {} for j in (noise.JITTERS if with_noise else ())}
-        for case in cases:
+
+        def one(case: Case) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
             sc = load_scenario(case.file)
             seeds = seeds_of(case)
             kruns = stored_runs(case, seeds)
-            records[case.name] = kruns
             kernels = [r["summary"] for r in kruns]
             by_seed = {r["seed"]: r for r in kruns}
             rows = case_rows(case, sc, run_sim(case, seeds, kernels=by_seed), kernels) if kruns else []
-            done.append((case, rows, len(seeds), len(kruns)))
-            for j in noisy:
-                if kruns:
-                    noisy[j][case.name] = case_rows(case, sc, run_sim(case, seeds, noise.host_jitter(case.file, j), by_seed), kernels)
+            jittered = {j: case_rows(case, sc, run_sim(case, seeds, noise.host_jitter(case.file, j), by_seed), kernels)
+                        for j in noisy if kruns}
+            return kruns, rows, jittered
+
+        # The engine runs without the interpreter's lock: one thread per core runs the cases'
+        # simulator sides side by side; the page is assembled in the cases' order.
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            for case, (kruns, rows, jittered) in zip(cases, pool.map(one, cases)):
+                records[case.name] = kruns
+                done.append((case, rows, len(seeds_of(case)), len(kruns)))
+                for j, r in jittered.items():
+                    noisy[j][case.name] = r
         section = None
         if noisy:
             held = {j: (sum(r["verdict"] is True for rs in by.values() for r in rs),
