@@ -649,7 +649,7 @@ def main(argv: list[str] | None = None) -> int:
         done, records = [], {}
         noisy: dict[str, dict[str, list[dict[str, Any]]]] = {j: {} for j in (noise.JITTERS if with_noise else ())}
 
-        def one(case: Case) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
+        def one(case: Case) -> tuple[list[int], list[dict[str, Any]], list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
             sc = load_scenario(case.file)
             seeds = seeds_of(case)
             kruns = stored_runs(case, seeds)
@@ -658,14 +658,14 @@ def main(argv: list[str] | None = None) -> int:
             rows = case_rows(case, sc, run_sim(case, seeds, kernels=by_seed), kernels) if kruns else []
             jittered = {j: case_rows(case, sc, run_sim(case, seeds, noise.host_jitter(case.file, j), by_seed), kernels)
                         for j in noisy if kruns}
-            return kruns, rows, jittered
+            return seeds, kruns, rows, jittered
 
         # The engine runs without the interpreter's lock: one thread per core runs the cases'
         # simulator sides side by side; the page is assembled in the cases' order.
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            for case, (kruns, rows, jittered) in zip(cases, pool.map(one, cases)):
+            for case, (seeds, kruns, rows, jittered) in zip(cases, pool.map(one, cases)):
                 records[case.name] = kruns
-                done.append((case, rows, len(seeds_of(case)), len(kruns)))
+                done.append((case, rows, len(seeds), len(kruns)))
                 for j, r in jittered.items():
                     noisy[j][case.name] = r
         section = None
