@@ -568,6 +568,10 @@ impl Engine {
         for p in &mut self.ports {
             p.finish(end);
         }
+        for f in &mut self.flows {
+            f.rtt.settle();
+            f.owd.settle();
+        }
         if let Some(c) = &mut self.capture {
             c.flush(end);
         }

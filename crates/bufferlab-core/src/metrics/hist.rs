@@ -144,6 +144,12 @@ impl Hist {
         self.batched = 0;
     }
 
+    /// Count the records still in the batch (the run's end: the report then reads the counters
+    /// without a copy).
+    pub fn settle(&mut self) {
+        self.count_batch(usize::from(self.batched));
+    }
+
     /// This histogram with every record in its counters: itself, or a copy with its batch
     /// counted (what the readers of the counters read).
     fn counted(&self) -> std::borrow::Cow<'_, Hist> {
@@ -151,7 +157,7 @@ impl Hist {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut h = self.clone();
-        h.count_batch(usize::from(h.batched));
+        h.settle();
         std::borrow::Cow::Owned(h)
     }
 
@@ -262,6 +268,10 @@ mod tests {
                 prop_assert_eq!(batched.quantile(0.99), counted.quantile(0.99));
                 prop_assert_eq!((batched.count(), batched.mean()), (counted.count(), counted.mean()));
             }
+            // Settled at the run's end: the batch is in the counters, nothing left to copy.
+            batched.settle();
+            prop_assert_eq!(batched.batched, 0);
+            prop_assert_eq!(batched.cdf(), counted.cdf());
         }
 
         #[test]

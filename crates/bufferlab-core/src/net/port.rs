@@ -947,6 +947,8 @@ impl Port {
     pub fn finish(&mut self, now: Instant) {
         self.touch(now);
         self.fold_zeros();
+        self.queue_stats.sojourn.settle();
+        self.queue_stats.ring_sojourn.settle();
     }
 
     /// Whether the port's own backlog count agrees with the discipline's.
