@@ -52,6 +52,9 @@ pub struct Estimate {
     pub wall_s: f64,
     /// The speed `wall_s` assumes.
     pub events_per_s: f64,
+    /// This machine's speed against the one the constants were fitted on, by which `wall_s`
+    /// and `events_per_s` are scaled (1 for [`estimate`], measured for [`estimate_here`]).
+    pub speed_factor: f64,
 }
 
 /// The mean of a distribution, if it has one.
@@ -244,6 +247,23 @@ pub fn estimate(eng: &Engine, sc: &Scenario) -> Estimate {
         } else {
             TCP_EVENTS_PER_SEC
         },
+        speed_factor: 1.0,
+    }
+}
+
+/// [`estimate`] at this machine's speed ([`crate::speed`]: measured on the process's first
+/// call, a few milliseconds), what `run`, `sweep` and `bench` show.
+pub fn estimate_here(eng: &Engine, sc: &Scenario) -> Estimate {
+    estimate(eng, sc).at_speed(crate::speed::factor())
+}
+
+impl Estimate {
+    /// The same work at `factor` times the fitted speed.
+    pub fn at_speed(mut self, factor: f64) -> Estimate {
+        self.wall_s /= factor;
+        self.events_per_s *= factor;
+        self.speed_factor = factor;
+        self
     }
 }
 

@@ -29,6 +29,7 @@ pub mod sched;
 pub mod simulate;
 pub mod sizing;
 pub mod slot_ring;
+pub mod speed;
 pub mod tcp;
 pub mod time;
 pub mod wire;

@@ -168,7 +168,7 @@ impl Prepared {
             .eng
             .as_ref()
             .ok_or_else(|| PyRuntimeError::new_err("this plan has already run"))?;
-        let e = bufferlab_core::estimate::estimate(eng, &self.sc);
+        let e = bufferlab_core::estimate::estimate_here(eng, &self.sc);
         serde_json::to_string(&e).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
