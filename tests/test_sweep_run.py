@@ -357,10 +357,14 @@ def die_on_one_point(scenario):
 def test_a_dask_point_whose_worker_dies_is_failed(spec_path, tmp_path):
     # Dask retries a task whose worker died (3 times by default), then gives up with KilledWorker;
     # points that only shared a worker with it get a run of their own and finish.
+    # The culprit is failed either by Dask (KilledWorker) or, on a machine so loaded that its
+    # restarts keep every nanny down for the grace period, by the backend (WorkerDied): seen
+    # once on a 2-vCPU host under `make test`, where it killed eight workers in its two lives.
     r = run_sweep(spec_path, tmp_path / "out", backend="dask", workers=2, run_fn=die_on_one_point)
     assert (r.done, r.failed) == (17, 1)
     p = load(tmp_path / "out").points
-    assert p.loc[p["status"] == "failed", "error"].str.startswith("KilledWorker").all()
+    failed = p.loc[p["status"] == "failed"]
+    assert failed["error"].str.startswith(("KilledWorker", "WorkerDied")).all(), failed["error"].tolist()
 
 
 def slow_run(scenario):
