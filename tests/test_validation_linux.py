@@ -172,6 +172,7 @@ def test_jobs_leave_the_bbr_cases_to_an_otherwise_idle_machine(monkeypatch):
     class FakeProc:
         def __init__(self, args):
             self.args = args
+            assert "--group" in args, args
             started.append(args[args.index("--only") + 1:])
 
         def wait(self):
@@ -180,12 +181,21 @@ def test_jobs_leave_the_bbr_cases_to_an_otherwise_idle_machine(monkeypatch):
 
     monkeypatch.setattr(suite.subprocess, "Popen", FakeProc)
     monkeypatch.setattr(suite, "missing_seconds", lambda case, seeds: 20.0 * len(seeds))
-    monkeypatch.setattr(suite, "run_kernel_seeds", lambda case, seeds, log=None: alone.append(case.name) or 0)
+    again = []
+
+    def measure(case, seeds, log=None, attempts=None, redo_busy=False):
+        (again if redo_busy else alone).append(case.name)
+        return 0
+
+    monkeypatch.setattr(suite, "run_kernel_seeds", measure)
     names = ["reno-fifo-1bdp-1", "bbr-fq-codel-1", "cubic-codel-10", "reno-pie-10", "bbr-cubic-fifo-1bdp"]
     assert suite.main(["--kernel", "--jobs", "3", "--measure-only", "--only", *names]) == 0
     assert len(started) == 3
     assert sorted(n for g in started for n in g) == ["cubic-codel-10", "reno-fifo-1bdp-1", "reno-pie-10"]
     assert sorted(alone) == ["bbr-cubic-fifo-1bdp", "bbr-fq-codel-1"]
+    # Each group's process measures each run once (`--group`); what it stored busy is measured
+    # again here, alone, before the BBR cases.
+    assert sorted(again) == ["cubic-codel-10", "reno-fifo-1bdp-1", "reno-pie-10"]
 
 
 def test_a_measuring_run_with_nothing_missing_does_nothing():
@@ -232,3 +242,17 @@ def test_a_kernel_run_on_a_busy_machine_is_measured_again(tmp_path, monkeypatch)
     assert len(calls) == suite.KERNEL_ATTEMPTS
     (stored,) = suite.load_record(case.name)["runs"]
     assert stored["busy"] and stored["busy"][0].startswith("the network ran late")
+
+    # A group's process (`--jobs`) measures once; what it stored busy is measured again alone
+    # afterwards, and a quiet run then replaces it. A stored run without the mark is kept.
+    calls.clear()
+    (tmp_path / f"{case.name}.json").unlink()
+    assert suite.run_kernel_seeds(case, [1], attempts=1) == 1 and len(calls) == 1
+    assert "busy" in suite.load_record(case.name)["runs"][0]
+    assert suite.run_kernel_seeds(case, [1]) == 0  # stored, busy or not: nothing missing
+    monkeypatch.setattr(kernel_run, "run_kernel", fake([quiet]))
+    calls.clear()
+    assert suite.run_kernel_seeds(case, [1], redo_busy=True) == 1 and len(calls) == 1
+    (stored,) = suite.load_record(case.name)["runs"]
+    assert "busy" not in stored
+    assert suite.run_kernel_seeds(case, [1], redo_busy=True) == 0
