@@ -35,13 +35,14 @@ import functools
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 import platform
 import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -618,6 +619,14 @@ def rows_on_page(page: str, scenario: str) -> dict[str, str]:
     return out
 
 
+# The page's worker for one case (set by `main` before its processes are forked).
+_PAGE_CASE: Any = None
+
+
+def _page_case(case: Case) -> Any:
+    return _PAGE_CASE(case)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bufferlab.validate_linux", description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=Path("docs/validation-linux.md"))
@@ -668,10 +677,13 @@ def main(argv: list[str] | None = None) -> int:
                         for j in noisy if kruns}
             return seeds, kruns, rows, jittered
 
-        # The engine runs without the interpreter's lock: one thread per core runs the cases'
-        # simulator sides side by side; the page is assembled in the cases' order.
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            for case, (seeds, kruns, rows, jittered) in zip(cases, pool.map(one, cases)):
+        # One process per core runs the cases' simulator sides side by side (threads got 1.2
+        # cores of two: loading scenarios and summarizing runs hold the interpreter's lock); the
+        # page is assembled in the cases' order. Forked, the workers find `one` where it was set.
+        global _PAGE_CASE
+        _PAGE_CASE = one
+        with ProcessPoolExecutor(max_workers=os.cpu_count() or 1, mp_context=multiprocessing.get_context("fork")) as pool:
+            for case, (seeds, kruns, rows, jittered) in zip(cases, pool.map(_page_case, cases)):
                 records[case.name] = kruns
                 done.append((case, rows, len(seeds), len(kruns)))
                 for j, r in jittered.items():
