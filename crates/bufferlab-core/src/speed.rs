@@ -2,15 +2,14 @@
 //! wall-time estimate ([`crate::estimate`]) holds on a slower or busier machine than the one its
 //! constants were fitted on.
 //!
-//! The estimate's events per second are figures of one machine (docs/BENCHMARKS.md); the same
+//! The estimate's events per second were fitted on one machine (docs/BENCHMARKS.md); the same
 //! engine runs 1.3–1.7 times slower on another of the same kind whose host is busier, which put
-//! `udp-fifo-1g`'s estimate 2.9 times under its wall time. So the first estimate of a process
+//! `udp-fifo-1g`'s estimate 3.5 times under its wall time. So the first estimate of a process
 //! runs a short calibration — the built-in `udp-fifo-1g` for 0.2 s of simulated time (about
-//! 400,000 events, a few milliseconds), three times, the fastest kept, since the noise of a
-//! shared machine only ever slows a run — and scales the constants by its speed against
-//! [`CALIBRATION_EVENTS_PER_SEC`], what it ran at on the machine the constants were fitted on.
-//! The calibration works on a fixed scenario and changes no run's result, only what `run`,
-//! `sweep` and `bench` say a run will cost.
+//! 43,000 events, 5 ms of the event loop), three times, the median kept, since a shared host's
+//! speed moves by ±15% from one second to the next — and scales the constants by its speed
+//! against [`CALIBRATION_EVENTS_PER_SEC`]. The calibration runs a fixed scenario of its own and
+//! changes no run's result, only what `run`, `sweep` and `bench` say a run will cost.
 
 use std::sync::OnceLock;
 
@@ -76,8 +75,8 @@ mod tests {
         assert_eq!(factor_from([c / 1000.0]), FACTOR_RANGE.0);
     }
 
-    /// A calibration run processes the events of `udp-fifo-1g`: 0.9 Gb/s of 1500 B packets
-    /// for 0.2 s, 15,000 packets, each created, sent and delivered.
+    /// A calibration run of the built-in benchmark gives a speed, and the process's factor stays
+    /// within its bounds.
     #[test]
     fn a_calibration_run_measures_a_speed() {
         let rate = calibration_run().expect("the built-in benchmark runs");
