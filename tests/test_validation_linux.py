@@ -172,7 +172,7 @@ def test_jobs_leave_the_bbr_cases_to_an_otherwise_idle_machine(monkeypatch):
     class FakeProc:
         def __init__(self, args):
             self.args = args
-            assert "--group" in args, args
+            assert "--measure-only" in args, args
             started.append(args[args.index("--only") + 1:])
 
         def wait(self):
@@ -193,7 +193,7 @@ def test_jobs_leave_the_bbr_cases_to_an_otherwise_idle_machine(monkeypatch):
     assert len(started) == 3
     assert sorted(n for g in started for n in g) == ["cubic-codel-10", "reno-fifo-1bdp-1", "reno-pie-10"]
     assert sorted(alone) == ["bbr-cubic-fifo-1bdp", "bbr-fq-codel-1"]
-    # Each group's process measures each run once (`--group`); what it stored busy is measured
+    # Each group's process measures each run once (`--measure-only`); what it stored busy is measured
     # again here, alone, before the BBR cases.
     assert sorted(again) == ["cubic-codel-10", "reno-fifo-1bdp-1", "reno-pie-10"]
 

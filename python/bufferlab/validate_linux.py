@@ -638,8 +638,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1,
                     help="with --kernel: measure this many cases at once, each group of cases in its own process "
                          "(real time: about the missing runs' total over JOBS)")
-    ap.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)  # a --jobs worker: no page
-    ap.add_argument("--group", action="store_true", help=argparse.SUPPRESS)  # ... measuring each run once
+    # A --jobs worker: no page, and each run measured once (the parent measures again, alone, what
+    # comes back busy).
+    ap.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--sim-only", action="store_true", help="run the simulator side only and print its values (no page)")
     ap.add_argument("--no-noise", action="store_true",
                     help="leave out the timing-noise section (the simulator side run again with jitter on the hosts' links)")
@@ -707,7 +708,7 @@ def main(argv: list[str] | None = None) -> int:
             groups = kernel_groups(order, {c.name: missing_seconds(c, seeds_of(c)) for c in order}, args.jobs)
             seeds_arg = ["--seeds", str(args.seeds)] if args.seeds else []
             procs = [subprocess.Popen([sys.executable, "-m", "bufferlab.validate_linux", "--kernel", "--measure-only",
-                                       "--group", *seeds_arg, "--only", *[c.name for c in g]]) for g in groups]
+                                       *seeds_arg, "--only", *[c.name for c in g]]) for g in groups]
             try:
                 failed = [p.args for p in procs if p.wait() != 0]
             except KeyboardInterrupt:
@@ -729,7 +730,7 @@ def main(argv: list[str] | None = None) -> int:
             order = alone
         for case in order:
             t0 = time.monotonic()
-            n = run_kernel_seeds(case, seeds_of(case), log, attempts=1 if args.group else None)
+            n = run_kernel_seeds(case, seeds_of(case), log, attempts=1 if args.measure_only and args.jobs <= 1 else None)
             if n:
                 log(f"{case.name}: {n} kernel run{'s' if n != 1 else ''} in {time.monotonic() - t0:.0f} s")
                 # One at a time, an interrupted suite still leaves a (marked) partial page; after

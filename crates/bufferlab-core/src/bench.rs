@@ -59,9 +59,9 @@ pub struct BenchResult {
 pub fn run(name: &str, seconds: f64) -> Result<BenchResult, String> {
     let sc = scenario(name, seconds)
         .ok_or_else(|| format!("unknown benchmark {name:?} (one of {NAMES:?})"))?;
-    let eng = crate::build::build(&sc).map_err(|p| format!("{p:?}"))?;
-    let estimated = crate::estimate::estimate_here(&eng, &sc).wall_s;
-    drop(eng);
+    let estimated = crate::estimate::check_and_estimate(&sc)
+        .map(|e| e.at_speed(crate::speed::factor()).wall_s)
+        .map_err(|p| format!("{p:?}"))?;
     let t0 = Instant::now();
     let out = crate::simulate::run(&sc)?;
     let wall = t0.elapsed().as_secs_f64();
