@@ -367,6 +367,45 @@ def test_a_dask_point_whose_worker_dies_is_failed(spec_path, tmp_path):
     assert failed["error"].str.startswith(("KilledWorker", "WorkerDied")).all(), failed["error"].tolist()
 
 
+def second_run(scenario):
+    time.sleep(1.0)
+    return bufferlab.run(scenario)
+
+
+def test_nannies_left_without_a_worker_are_replaced_and_every_point_runs(spec_path):
+    """A nanny that fails to start its worker again after the last one died stays up without one
+    (Dask logs "Failed to restart worker" and moves on): the points would wait for ever. A cluster
+    of our own in that state gets fresh nannies, and every point runs."""
+    import threading
+
+    from bufferlab.sweep.backends import DaskBackend
+
+    points = load_spec(spec_path).points(bufferlab.engine_version())[:3]
+    b = DaskBackend(bufferlab.engine_version(), run_fn=second_run, workers=1)
+    b.RENEW_AFTER_S = 0.5
+
+    def strand():
+        # The nanny cannot start a worker any more; then its worker dies.
+        for nanny in list(b.cluster.workers.values()):
+            async def refuse():
+                raise OSError("cannot start a worker")
+            nanny.instantiate = refuse
+            os.kill(nanny.pid, signal.SIGKILL)
+
+    stranded = list(b.cluster.workers.values())
+    strander = threading.Timer(0.5, strand)
+    try:
+        strander.start()
+        got = list(b.outcomes(points))
+        renewed = [n for n in b.cluster.workers.values() if n not in stranded]
+    finally:
+        strander.cancel()
+        b.close()
+    assert sorted(o.part for o in got) == sorted(p.part for p in points)
+    assert all(o.status == "done" for o in got), got
+    assert renewed and all(n.status.name == "closed" for n in stranded)
+
+
 def slow_run(scenario):
     time.sleep(30)
     return bufferlab.run(scenario)

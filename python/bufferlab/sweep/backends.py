@@ -261,16 +261,27 @@ class DaskBackend(Backend):
         retried: set[str] = set()
         done = as_completed(self.futures)
         no_worker_since: float | None = None
+        renewals = 0
         while not done.is_empty():
             if not done.has_ready():
-                # A cluster of our own whose nannies have all closed (they gave up restarting
-                # their workers; a worker lives only under its nanny) would leave the points
-                # waiting for ever; a running cluster may get workers later (a batch queue), so
-                # only our own is given up on. The nannies are objects of this process: asking
-                # them costs no call to the scheduler.
-                if self.cluster is not None and not self._nanny_alive():
+                # A cluster of our own without a live worker process would leave the points
+                # waiting for ever: its nannies closed (the cluster was scaled down), or one failed
+                # to start its worker again after the last one died and stays up without one (seen
+                # on a loaded 2-vCPU host, where a point killing its worker eight times left both
+                # nannies so). A running cluster may get workers later (a batch queue), so only
+                # our own is looked after. The nannies are objects of this process: asking them
+                # costs no call to the scheduler.
+                if self.cluster is not None and not self._worker_alive():
                     no_worker_since = no_worker_since or time.monotonic()
-                    if time.monotonic() - no_worker_since > self.no_worker_grace_s:
+                    idle = time.monotonic() - no_worker_since
+                    if (renewals < self.MAX_RENEWALS and idle > self.RENEW_AFTER_S
+                            and self.cluster.worker_spec):
+                        # Nannies left without a worker: replace them with fresh ones (a few
+                        # times: a point that kills every worker it gets is failed by Dask).
+                        renewals += 1
+                        self._renew_workers(renewals)
+                        no_worker_since = None
+                    elif idle > self.no_worker_grace_s:
                         yield from self._fail_pending(by_future)
                         break
                 else:
@@ -278,6 +289,12 @@ class DaskBackend(Backend):
                 time.sleep(0.05)
                 continue
             for f in done.next_batch(block=False):
+                if f.status not in ("finished", "error", "cancelled"):
+                    # Its result was lost with the worker that held it (killed before this
+                    # process fetched it): Dask computes it again. Waiting here with `result()`
+                    # would wait for ever if no worker came back; the loop above looks after that.
+                    done.add(f)
+                    continue
                 self.pending.discard(f)
                 self.running = min(len(self.pending), slots)
                 p = by_future[f]
@@ -301,13 +318,29 @@ class DaskBackend(Backend):
                 yield got
         self.running = 0
 
-    def _nanny_alive(self) -> bool:
-        """Whether a nanny of our own cluster is still alive: running a worker, or starting one
-        again after it died (which on a busy machine can take a minute)."""
+    # A cluster of our own with no worker process for this long gets fresh workers, this many times
+    # per sweep; then, after `no_worker_grace_s` more, its waiting points fail.
+    RENEW_AFTER_S = 10.0
+    MAX_RENEWALS = 3
+
+    def _worker_alive(self) -> bool:
+        """Whether a nanny of our own cluster has a live worker process: running, or starting
+        again after the last one died (which on a busy machine can take a minute)."""
         from distributed.core import Status
 
         gone = (Status.closing, Status.closing_gracefully, Status.closed, Status.failed)
-        return any(getattr(n, "status", Status.closed) not in gone for n in list(self.cluster.workers.values()))
+        return any(getattr(n, "status", Status.closed) not in gone and n.is_alive()
+                   for n in list(self.cluster.workers.values()))
+
+    def _renew_workers(self, round_: int) -> None:
+        """Close every nanny of our own cluster and start as many new ones. The new ones need
+        names of their own: the cluster keeps a nanny whose name is still in its spec."""
+        old = list(self.cluster.worker_spec)
+        for name in old:
+            del self.cluster.worker_spec[name]
+        for k in range(len(old)):
+            self.cluster.worker_spec[f"renewed-{round_}-{k}"] = self.cluster.new_spec
+        self.cluster.scale(len(old))  # closes the old nannies and starts the new ones
 
     def _fail_pending(self, by_future: dict[Any, Point]) -> Iterator[Outcome]:
         """Every point still waiting fails, saying why; a rerun of the sweep runs them again."""
