@@ -295,13 +295,19 @@ class DaskBackend(Backend):
                     # would wait for ever if no worker came back; the loop above looks after that.
                     done.add(f)
                     continue
-                self.pending.discard(f)
-                self.running = min(len(self.pending), slots)
                 p = by_future[f]
                 try:
-                    got = f.result()
+                    # Lost between the status read and the fetch: the same, by the clock.
+                    got = f.result(timeout=self.FETCH_TIMEOUT_S)
                 except Exception as e:  # noqa: BLE001 - e.g. KilledWorker: the point's workers died
-                    if type(e).__name__ == "KilledWorker" and p.part not in retried:
+                    if isinstance(e, TimeoutError) and f.status != "error":  # the fetch's, not the run's
+                        done.add(f)
+                        continue
+                    got = e
+                self.pending.discard(f)
+                self.running = min(len(self.pending), slots)
+                if isinstance(got, Exception):
+                    if type(got).__name__ == "KilledWorker" and p.part not in retried:
                         # Dask blames every task that was on a worker when it died; a point that only
                         # shared the worker with the culprit gets one more run of its own.
                         retried.add(p.part)
@@ -313,7 +319,7 @@ class DaskBackend(Backend):
                         self.pending.add(g)
                         done.add(g)
                         continue
-                    got = Outcome(p.point_id, p.seed, p.part, "failed", f"{type(e).__name__}: {e}",
+                    got = Outcome(p.point_id, p.seed, p.part, "failed", f"{type(got).__name__}: {got}",
                                   0.0, None, self.engine_version)
                 yield got
         self.running = 0
@@ -322,6 +328,8 @@ class DaskBackend(Backend):
     # per sweep; then, after `no_worker_grace_s` more, its waiting points fail.
     RENEW_AFTER_S = 10.0
     MAX_RENEWALS = 3
+    # A finished run's result is a few tables: fetching it takes milliseconds.
+    FETCH_TIMEOUT_S = 30.0
 
     def _worker_alive(self) -> bool:
         """Whether a nanny of our own cluster has a live worker process: running, or starting
