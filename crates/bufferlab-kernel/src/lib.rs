@@ -16,6 +16,9 @@ pub mod slab;
 #[cfg(target_os = "linux")]
 mod sys;
 
+#[cfg(all(test, target_os = "linux"))]
+mod real_hosts;
+
 #[cfg(target_os = "linux")]
 pub use session::{cleanup, preflight, Session};
 #[cfg(target_os = "linux")]

@@ -1,14 +1,16 @@
 //! The backend on this machine's kernel: two hosts through an emulated link, measured from
 //! inside their namespaces with plain sockets. Needs root, TUN and namespaces; without them each
-//! test prints why and passes without running (as the Python tests skip).
-#![cfg(target_os = "linux")]
+//! test prints why and passes without running (as the Python tests skip). A module of the crate's
+//! unit tests rather than an integration test: another test binary would link (and optimise
+//! across) the whole engine again, 45–52 s of CPU in `make test`'s build for two tests. The crate's
+//! other unit tests take milliseconds, so they do not disturb these timings.
 
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
+use crate::netns::{in_namespace, node_addr, HostSpec};
+use crate::{monotonic_ns, precise_timers, preflight, realtime_priority, Session};
 use bufferlab_core::Scenario;
-use bufferlab_kernel::netns::{in_namespace, node_addr, HostSpec};
-use bufferlab_kernel::{monotonic_ns, precise_timers, preflight, realtime_priority, Session};
 
 /// The tests measure timing: one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
