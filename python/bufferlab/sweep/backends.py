@@ -330,6 +330,7 @@ class DaskBackend(Backend):
     MAX_RENEWALS = 3
     # A finished run's result is a few tables: fetching it takes milliseconds.
     FETCH_TIMEOUT_S = 30.0
+    CLOSE_TIMEOUT_S = 60.0
 
     def _worker_alive(self) -> bool:
         """Whether a nanny of our own cluster has a live worker process: running, or starting
@@ -379,5 +380,11 @@ class DaskBackend(Backend):
         finally:
             self.client.close()
             if self.cluster is not None:
-                self.cluster.close()
+                try:
+                    # A nanny stuck closing would hold `close()` for ever (distributed's own
+                    # comments describe it); the sweep's results are stored by now, so give up
+                    # waiting: the worker processes are this process's children and end with it.
+                    self.cluster.close(timeout=self.CLOSE_TIMEOUT_S)
+                except Exception:  # noqa: BLE001 - a timeout, or a nanny that fails to close
+                    pass
         self.running = 0
