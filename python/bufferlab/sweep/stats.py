@@ -14,14 +14,16 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 # Student's t from scipy.special, not scipy.stats: the same functions (`t.cdf` and `t.ppf` call
-# them), without scipy.stats's second of import time on every command that reads a sweep.
-from scipy.special import stdtr, stdtrit
+# them), without scipy.stats's second of import time on every command that reads a sweep; and
+# imported where used, since running a sweep (which loads this package) needs no t at all.
 
 __all__ = ["aggregate", "t_quantile", "t_cdf"]
 
 
 def t_cdf(t: float, df: float) -> float:
     """P(T ≤ t) for Student's t with ``df`` degrees of freedom (scipy)."""
+    from scipy.special import stdtr
+
     return float(stdtr(df, t))
 
 
@@ -31,6 +33,8 @@ def t_quantile(p: float, df: float) -> float:
         raise ValueError(f"p must be in (0, 1), not {p}")
     if df <= 0:
         raise ValueError(f"degrees of freedom must be positive, not {df}")
+    from scipy.special import stdtrit
+
     return float(stdtrit(df, p))
 
 
