@@ -169,10 +169,12 @@ fn probe_rtt_every_ten_seconds_at_four_packets_for_200_ms() {
     let spans = probe_rtts(&ticks);
     assert_eq!(spans.len(), 2, "{spans:?}");
     // The min RTT was last refreshed early in STARTUP (the handshake's): the first PROBE_RTT
-    // 10 s after, the next 10 s after the first ended.
+    // 10 s after, the next 10 s after the minimum was last lowered — in the first or, while
+    // the queue the first left drains at the 1% pacing margin, in the few round trips after
+    // it.
     assert!(spans[0].0 > T0 + 10 * SEC && spans[0].0 < T0 + 10 * SEC + 200 * MS);
     let gap = spans[1].0 - spans[0].1;
-    assert!(gap >= 10 * SEC && gap < 10 * SEC + 50 * MS, "{gap:?}");
+    assert!(gap >= 10 * SEC && gap < 10 * SEC + 3 * 41 * MS, "{gap:?}");
     for &(s, e) in &spans {
         // 200 ms once the flight is at 4 packets, and a round trip: 200 ms to 200 ms + 3 RTT.
         let d = e - s;

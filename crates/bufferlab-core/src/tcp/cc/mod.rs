@@ -112,6 +112,10 @@ pub struct ConnState {
     pub lost_bytes: u64,
     /// The window limited what was sent (Linux's `tcp_is_cwnd_limited`).
     pub cwnd_limited: bool,
+    /// How long until the next data segment may leave: its earliest departure time less now,
+    /// zero when it may leave at once or when not paced (Linux's
+    /// `max(tcp_wstamp_ns, tcp_clock_cache) - tcp_clock_cache`).
+    pub edt_wait: Duration,
 }
 
 /// What a rate-controlling algorithm decides on an ACK besides the window.

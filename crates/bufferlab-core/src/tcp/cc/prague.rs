@@ -294,6 +294,7 @@ mod tests {
             delivered_at: now,
             lost_bytes: 0,
             cwnd_limited: true,
+            edt_wait: Duration::ZERO,
         }
     }
 

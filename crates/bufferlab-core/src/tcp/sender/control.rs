@@ -47,6 +47,7 @@ impl SendConn {
             delivered_at,
             lost_bytes,
             cwnd_limited: self.v.cwnd_limited,
+            edt_wait: self.v.wstamp.saturating_since(now),
         }
     }
 

@@ -92,6 +92,7 @@ mod tests {
             delivered_at: t,
             lost_bytes: 0,
             cwnd_limited: true,
+            edt_wait: Duration::ZERO,
         }
     }
 

@@ -157,6 +157,7 @@ mod tests {
             delivered_at: Instant::from_ms(ms),
             lost_bytes: lost,
             cwnd_limited: true,
+            edt_wait: Duration::ZERO,
         }
     }
 

@@ -291,12 +291,14 @@ impl Bbr {
             .div_ceil(UNIT * UNIT * mss)
     }
 
-    /// Room for the end hosts' bursts, rounded up to an even count, and two more when probing
-    /// (`bbr_quantization_budget`), packets.
-    fn quantization_budget(&self, pkts: u64, gain: u64, mss: u64) -> u64 {
+    /// Room for the end hosts' bursts, rounded up to an even count, and two more in the probing
+    /// phase of PROBE_BW, the cycle's first (`bbr_quantization_budget`; Linux 5.1 on, which tests
+    /// `cycle_idx == 0`: before, any gain above 1, so the window's target, at a gain of 2, had
+    /// the two in every phase), packets.
+    fn quantization_budget(&self, pkts: u64, mss: u64) -> u64 {
         let mut c = pkts + 3 * self.tso_segs_goal(mss);
         c = (c + 1) & !1;
-        if self.mode == Mode::ProbeBw && gain > UNIT {
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             c += 2;
         }
         c
@@ -305,7 +307,20 @@ impl Bbr {
     /// The flight a gain aims at, bytes (`bbr_inflight`).
     fn inflight(&mut self, bw: u64, gain: u64, mss: u64) -> u64 {
         let bdp = self.bdp_pkts(bw, gain, mss);
-        self.quantization_budget(bdp, gain, mss) * mss
+        self.quantization_budget(bdp, mss) * mss
+    }
+
+    /// What of `inflight` bytes will still be in the network when the next segment leaves
+    /// (`bbr_packets_in_net_at_edt`, Linux 4.20 on): with departure-time pacing the next one
+    /// waits `c.edt_wait`, in which the path delivers at the estimated rate; when probing, the
+    /// burst about to leave counts too. Whole packets delivered, as Linux's arithmetic.
+    fn in_net_at_edt(&self, inflight: u64, c: &ConnState, mss: u64) -> u64 {
+        let mut at_edt = inflight;
+        if self.pacing_gain > UNIT {
+            at_edt += self.tso_segs_goal(mss) * mss;
+        }
+        let delivered = per_sec_over(self.bw(), c.edt_wait) / mss * mss;
+        at_edt.saturating_sub(delivered)
     }
 
     /// Remember the window to return to (`bbr_save_cwnd`): the current one, unless a recovery or
@@ -362,12 +377,12 @@ impl Bbr {
             return full_length;
         }
         let bw = self.bw.get();
+        let inflight = self.in_net_at_edt(rs.prior_in_flight, c, mss);
         if self.pacing_gain > UNIT {
             return full_length
-                && (rs.losses > 0
-                    || rs.prior_in_flight >= self.inflight(bw, self.pacing_gain, mss));
+                && (rs.losses > 0 || inflight >= self.inflight(bw, self.pacing_gain, mss));
         }
-        full_length || rs.prior_in_flight <= self.inflight(bw, UNIT, mss)
+        full_length || inflight <= self.inflight(bw, UNIT, mss)
     }
 
     /// The bandwidth filter and round counting (`bbr_update_bw`).
@@ -426,7 +441,9 @@ impl Bbr {
             self.cwnd_gain = HIGH_GAIN;
             w.ssthresh_bytes = self.inflight(self.bw.get(), UNIT, mss);
         }
-        if self.mode == Mode::Drain && c.in_flight_bytes <= self.inflight(self.bw.get(), UNIT, mss)
+        if self.mode == Mode::Drain
+            && self.in_net_at_edt(c.in_flight_bytes, c, mss)
+                <= self.inflight(self.bw.get(), UNIT, mss)
         {
             self.reset_probe_bw_mode(c.delivered_at);
         }
@@ -448,6 +465,9 @@ impl Bbr {
     fn update_min_rtt(&mut self, rs: &RateSample, w: &mut CwndState, c: &ConnState) -> bool {
         let expired = c.now > self.min_rtt_at + MIN_RTT_WIN;
         if let Some(rtt) = rs.rtt {
+            // Whole microseconds, as Linux's `rtt_us` and `min_rtt_us`: a sample below the
+            // minimum by less than a microsecond is a tie, which does not restart the filter.
+            let rtt = Duration::from_us(rtt.as_ns() / 1000);
             if self.min_rtt.is_none_or(|m| rtt < m) || (expired && !rs.is_ack_delayed) {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_at = c.now;
@@ -527,7 +547,7 @@ impl Bbr {
             if !conserving {
                 let mut target = self.bdp_pkts(bw, self.cwnd_gain, mss);
                 target += self.aggregation_pkts(bw, mss);
-                let target = self.quantization_budget(target, self.cwnd_gain, mss) * mss;
+                let target = self.quantization_budget(target, mss) * mss;
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || c.delivered_bytes < INIT_CWND_PKTS * mss {

@@ -15,6 +15,8 @@ struct Feed {
     delivered: u64,
     in_flight: u64,
     ca: CaState,
+    /// Until the next segment may leave (the sender's pacing).
+    edt_wait: Duration,
 }
 
 impl Feed {
@@ -33,6 +35,7 @@ impl Feed {
             // STARTUP's queue: far more than a BDP in flight until a test says otherwise.
             in_flight: 1000 * MSS,
             ca: CaState::Open,
+            edt_wait: Duration::ZERO,
         };
         let c = f.conn();
         f.bbr.on_established(
@@ -55,6 +58,7 @@ impl Feed {
             delivered_at: self.now,
             lost_bytes: 0,
             cwnd_limited: true,
+            edt_wait: self.edt_wait,
         }
     }
 
@@ -195,6 +199,84 @@ fn cwnd_is_twice_the_bdp_plus_the_burst_budget() {
         f.bbr.pacing_rate,
         Some(Bbr::pacing_of(rate, f.bbr.gains().0))
     );
+}
+
+/// `bbr_quantization_budget` adds its two packets in the cycle's probing phase only (Linux 5.1
+/// on: `cycle_idx == 0`). Before, it tested the gain it was given, and the window's target
+/// (cwnd_gain 2) had them in every phase.
+#[test]
+fn the_two_extra_packets_of_the_window_are_the_probing_phases_alone() {
+    let mut f = Feed::new(3);
+    let rtt = 40 * MS;
+    let rate = 1_250_000;
+    for _ in 0..12 {
+        f.round(50, rate, rtt);
+    }
+    // DRAIN ends at one BDP in flight; then enough that each probe ends after its min RTT.
+    f.in_flight = 50 * MSS;
+    f.round(50, rate, rtt);
+    assert_eq!(f.bbr.mode(), Mode::ProbeBw);
+    f.in_flight = 80 * MSS;
+    let mut by_phase = [None; CYCLE_LEN];
+    for _ in 0..40 * 50 {
+        f.ack(rtt / 50, f.delivered - 50 * MSS, rate, rtt);
+        by_phase[f.bbr.cycle_idx()] = Some(f.w.cwnd_bytes / MSS);
+    }
+    let base = (100u64 + 1 + 6).div_ceil(2) * 2;
+    assert_eq!(by_phase[0], Some(base + 2), "probing");
+    for (i, w) in by_phase.iter().enumerate().skip(1) {
+        assert_eq!(*w, Some(base), "phase {i}");
+    }
+}
+
+/// `bbr_packets_in_net_at_edt` (Linux 4.20 on): the probing phase ends once what will be in the
+/// network when the next burst leaves — the flight before the ACK, plus that burst, less what
+/// the path delivers while the pacing holds it — reaches 5/4 of the BDP.
+#[test]
+fn the_probe_ends_on_the_flight_at_the_next_departure() {
+    let rtt = 40 * MS;
+    let rate = 1_250_000; // 50 segments per 40 ms
+                          // Into the probing phase, a full min RTT along, with `gap` segments short of its
+                          // target flight (5/4 × 50 rounded up, 63, + 6 for bursts, rounded to even, + 2: 72 segments) and the next departure `wait`
+                          // away: does the next ACK end the phase?
+    let ends = |gap: u64, wait: Duration| {
+        let mut f = Feed::new(3);
+        for _ in 0..12 {
+            f.round(50, rate, rtt);
+        }
+        f.in_flight = 50 * MSS;
+        f.round(50, rate, rtt);
+        f.in_flight = 80 * MSS;
+        for _ in 0..20 {
+            if f.bbr.cycle_idx() == 7 {
+                break;
+            }
+            f.round(50, rate, rtt);
+        }
+        assert_eq!(f.bbr.cycle_idx(), 7, "{:?}", f.bbr.mode());
+        f.in_flight = 30 * MSS;
+        for _ in 0..100 {
+            if f.bbr.cycle_idx() == 0 {
+                break;
+            }
+            f.ack(MS, f.delivered, rate, rtt);
+        }
+        assert_eq!(f.bbr.cycle_idx(), 0);
+        f.round(50, rate, rtt);
+        let target = f.bbr.inflight(rate, f.bbr.gains().0, MSS) / MSS;
+        assert_eq!(target, 72);
+        f.in_flight = (target - gap) * MSS;
+        f.edt_wait = wait;
+        f.ack(MS, f.delivered, rate, rtt);
+        f.bbr.cycle_idx() != 0
+    };
+    // The burst about to leave (two segments at this rate) counts.
+    assert!(ends(0, Duration::ZERO));
+    assert!(ends(2, Duration::ZERO));
+    assert!(!ends(3, Duration::ZERO));
+    // 2.5 ms to the next departure: three whole segments delivered by then; 1.5 ms: one.
+    assert!(!ends(0, Duration::from_us(2500)));
+    assert!(ends(0, Duration::from_us(1500)));
 }
 
 #[test]
