@@ -60,8 +60,12 @@ impl AckAggregation {
                 self.extra[self.idx] = 0;
             }
         }
+        // Linux counts the epoch in whole microseconds and what it expected in whole packets
+        // (`bbr_update_ack_aggregation`: the product floored), so the excess it keeps is the
+        // packets acknowledged less the expected ones rounded down.
         let epoch = c.delivered_at.saturating_since(self.epoch_at);
-        let mut expected = per_sec_over(bw, epoch);
+        let epoch = Duration::from_us(epoch.as_ns() / 1000);
+        let mut expected = per_sec_over(bw, epoch) / mss.max(1) * mss;
         // ACKs slower than the estimate (or an epoch grown old): start a new epoch here.
         if self.epoch_acked <= expected || self.epoch_acked + acked >= EPOCH_RESET_PKTS * mss {
             self.epoch_acked = 0;
@@ -114,6 +118,21 @@ mod tests {
         // Capped by the window.
         a.update(1000, &at(70_000), false, 1_000_000, 8000, 1000);
         assert_eq!(a.extra_acked(), 20_000, "the max keeps the larger value");
+    }
+
+    /// Linux floors what it expected to whole packets before taking it off (the excess is
+    /// then rounded up): 1 MB/s for 0.5 ms expects half a packet, counted as none.
+    #[test]
+    fn the_expected_count_is_whole_packets() {
+        let mut a = AckAggregation::default();
+        a.update(1000, &at(0), false, 1_000_000, 1 << 30, 1000);
+        a.update(3000, &at(500), false, 1_000_000, 1 << 30, 1000);
+        assert_eq!(a.extra_acked(), 4000);
+        // 2.5 ms expects two packets and a half: two.
+        let mut a = AckAggregation::default();
+        a.update(3000, &at(0), false, 1_000_000, 1 << 30, 1000);
+        a.update(4000, &at(2500), false, 1_000_000, 1 << 30, 1000);
+        assert_eq!(a.extra_acked(), 5000);
     }
 
     #[test]
