@@ -792,6 +792,29 @@ def _lateness_run(tmp_path: Path, name: str, cpu: int | None = None) -> tuple[su
     return r, json.loads((out / "summary.json").read_text())
 
 
+# A real-time sleeper's own lateness, without the backend: 1 ms sleeps at the driver's priority
+# for about a second, the p99 of how late each one woke (seconds).
+SLEEPER = """
+import os, time
+try:
+    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
+except OSError:
+    pass
+late = []
+for _ in range(800):
+    t = time.monotonic()
+    time.sleep(0.001)
+    late.append(time.monotonic() - t - 0.001)
+late.sort()
+print(late[int(0.99 * len(late))])
+"""
+
+
+def _machine_wakeup_p99() -> float:
+    r = subprocess.run([sys.executable, "-c", SLEEPER], capture_output=True, text=True, timeout=60)
+    return float(r.stdout.strip())
+
+
 @needs_kernel
 def test_a_run_on_a_quiet_machine_does_not_warn_of_lateness(tmp_path):
     # Up to three runs, as `make validate-linux` measures a late run again: beside `make test`'s
@@ -805,6 +828,13 @@ def test_a_run_on_a_quiet_machine_does_not_warn_of_lateness(tmp_path):
         late = summary["kernel"]["lateness"]
         if late["p99_s"] < late["p99_bound_s"] and late["p50_s"] < late["p50_bound_s"]:
             break
+    else:
+        # Late every time: the backend's fault only if the machine itself is quiet. A sleeper at
+        # the driver's priority that wakes more than half the bound late at p99 says it is not
+        # (a virtual machine whose host takes its cores: 2026-11-28, p99 538 us three times).
+        woke = _machine_wakeup_p99()
+        if woke > late["p99_bound_s"] / 2:
+            pytest.skip(f"the machine is not quiet: a real-time sleeper woke {woke * 1e6:.0f} us late at p99")
     assert late["p99_s"] < late["p99_bound_s"] and late["p50_s"] < late["p50_bound_s"], late
     assert late["min_round_trip_s"] == 0.01  # 5 ms each way
     assert "ran late" not in r.stdout and "warnings" not in summary
