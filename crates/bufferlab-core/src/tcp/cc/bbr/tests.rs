@@ -82,6 +82,17 @@ impl Feed {
         self.bbr.cong_control(&mut self.w, &rs, &c)
     }
 
+    /// Fill the pipe at 10 Mb/s over 40 ms (50 segments a round), drain to one BDP in flight,
+    /// and be in PROBE_BW.
+    fn reach_probe_bw(&mut self) {
+        for _ in 0..12 {
+            self.round(50, 1_250_000, 40 * MS);
+        }
+        self.in_flight = 50 * MSS;
+        self.round(50, 1_250_000, 40 * MS);
+        assert_eq!(self.bbr.mode(), Mode::ProbeBw);
+    }
+
     /// One packet-timed round of `n` ACKs over `rtt`, at `rate`.
     fn round(&mut self, n: u64, rate: u64, rtt: Duration) {
         let start = self.delivered;
@@ -207,15 +218,9 @@ fn cwnd_is_twice_the_bdp_plus_the_burst_budget() {
 #[test]
 fn the_two_extra_packets_of_the_window_are_the_probing_phases_alone() {
     let mut f = Feed::new(3);
-    let rtt = 40 * MS;
-    let rate = 1_250_000;
-    for _ in 0..12 {
-        f.round(50, rate, rtt);
-    }
-    // DRAIN ends at one BDP in flight; then enough that each probe ends after its min RTT.
-    f.in_flight = 50 * MSS;
-    f.round(50, rate, rtt);
-    assert_eq!(f.bbr.mode(), Mode::ProbeBw);
+    let (rtt, rate) = (40 * MS, 1_250_000);
+    f.reach_probe_bw();
+    // Enough in flight that each probe ends after its min RTT.
     f.in_flight = 80 * MSS;
     let mut by_phase = [None; CYCLE_LEN];
     for _ in 0..40 * 50 {
@@ -241,11 +246,7 @@ fn the_probe_ends_on_the_flight_at_the_next_departure() {
                           // away: does the next ACK end the phase?
     let ends = |gap: u64, wait: Duration| {
         let mut f = Feed::new(3);
-        for _ in 0..12 {
-            f.round(50, rate, rtt);
-        }
-        f.in_flight = 50 * MSS;
-        f.round(50, rate, rtt);
+        f.reach_probe_bw();
         f.in_flight = 80 * MSS;
         for _ in 0..20 {
             if f.bbr.cycle_idx() == 7 {
