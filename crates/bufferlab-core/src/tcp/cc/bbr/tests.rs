@@ -239,11 +239,11 @@ fn the_two_extra_packets_of_the_window_are_the_probing_phases_alone() {
 /// the path delivers while the pacing holds it — reaches 5/4 of the BDP.
 #[test]
 fn the_probe_ends_on_the_flight_at_the_next_departure() {
-    let rtt = 40 * MS;
-    let rate = 1_250_000; // 50 segments per 40 ms
-                          // Into the probing phase, a full min RTT along, with `gap` segments short of its
-                          // target flight (5/4 × 50 rounded up, 63, + 6 for bursts, rounded to even, + 2: 72 segments) and the next departure `wait`
-                          // away: does the next ACK end the phase?
+    // 50 segments per 40 ms.
+    let (rtt, rate) = (40 * MS, 1_250_000);
+    // Into the probing phase, a full min RTT along, with `gap` segments short of its target
+    // flight (5/4 × 50 rounded up, 63, + 6 for bursts, rounded to even, + 2: 72 segments) and
+    // the next departure `wait` away: does the next ACK end the phase?
     let ends = |gap: u64, wait: Duration| {
         let mut f = Feed::new(3);
         f.reach_probe_bw();
