@@ -282,6 +282,12 @@ def plot_timeseries(
 # ---------------------------------------------------------------- cdf
 
 
+def _values(df, column: str) -> set:
+    """The distinct values of a column (none if it is absent), taken without walking its rows one
+    Python object at a time: a time-series table has a row per sample."""
+    return set(df[column].unique()) if column in df.columns else set()
+
+
 @plot_app.command("cdf")
 def plot_cdf(
     srcs: Sources,
@@ -298,23 +304,21 @@ def plot_cdf(
 ) -> None:
     """CDF of a metric, one line per queue/flow (and per --by value or run folder); over several
     seeds, the mean of each percentile with ± SEM bars."""
-    import pandas as pd
-
     from ..plot import cdf
 
     _check_outputs(out, data)
     src = _source(srcs, "distributions", point, seed, sets)
     cdf_col: str | None = "cdf"
-    if metric not in set(src.df.get("metric", pd.Series(dtype=str))):
+    if metric not in _values(src.df, "metric"):
         src = _source(srcs, "timeseries", point, seed, sets)
         cdf_col = None
-        known = set(src.df.get("metric", pd.Series(dtype=str)))
+        known = _values(src.df, "metric")
         if metric not in known:
             fail(f"no {metric} in {', '.join(map(str, srcs))}; metrics: {', '.join(sorted(known)) or 'none'}"
                  + ("" if known else EMPTY_HINT["timeseries"]))
     df = src.df[src.df["metric"] == metric]
     if ids:
-        missing = sorted(set(ids) - set(df["id"]))
+        missing = sorted(set(ids) - _values(df, "id"))
         if missing:
             fail(f"--id {', '.join(missing)}: no {metric} there; ids: {_show_values(list(df['id'].unique()), 12)}")
         df = df[df["id"].isin(ids)]
