@@ -8,6 +8,12 @@ PY       := $(VENV)/bin/python
 EXAMPLES ?= $(firstword $(wildcard ../shared/examples) scenarios)
 DEMO     ?= $(EXAMPLES)/udp-fifo.toml
 
+# Python may cache compiled modules (tests/ and python/ as __pycache__, ignored by git) even where
+# the environment says not to: without it every test process rewrites every test module's asserts
+# again (6 of the 11 s a pytest process spends collecting) and every command the tests start
+# compiles the package afresh.
+unexport PYTHONDONTWRITEBYTECODE
+
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
 .PHONY: demo test test-rust test-rust-build test-python build deps clean validate validate-linux reproduce kernel-deps tool-deps ns3
