@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import unicodedata
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 from typing import Any
@@ -267,7 +268,11 @@ def _type_name(value: Any) -> str:
 
 
 def _quote(value: str) -> str:
-    return '"' + value.replace('"', '\\"') + '"'
+    """``value`` in double quotes for a message, as the engine's messages quote it: its quotes
+    escaped, control characters and the line and paragraph separators as ``\\u`` + 4 hex digits."""
+    return '"' + "".join(
+        '\\"' if c == '"' else f"\\u{ord(c):04x}" if unicodedata.category(c) == "Cc" or c in "\u2028\u2029" else c
+        for c in value) + '"'
 
 
 def _unknown_unit(value: str, number: str, unit: str, kind: str, units: list[str]) -> UnitError:

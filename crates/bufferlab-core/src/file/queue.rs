@@ -234,7 +234,7 @@ fn read_limit(v: &Doc, disc: Option<&str>) -> Result<(&'static str, u64), String
 }
 
 fn quote_plain(v: &Doc) -> String {
-    format!("\"{}\"", v.plain())
+    units::quote(&v.plain())
 }
 
 fn bql(v: &Doc) -> Result<Value, String> {

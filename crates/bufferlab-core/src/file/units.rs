@@ -139,8 +139,23 @@ fn kind_of_unit(unit: &str) -> Option<&'static str> {
     }
 }
 
+/// A typed value in double quotes for a message, its quotes escaped and every control character
+/// (and the Unicode line and paragraph separators) written as `\u` and four hex digits: what was
+/// typed stays visible, and a message stays one line per problem however it was typed.
 pub fn quote(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\\\""))
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A number in a rate's message, in the largest unit it fills: `10Mbps`.
@@ -599,6 +614,16 @@ mod tests {
 
     fn s(v: &str) -> Doc {
         Doc::Str(v.into())
+    }
+
+    #[test]
+    fn a_quoted_value_keeps_its_message_on_one_line() {
+        // U+0085 (NEL) ends a line for Python's str.splitlines; a tab is a control character too.
+        assert_eq!(quote("0:\u{85}"), "\"0:\\u0085\"");
+        assert_eq!(quote("a\"b\tc\u{2028}"), "\"a\\\"b\\u0009c\\u2028\"");
+        assert_eq!(quote("10 Mbps é"), "\"10 Mbps é\"");
+        let e = size(&s("0:\u{85}"), true).unwrap_err();
+        assert_eq!(e.lines().count(), 1, "{e}");
     }
 
     #[test]
