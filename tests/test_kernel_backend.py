@@ -156,6 +156,7 @@ cubic_c = 0.5
 prr = false
 push_ack = false
 window_quickack = false
+sack_rtt = false
 frto = false
 badrxt_undo = true
 """,
@@ -165,7 +166,7 @@ badrxt_undo = true
         kplan.build(sc)
     got = {p.path: p.message for p in e.value.problems}
     assert set(got) == {f"traffic[0].{k}" for k in ("cc", "beta", "max_rto", "handshake", "delack", "cubic_c", "prr",
-                                                     "push_ack", "window_quickack", "badrxt_undo")}
+                                                     "push_ack", "window_quickack", "sack_rtt", "badrxt_undo")}
     assert "no vegas congestion control (available: reno cubic)" in got["traffic[0].cc"]
     assert "40 ms" in got["traffic[0].delack"]
     assert all(m.startswith("the kernel backend cannot honour this") for m in got.values())

@@ -22,7 +22,7 @@ SCENARIO = {
             "mss": "1000B", "rwnd": "1MB", "sndbuf": "2MB", "handshake": True, "vegas_alpha": 2,
             "vegas_beta": 4, "vegas_gamma": 1, "cubic_c": 0.4, "cubic_beta": 0.8, "cubic_fast_convergence": False, "cubic_alpha_switch": True, "cubic_hystart": False,
             "pacing": True, "pacing_ss_ratio": 150, "pacing_ca_ratio": 110,
-            "tsq": True, "limit_output": "1MB", "gso": True, "min_tso_segs": 3, "rto_rearm": True, "tlp": False, "cwnd_latch": False, "quickack": False, "comp_sack": True, "comp_sack_delay": "500us", "push_ack": True, "window_quickack": True, "grow_below_rwnd": True, "accecn": True, "prague_rtt_target": "10ms", "prague_rtt_transition": 100,
+            "tsq": True, "limit_output": "1MB", "gso": True, "min_tso_segs": 3, "rto_rearm": True, "tlp": False, "cwnd_latch": False, "quickack": False, "comp_sack": True, "comp_sack_delay": "500us", "push_ack": True, "window_quickack": True, "sack_rtt": False, "grow_below_rwnd": True, "accecn": True, "prague_rtt_target": "10ms", "prague_rtt_transition": 100,
         }
     ],
 }

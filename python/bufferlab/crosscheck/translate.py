@@ -530,10 +530,13 @@ NS3_LACKS_WHY = (
                                        "segment however its window stands"),
     ("comp_sack", "sack", "has no SACK compression: its receiver sends a duplicate ACK for every out-of-order "
                           "segment at once"),
+    ("sack_rtt", "sack", "takes no RTT sample from an ACK that only SACKs: its estimator is fed when the ACK "
+                         "covers the oldest segment timed (TcpSocketBase::EstimateRtt)"),
 )
 
 
-NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp", "dsack", "quickack", "comp_sack", "push_ack", "window_quickack")
+NS3_LACKS = ("rack", "frto", "timestamps", "gso", "rto_rearm", "tlp", "dsack", "quickack", "comp_sack", "push_ack", "window_quickack",
+             "sack_rtt")
 # What ns-3's model of each algorithm reduces from (bufferlab's ``ssthresh_from``): the crosscheck
 # runs bufferlab with it where a block leaves the key out, and refuses a block that sets another.
 NS3_SSTHRESH_FROM = {"newreno": "flight", "cubic": "cwnd"}

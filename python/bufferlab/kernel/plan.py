@@ -58,7 +58,7 @@ whole run. The other random times (UDP and ping starts) the kernel draws with a 
 A ``ballast`` block becomes the real tool, ``bufferlab ballast``, in the source's namespace with
 the block's options (``ballast_args``), and a UDP sink at the destination.
 
-Refused: ``delack`` other than Linux's fixed 40 ms, ``push_ack = false`` and ``window_quickack = false`` (with delayed ACKs), ``beta``, ``max_rto``, ``handshake =
+Refused: ``delack`` other than Linux's fixed 40 ms, ``push_ack = false`` and ``window_quickack = false`` (with delayed ACKs), ``sack_rtt = false`` (with SACK), ``beta``, ``max_rto``, ``handshake =
 false``, ``prr = false`` (Linux's recovery is always PRR), ``badrxt_undo = true``, the Vegas and Cubic constants (module-wide parameters of the running kernel, not
 settable per namespace), ``tsq = true`` and ``limit_output`` (see above); on a link, a ring's ``gso =
 true`` (the engine's ring gets the hosts' packets already segmented, with nothing marking a GSO
@@ -319,6 +319,9 @@ def build(sc: Any) -> KernelPlan:
         if not tcp.window_quickack and tcp.delayed_ack:
             refuse(i, "window_quickack", "Linux's receiver always ACKs at once a segment that grows its receive "
                    "window (tcp_grow_window); no setting turns it off: leave window_quickack out")
+        if not tcp.sack_rtt and tcp.sack:
+            refuse(i, "sack_rtt", "Linux always takes an RTT sample from an ACK that only SACKs new data "
+                   "(tcp_clean_rtx_queue's sack_rtt_us); no setting turns it off: leave sack_rtt out")
         if not tcp.prr:
             refuse(i, "prr", "Linux always paces loss recovery with PRR (RFC 6937); no setting turns it off")
         if tcp.tsq:

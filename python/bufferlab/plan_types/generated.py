@@ -785,6 +785,13 @@ class TcpOptions(PlanObject):
     # Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery. Default on, as Linux
     # (`net.ipv4.tcp_sack = 1`); off gives NewReno recovery on cumulative ACKs only.
     sack: bool = True
+    # Linux's RTT sample from an ACK that SACKs new data but acknowledges none
+    # (`tcp_clean_rtx_queue`: `sack_rtt_us`, from the oldest newly SACKed segment never resent,
+    # used when the ACK gives no cumulative sample): the smoothed RTT, the timer and the minimum
+    # RTT follow the path through a recovery, where they would otherwise hold their value from
+    # before the loss. Needs `sack`. Default on, as Linux; `false` samples only ACKs of new data
+    # (RFC 6298 §3 with RFC 7323 §4.3's rule: FreeBSD's, ns-2's and ns-3's senders).
+    sack_rtt: bool = True
     # Send-buffer auto-sizing as FreeBSD's (`net.inet.tcp.sendbuf_auto`, see [`super::bufauto`]):
     # `sndbuf` is the starting size and grows by `sndbuf_inc` up to `sndbuf_max` while it is
     # what limits the connection. Default off: the buffer keeps its size (Linux's own

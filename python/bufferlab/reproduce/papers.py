@@ -48,6 +48,8 @@ BRAUD = Paper("braud", "Braud, Heusse & Duda (2014)",
                                       "first segments too (`DELAY_ACK` in `tcp_input.c`)"),
                   ("comp_sack", False, "no SACK compression (Linux's since 4.19): FreeBSD 9.1 answers every "
                                        "out-of-order segment with an ACK at once (`tcp_input.c`)"),
+                  ("sack_rtt", False, "no RTT sample from an ACK that only SACKs (Linux's since 3.12): FreeBSD "
+                                      "9.1 times the RTT from the ACKs of new data (`tcp_xmit_timer`)"),
                   ("push_ack", False, "PSH does not hurry an ACK (`DELAY_ACK` in `tcp_input.c` looks at the "
                                       "segment's length only)"),
                   ("window_quickack", False, "a segment that grows the receive window waits for the delayed "
@@ -121,6 +123,8 @@ NS2_SACK = NS2.derive("ns2_sack", "ns-2's `Agent/TCP/Sack1` sending to a `TCPSin
                    "RFC 6675's, ns-2's Sack1 that of Fall & Floyd 1996, both pipe-based)"),
     ("prr", False, "no PRR: the recovery sends what the pipe allows, as Sack1's"),
     ("comp_sack", False, "no SACK compression: `TCPSink/Sack1` ACKs every out-of-order packet at once"),
+    ("sack_rtt", False, "no RTT sample from an ACK that only SACKs: the timed segment is sampled when the "
+                        "cumulative ACK covers it, as in NS2"),
     ("grow_by_delivered", False, "the window grows on new (cumulative) ACKs only, by ns-2's rule above, not by "
                                  "what an ACK SACKs"),
 ])

@@ -64,6 +64,8 @@ mod frto_tests;
 #[cfg(test)]
 mod pacing_tests;
 #[cfg(test)]
+mod sack_rtt_tests;
+#[cfg(test)]
 mod testnet;
 #[cfg(test)]
 mod tests;

@@ -313,6 +313,13 @@ pub struct TcpOptions {
     /// timestamps). The congestion control and the flow's RTT statistics see every ACK's RTT
     /// either way. Default `every_ack`.
     pub rtt_samples: RttSamples,
+    /// Linux's RTT sample from an ACK that SACKs new data but acknowledges none
+    /// (`tcp_clean_rtx_queue`: `sack_rtt_us`, from the oldest newly SACKed segment never resent,
+    /// used when the ACK gives no cumulative sample): the smoothed RTT, the timer and the minimum
+    /// RTT follow the path through a recovery, where they would otherwise hold their value from
+    /// before the loss. Needs `sack`. Default on, as Linux; `false` samples only ACKs of new data
+    /// (RFC 6298 §3 with RFC 7323 §4.3's rule: FreeBSD's, ns-2's and ns-3's senders).
+    pub sack_rtt: bool,
     /// Upper bound of the retransmission timeout. Default 60 s (RFC 6298 §2.5).
     #[schemars(range(min = 1, max = MAX_RTO_NS))]
     pub max_rto_ns: Duration,
@@ -475,6 +482,7 @@ impl Default for TcpOptions {
             initial_rto_ns: super::rtt::INITIAL_RTO_NS,
             rto_floor: RtoFloor::Rttvar,
             rtt_samples: RttSamples::EveryAck,
+            sack_rtt: true,
             max_rto_ns: Duration::from_secs(60),
             mss_bytes: 1460,
             rwnd_bytes: 1 << 30,
@@ -572,6 +580,8 @@ pub struct TcpParams {
     pub initial_rto_ns: Duration,
     pub rto_floor: RtoFloor,
     pub rtt_samples: RttSamples,
+    /// RTT samples from ACKs that only SACK (`TcpOptions::sack_rtt`; off without SACK).
+    pub sack_rtt: bool,
     pub max_rto_ns: Duration,
     pub mss_bytes: u32,
     pub rwnd_bytes: u64,
@@ -753,6 +763,7 @@ impl TcpOptions {
             initial_rto_ns: self.initial_rto_ns,
             rto_floor: self.rto_floor,
             rtt_samples: self.rtt_samples,
+            sack_rtt: self.sack_rtt && self.sack,
             max_rto_ns: self.max_rto_ns,
             mss_bytes: self.mss_bytes,
             rwnd_bytes: self.rwnd_bytes,
@@ -835,6 +846,8 @@ mod tests {
         assert_eq!(opts(json!({"sack": false})).resolve().comp_sack, None);
         assert_eq!(opts(json!({"comp_sack": false})).resolve().comp_sack, None);
         assert!(p.push_ack && !opts(json!({"push_ack": false})).resolve().push_ack);
+        assert!(p.sack_rtt && !opts(json!({"sack_rtt": false})).resolve().sack_rtt);
+        assert!(!opts(json!({"sack": false})).resolve().sack_rtt);
         assert!(
             p.window_quickack
                 && !opts(json!({"window_quickack": false}))

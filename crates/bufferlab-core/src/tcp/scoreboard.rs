@@ -128,6 +128,9 @@ pub struct Scoreboard {
     sack_seen: [(u64, u64); SACK_SEEN],
     /// Where the next block taken goes in `sack_seen`.
     sack_seen_at: usize,
+    /// The sending times of the oldest and the newest segment never resent that the ACK being
+    /// read SACKed (Linux's `first_sackt`, `last_sackt`), if it SACKed any.
+    sack_sent: Option<(Instant, Instant)>,
     /// Segments RACK's walks have looked at, in all (a test reads the cost per ACK).
     #[cfg(test)]
     rack_visits: u64,
@@ -158,6 +161,7 @@ impl Default for Scoreboard {
             resent_total: 0,
             sack_seen: [(0, 0); SACK_SEEN],
             sack_seen_at: 0,
+            sack_sent: None,
             #[cfg(test)]
             rack_visits: 0,
         }
@@ -392,6 +396,13 @@ impl Scoreboard {
         (s.flags & (RETX | EVER_RETX | SACKED) == 0).then_some(s.sent)
     }
 
+    /// The sending times of the oldest and the newest segment never resent that the ACK being
+    /// read (since [`Self::rack_begin`]) SACKed, if it SACKed any: Linux's `sack_rtt_us` and
+    /// `ca_rtt_us` are measured from them (`tcp_clean_rtx_queue`).
+    pub fn newly_sacked_sent(&self) -> Option<(Instant, Instant)> {
+        self.sack_sent
+    }
+
     pub fn is_sacked(&self, seg: u64) -> bool {
         seg >= self.head && seg < self.end() && self.at(seg) & SACKED != 0
     }
@@ -505,6 +516,7 @@ impl Scoreboard {
     /// held against the highest segment SACKed before it for reordering.
     pub fn rack_begin(&mut self, now: Instant, ts_ecr: Instant, min_rtt: Duration) {
         self.fack = self.fack_now;
+        self.sack_sent = None;
         if let Some(r) = self.rack.as_mut() {
             r.begin(now, ts_ecr, min_rtt);
         }
@@ -653,6 +665,13 @@ impl Scoreboard {
         }
         self.delivered(s, None, (seg - self.head) as usize);
         self.fack_now = self.fack_now.max(s.start + s.len as u64);
+        if f & (RETX | EVER_RETX) == 0 {
+            // Never resent: its one sending is the one the SACK answers (Karn).
+            self.sack_sent = Some(match self.sack_sent {
+                Some((first, last)) => (first.min(s.sent), last.max(s.sent)),
+                None => (s.sent, s.sent),
+            });
+        }
         self.order_remove(seg);
         self.set(seg, SACKED);
         self.sacked += 1;

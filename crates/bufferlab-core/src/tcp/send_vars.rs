@@ -30,6 +30,8 @@ pub(super) struct SendConfig {
     pub(super) sndbuf_auto: Option<AutoSize>,
     /// The RTO's samples come from one timed segment at a time (`RttSamples::OnePerRtt`).
     pub(super) one_per_rtt: bool,
+    /// ACKs that SACK new data and acknowledge none give RTT samples (`TcpOptions::sack_rtt`).
+    pub(super) sack_rtt: bool,
     /// Whether it asks for ECN (RFC 3168 §6.1.1), and for AccECN feedback (RFC 9768 §3.1.1).
     pub(super) ecn: bool,
     pub(super) accecn: bool,
@@ -81,6 +83,7 @@ impl SendConfig {
             badrxt_undo: p.badrxt_undo,
             sndbuf_auto: p.sndbuf_auto,
             one_per_rtt: p.rtt_samples == RttSamples::OnePerRtt,
+            sack_rtt: p.sack_rtt,
             ecn: p.ecn,
             accecn: p.accecn,
             ect: p.ect,

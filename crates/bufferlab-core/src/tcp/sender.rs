@@ -731,7 +731,6 @@ impl SendConn {
             .sb
             .newest_acked_sent(ack)
             .map_or(r, |t| io.now.saturating_since(t));
-        self.v.min_rtt = Some(self.v.min_rtt.map_or(ca, |m| m.min(ca)));
         if !self.cfg.one_per_rtt {
             self.rtt.sample(r);
         } else if let Some((_, at)) = self.v.timed.filter(|&(end, _)| ack >= end) {
@@ -739,6 +738,29 @@ impl SendConn {
             self.v.timed = None;
             self.rtt.sample(io.now.saturating_since(at));
         }
+        self.rtt_seen(io, peer, r, ca);
+    }
+
+    /// Linux's sample from an ACK that SACKs new data and acknowledges none (`tcp_ack_update_rtt`
+    /// falls back on `sack_rtt_us` when there is no cumulative sample): the oldest newly SACKed
+    /// segment never resent times the smoothed RTT and the timer, the newest the minimum
+    /// (`ca_rtt_us`). Without it they keep their values from before a loss for the whole
+    /// recovery, while the queue that caused the loss is still there.
+    fn take_sack_rtt_sample(&mut self, io: &mut Io, peer: &Peer) {
+        let Some((first, last)) = self.sb.newly_sacked_sent() else {
+            return;
+        };
+        let r = io.now.saturating_since(first);
+        if !self.cfg.one_per_rtt {
+            self.rtt.sample(r);
+        }
+        self.rtt_seen(io, peer, r, io.now.saturating_since(last));
+    }
+
+    /// An RTT sample `r` (from the oldest segment the ACK delivers) and `ca` (from the newest)
+    /// for the minimum RTT, the congestion control and the flow's statistics.
+    fn rtt_seen(&mut self, io: &mut Io, peer: &Peer, r: Duration, ca: Duration) {
+        self.v.min_rtt = Some(self.v.min_rtt.map_or(ca, |m| m.min(ca)));
         self.cc.on_rtt_sample(io.now, r);
         io.flows[peer.flow as usize].on_rtt_sample(io.now, r);
     }
@@ -871,6 +893,9 @@ impl SendConn {
                 self.end_cwr();
             }
             self.on_ecn_echo(io, peer);
+        }
+        if !advanced && self.cfg.sack_rtt {
+            self.take_sack_rtt_sample(io, peer);
         }
         if advanced {
             if let Some(until) = self.v.badrxt_until.take() {
