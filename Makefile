@@ -47,6 +47,8 @@ test-rust-build:
 # real-host tests, whose network runs under SCHED_FIFO and whose hosts at nice 0 (their output
 # follows the others'); then the other wall-clock tests alone.
 REALNET_LOG := .pytest-realnet.log
+# Hypothesis's derandomized profile (tests/conftest.py): the same examples on every run.
+test-python: export HYPOTHESIS_PROFILE := ci
 test-python: build
 	@$(PY) -m pytest -q -p no:cacheprovider -m "serial and realnet" > $(REALNET_LOG) 2>&1 & net=$$!; \
 	echo "$(PY) -m pytest -q -m 'serial and realnet' (beside the next, output below it)"; \
