@@ -154,9 +154,9 @@ def crosscheck(
     if not as_json and any(isinstance(b, pt.TCP_TRAFFIC) for b in pt.typed(sc).traffic):
         err_console.print("bufferlab runs with rack = false, frto = false, timestamps = false, gso = false, "
                           "rto_rearm = false, tlp = false, dsack = false, quickack = false, comp_sack = false, "
-                          "push_ack = false and window_quickack = false where the file leaves them out (ns-3 has no "
-                          "RACK, F-RTO, GSO, tail loss probes, D-SACK, quick ACKs, SACK compression, PSH or receive-"
-                          "window growth, restarts its timer on new ACKs only, "
+                          "push_ack = false, window_quickack = false and sack_rtt = false where the file leaves them "
+                          "out (ns-3 has no RACK, F-RTO, GSO, tail loss probes, D-SACK, quick ACKs, SACK compression, "
+                          "PSH, receive-window growth or RTT samples from SACKs, restarts its timer on new ACKs only, "
                           "and runs without the timestamp option's bytes), "
                           "and NewReno with ssthresh_from = \"flight\" (ns-3's NewReno reduces from FlightSize)",
                           markup=False)
