@@ -513,7 +513,9 @@ impl Scoreboard {
 
     /// An ACK echoing `ts_ecr` arrives at `now`: the segments it delivers update RACK's most
     /// recently sent delivered segment (RFC 8985 §6.2 step 2), judged against `min_rtt`, and are
-    /// held against the highest segment SACKed before it for reordering.
+    /// held against the highest segment SACKed before it for reordering. Called for every ACK,
+    /// RACK or not: it also starts the ACK's record of what it newly SACKs
+    /// ([`Self::newly_sacked_sent`]).
     pub fn rack_begin(&mut self, now: Instant, ts_ecr: Instant, min_rtt: Duration) {
         self.fack = self.fack_now;
         self.sack_sent = None;
