@@ -556,7 +556,11 @@ def test_a_full_queue_adds_its_sojourn_to_the_ping_rtt(tmp_path):
 
     ts = pd.read_parquet(out / "timeseries.parquet")
     g = ts[(ts.id == "tcp-1") & (ts.metric == "goodput_bps") & (ts.time_s >= 1.5)].value
-    assert len(g) >= 3 and ((g > 0.9 * 10e6 * 1448 / 1500) & (g < 1.01 * 10e6)).all(), g
+    # Each step is read from the receiving host when its sampler wakes; a late wake-up on a busy
+    # machine moves a few packets from one step into the next (one CI run saw 10.43 Mb/s beside
+    # 9.61), so a single step gets 10% either way and the steps together get the link's bound.
+    assert len(g) >= 3 and ((g > 0.8 * 10e6 * 1448 / 1500) & (g < 1.1 * 10e6)).all(), g
+    assert 0.9 * 10e6 * 1448 / 1500 < g.mean() < 1.01 * 10e6, g
     srtt = ts[(ts.id == "tcp-1") & (ts.metric == "srtt_s") & (ts.time_s >= 1.5)].value
     assert (srtt > IDLE_RTT_S).all() and (srtt < IDLE_RTT_S + 0.1).all(), srtt
     up = s["queues"][0]
