@@ -746,4 +746,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        # Ctrl-C: every run finished so far is stored (run_kernel_seeds writes after each seed),
+        # the one under way is not. A `--jobs` group's process stops without a word: its parent
+        # says it once for all of them.
+        if "--measure-only" not in sys.argv:
+            print("stopped: the runs measured so far are stored; run it again to go on", file=sys.stderr)
+        sys.exit(130)
