@@ -57,6 +57,9 @@ from . import validate_noise as noise
 from .scenario import Scenario, load_scenario
 from .kernel.compare import SRTT_STEP, srtt_quantile
 
+# What a stopped (Ctrl-C) suite says, once, whichever process was waiting.
+STOPPED = "stopped: the runs measured so far are stored; run it again to go on"
+
 __all__ = ["CASES", "TOLERANCES", "Case", "case_rows", "run_sim", "load_record", "run_kernel_seeds", "render", "main"]
 
 SUITE_DIR = Path(__file__).parent / "kernel" / "suite"
@@ -715,7 +718,7 @@ def main(argv: list[str] | None = None) -> int:
                 # The workers got the same SIGINT; each keeps the runs it stored.
                 for p in procs:
                     p.wait()
-                log("stopped: the runs measured so far are stored; run it again to go on")
+                log(STOPPED)
                 return 130
             if failed:
                 log(f"error: {len(failed)} of {len(procs)} measuring processes failed; their cases keep the runs they stored")
@@ -753,5 +756,5 @@ if __name__ == "__main__":
         # the one under way is not. A `--jobs` group's process stops without a word: its parent
         # says it once for all of them.
         if "--measure-only" not in sys.argv:
-            print("stopped: the runs measured so far are stored; run it again to go on", file=sys.stderr)
+            print(STOPPED, file=sys.stderr)
         sys.exit(130)
