@@ -27,21 +27,19 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
 
 # Tests that measure the wall clock or the real network (the kernel backend's real hosts, loopback
 # senders, signals to live processes racing with the work they stop): `make test` runs them one at
-# a time, never beside each other, the real-host ones beside the CPU-bound tests (below) and the
-# rest alone after them, so that no other test steals the time they measure. They carry
-# `pytest.mark.serial` where they are defined; these modules are serial as a whole.
+# a time, never beside each other, at nice 0 beside the CPU-bound tests, which it starts at nice 19,
+# so that no other test steals the time they measure. They carry `pytest.mark.serial` where they
+# are defined; these modules are serial as a whole.
 SERIAL_MODULES = {
     "test_cli_progress",  # the progress line is drawn after wall-clock intervals
     "test_sweep_cluster",  # a Dask worker killed part-way through a running sweep
 }
 
-# The kernel backend's real hosts: their network is the engine's driver thread, which runs under
-# SCHED_FIFO, so work at normal priority cannot delay its packets, and the hosts' own processes
-# (ping, iperf3, the agents) run at nice 0 against the CPU-bound tests' nice 19. `make test` runs
-# these (marker `realnet`) beside the tests that use every core, which it starts at nice 19, and
-# the rest of the serial tests alone afterwards. The lateness tests stay alone: one asks for a
-# quiet machine, the other fills both cores with real-time busy loops for seconds.
-REALNET_MODULES = {"test_kernel_backend", "test_kernel_paths", "test_kernel_ballast"}
+# The kernel backend's lateness tests need the machine to themselves (marker `alone`, run after
+# every other test): one asks for a quiet machine, the other fills both cores with real-time busy
+# loops for seconds. (The real hosts' other tests need no such thing: their network is the
+# engine's driver thread under SCHED_FIFO, and the hosts' processes run at nice 0 against the
+# CPU-bound tests' nice 19.)
 ALONE = ("test_a_run_on_a_quiet_machine_does_not_warn_of_lateness",
          "test_a_run_on_a_loaded_machine_says_it_ran_late")
 
@@ -69,9 +67,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.stem in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
-        if (item.path.stem in REALNET_MODULES and item.get_closest_marker("serial")
-                and item.originalname not in ALONE):
-            item.add_marker(pytest.mark.realnet)
+        if item.originalname in ALONE:
+            item.add_marker(pytest.mark.serial)
+            item.add_marker(pytest.mark.alone)
     items.sort(key=_rank)  # stable: the rest keep their order
 
 

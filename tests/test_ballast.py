@@ -167,7 +167,7 @@ def drain(s: socket.socket) -> tuple[int, set[int], set[int]]:
                 ttls.add(int.from_bytes(value[:4], sys.byteorder))
 
 
-# Loopback senders pace by the wall clock: run alone (`make test`'s serial phase).
+# Loopback senders pace by the wall clock: one at a time (`make test`'s serial lane).
 @pytest.mark.serial
 def test_fixed_rate_on_loopback_is_paced_with_the_ttl():
     s, port = receiver()

@@ -60,7 +60,7 @@ def test_progress_gets_simulated_time_and_events():
     assert one and all(isinstance(x, float) for x in one)
 
 
-# Ctrl-C three wall seconds in, once the interpreter has started: run alone (serial phase).
+# Ctrl-C three wall seconds in, once the interpreter has started: one at a time (`make test`'s serial lane).
 @pytest.mark.serial
 def test_ctrl_c_stops_a_run_and_writes_nothing(tmp_path):
     out = tmp_path / "out"

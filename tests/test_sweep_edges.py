@@ -146,7 +146,7 @@ def test_a_worker_whose_parent_is_gone_returns_quietly():
     assert _worker_main(child, "test", None) is None  # no BrokenPipeError
 
 
-# A signal to a running sweep races with its work: run alone (`make test`'s serial phase).
+# A signal to a running sweep races with its work: one at a time (`make test`'s serial lane).
 @pytest.mark.serial
 def test_a_killed_sweep_leaves_no_traceback_from_its_workers(tmp_path):
     spec = spec_file(tmp_path, '"traffic[0].rate" = ["300pps", "500pps", "700pps", "800pps"]\n', seeds=2,

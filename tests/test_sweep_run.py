@@ -150,7 +150,7 @@ def test_interrupt_inside_a_pool_worker_keeps_what_finished(spec_path, tmp_path)
     assert len(load(out).points) == 18
 
 
-# Signals to a running sweep race with its work: run alone (`make test`'s serial phase).
+# Signals to a running sweep race with its work: one at a time (`make test`'s serial lane).
 @pytest.mark.serial
 def test_killed_sweep_leaves_no_partial_point(spec_path, tmp_path):
     """SIGKILL the sweep command (and its workers) part-way: every stored part is whole, and a
@@ -411,7 +411,7 @@ def slow_run(scenario):
     return bufferlab.run(scenario)
 
 
-# A grace period of one wall second: run alone (serial phase).
+# A grace period of one wall second: one at a time (`make test`'s serial lane).
 @pytest.mark.serial
 def test_a_local_cluster_left_without_workers_fails_what_waits_instead_of_hanging(spec_path, tmp_path):
     """Workers whose nannies gave up leave the points with nowhere to run: they fail, saying so,
