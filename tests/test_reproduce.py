@@ -133,7 +133,13 @@ def test_smoke_profile_runs_draws_and_judges(name, tmp_path, monkeypatch):
     assert (res.folder / "plotted.csv").stat().st_size > 0
     # at least one claim gets a number from the smoke run
     assert any(c.est.n >= 1 for c in res.claims), [c.row() for c in res.claims]
-    # a rerun reuses every stored point, and reports the time they took when they were made
+    # a rerun reuses every stored point, and reports the time they took when they were made; its
+    # figure is the one drawn and checked above, so it is not saved again (a figure of 15 panels
+    # takes 6 s to lay out and save)
+    from matplotlib.figure import Figure
+
+    monkeypatch.setattr(run_mod, "clear_legends", clear)
+    monkeypatch.setattr(Figure, "savefig", lambda self, *args, **kwargs: None)
     again = run_item(item, "smoke", tmp_path, backend="inline")
     assert again.reused and again.runs == res.runs and again.wall_seconds == res.wall_seconds
     assert [c.row() for c in again.claims] == [c.row() for c in res.claims]
