@@ -71,8 +71,16 @@ $(VENV)/.deps: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(PY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print("\n".join(["maturin>=1.5,<2"] + p["dependencies"] + p["optional-dependencies"]["dev"]))' > $(VENV)/requirements.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -r $(VENV)/requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r $(VENV)/requirements.txt
+	$(PY) -c 'import $(WARM_IMPORTS)'
 	touch $@
+
+# pip compiles every module of what it installs (38 of its 66 s of CPU here), most of them modules
+# nothing imports; Python compiles a module on its first import instead, and keeps it (see
+# PYTHONDONTWRITEBYTECODE above). What bufferlab and its tests import is compiled once here, beside
+# the Rust build, rather than by each test process at once.
+WARM_IMPORTS := pandas, pyarrow.parquet, duckdb, matplotlib.pyplot, scipy.stats, dask.distributed, \
+	plotly.graph_objects, plotly.io, typer, rich.console, pytest, hypothesis, xdist, PIL
 
 # The engine extension and the package, installed editable into .venv (re-built when Rust changes).
 $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
