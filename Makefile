@@ -49,7 +49,8 @@ test-rust-build:
 # signals racing with the work they stop; a Dask worker killed mid-sweep): against nice 19 they get
 # the cores as if alone, and they take half as long as the others, so they cost no wall time
 # (their output follows the others'). Then the two tests that need the machine to themselves
-# (marker `alone`: the kernel backend's lateness on a quiet and on a loaded machine).
+# (marker `alone`, their own module: the kernel backend's lateness on a quiet and on a loaded
+# machine).
 SERIAL_LOG := .pytest-serial.log
 # Hypothesis's derandomized profile (tests/conftest.py): the same examples on every run.
 test-python: export HYPOTHESIS_PROFILE := ci
@@ -60,7 +61,7 @@ test-python: build
 	nice -n 19 $(PY) -m pytest -q -n auto --maxschedchunk 1 -m "not serial"; rest=$$?; \
 	wait $$serial; real=$$?; cat $(SERIAL_LOG); rm -f $(SERIAL_LOG); \
 	test $$rest -eq 0 -a $$real -eq 0
-	$(PY) -m pytest -q -m alone
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_kernel_lateness.py
 
 build: $(VENV)/.built
 

@@ -35,13 +35,12 @@ SERIAL_MODULES = {
     "test_sweep_cluster",  # a Dask worker killed part-way through a running sweep
 }
 
-# The kernel backend's lateness tests need the machine to themselves (marker `alone`, run after
-# every other test): one asks for a quiet machine, the other fills both cores with real-time busy
-# loops for seconds. (The real hosts' other tests need no such thing: their network is the
-# engine's driver thread under SCHED_FIFO, and the hosts' processes run at nice 0 against the
-# CPU-bound tests' nice 19.)
-ALONE = ("test_a_run_on_a_quiet_machine_does_not_warn_of_lateness",
-         "test_a_run_on_a_loaded_machine_says_it_ran_late")
+# The kernel backend's lateness tests need the machine to themselves (marker `alone`; `make test`
+# runs their module after every other test): one asks for a quiet machine, the other fills both
+# cores with real-time busy loops for seconds. (The real hosts' other tests need no such thing:
+# their network is the engine's driver thread under SCHED_FIFO, and the hosts' processes run at
+# nice 0 against the CPU-bound tests' nice 19.)
+ALONE_MODULES = {"test_kernel_lateness"}
 
 # The longest tests (5-25 s each: the pages of the docs whose commands run as written, ns-3, the
 # reproductions' smoke runs, a Dask worker dying thrice) go first, longest first: `make test` hands
@@ -67,7 +66,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.stem in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
-        if item.originalname in ALONE:
+        if item.path.stem in ALONE_MODULES:
             item.add_marker(pytest.mark.serial)
             item.add_marker(pytest.mark.alone)
     items.sort(key=_rank)  # stable: the rest keep their order
