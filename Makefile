@@ -59,8 +59,8 @@ test-python: build
 	echo "$(PY) -m pytest -q -m 'serial and not alone' (beside the next, output below it)"; \
 	echo "nice -n 19 $(PY) -m pytest -q -n auto --maxschedchunk 1 -m 'not serial'"; \
 	nice -n 19 $(PY) -m pytest -q -n auto --maxschedchunk 1 -m "not serial"; rest=$$?; \
-	wait $$serial; real=$$?; cat $(SERIAL_LOG); rm -f $(SERIAL_LOG); \
-	test $$rest -eq 0 -a $$real -eq 0
+	wait $$serial; lane=$$?; cat $(SERIAL_LOG); rm -f $(SERIAL_LOG); \
+	test $$rest -eq 0 -a $$lane -eq 0
 	$(PY) -m pytest -q -p no:cacheprovider tests/test_kernel_lateness.py
 
 build: $(VENV)/.built

@@ -35,13 +35,6 @@ SERIAL_MODULES = {
     "test_sweep_cluster",  # a Dask worker killed part-way through a running sweep
 }
 
-# The kernel backend's lateness tests need the machine to themselves (marker `alone`; `make test`
-# runs their module after every other test): one asks for a quiet machine, the other fills both
-# cores with real-time busy loops for seconds. (The real hosts' other tests need no such thing:
-# their network is the engine's driver thread under SCHED_FIFO, and the hosts' processes run at
-# nice 0 against the CPU-bound tests' nice 19.)
-ALONE_MODULES = {"test_kernel_lateness"}
-
 # The longest tests (5-25 s each: the pages of the docs whose commands run as written, ns-3, the
 # reproductions' smoke runs, a Dask worker dying thrice) go first, longest first: `make test` hands
 # the cores one test at a time (--maxschedchunk 1), so the run does not end with one core idle while
@@ -66,9 +59,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.stem in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
-        if item.path.stem in ALONE_MODULES:
-            item.add_marker(pytest.mark.serial)
-            item.add_marker(pytest.mark.alone)
     items.sort(key=_rank)  # stable: the rest keep their order
 
 

@@ -1,7 +1,7 @@
 """The kernel backend's delivery lateness, judged on the machine it runs on: a run on a quiet
 machine does not warn, one on a machine whose cores are taken by work the driver cannot preempt
 says it ran late. Both need the machine to themselves: `make test` runs this file after every
-other test (marker `alone`, tests/conftest.py)."""
+other test (marker `alone`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,11 @@ from pathlib import Path
 
 import pytest
 from test_kernel_backend import BIN, needs_kernel, scenario
+
+# The kernel backend's real hosts' other tests need no machine of their own: their network is the
+# engine's driver thread under SCHED_FIFO, and the hosts' processes run at nice 0 against the
+# CPU-bound tests' nice 19. These two do.
+pytestmark = [pytest.mark.serial, pytest.mark.alone]
 
 # Busy loops at a real-time priority above the driver's (sys.rs: SCHED_FIFO 10): 2 ms on, 2 ms
 # off, on one core, for at most argv[1] seconds -- other work on a busy machine that the driver
