@@ -91,10 +91,13 @@ def test_a_run_on_a_quiet_machine_does_not_warn_of_lateness(tmp_path):
     # Up to three runs, as `make validate-linux` measures a late run again: beside `make test`'s
     # other workers (nice 19), a noisy virtual machine's host has delayed one 2 s run's p99 to
     # 616 us against the 500 us bound (2026-11-28) while the driver held its real-time priority.
-    # A run that is late while sleepers beside it at the driver's priority woke on time (p99 under
-    # half the bound) fails: the backend was late on a quiet machine. Late runs on a machine that
-    # was itself late every time say nothing either way.
-    quiet_but_late = []
+    # One run on time passes. The test fails only when every run was late while sleepers beside
+    # it at the driver's priority woke on time (p99 under half the bound): a backend late on a
+    # quiet machine is late every time. A single such run proves nothing: a host that takes a
+    # core for 4 ms delays every delivery due in those 4 ms but only one of a sleeper's wake-ups,
+    # so the backend's p99 sees a stall the sleepers' p99 does not (CI, 2026-11-28: p99 608 us,
+    # max 4.2 ms, sleepers' p99 211 us, after two runs late beside late sleepers).
+    runs = []
     for attempt in range(3):
         r, summary, woke = _run_beside_sleepers(tmp_path, f"quiet{attempt}")
         if not summary["kernel"]["driver"]["realtime_priority"]:
@@ -102,13 +105,11 @@ def test_a_run_on_a_quiet_machine_does_not_warn_of_lateness(tmp_path):
         late = summary["kernel"]["lateness"]
         if late["p99_s"] < late["p99_bound_s"] and late["p50_s"] < late["p50_bound_s"]:
             break
-        if woke <= late["p99_bound_s"] / 2:
-            quiet_but_late.append((late, woke))
+        runs.append((late, woke))
     else:
-        if not quiet_but_late:
-            pytest.skip(f"the machine was not quiet: real-time sleepers beside each run woke up to "
-                        f"{woke * 1e6:.0f} us late at p99")
-        assert False, f"late while sleepers beside the run woke on time (lateness, sleepers' p99): {quiet_but_late}"
+        quiet = [woke <= late["p99_bound_s"] / 2 for late, woke in runs]
+        assert not all(quiet), f"late every time while sleepers beside the run woke on time (lateness, sleepers' p99): {runs}"
+        pytest.skip(f"the machine was not quiet in every run (lateness, sleepers' p99): {runs}")
     assert late["min_round_trip_s"] == 0.01  # 5 ms each way
     assert "ran late" not in r.stdout and "warnings" not in summary
     assert re.search(r"delivery lateness p50 [\d.]+us, p99 [\d.]+us, max ", r.stdout), r.stdout
