@@ -19,8 +19,6 @@ Exit status: 0 done; 1 the engine or the output failed; 2 the scenario (or the c
 problems, each printed on its own line on stderr as ``key.path: what is wrong (the fix)``.
 """
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated
 
@@ -41,7 +39,11 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode="markdown",
+    # Plain help and usage errors (click's layout), not typer's rich panels: rendering them imports
+    # typer.rich_utils, and with it rich.markdown, markdown_it and rich.traceback: a third of what
+    # `bufferlab --help` took (docs/BENCHMARKS.md, "The command line's help without rich"). The
+    # commands' own output (tables, progress, problems) is still rich's.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

@@ -3,8 +3,6 @@
 Exit status: 0 stopped (Ctrl-C, SIGTERM or --duration), printing what was sent; 2 bad options.
 """
 
-from __future__ import annotations
-
 import signal
 import sys
 import threading

@@ -1,8 +1,6 @@
 """``bufferlab bench``: the engine's speed on built-in benchmarks or scenario files, measured by
 ``bufferlab.bench``."""
 
-from __future__ import annotations
-
 import json
 import os
 import platform

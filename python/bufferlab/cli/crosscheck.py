@@ -1,7 +1,5 @@
 """``bufferlab crosscheck FILE``: the scenario in bufferlab and in ns-3, side by side."""
 
-from __future__ import annotations
-
 import json
 import math
 import sys

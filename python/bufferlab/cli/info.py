@@ -1,7 +1,5 @@
 """``bufferlab schema`` and ``bufferlab version``: what the package reads and what it is."""
 
-from __future__ import annotations
-
 import json
 import sys
 from pathlib import Path

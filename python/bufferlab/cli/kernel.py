@@ -1,8 +1,6 @@
 """The kernel backend's commands: ``cleanup``, ``exec``, ``shell`` and ``compare``, and
 ``run_kernel_cli`` behind ``bufferlab run --backend kernel``. Linux and root."""
 
-from __future__ import annotations
-
 import os
 import re
 import subprocess

@@ -9,8 +9,6 @@ Exit status: 0 written; 2 a bad command line (what to draw is ambiguous, a path 
 written, a metric that is not there).
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -74,7 +72,7 @@ def _check_outputs(out: Path, data: Path | None) -> None:
             fail(f"{opt} {path}: {e}")
 
 
-def _write(fig, data: pd.DataFrame, out: Path, data_out: Path | None) -> None:
+def _write(fig, data: "pd.DataFrame", out: Path, data_out: Path | None) -> None:
     from ..plot import save
 
     save(fig, out)
@@ -95,7 +93,7 @@ class Source:
     """A table to plot and what it varies over: ``swept`` keys (a sweep folder) and ``runs``
     (the labels of several run folders or scenario files, a ``run`` column)."""
 
-    df: pd.DataFrame
+    df: "pd.DataFrame"
     swept: list[str] = field(default_factory=list)
     runs: list[str] = field(default_factory=list)
 
@@ -183,7 +181,7 @@ def _quote_sql(v) -> str:
     return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else "'" + str(v).replace("'", "''") + "'"
 
 
-def refuse_unnamed_keys(df: pd.DataFrame, swept: list[str], named: list[str], *, line_opt: str, what: str) -> None:
+def refuse_unnamed_keys(df: "pd.DataFrame", swept: list[str], named: list[str], *, line_opt: str, what: str) -> None:
     """Exit 2 if a swept key not in ``named`` varies among the rows: drawing would average over
     it. The message gives the choices: a line per value, or keep one value."""
     import pandas as pd
@@ -201,14 +199,14 @@ def refuse_unnamed_keys(df: pd.DataFrame, swept: list[str], named: list[str], *,
     fail("\n".join(lines))
 
 
-def _id_means(df: pd.DataFrame, cdf_col: str | None) -> pd.Series:
+def _id_means(df: "pd.DataFrame", cdf_col: str | None) -> "pd.Series":
     """Each id's mean value: of its samples, or of its CDF points (sum of value x step of the
     CDF), averaged over its curves (seeds, runs)."""
     if cdf_col is None:
         return df.groupby("id")["value"].mean()
     curve = [c for c in ("id", "run", "point_id", "seed") if c in df.columns]
 
-    def mean(g: pd.DataFrame) -> float:
+    def mean(g: "pd.DataFrame") -> float:
         g = g.sort_values(cdf_col, kind="stable")
         step = g[cdf_col].diff().fillna(g[cdf_col])
         return float((g["value"] * step).sum())
@@ -217,7 +215,7 @@ def _id_means(df: pd.DataFrame, cdf_col: str | None) -> pd.Series:
     return per_curve.groupby("id")["mean"].mean()
 
 
-def _default_ids(df: pd.DataFrame, cdf_col: str | None) -> tuple[list[str] | None, str]:
+def _default_ids(df: "pd.DataFrame", cdf_col: str | None) -> tuple[list[str] | None, str]:
     """The ids a plot given no --id draws (None: every one) and the title's words for them."""
     import pandas as pd
 

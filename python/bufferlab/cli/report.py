@@ -1,7 +1,5 @@
 """``bufferlab report``: a run, sweep or reproductions folder as one HTML page."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Optional
 

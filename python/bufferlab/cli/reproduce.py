@@ -1,7 +1,5 @@
 """``bufferlab reproduce``: list the reproductions, or run one (or all) and report."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Optional
 

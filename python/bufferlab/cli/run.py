@@ -1,8 +1,6 @@
 """``bufferlab run`` and ``bufferlab validate``: one scenario file run (on the simulator or the
 kernel backend), or checked with the engine's estimate of what a run would cost."""
 
-from __future__ import annotations
-
 import json
 import shutil
 import sys
@@ -164,7 +162,7 @@ def _capture_stage(sc: Any, out: Path | None) -> Path | None:
     return make_sibling(target, "capture")
 
 
-def _capture_notes(result: Result) -> None:
+def _capture_notes(result: "Result") -> None:
     """A capture that stopped early says so on stderr (the summary keeps the note too)."""
     notes = {(c.get("note"), c.get("stopped_s")) for c in result.captures if c.get("note")}
     for note, at in sorted(notes, key=str):
@@ -184,7 +182,7 @@ def check_flent_path(path: Path) -> None:
         fail(f"--flent {path}: {parent} is not a folder")
 
 
-def write_flent_file(result: Result, path: Path, *, title: str, note: str) -> None:
+def write_flent_file(result: "Result", path: Path, *, title: str, note: str) -> None:
     """Write the run as a Flent data file; a run Flent cannot show, or a failed write, exits 1."""
     from ..flent import FlentError, write_result
     from ..outpath import describe_os_error
@@ -210,7 +208,7 @@ def _check_out(out: Path) -> None:
         fail(f"--out {out}: {e}")
 
 
-def _write_result(result: Result, out: Path) -> Path:
+def _write_result(result: "Result", out: Path) -> Path:
     """Write ``result`` to ``out``; a place refused now exits 2, a write failing half-way 1."""
     from ..outpath import OutputError, describe_os_error
 

@@ -5,8 +5,6 @@ plot/query failed; 2 a bad spec or command line; 130 interrupted (what finished 
 same command again to finish).
 """
 
-from __future__ import annotations
-
 import json
 import sys
 from pathlib import Path
@@ -128,7 +126,7 @@ def sweep(
         raise typer.Exit(1)
 
 
-def _confirm_cost(spec: Path, points: list[Point], wall_s: dict[str, float]) -> None:
+def _confirm_cost(spec: Path, points: "list[Point]", wall_s: dict[str, float]) -> None:
     """Refuse a sweep with a run estimated at over an hour, as `bufferlab run` would, naming the
     longest point."""
     from ..sweep.check import describe_point
