@@ -175,6 +175,10 @@ def test_jobs_leave_the_bbr_cases_to_an_otherwise_idle_machine(monkeypatch):
             assert "--measure-only" in args, args
             started.append(args[args.index("--only") + 1:])
 
+        def poll(self):
+            assert not alone, "the BBR cases waited for the groups to finish"
+            return 0
+
         def wait(self):
             assert not alone, "the BBR cases waited for the groups to finish"
             return 0
@@ -196,6 +200,59 @@ def test_jobs_leave_the_bbr_cases_to_an_otherwise_idle_machine(monkeypatch):
     # Each group's process measures each run once (`--measure-only`); what it stored busy is measured
     # again here, alone, before the BBR cases.
     assert sorted(again) == ["cubic-codel-10", "reno-fifo-1bdp-1", "reno-pie-10"]
+
+
+def test_the_suite_says_what_it_will_take_and_when_the_host_cannot_keep_its_pace(monkeypatch, capsys):
+    """Before measuring, the suite says how long the missing runs take at the quiet machine's pace
+    (docs/kernel-backend.md); while its groups run, once 30 of their runs are stored, it warns if
+    more than a tenth came back busy, with what measuring them again alone will add; then it says
+    how many it measures again. (Processes, runs and stored records faked: no root, no time.)"""
+    polls = iter([None, None])
+
+    class FakeProc:
+        def __init__(self, args):
+            self.args = args
+
+        def poll(self):
+            return next(polls, 0)
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(suite.subprocess, "Popen", FakeProc)
+    monkeypatch.setattr(suite, "BUSY_POLL_SECONDS", 0)
+    monkeypatch.setattr(suite, "missing_seconds", lambda case, seeds: 20.0 * len(seeds))
+    monkeypatch.setattr(suite, "stored_runs", lambda case, seeds: [])
+    counts = iter([(0, 0), (40, 20), (80, 35)])
+    monkeypatch.setattr(suite, "_stored_and_busy", lambda cases, seeds_of: next(counts))
+    monkeypatch.setattr(suite, "run_kernel_seeds", lambda *a, **k: 0)
+    names = ["reno-fifo-1bdp-1", "cubic-codel-10", "reno-pie-10", "bbr-fq-codel-1"]
+    runs = sum(_case(n).seeds for n in names)
+    assert suite.main(["--kernel", "--jobs", "3", "--measure-only", "--only", *names]) == 0
+    err = capsys.readouterr().err
+    assert f"{runs} kernel runs to measure" in err and "3 groups side by side" in err
+    assert "warning: 20 of the first 40 runs came back busy" in err
+    assert "35 runs came back busy: measured again alone now" in err
+
+
+def test_the_suite_estimate_and_the_busy_warning():
+    """The estimate at the pace of the quiet machine's `--jobs 3` suite (its groups of 45.0, 43.3
+    and 43.3 min of scenario time took 46.8, 45.0 and 46.5 min; its BBR cases, 18.3 min, 18.9 min)
+    also gives the same machine's one-at-a-time suite, measured at 2 h 41 min for its 150 min."""
+    text = suite.suite_estimate([45.0 * 60, 43.3 * 60, 43.3 * 60], 18.3 * 60, 410)
+    assert text.startswith("410 kernel runs to measure (150 min of scenario time): about 70 min")
+    assert "3 groups side by side about 48 min" in text and "measured alone about 19 min" in text
+    one = suite.suite_estimate([150 * 60], 0.0, 410)
+    assert "one case at a time about 159 min" in one
+    minutes = int(one.split("about ")[1].split(" min")[0])
+    assert abs(minutes - 161) <= 0.03 * 161
+    # No warning before 30 runs, nor at a tenth busy or less (the quiet machine: 2 of 410).
+    assert suite.busy_outlook(29, 29, 300, 20.0) is None
+    assert suite.busy_outlook(410, 41, 0, 20.0) is None
+    assert suite.busy_outlook(400, 2, 10, 20.0) is None
+    # Half busy after 60 of 310: about 155 runs again alone, at least 155 x 20 s x the pace.
+    w = suite.busy_outlook(60, 30, 250, 20.0)
+    assert "about 155 runs will be measured again alone" in w and "at least 55 min more" in w
 
 
 def test_a_measuring_run_with_nothing_missing_does_nothing():

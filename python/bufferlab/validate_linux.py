@@ -315,6 +315,64 @@ def kernel_groups(order: list[Case], seconds: dict[str, float], jobs: int) -> li
     return [g for g in groups if g]
 
 
+# The suite's pace on the quiet two-core machine of docs/kernel-backend.md (2026-11-27, from
+# nothing): wall seconds per second of scenario time, set-up and summaries included (the three
+# groups 1.04-1.07, the cases measured alone 1.03), and the page after them (the simulator side of
+# every case, one case per core: about 3 min).
+PACE = 1.06
+PAGE_SECONDS = 180
+# On that machine 2 of the 410 runs came back busy. Once BUSY_WARN_AFTER of the groups' runs are
+# stored, a busy share above BUSY_WARN_SHARE says the host cannot keep the suite's pace (each busy
+# run is measured again alone after the groups), and the suite says so then, not an hour later.
+BUSY_WARN_AFTER = 30
+BUSY_WARN_SHARE = 0.10
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+# How often the parent of `--jobs` looks at what its groups stored.
+BUSY_POLL_SECONDS = 20
+
+
+def _stored_and_busy(cases: list[Case], seeds_of) -> tuple[int, int]:
+    """How many current runs the cases have stored for their seeds, and how many of them busy."""
+    runs = [r for c in cases for r in stored_runs(c, seeds_of(c))]
+    return len(runs), sum("busy" in r for r in runs)
+
+
+def suite_estimate(group_seconds: list[float], alone_seconds: float, runs: int,
+                   page_seconds: float = PAGE_SECONDS) -> str:
+    """What measuring ``runs`` missing kernel runs takes at the quiet machine's pace: the groups
+    side by side (the longest decides), then the cases measured alone, then the page (the whole
+    suite's in ``page_seconds``)."""
+    groups = max(group_seconds, default=0.0) * PACE
+    alone = alone_seconds * PACE
+    scenario = sum(group_seconds) + alone_seconds
+    side = f"{len(group_seconds)} groups side by side" if len(group_seconds) > 1 else "one case at a time"
+    parts = [f"{side} about {_minutes(groups)}"] if group_seconds else []
+    if alone_seconds:
+        parts.append(f"the cases measured alone about {_minutes(alone)}")
+    parts.append(f"the page about {_minutes(page_seconds)}")
+    return (f"{runs} kernel run{'s' if runs != 1 else ''} to measure ({_minutes(scenario)} of scenario time): about "
+            f"{_minutes(groups + alone + page_seconds)} on a quiet two-core machine ({', '.join(parts)}); "
+            "a busier host takes longer (docs/kernel-backend.md)")
+
+
+def busy_outlook(stored: int, busy: int, left: int, run_seconds: float) -> str | None:
+    """A warning, once the groups have stored ``stored`` runs of which ``busy`` came back busy with
+    ``left`` still to come, when that share says the host cannot keep the suite's pace: what
+    measuring the busy ones again alone adds at that share (at least one attempt each), or None."""
+    if stored < BUSY_WARN_AFTER or busy <= BUSY_WARN_SHARE * stored:
+        return None
+    expected = busy / stored * (stored + left)
+    return (f"warning: {busy} of the first {stored} runs came back busy (a quiet machine: 2 of 410): this host "
+            f"cannot keep the suite's pace. At that share about {expected:.0f} runs will be measured again alone "
+            f"after the groups, at least {_minutes(expected * run_seconds * PACE)} more, and runs still busy then "
+            "are stored marked `busy` (docs/kernel-backend.md)")
+
+
 def run_kernel_seeds(case: Case, seeds: list[int], log=None, attempts: int | None = None,
                      redo_busy: bool = False) -> int:
     """Measure on the kernel backend every seed of ``seeds`` without a current stored run (and,
@@ -708,11 +766,30 @@ def main(argv: list[str] | None = None) -> int:
             # the others' groups.
             alone = [c for c in order if measured_alone(c)]
             order = [c for c in order if not measured_alone(c)]
-            groups = kernel_groups(order, {c.name: missing_seconds(c, seeds_of(c)) for c in order}, args.jobs)
+            secs = {c.name: missing_seconds(c, seeds_of(c)) for c in order + alone}
+            groups = kernel_groups(order, secs, args.jobs)
+            grouped = [c for g in groups for c in g]
+            stored0 = _stored_and_busy(grouped, seeds_of)
+            todo = sum(len(seeds_of(c)) for c in grouped) - stored0[0]
+            missing = todo + sum(len(seeds_of(c)) - len(stored_runs(c, seeds_of(c))) for c in alone)
+            if missing:
+                log(suite_estimate([sum(secs[c.name] for c in g) for g in groups],
+                                   sum(secs[c.name] for c in alone), missing, PAGE_SECONDS * len(cases) / len(CASES)))
             seeds_arg = ["--seeds", str(args.seeds)] if args.seeds else []
             procs = [subprocess.Popen([sys.executable, "-m", "bufferlab.validate_linux", "--kernel", "--measure-only",
                                        *seeds_arg, "--only", *[c.name for c in g]]) for g in groups]
+            run_seconds = sum(secs[c.name] for c in grouped) / todo if todo else 0.0
             try:
+                warned = False
+                while any(p.poll() is None for p in procs):
+                    time.sleep(BUSY_POLL_SECONDS)
+                    if not warned:
+                        n, b = _stored_and_busy(grouped, seeds_of)
+                        done_now = n - stored0[0]
+                        msg = busy_outlook(done_now, b - stored0[1], todo - done_now, run_seconds)
+                        if msg:
+                            log(msg)
+                            warned = True
                 failed = [p.args for p in procs if p.wait() != 0]
             except KeyboardInterrupt:
                 # The workers got the same SIGINT; each keeps the runs it stored.
@@ -724,6 +801,10 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"error: {len(failed)} of {len(procs)} measuring processes failed; their cases keep the runs they stored")
                 return 1
             # What the groups measured busy, alone now (`KERNEL_ATTEMPTS`), then the BBR cases.
+            busy = _stored_and_busy(grouped, seeds_of)[1]
+            if busy:
+                log(f"{busy} run{'s' if busy != 1 else ''} came back busy: measured again alone now, up to "
+                    f"{KERNEL_ATTEMPTS} times each (at least {_minutes(busy * run_seconds * PACE)})")
             for case in order:
                 t0 = time.monotonic()
                 n = run_kernel_seeds(case, seeds_of(case), log, redo_busy=True)
@@ -731,6 +812,11 @@ def main(argv: list[str] | None = None) -> int:
                     log(f"{case.name}: {n} busy kernel run{'s' if n != 1 else ''} measured again alone in "
                         f"{time.monotonic() - t0:.0f} s")
             order = alone
+        elif not args.measure_only:
+            secs = {c.name: missing_seconds(c, seeds_of(c)) for c in order}
+            missing = sum(len(seeds_of(c)) - len(stored_runs(c, seeds_of(c))) for c in order)
+            if missing:
+                log(suite_estimate([sum(secs.values())], 0.0, missing, PAGE_SECONDS * len(cases) / len(CASES)))
         for case in order:
             t0 = time.monotonic()
             n = run_kernel_seeds(case, seeds_of(case), log, attempts=1 if args.measure_only and args.jobs <= 1 else None)
