@@ -108,8 +108,9 @@ validate: build $(NS3_VENV)/.installed
 
 # Validation against Linux (docs/validation-linux.md): the simulator's default TCP against the
 # kernel's TCP on the kernel backend (root), 52 scenarios x 5-20 seeds of 20 s (two of 60 s) in
-# real time, three scenarios at a time and the BBR ones alone (about 69 min from nothing;
-# docs/kernel-backend.md).
+# real time, three scenarios at a time and the BBR ones alone (about 70 min from nothing on a quiet
+# two-core machine; it says its own estimate first, and warns early when the host is too busy for
+# that pace: docs/kernel-backend.md).
 # Measures only the kernel runs missing from python/bufferlab/kernel/suite/kernel/ (or made from
 # another version of their scenario file), then writes the page; not part of `make test`.
 validate-linux: build kernel-deps
