@@ -326,20 +326,23 @@ PAGE_SECONDS = 180
 # run is measured again alone after the groups), and the suite says so then, not an hour later.
 BUSY_WARN_AFTER = 30
 BUSY_WARN_SHARE = 0.10
+# How often the parent of `--jobs` looks at what its groups stored.
+BUSY_POLL_SECONDS = 20
 
 
 def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-# How often the parent of `--jobs` looks at what its groups stored.
-BUSY_POLL_SECONDS = 20
-
-
 def _stored_and_busy(cases: list[Case], seeds_of) -> tuple[int, int]:
     """How many current runs the cases have stored for their seeds, and how many of them busy."""
     runs = [r for c in cases for r in stored_runs(c, seeds_of(c))]
     return len(runs), sum("busy" in r for r in runs)
+
+
+def _missing_runs(cases: list[Case], seeds_of) -> int:
+    """How many of the cases' seeds have no current stored run."""
+    return sum(len(seeds_of(c)) for c in cases) - _stored_and_busy(cases, seeds_of)[0]
 
 
 def suite_estimate(group_seconds: list[float], alone_seconds: float, runs: int,
@@ -760,6 +763,8 @@ def main(argv: list[str] | None = None) -> int:
         _write(args.out, render(done, started, records, section))
 
     if args.kernel:
+        # The page's simulator side, for the cases this suite covers.
+        page_seconds = PAGE_SECONDS * len(cases) / len(CASES)
         order = sorted(cases, key=lambda c: (KERNEL_FIRST.index(c.name) if c.name in KERNEL_FIRST else len(KERNEL_FIRST)))
         if args.jobs > 1:
             # The cases measured alone (`measured_alone`) go one at a time in this process, after
@@ -771,10 +776,10 @@ def main(argv: list[str] | None = None) -> int:
             grouped = [c for g in groups for c in g]
             stored0 = _stored_and_busy(grouped, seeds_of)
             todo = sum(len(seeds_of(c)) for c in grouped) - stored0[0]
-            missing = todo + sum(len(seeds_of(c)) - len(stored_runs(c, seeds_of(c))) for c in alone)
+            missing = todo + _missing_runs(alone, seeds_of)
             if missing:
                 log(suite_estimate([sum(secs[c.name] for c in g) for g in groups],
-                                   sum(secs[c.name] for c in alone), missing, PAGE_SECONDS * len(cases) / len(CASES)))
+                                   sum(secs[c.name] for c in alone), missing, page_seconds))
             seeds_arg = ["--seeds", str(args.seeds)] if args.seeds else []
             procs = [subprocess.Popen([sys.executable, "-m", "bufferlab.validate_linux", "--kernel", "--measure-only",
                                        *seeds_arg, "--only", *[c.name for c in g]]) for g in groups]
@@ -813,10 +818,9 @@ def main(argv: list[str] | None = None) -> int:
                         f"{time.monotonic() - t0:.0f} s")
             order = alone
         elif not args.measure_only:
-            secs = {c.name: missing_seconds(c, seeds_of(c)) for c in order}
-            missing = sum(len(seeds_of(c)) - len(stored_runs(c, seeds_of(c))) for c in order)
+            missing = _missing_runs(order, seeds_of)
             if missing:
-                log(suite_estimate([sum(secs.values())], 0.0, missing, PAGE_SECONDS * len(cases) / len(CASES)))
+                log(suite_estimate([sum(missing_seconds(c, seeds_of(c)) for c in order)], 0.0, missing, page_seconds))
         for case in order:
             t0 = time.monotonic()
             n = run_kernel_seeds(case, seeds_of(case), log, attempts=1 if args.measure_only and args.jobs <= 1 else None)
