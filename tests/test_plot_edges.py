@@ -288,6 +288,10 @@ def test_a_run_without_time_series_names_the_key_to_set(tmp_path):
     assert "set run.sample" in r.output and "--set run.sample=10ms" in r.output, r.output
     r = cli("plot", "cdf", run, "--metric", "throughput_bps", "-o", tmp_path / "q.png")
     assert r.exit_code == 2 and "set run.sample" in r.output, r.output
+    # A metric that is neither a CDF nor a time series is named, with the CDFs the run has.
+    r = cli("plot", "cdf", run, "--metric", "sojourn", "-o", tmp_path / "q.png")
+    assert r.exit_code == 2 and "no sojourn in" in r.output and "CDFs: " in r.output, r.output
+    assert "sojourn_s" in r.output and "set run.sample" in r.output, r.output
 
 
 def test_a_legend_never_covers_data():

@@ -130,9 +130,10 @@ def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> 
 
 
 def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | None = None,
-            sets: list[str] | None = None) -> Source:
+            sets: list[str] | None = None, allow_empty: bool = False) -> Source:
     """``table`` from the sources: scenario files (run now) and run folders side by side, or one
-    sweep folder with its swept columns joined on (narrowed by ``point`` / ``seed``)."""
+    sweep folder with its swept columns joined on (narrowed by ``point`` / ``seed``). No rows is
+    an error unless ``allow_empty``."""
     from ..store import StoreError, is_run_folder, load
 
     runs = [s for s in srcs if (s.is_file() and s.suffix == ".toml") or is_run_folder(s)]
@@ -142,7 +143,7 @@ def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | 
         src = _run_tables(srcs, table, parse_sets(sets))
         if seed is not None:
             src.df = src.df[src.df["seed"] == seed]
-        if src.df.empty:
+        if src.df.empty and not allow_empty:
             fail(f"no {table} rows in {', '.join(map(str, srcs))}" + (f" for --seed {seed}" if seed is not None else "")
                  + EMPTY_HINT.get(table, ""))
         return src
@@ -161,7 +162,7 @@ def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | 
         df = df[df["point_id"].str.startswith(point)]
     if seed is not None:
         df = df[df["seed"] == seed]
-    if df.empty:
+    if df.empty and not allow_empty:
         fail(f"no {table} rows in {srcs[0]}" + (" for that --point/--seed" if point or seed is not None else "")
              + EMPTY_HINT.get(table, ""))
     return Source(df, tables.swept)
@@ -305,15 +306,19 @@ def plot_cdf(
     from ..plot import cdf
 
     _check_outputs(out, data)
-    src = _source(srcs, "distributions", point, seed, sets)
+    src = _source(srcs, "distributions", point, seed, sets, allow_empty=True)
     cdf_col: str | None = "cdf"
-    if metric not in _values(src.df, "metric"):
-        src = _source(srcs, "timeseries", point, seed, sets)
+    cdfs = _values(src.df, "metric")
+    if metric not in cdfs:
+        # Not a CDF: a time-series metric, whose values make the CDF. A metric in neither names
+        # both lists (and the key to set when the run recorded no time series).
+        src = _source(srcs, "timeseries", point, seed, sets, allow_empty=True)
         cdf_col = None
         known = _values(src.df, "metric")
         if metric not in known:
-            fail(f"no {metric} in {', '.join(map(str, srcs))}; metrics: {', '.join(sorted(known)) or 'none'}"
-                 + ("" if known else EMPTY_HINT["timeseries"]))
+            fail(f"no {metric} in {', '.join(map(str, srcs))}; CDFs: {', '.join(sorted(cdfs)) or 'none'}; "
+                 + (f"time-series metrics: {', '.join(sorted(known))}" if known
+                    else "no time-series metrics" + EMPTY_HINT["timeseries"]))
     df = src.df[src.df["metric"] == metric]
     if ids:
         missing = sorted(set(ids) - _values(df, "id"))
