@@ -123,3 +123,14 @@ def test_spec_errors_name_the_key(tmp_path):
         load_spec(write(tmp_path, 'base = "nope.toml"\n'))
     with pytest.raises(ScenarioError, match=r"traffic\[2\]\.rate: traffic has 1 entry"):
         load_spec({"base": {"traffic": [{}]}, "grid": {"traffic[2].rate": ["1pps"]}}).points("v")
+
+
+def test_a_scenario_handed_to_sweep_is_named_as_one(tmp_path):
+    """A first sweep often gets the scenario itself: one message that says what a spec is and
+    how to run the scenario, not an unknown key per scenario table."""
+    with pytest.raises(ScenarioError) as e:
+        load_spec(example_path("dumbbell"))
+    assert len(e.value.problems) == 1, e.value.problems
+    text = e.value.problems[0]
+    assert text.startswith("a scenario, not a sweep spec"), text
+    assert 'base = "dumbbell.toml"' in text and f"bufferlab run {example_path('dumbbell')}" in text, text

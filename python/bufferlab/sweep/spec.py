@@ -203,6 +203,14 @@ def load_spec(spec: str | Path | Mapping[str, Any], base_dir: str | Path | None 
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError([f"not valid TOML: {e}"], source=source) from None
         folder = path.parent
+    if "base" not in data and any(k in data for k in ("run", "topology", "traffic")):
+        # A scenario handed to `sweep`: one message that says what a sweep spec is, not one
+        # unknown key per scenario table.
+        name = Path(source).name if source else "the scenario"
+        run = f"bufferlab run {source}" if source else "bufferlab.run(...)"
+        raise ScenarioError([f'a scenario, not a sweep spec: a sweep spec names it as its base (base = "{name}") and '
+                             f'lists what to vary ([grid], e.g. "topology.pairs" = [1, 10, 100]) and its seeds; '
+                             f"`{run}` runs it as it is (docs/sweeps.md)"], source=source)
     problems: list[str] = []
     for k in data:
         if k not in _KEYS:
