@@ -800,6 +800,8 @@ register(Item(
             "host timing noise (up to 3 ms per packet) leaves it at 0.83–0.91, hosts' reaction times do not move it "
             "(each ACK leaving 60–160 µs and each data segment 25–125 µs after what triggered it, as Linux's hosts on "
             "the kernel backend measure, in an experimental build: 0.78–0.79 against 0.80 without, quick profile), "
+            "nor does FreeBSD's Cubic after a timeout (its curve kept and the window set to it at once, "
+            "`cubic_ack_received` with RFC 3465 on, in an experimental build: 0.74), "
             "and no download size "
             "shows it under any download algorithm (0.83–1.05 over Fig. 14's 8 size bins × 3); the paper's figure is one run per pair on a live ADSL line whose cross "
             "traffic is not described, and one 1000 s run per pair here, as the paper made, gives 0.78–1.04 (ten seeds), "
