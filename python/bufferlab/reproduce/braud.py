@@ -801,7 +801,7 @@ register(Item(
             "(each ACK leaving 60–160 µs and each data segment 25–125 µs after what triggered it, as Linux's hosts on "
             "the kernel backend measure, in an experimental build: 0.78–0.79 against 0.80 without, quick profile), "
             "nor does FreeBSD's Cubic after a timeout (its curve kept and the window set to it at once, "
-            "`cubic_ack_received` with RFC 3465 on, in an experimental build: 0.74), "
+            "`cubic_ack_received` with RFC 3465 on, in an experimental build: 0.74 against 0.80, quick profile), "
             "and no download size "
             "shows it under any download algorithm (0.83–1.05 over Fig. 14's 8 size bins × 3); the paper's figure is one run per pair on a live ADSL line whose cross "
             "traffic is not described, and one 1000 s run per pair here, as the paper made, gives 0.78–1.04 (ten seeds), "
