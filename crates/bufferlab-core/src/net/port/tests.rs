@@ -97,7 +97,9 @@ pub(super) fn run_port(
     let flow_src = vec![0; 8];
     let mut totals = Totals::default();
     let mut host_tx = Vec::new();
-    let topo = crate::net::topology::Topology::new(Vec::new(), Vec::new());
+    // The port's own topology: node 0 to node 1 by port 0 (the engine checks, with debug
+    // assertions, that a packet put on the wire goes where its port leads).
+    let topo = crate::net::topology::Topology::new(vec!["a".into(), "b".into()], vec![(0, 1)]);
     let mut out = Vec::new();
     let mut next = 0;
     loop {
