@@ -340,3 +340,11 @@ def test_a_number_its_type_cannot_hold_is_placed_at_its_key():
     (p,) = problems(doc)
     assert p.path == "topology.up.ring.size", p
     assert "cannot be read" not in p.message
+
+
+def test_a_zero_duration_is_one_problem_not_also_the_window():
+    # The window cannot fit in a run of no time, and suggesting ["0s", "0s"] for it is noise: the
+    # duration's own problem says what to fix.
+    doc = example_doc("braud-table2")
+    doc["run"]["duration"] = "0s"
+    assert [p.path for p in problems(doc)] == ["run.duration"]
