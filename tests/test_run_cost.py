@@ -126,6 +126,62 @@ def test_a_sweep_with_a_point_beyond_an_hour_wants_yes(tmp_path):
     assert "--yes" in r.output and not (tmp_path / "out").exists()
 
 
+def test_the_python_api_refuses_a_run_beyond_an_hour_and_runs_it_when_told(tmp_path):
+    # bufferlab.run as `bufferlab run` without --yes: refused before the engine starts, with how to
+    # shorten it in the API's own terms; max_wall_s=None (or a larger bound) lifts the bound.
+    with pytest.raises(bufferlab.LongRunError) as got:
+        bufferlab.run(UDP_FIFO, overrides={"traffic[0].rate": "10Tbps"})
+    e = got.value
+    assert e.wall_s > 3600 and e.duration_s == 120 and e.estimate["wall_s"] == e.wall_s
+    msg = str(e)
+    assert msg.startswith(f"{UDP_FIFO}: this run is estimated at about"), msg
+    assert 'overrides={"run.duration": "' in msg and "check the traffic rates' units" in msg, msg
+    assert msg.endswith("or pass max_wall_s=None to run it as it is"), msg
+    # A bound of the caller's own: the same run, shortened until it fits, runs.
+    short = {"traffic[0].rate": "10Tbps", "run.duration": "1ms", "run.measure": ["0s", "1ms"]}
+    with pytest.raises(bufferlab.LongRunError, match=r"fits 1e-06 s\)"):
+        bufferlab.run(UDP_FIFO, overrides=short, max_wall_s=1e-6)
+    assert bufferlab.run(UDP_FIFO, overrides=short, max_wall_s=None).summary["engine"]["sim_seconds"] == pytest.approx(1e-3)
+
+
+def test_the_python_sweep_refuses_a_point_beyond_an_hour(tmp_path):
+    from bufferlab.sweep import run_sweep
+
+    spec = tmp_path / "tera.toml"
+    spec.write_text(f'base = "{UDP_FIFO}"\nseeds = 2\n[grid]\n"traffic[0].rate" = ["500pps", "10Tbps"]\n')
+    with pytest.raises(bufferlab.LongRunError) as got:
+        run_sweep(spec, tmp_path / "out", backend="inline")
+    msg = str(got.value)
+    assert 'point 2 of 2 (traffic[0].rate="10Tbps") is estimated at about' in msg, msg
+    assert msg.endswith("pass max_wall_s=None to run them as they are") and got.value.wall_s > 3600, msg
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_plot_of_a_scenario_beyond_an_hour_says_how_to_draw_it(tmp_path):
+    r = cli("plot", "cdf", UDP_FIFO, "-m", "sojourn_s", "-o", str(tmp_path / "x.png"), *TERA)
+    assert r.exit_code == 2, r.output
+    assert "this run is estimated at about" in r.output and "--set run.duration=" in r.output, r.output
+    assert f"bufferlab run {UDP_FIFO} --yes --out DIR" in r.output and "max_wall_s" not in r.output, r.output
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_a_command_without_yes_reports_a_refused_run_as_run_does(monkeypatch, capsys):
+    # `crosscheck` runs the scenario through bufferlab.run; its refusal reaches the command
+    # line's entry point, which tells it in the command line's terms (exit 2, no traceback).
+    import bufferlab.cli as cli_pkg
+
+    def refused():
+        bufferlab.run(UDP_FIFO, overrides={"traffic[0].rate": "10Tbps"})
+
+    monkeypatch.setattr(cli_pkg, "app", refused)
+    with pytest.raises(SystemExit) as got:
+        cli_pkg.main()
+    err = capsys.readouterr().err
+    assert got.value.code == 2 and "Traceback" not in err, err
+    assert "this run is estimated at about" in err and '--set run.duration="' in err, err
+    assert "`bufferlab run FILE --yes` runs it as it is" in err and "max_wall_s" not in err, err
+
+
 def test_the_engine_time_counts_the_build_and_the_run_not_what_comes_between():
     """`engine.wall_seconds` of a prepared run is its build and its run: an estimate (whose first
     call measures the machine) or a confirmation between `prepare` and `run` is not the engine's

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import BufferlabError, EngineError, Problem, ScenarioError
+from .errors import BufferlabError, EngineError, LongRunError, Problem, ScenarioError
 from .results import Result
 from .scenario import Scenario, load_scenario, loads_scenario, validate
 from .simulate import engine_version, prepare_plan, run, run_plan, run_prepared
@@ -33,6 +33,7 @@ __all__ = [
     "Problem",
     "ScenarioError",
     "EngineError",
+    "LongRunError",
     "BufferlabError",
     "engine_version",
     "__version__",

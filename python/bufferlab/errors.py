@@ -96,3 +96,24 @@ class ScenarioError(BufferlabError, ValueError):
 
 class EngineError(BufferlabError, RuntimeError):
     """The engine failed while running a scenario that passed every check (a bug: please report)."""
+
+
+class LongRunError(BufferlabError):
+    """A run, or a sweep's point, estimated to take longer than the caller's bound (``max_wall_s``
+    of :func:`bufferlab.run` and :func:`bufferlab.sweep.run_sweep`, an hour by default); nothing
+    was run. ``.wall_s`` is the estimate in wall seconds, ``.estimate`` the engine's whole
+    estimate (None for a sweep), ``.duration_s`` the run's simulated seconds."""
+
+    def __init__(self, message: str, wall_s: float, *, estimate: dict | None = None,
+                 duration_s: float | None = None) -> None:
+        super().__init__(message)
+        self.wall_s = wall_s
+        self.estimate = estimate
+        self.duration_s = duration_s
+
+    def __reduce__(self):
+        return (_long_run_error, (str(self), self.wall_s, self.estimate, self.duration_s))
+
+
+def _long_run_error(message: str, wall_s: float, estimate: dict | None, duration_s: float | None) -> LongRunError:
+    return LongRunError(message, wall_s, estimate=estimate, duration_s=duration_s)

@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .cost import LONG_RUN_S, refuse_long
 from .errors import EngineError, ScenarioError
 from .results import Result
 from .scenario import PathOrDict, Scenario, engine_problems, load_scenario
@@ -43,6 +44,7 @@ def run(
     overrides: Mapping[str, Any] | None = None,
     progress: Callable[..., Any] | None = None,
     capture_dir: str | os.PathLike[str] | None = None,
+    max_wall_s: float | None = LONG_RUN_S,
 ) -> Result:
     """Run a scenario (a TOML path, a dict, or a loaded :class:`Scenario`) and return its result.
 
@@ -53,7 +55,9 @@ def run(
     ``capture_dir`` (and copied by :meth:`Result.write`); without one, none is written.
     Raises :class:`ScenarioError` (with ``.problems``) for a
     scenario that cannot run, before the engine starts; Ctrl-C stops the engine
-    (``KeyboardInterrupt``).
+    (``KeyboardInterrupt``). A run the engine estimates at over ``max_wall_s`` wall seconds (an
+    hour, as ``bufferlab run`` without ``--yes``) raises :class:`~bufferlab.errors.LongRunError`
+    before it starts, saying how to shorten it; ``max_wall_s=None`` runs it whatever it costs.
     """
     if isinstance(scenario, Scenario):
         if seed is not None or overrides:
@@ -63,7 +67,9 @@ def run(
     else:
         # The engine checks the plan as it builds it: one check, one build.
         sc = load_scenario(scenario, seed=seed, overrides=overrides, engine_check=False)
-    return run_plan(sc.plan, origins=sc.origins, source=sc.source, progress=progress, capture_dir=capture_dir)
+    prepared = prepare_plan(sc.plan, origins=sc.origins, source=sc.source)
+    refuse_long(prepared, sc.duration_s, max_wall_s, sc.source)
+    return run_prepared(prepared, sc.plan, progress=progress, capture_dir=capture_dir)
 
 
 def run_plan(

@@ -24,8 +24,9 @@ from typing import Annotated
 
 import typer
 
+from ..errors import LongRunError
 from . import ballast, bench, crosscheck, info, kernel, plot, report, reproduce, run, sweep
-from .common import err_console
+from .common import err_console, long_run_hint
 
 __all__ = ["app", "main"]
 
@@ -89,3 +90,8 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted", markup=False)
         sys.exit(130)
+    except LongRunError as e:
+        # A command that runs a scenario without a --yes of its own (crosscheck): the
+        # run's cost is refused as `bufferlab run` refuses it.
+        err_console.print(f"this run is {long_run_hint(e)}; `bufferlab run FILE --yes` runs it as it is", markup=False)
+        sys.exit(2)

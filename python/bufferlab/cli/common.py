@@ -17,7 +17,8 @@ from typing import Annotated, Any, NoReturn, Optional
 import typer
 from rich.console import Console
 
-from ..errors import ScenarioError
+from ..cost import LONG_RUN_S, hms  # noqa: F401  (the commands' too: beyond it `run` and `sweep` want --yes)
+from ..errors import LongRunError, ScenarioError
 
 out_console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -35,8 +36,6 @@ SetOption = Annotated[
 ]
 SeedOption = Annotated[Optional[int], typer.Option("--seed", min=0, help="Replace run.seed (same file and seed, same results).")]
 YesOption = Annotated[bool, typer.Option("--yes", "-y", help="Run even if the estimate says a run takes over an hour.")]
-# Beyond this estimated wall time, `run` and `sweep` want --yes and `validate` says how to shorten the run.
-LONG_RUN_S = 3600.0
 
 
 def fail(msg: str, code: int = 2) -> NoReturn:
@@ -68,15 +67,6 @@ def report_problems(e: ScenarioError, file: Path | None) -> NoReturn:
     where = f"{file}: " if file is not None and not any(str(file) in p for p in e.problems) else ""
     err_console.print(f"{where}{n} problem{'s' if n != 1 else ''}; nothing was run", markup=False, style="bold")
     raise typer.Exit(2)
-
-
-def hms(seconds: float) -> str:
-    """A wall time as a person would say it: ``4.2 s``, ``12 min``, ``1.5 h``."""
-    if seconds < 60:
-        return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 @contextmanager
@@ -120,3 +110,13 @@ def progress_line(duration_s: float, quiet: bool) -> Iterator[Callable[[float, i
     finally:
         if started:
             bar.stop()
+
+
+def long_run_hint(e: LongRunError) -> str:
+    """``estimated at about …; to shorten it, simulate less time (--set …) …``: a run the Python
+    API refused (:func:`bufferlab.run`'s ``max_wall_s``), told as the command line tells it."""
+    from ..cost import shorten_hint
+
+    if e.estimate is None or e.duration_s is None:
+        return f"estimated at about {hms(e.wall_s)}"
+    return shorten_hint(e.duration_s, e.estimate)

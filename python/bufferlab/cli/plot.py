@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ..errors import ScenarioError
-from .common import err_console, fail, parse_sets
+from ..errors import LongRunError, ScenarioError
+from .common import err_console, fail, long_run_hint, parse_sets
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,6 +121,9 @@ def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> 
                 for p in e.problems:
                     err_console.print(p if str(src) in p else f"{src}: {p}", markup=False)
                 raise typer.Exit(2) from None
+            except LongRunError as e:
+                fail(f"{src}: this run is {long_run_hint(e)}; to draw it as it is, run it with "
+                     f"`bufferlab run {src} --yes --out DIR` and plot DIR")
         else:
             r = Result.read(src)
         df = getattr(r, table)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
+from ..cost import estimate, shorten_hint
 from ..errors import EngineError, ScenarioError
 from .common import (
     LONG_RUN_S,
@@ -27,10 +28,6 @@ from .tables import counted, print_result
 
 if TYPE_CHECKING:
     from ..results import Result
-
-# Packets created per link transmission beyond which a long run's hint points at the sources' rates.
-OVERLOAD = 100
-
 
 def run(
     file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", show_default=False)],
@@ -221,15 +218,6 @@ def _write_result(result: "Result", out: Path) -> Path:
         raise typer.Exit(1) from None
 
 
-def _estimate(prepared: Any) -> dict[str, Any] | None:
-    """The engine's estimate of a run's cost, from its built engine (``_core.Prepared``), or None
-    if the engine cannot give one."""
-    try:
-        return json.loads(prepared.estimate())
-    except (ValueError, RuntimeError):
-        return None
-
-
 def _cost_line(e: dict[str, Any]) -> str:
     return (
         f"expected work: ~{e['packets']:,} packets ({e['link_packets']:,} link transmissions, "
@@ -238,26 +226,13 @@ def _cost_line(e: dict[str, Any]) -> str:
     )
 
 
-def _shorten_hint(sc: Any, e: dict[str, Any]) -> str:
-    target = sc.duration_s * LONG_RUN_S / max(e["wall_s"], 1e-9)
-    hint = (
-        f"estimated at about {hms(e['wall_s'])}; to shorten it, simulate less time "
-        f"(--set run.duration=\"{max(target, 1):.0f}s\" fits an hour) or fewer pairs/flows"
-    )
-    # Sources that create far more packets than the links can carry: most likely a rate's unit.
-    if e["packets"] > OVERLOAD * max(e["link_packets"], 1):
-        hint += (f"; the sources create {e['packets'] / max(e['link_packets'], 1):,.0f}x the packets "
-                 "the links carry (check the traffic rates' units)")
-    return hint
-
-
 def _confirm_cost(sc: Any, yes: bool, prepared: Any) -> None:
     """Refuse a run estimated at over an hour unless --yes."""
     if yes:
         return
-    e = _estimate(prepared)
+    e = estimate(prepared)
     if e is not None and e["wall_s"] > LONG_RUN_S:
-        err_console.print(f"this run is {_shorten_hint(sc, e)}; or pass --yes to run it as it is", markup=False)
+        err_console.print(f"this run is {shorten_hint(sc.duration_s, e)}; or pass --yes to run it as it is", markup=False)
         raise typer.Exit(2)
 
 
@@ -299,11 +274,11 @@ def validate(
             f"{counted(n_traffic, 'traffic block')}, {sc.duration_s:g} s, seed {sc.seed}",
             markup=False,
         )
-        e = _estimate(prepared)
+        e = estimate(prepared)
         if e is not None:
             out_console.print(f"  {_cost_line(e)}", markup=False)
             if e["wall_s"] > LONG_RUN_S:
-                out_console.print(f"  note: this run is {_shorten_hint(sc, e)}; `bufferlab run` asks for --yes", markup=False)
+                out_console.print(f"  note: this run is {shorten_hint(sc.duration_s, e)}; `bufferlab run` asks for --yes", markup=False)
     if failed:
         n = sum(len(e.problems) for e in failed)
         err_console.print(f"{len(failed)} of {len(files)} files have problems ({n} in all)", markup=False, style="bold")

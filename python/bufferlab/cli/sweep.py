@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..errors import ScenarioError
-from .common import LONG_RUN_S, YesOption, err_console, fail, hms, out_console
+from .common import LONG_RUN_S, YesOption, err_console, fail, out_console
 
 if TYPE_CHECKING:
     from ..sweep.spec import Point
@@ -129,21 +129,12 @@ def sweep(
 def _confirm_cost(spec: Path, points: "list[Point]", wall_s: dict[str, float]) -> None:
     """Refuse a sweep with a run estimated at over an hour, as `bufferlab run` would, naming the
     longest point."""
-    from ..sweep.check import describe_point
+    from ..sweep.check import long_points
 
-    long = {pid: s for pid, s in wall_s.items() if s > LONG_RUN_S}
-    if not long:
-        return
-    firsts = list(dict.fromkeys(p.point_id for p in points))
-    worst = max(long, key=long.__getitem__)
-    p = next(p for p in points if p.point_id == worst)
-    err_console.print(
-        f"{spec}: {describe_point(p, firsts.index(worst) + 1, len(firsts))} is estimated at about "
-        f"{hms(long[worst])} a run ({len(long)} of {len(firsts)} points over an hour; `bufferlab "
-        "validate` on the point's scenario says why); pass --yes to run them as they are",
-        markup=False,
-    )
-    raise typer.Exit(2)
+    what = long_points(points, wall_s, LONG_RUN_S)
+    if what is not None:
+        err_console.print(f"{spec}: {what}; pass --yes to run them as they are", markup=False)
+        raise typer.Exit(2)
 
 
 def _check_out_dir(out: Path) -> None:

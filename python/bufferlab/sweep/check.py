@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from ..errors import Problem, ScenarioError
 from .spec import Point
 
-__all__ = ["check_points", "describe_point"]
+__all__ = ["check_points", "describe_point", "long_points"]
 
 
 def describe_point(point: Point, number: int, total: int) -> str:
@@ -62,3 +62,20 @@ def check_points(points: Iterable[Point], source: str | None = None) -> dict[str
         out.append(Problem(path, f"{problem.message if isinstance(problem, Problem) else problem} "
                                  f"-- in {describe_point(p, number, total)}{more}"))
     raise ScenarioError(out, source)
+
+
+def long_points(points: Iterable[Point], wall_s: dict[str, float], bound_s: float) -> str | None:
+    """``point 2 of 6 (…) is estimated at about 3.1 h a run (1 of 6 points over an hour; …)``:
+    the longest of the points estimated at over ``bound_s`` wall seconds a run, or None."""
+    from ..cost import hms
+
+    long = {pid: s for pid, s in wall_s.items() if s > bound_s}
+    if not long:
+        return None
+    firsts = list(dict.fromkeys(p.point_id for p in points))
+    worst = max(long, key=long.__getitem__)
+    p = next(p for p in points if p.point_id == worst)
+    over = "an hour" if bound_s == 3600 else hms(bound_s)
+    return (f"{describe_point(p, firsts.index(worst) + 1, len(firsts))} is estimated at about "
+            f"{hms(long[worst])} a run ({len(long)} of {len(firsts)} points over {over}; `bufferlab "
+            "validate` on the point's scenario says why)")

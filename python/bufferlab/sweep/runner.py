@@ -21,9 +21,11 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..cost import LONG_RUN_S
+from ..errors import LongRunError
 from ..store import UNIT_SUFFIX, VALUE_SUFFIX, Store, check_store_dir
 from ..units import quantity_value
-from .check import check_points
+from .check import check_points, long_points
 from .backends import Backend, DaskBackend, InlineBackend, PoolBackend, default_workers
 from .progress import SweepProgress
 from .spec import Point, SweepSpec, load_spec
@@ -161,6 +163,7 @@ def run_sweep(
     retry_failed: bool = False,
     progress: bool = False,
     check: bool | None = None,
+    max_wall_s: float | None = LONG_RUN_S,
 ) -> SweepReport:
     """Run every point × seed of ``spec`` not already in the results folder ``out``.
 
@@ -176,14 +179,22 @@ def run_sweep(
 
     Every point is checked first, as ``bufferlab validate`` would (``check``, by default when
     the runs are :func:`bufferlab.run`'s): a value the scenario checker refuses raises
-    :class:`~bufferlab.ScenarioError` naming the point and the key, and nothing runs.
+    :class:`~bufferlab.ScenarioError` naming the point and the key, and nothing runs; a point
+    whose run the engine estimates at over ``max_wall_s`` wall seconds (an hour, as ``bufferlab
+    sweep`` without ``--yes``) raises :class:`~bufferlab.errors.LongRunError` naming it, and
+    nothing runs (``max_wall_s=None``: no bound). The workers then run every point unbounded.
     """
     if not isinstance(spec, SweepSpec):
         spec = load_spec(spec)
     version = version or engine_version()
     points = spec.points(version)
     if check if check is not None else run_fn is None:
-        check_points(points, spec.source)
+        wall_s = check_points(points, spec.source)
+        what = None if max_wall_s is None else long_points(points, wall_s, max_wall_s)
+        if what is not None:
+            head = f"{spec.source}: " if spec.source else ""
+            raise LongRunError(f"{head}{what}; pass max_wall_s=None to run them as they are",
+                               max(wall_s.values()))
     check_store_dir(out)  # a file, a folder of other files, no permission: refused before any run
     columns = _columns(spec)
     store = Store(out)

@@ -43,7 +43,8 @@ class Outcome:
 def default_run_fn(scenario: dict[str, Any]) -> Any:
     from ..simulate import run  # imported here: a worker imports the engine only when it runs a point
 
-    return run(scenario)
+    # The sweep checked each point's cost before any ran (or its caller chose to run them all).
+    return run(scenario, max_wall_s=None)
 
 
 def _plain(v: Any) -> Any:
