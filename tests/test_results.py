@@ -64,6 +64,17 @@ def test_write_and_read_back(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["run"]  # no temporary left beside it
 
 
+def test_reading_what_is_not_a_run_says_what_it_is(tmp_path):
+    (tmp_path / "sweep" / "parts").mkdir(parents=True)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("x")
+    for name, says in (("sweep", "is a sweep's results folder: read it with bufferlab.load("),
+                       ("empty", "is a folder without a run's output"), ("file", "is a file"),
+                       ("none", "does not exist")):
+        with pytest.raises(FileNotFoundError, match=f"{name} {says}".replace("(", r"\(")):
+            Result.read(tmp_path / name)
+
+
 def test_no_timeseries_or_transfers_files_when_empty(tmp_path):
     out = result(ts={}, tr={}).write(tmp_path / "run")
     assert not (out / "timeseries.parquet").exists() and not (out / "transfers.parquet").exists()

@@ -142,6 +142,9 @@ def test_the_python_api_refuses_a_run_beyond_an_hour_and_runs_it_when_told(tmp_p
     with pytest.raises(bufferlab.LongRunError, match=r"fits 1e-06 s\)"):
         bufferlab.run(UDP_FIFO, overrides=short, max_wall_s=1e-6)
     assert bufferlab.run(UDP_FIFO, overrides=short, max_wall_s=None).summary["engine"]["sim_seconds"] == pytest.approx(1e-3)
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(ValueError, match="give a bound above 0 wall seconds, or None"):
+            bufferlab.run(UDP_FIFO, overrides=short, max_wall_s=bad)
 
 
 def test_the_python_sweep_refuses_a_point_beyond_an_hour(tmp_path):

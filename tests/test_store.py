@@ -99,6 +99,14 @@ def test_query_refuses_a_folder_that_is_not_a_store(tmp_path):
     assert res.exit_code == 2
 
 
+def test_load_of_a_run_folder_points_at_result_read(tmp_path):
+    # load() reads a sweep's folder; a run's is Result.read's (query takes either).
+    out = bufferlab.run(example_path("udp-fifo"), overrides={"run.duration": "1s", "run.measure": ["0s", "1s"]}).write(tmp_path / "run")
+    with pytest.raises(StoreError, match=r"is a run's output folder, not a sweep's: read it with bufferlab.Result.read\("):
+        load(out)
+    assert len(query(out, "SELECT * FROM flows")) == 1
+
+
 def test_aggregate_matches_a_hand_computation():
     # four seeds of one point: mean 2.5, s = sqrt(5/3), t(0.975, 3) = 3.182446305
     df = pd.DataFrame({"k": ["a"] * 4 + ["b"] * 2 + ["c"], "seed": [1, 2, 3, 4, 1, 2, 1],

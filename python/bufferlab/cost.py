@@ -64,6 +64,8 @@ def refuse_long(prepared: Any, duration_s: float, max_wall_s: float | None, sour
     ``max_wall_s`` wall seconds (None: no bound)."""
     if max_wall_s is None:
         return
+    if not max_wall_s > 0:  # NaN too
+        raise ValueError(f"max_wall_s={max_wall_s!r}: give a bound above 0 wall seconds, or None for none")
     e = estimate(prepared)
     if e is None or e["wall_s"] <= max_wall_s:
         return

@@ -166,9 +166,18 @@ class Result:
 
     @classmethod
     def read(cls, out_dir: str | os.PathLike[str]) -> Result:
-        """A result written by :meth:`write`."""
+        """A result written by :meth:`write`; :class:`FileNotFoundError` saying what ``out_dir`` is
+        instead (nothing there, a file, a sweep's results folder) when it holds none."""
         d = Path(out_dir)
-        summary = json.loads((d / "summary.json").read_text())
+        if not (d / _MARKER).is_file():
+            if (d / "parts").is_dir():
+                what = f"is a sweep's results folder: read it with bufferlab.load({str(d)!r})"
+            elif d.is_dir():
+                what = "is a folder without a run's output (no summary.json)"
+            else:
+                what = "is a file, not a run's output folder" if d.exists() else "does not exist"
+            raise FileNotFoundError(f"{d} {what}")
+        summary = json.loads((d / _MARKER).read_text())
         plan_path = d / "plan.json"
         plan = json.loads(plan_path.read_text()) if plan_path.exists() else None
         import pandas as pd
