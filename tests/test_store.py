@@ -128,6 +128,12 @@ def test_aggregate_matches_a_hand_computation():
     assert a90["x_ci"].item() == pytest.approx(2.353363435 * s / 2.0, rel=1e-8)
 
 
+def test_aggregate_names_what_it_takes():
+    df = pd.DataFrame({"g": [1, 1], "seed": [1, 2], "bps": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="reduce must be one of 'mean', 'sum', 'min', 'max', 'median', not 'avg'"):
+        aggregate(df, by=["g"], metrics=["bps"], reduce="avg")
+
+
 def test_aggregate_reduces_rows_of_one_seed_first():
     # two flows per seed: the sample is one value per seed (their sum), not four flow values
     df = pd.DataFrame({"seed": [1, 1, 2, 2], "g": 1, "bps": [1.0, 2.0, 5.0, 6.0]})

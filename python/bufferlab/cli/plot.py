@@ -378,10 +378,11 @@ def plot_sweep(
 
     from ..plot import metric_vs_param
     from ..store import manifest, query as run_query
+    from ..sweep.stats import REDUCERS
 
     _check_outputs(out, data)
-    if reduce is not None and reduce not in ("mean", "sum", "min", "max", "median"):
-        fail(f'--reduce {reduce}: choose "mean", "sum", "min", "max" or "median"')
+    if reduce is not None and reduce not in REDUCERS:
+        fail(f"--reduce {reduce}: choose {', '.join(map(repr, REDUCERS))}")
     table, _, column = y.partition(".")
     if not column or table not in ("points", "flows", "queues", "links", "transfers"):
         fail(f"--y {y}: write TABLE.COLUMN with TABLE one of points, flows, queues, links, transfers")

@@ -38,6 +38,10 @@ def t_quantile(p: float, df: float) -> float:
     return float(stdtrit(df, p))
 
 
+# How the rows of one group and one seed become that seed's value.
+REDUCERS = ("mean", "sum", "min", "max", "median")
+
+
 def aggregate(
     df: pd.DataFrame,
     by: Sequence[str] = (),
@@ -63,6 +67,8 @@ def aggregate(
         raise KeyError(f"no column {', '.join(map(repr, missing))}; the columns are {list(df.columns)}")
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be in (0, 1), not {level}")
+    if reduce not in REDUCERS:
+        raise ValueError(f"reduce must be one of {', '.join(map(repr, REDUCERS))}, not {reduce!r}")
     data = df[by + ([seed] if seed in df.columns else []) + metrics].copy()
     for m in metrics:
         data[m] = pd.to_numeric(data[m], errors="coerce").astype("float64")
