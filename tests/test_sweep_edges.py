@@ -163,3 +163,11 @@ def test_a_killed_sweep_leaves_no_traceback_from_its_workers(tmp_path):
     proc.wait()
     err = proc.stderr.read().decode()  # until the last worker has closed its stderr
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5])
+def test_a_worker_count_below_one_is_refused_as_the_command_refuses_it(workers, tmp_path):
+    spec = {"base": str(example_path("udp-fifo")), "grid": {"traffic[0].rate": ["1Mbps"]}}
+    with pytest.raises(ValueError, match="at least 1"):
+        run_sweep(spec, tmp_path / "out", workers=workers)
+    assert not (tmp_path / "out").exists()

@@ -185,6 +185,8 @@ def run_sweep(
     nothing runs (``max_wall_s=None``: no bound). The workers then run every point unbounded.
     """
     _not_in_a_starting_worker()
+    if workers is not None and not (isinstance(workers, int) and workers >= 1):
+        raise ValueError(f"workers={workers!r}: give a number of processes, at least 1 (None: one per core)")
     if not isinstance(spec, SweepSpec):
         spec = load_spec(spec)
     version = version or engine_version()
