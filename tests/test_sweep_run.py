@@ -444,20 +444,23 @@ def test_dry_run_lists_the_runs_and_runs_nothing(spec_path, tmp_path):
 
 def _script(tmp_path: Path, spec: Path, guarded: bool) -> subprocess.CompletedProcess:
     out = tmp_path / ("guarded" if guarded else "bare")
-    body = f"r = run_sweep({str(spec)!r}, {str(out)!r}, workers=2)\nprint('done', r.done, 'failed', r.failed)\n"
+    body = (f"first = bufferlab.run({str(example_path('udp-fifo'))!r}, overrides={{'run.duration': '1s', 'run.measure': ['0s', '1s']}})\n"
+            f"r = run_sweep({str(spec)!r}, {str(out)!r}, workers=2)\nprint('done', r.done, 'failed', r.failed)\n")
     if guarded:
         body = 'if __name__ == "__main__":\n' + textwrap.indent(body, "    ")
     script = tmp_path / "analysis.py"
-    script.write_text("from bufferlab.sweep import run_sweep\n" + body)
+    script.write_text("import bufferlab\nfrom bufferlab.sweep import run_sweep\n" + body)
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
 
 
 def test_a_script_that_sweeps_on_a_pool_needs_its_main_guard_and_is_told_so(spec_path, tmp_path):
     # The pool's workers import the script that started them (as every multiprocessing start
-    # method but fork does): an unguarded sweep at its top level is refused there, saying how to
-    # fix it, rather than waiting on the folder the script's own sweep holds.
+    # method but fork does): its unguarded top level is refused there, run and sweep alike,
+    # saying how to fix it, rather than paying for the run again in each worker and then waiting
+    # on the folder the script's own sweep holds.
     bare = _script(tmp_path, spec_path, guarded=False)
-    assert 'put the script\'s sweep under `if __name__ == "__main__":`' in bare.stderr, bare.stderr[-3000:]
+    assert "bufferlab.run was called while a worker process was importing the script" in bare.stderr, bare.stderr[-3000:]
+    assert 'put the script\'s runs and sweeps under `if __name__ == "__main__":`' in bare.stderr, bare.stderr[-3000:]
     assert "being written by another sweep" not in bare.stderr, bare.stderr[-3000:]
     guarded = _script(tmp_path, spec_path, guarded=True)
     assert guarded.returncode == 0 and "done 18 failed 0" in guarded.stdout, guarded.stderr[-3000:]

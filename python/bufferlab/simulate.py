@@ -12,6 +12,7 @@ from typing import Any
 
 from .cost import LONG_RUN_S, refuse_long
 from .errors import EngineError, ScenarioError
+from .main_guard import refuse_in_a_starting_worker
 from .results import Result
 from .scenario import PathOrDict, Scenario, engine_problems, load_scenario
 
@@ -59,6 +60,7 @@ def run(
     hour, as ``bufferlab run`` without ``--yes``) raises :class:`~bufferlab.errors.LongRunError`
     before it starts, saying how to shorten it; ``max_wall_s=None`` runs it whatever it costs.
     """
+    refuse_in_a_starting_worker("bufferlab.run")
     if isinstance(scenario, Scenario):
         if seed is not None or overrides:
             doc = scenario.document

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from ..cost import LONG_RUN_S
 from ..errors import LongRunError
+from ..main_guard import refuse_in_a_starting_worker
 from ..store import UNIT_SUFFIX, VALUE_SUFFIX, Store, check_store_dir
 from ..units import quantity_value
 from .check import check_points, long_points
@@ -184,7 +185,7 @@ def run_sweep(
     sweep`` without ``--yes``) raises :class:`~bufferlab.errors.LongRunError` naming it, and
     nothing runs (``max_wall_s=None``: no bound). The workers then run every point unbounded.
     """
-    _not_in_a_starting_worker()
+    refuse_in_a_starting_worker("run_sweep")
     if workers is not None and not (isinstance(workers, int) and workers >= 1):
         raise ValueError(f"workers={workers!r}: give a number of processes, at least 1 (None: one per core)")
     if not isinstance(spec, SweepSpec):
@@ -269,21 +270,6 @@ def run_sweep(
             runner.close()
     report.wall_seconds = time.perf_counter() - t0
     return report
-
-
-def _not_in_a_starting_worker() -> None:
-    """A pool's or a local Dask cluster's worker starts by importing the caller's script (as
-    multiprocessing starts every process that is not forked); a sweep there, at the script's
-    top level, would wait on the folder the caller's sweep holds. Refused with the fix, as
-    multiprocessing refuses a process started there."""
-    import multiprocessing
-
-    if getattr(multiprocessing.current_process(), "_inheriting", False):
-        raise RuntimeError(
-            "run_sweep was called while a sweep's worker process was importing the script that "
-            "started the sweep (each worker imports it, as multiprocessing and Dask do): put the "
-            "script's sweep under `if __name__ == \"__main__\":`, or run it with backend=\"inline\""
-        )
 
 
 @contextmanager
