@@ -322,3 +322,27 @@ def test_a_legend_never_covers_data():
         ax.set_ylim(0, 1)
         ax.plot([], [], label="x")
         assert covers_data(ax, ax.legend(loc="upper left")), draw
+
+
+def test_the_python_functions_name_the_table_a_result_was_passed_for():
+    r = bufferlab.run(example_path("udp-fifo"), overrides={"run.duration": "1s", "run.measure": ["0s", "1s"]})
+    for draw, table in ((lambda: plot.cdf(r), "distributions"), (lambda: plot.timeseries(r, "qlen_pkts"), "timeseries"),
+                        (lambda: plot.response_time(r), "transfers")):
+        with pytest.raises(TypeError, match=rf"takes a DataFrame, not a Result: pass a run's {table} \(bufferlab.Result.{table}\)"):
+            draw()
+
+
+def test_cdf_points_of_several_curves_are_not_inverted_as_one():
+    # The distributions table holds one CDF per (metric, object, id): averaged point by point into
+    # one curve they would draw a distribution no queue or flow has.
+    r = bufferlab.run(example_path("dumbbell"), overrides={"run.duration": "2s", "run.measure": ["0s", "2s"]})
+    d = r.distributions
+    with pytest.raises(ValueError, match=r"several curves in one group \(metric: rtt_s, sojourn_s\): select one .* or add 'metric' to by"):
+        plot.cdf(d, cdf_col="cdf")
+    soj = d[d["metric"] == "sojourn_s"]
+    with pytest.raises(ValueError, match=r"\(id: d1->r2, d10->r2, .*, \.\.\.\)"):
+        plot.cdf(soj, cdf_col="cdf")
+    _, curves = plot.cdf(soj, cdf_col="cdf", by=["id"])
+    assert set(curves["id"]) == set(soj["id"])
+    # Samples (no cdf_col) are pooled as given: a choice the caller may make.
+    plot.cdf(d[d["metric"] == "sojourn_s"].rename(columns={"cdf": "p"}))

@@ -211,6 +211,16 @@ def _order(key: Any) -> tuple:
     return tuple(out)
 
 
+def frame(data: Any, function: str, table: str) -> pd.DataFrame:
+    """``data`` if it is a DataFrame; else a TypeError naming the table the function draws
+    (``plot.cdf(result)`` is an easy slip for ``plot.cdf(result.distributions, …)``)."""
+    if isinstance(data, pd.DataFrame):
+        return data
+    given = type(data).__name__
+    raise TypeError(f"plot.{function} takes a DataFrame, not a {given}: pass a run's {table} "
+                    f"(bufferlab.Result.{table}) or a sweep's (bufferlab.load(DIR).{table})")
+
+
 def groups(df: pd.DataFrame, by: Sequence[str]) -> Iterable[tuple[Any, pd.DataFrame]]:
     """The groups of ``by`` in natural order (so legends read 10pkt, 20pkt, 100pkt)."""
     if not by:

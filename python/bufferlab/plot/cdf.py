@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from matplotlib.lines import Line2D
 
-from ._common import axis, groups, legend_title, log_axis, new_axes, place_legend, series_colors, series_label
+from ._common import axis, frame, groups, legend_title, log_axis, new_axes, place_legend, series_colors, series_label
 
 __all__ = ["cdf", "quantile_curves"]
 
@@ -34,6 +34,23 @@ def _quantiles(g: pd.DataFrame, value: str, cdf_col: str | None, p: np.ndarray) 
     return np.interp(p, c, v[first])
 
 
+# The columns that tell a run's CDFs apart (the `distributions` table's).
+CURVE_KEYS = ("metric", "object", "id")
+
+
+def _one_curve_each(data: pd.DataFrame, keys: list[str]) -> None:
+    """CDF points of several curves in one group would be inverted as one: refused, naming the
+    column that tells them apart."""
+    for col in CURVE_KEYS:
+        if col in data.columns and col not in keys:
+            many = data.groupby(keys, dropna=False)[col].nunique() if keys else pd.Series([data[col].nunique()])
+            if (many > 1).any():
+                seen = sorted(data[col].dropna().unique(), key=str)
+                values = ", ".join(map(str, seen[:6])) + (", ..." if len(seen) > 6 else "")
+                raise ValueError(f"the CDF points hold several curves in one group ({col}: {values}): "
+                                 f"select one (data[data[{col!r}] == ...]) or add {col!r} to by")
+
+
 def quantile_curves(
     data: pd.DataFrame,
     *,
@@ -49,6 +66,9 @@ def quantile_curves(
     and ``cdf_col``); with CDF points, ``by`` + ``replicate`` must pick out single curves."""
     p = np.linspace(0.0, 1.0, points)
     by = list(by)
+    data = frame(data, "cdf", "distributions")
+    if cdf_col is not None:
+        _one_curve_each(data, by + [c for c in replicate if c in data.columns])
     rows = []
     for key, g in groups(data, by):
         key = key if isinstance(key, tuple) else (key,)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import legend_title, series_label, group_label, groups, new_axes, place_legend, series_colors
+from ._common import frame, legend_title, series_label, group_label, groups, new_axes, place_legend, series_colors
 
 __all__ = ["response_time", "size_bins"]
 
@@ -51,7 +51,7 @@ def response_time(
     transfers left out.
     """
     by = list(by)
-    df = transfers.copy()
+    df = frame(transfers, "response_time", "transfers").copy()
     df[size] = pd.to_numeric(df[size], errors="coerce")
     df[time] = pd.to_numeric(df[time], errors="coerce")
     e = np.asarray(edges, dtype=float) if edges is not None else size_bins(df[size], per_decade)

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import axis, group_label, groups, new_axes, place_legend, series_colors
+from ._common import axis, frame, group_label, groups, new_axes, place_legend, series_colors
 
 __all__ = ["timeseries"]
 
@@ -27,6 +27,7 @@ def timeseries(
 
     Returns the figure and the plotted rows (``by``..., id, time_s, value), sorted by time.
     """
+    ts = frame(ts, "timeseries", "timeseries")
     known = sorted(ts["metric"].unique()) if len(ts) else []
     if metric not in known:
         raise ValueError(f"no time series of {metric!r}; this one has {', '.join(known) or 'none (set run.sample)'}")
