@@ -51,6 +51,7 @@ VALUES = [
     "zipf(1.7, max=100000pkt)", "pareto(1.2, mean=36KB)", "lognormal(mean=130ms, sd=30ms)", "const(36KB)",
     "exp()", "exp(1s, 2s)", "pareto(1.0, mean=1KB)", "uniform(lo=1s, hi=2s)", "exp(mean=1s, x=2)",
     10, 0.05, 10_000_000, 2.5, True, None, [1], {"a": 1}, "1e400s", "inf",
+    "3333362e33707073", "1e13", "10000000000001", 10**13, 10**13 + 1,
 ]
 
 

@@ -207,6 +207,10 @@ def _kind_of_unit(unit: str) -> str | None:
     return None
 
 
+# The largest rate a link takes: 10 Tb/s.
+MAX_BPS = 10**13
+
+
 def _bare_number_message(value: Any, kind: str, example: str | None = None) -> str:
     n = _strip(repr(value) if not isinstance(value, str) else value)
     head = f"{n} is a bare number; a {kind} needs a unit"
@@ -214,6 +218,9 @@ def _bare_number_message(value: Any, kind: str, example: str | None = None) -> s
         d = _dec(n)
     except InvalidOperation:
         d = Decimal(0)
+    if kind in ("rate", "bit rate") and d > MAX_BPS:
+        # Beyond any rate in either unit: a conversion of it would only echo the mistake.
+        return f"{head} (at most 10Tbps)"
     if kind in ("rate", "bit rate") and d >= 1000:
         # Tools that take bare rates (ns-3's DataRate, tc's default) read them as bits per
         # second: 10000000 is "10Mbps", not "10000000Mbps".
@@ -338,7 +345,7 @@ def parse_rate(value: Any, *, allow_pps: bool = True) -> Rate:
         bps = _CTX.multiply(d, BIT_RATE_UNITS[unit]).to_integral_value(rounding=ROUND_HALF_EVEN)
         if bps < 1:
             raise UnitError(f"{_quote(value)} is below 1 bps")
-        if bps > 10**13:
+        if bps > MAX_BPS:
             raise UnitError(f"{_quote(value)} is an absurd rate (at most 10Tbps)")
         return Rate(bps=int(bps))
     pps = float(_CTX.multiply(d, PACKET_RATE_UNITS[unit]))

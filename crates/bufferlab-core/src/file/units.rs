@@ -172,9 +172,16 @@ fn fmt_rate(bps: Dec) -> String {
     format!("{}bps", bps.show())
 }
 
+/// The largest rate a link takes: 10 Tb/s.
+const MAX_BPS: u128 = 10_000_000_000_000;
+
 fn bare_number_message(n: &str, kind: Kind, example: Kind) -> String {
     let head = format!("{n} is a bare number; a {} needs a unit", kind.name());
     let d = Dec::parse(n).unwrap_or(Dec::int(0));
+    if matches!(kind, Kind::Rate | Kind::BitRate) && d.cmp_int(MAX_BPS) == Ordering::Greater {
+        // Beyond any rate in either unit: a conversion of it would only echo the mistake.
+        return format!("{head} (at most 10Tbps)");
+    }
     if matches!(kind, Kind::Rate | Kind::BitRate) && d.cmp_int(1000) != Ordering::Less {
         // Tools that take bare rates (ns-3's DataRate, tc) read them as bits per second.
         return format!(
@@ -437,7 +444,7 @@ pub fn rate(value: &Doc, allow_pps: bool) -> Result<Rate, String> {
         let bps = d.times(f).round_even();
         return match bps {
             Some(0) => Err(format!("{} is below 1 bps", quote(v))),
-            Some(b) if b <= 10_000_000_000_000 => Ok(Rate::Bps(b as u64)),
+            Some(b) if b <= MAX_BPS => Ok(Rate::Bps(b as u64)),
             _ => Err(format!("{} is an absurd rate (at most 10Tbps)", quote(v))),
         };
     }
@@ -663,6 +670,11 @@ mod tests {
         assert_eq!(
             rate(&Doc::Int(10_000_000), true),
             Err("10000000 is a bare number; a rate needs a unit (try \"10Mbps\" if it is in bits per second)".into())
+        );
+        // Beyond any rate: no conversion of the number (the reader's clamped exponent) is offered.
+        assert_eq!(
+            rate(&s("3333362e33707073"), true),
+            Err("3333362e33707073 is a bare number; a rate needs a unit (at most 10Tbps)".into())
         );
         assert_eq!(
             rate(&s("1MBps"), true),
