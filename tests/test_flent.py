@@ -219,8 +219,15 @@ def test_probes_alone_are_flents_ping_test(tmp_path):
 
 def test_a_run_flent_cannot_show_is_refused(tmp_path):
     sc = scenario(tmp_path, '[[traffic]]\nkind = "udp"\nfrom = "client"\nto = "server"\nrate = "100pps"\nsize = "100B"\n')
-    r = cli("run", sc, "--flent", tmp_path / "u.flent.gz")
-    assert r.exit_code == 1 and "neither" in r.output
+    # Known from the scenario: refused before the run, as bad input (nothing run, nothing written).
+    r = cli("run", sc, "--flent", tmp_path / "u.flent.gz", "--out", tmp_path / "out")
+    assert r.exit_code == 2 and "neither" in r.output, r.output
+    assert not (tmp_path / "out").exists() and not (tmp_path / "u.flent.gz").exists()
+    spec = tmp_path / "spec.toml"
+    spec.write_text(f'base = "{sc}"\nseeds = 1\n[grid]\n"traffic[0].rate" = ["100pps", "200pps"]\n')
+    r = cli("sweep", spec, "--out", tmp_path / "sw", "--flent", tmp_path / "fl")
+    assert r.exit_code == 2 and 'point 1 of 2 (traffic[0].rate="100pps")' in r.output and "neither" in r.output, r.output
+    assert not (tmp_path / "sw").exists() and not (tmp_path / "fl").exists()
     r = cli("run", sc, "--flent", tmp_path / "u.json")
     assert r.exit_code == 2 and "*.flent.gz" in r.output
     with pytest.raises(FlentError):

@@ -45,7 +45,8 @@ if TYPE_CHECKING:
 
     from .results import Result
 
-__all__ = ["FILEFORMAT_VERSION", "STEP", "flent_data", "write_flent", "write_result", "sample_sweep", "write_sweep", "FlentError"]
+__all__ = ["FILEFORMAT_VERSION", "STEP", "check_plan", "flent_data", "write_flent", "write_result", "sample_sweep",
+           "write_sweep", "FlentError"]
 
 # flent/resultset.py: the version Flent 2.x writes and reads.
 FILEFORMAT_VERSION = 4
@@ -320,6 +321,12 @@ def _starts(flows: pd.DataFrame | list[Mapping[str, Any]]) -> dict[str, float | 
         s = r.get("start_s")
         out[str(r["id"])] = None if s is None or (isinstance(s, float) and math.isnan(s)) else float(s)
     return out
+
+
+def check_plan(plan: Mapping[str, Any]) -> None:
+    """Raise :class:`FlentError` if a run of ``plan`` has nothing Flent's tests show (no TCP
+    stream, latency probe or RRUL block): known from the plan, before anything runs."""
+    _test(_flows(plan))
 
 
 def write_result(result: Result, path: str | Path, *, title: str = "", note: str = "") -> Path:

@@ -80,6 +80,7 @@ def run(
         sc = load_scenario(file, seed=seed, overrides=overrides, engine_check=False)
         if flent is not None:
             check_flent_path(flent)
+            _check_flent_plan(flent, sc.plan)
             if sc.plan["run"].get("sample_ns") is None:
                 # Sampling reads the engine's counters and changes nothing in the run.
                 from ..flent import STEP
@@ -177,6 +178,16 @@ def check_flent_path(path: Path) -> None:
         parent = parent.parent
     if not parent.is_dir():
         fail(f"--flent {path}: {parent} is not a folder")
+
+
+def _check_flent_plan(path: Path, plan: dict[str, Any]) -> None:
+    """A run Flent cannot show is refused before it runs (exit 2, like any bad input)."""
+    from ..flent import FlentError, check_plan
+
+    try:
+        check_plan(plan)
+    except FlentError as e:
+        fail(f"--flent {path}: {e}")
 
 
 def write_flent_file(result: "Result", path: Path, *, title: str, note: str) -> None:

@@ -70,6 +70,8 @@ def sweep(
         version = engine_version()
         points = sp.points(version)
         wall_s = check_points(points, str(spec))  # every point, before any runs
+        if flent is not None and points:
+            _check_flent_points(flent, points)
     except ScenarioError as e:
         for p in e.problems:
             err_console.print(f"{spec}: {p}", markup=False)
@@ -135,6 +137,20 @@ def _confirm_cost(spec: Path, points: "list[Point]", wall_s: dict[str, float]) -
     if what is not None:
         err_console.print(f"{spec}: {what}; pass --yes to run them as they are", markup=False)
         raise typer.Exit(2)
+
+
+def _check_flent_points(flent: Path, points: "list[Point]") -> None:
+    """Points Flent cannot show are refused before any runs (exit 2), naming the first."""
+    from ..flent import FlentError, check_plan
+    from ..scenario import load_scenario
+    from ..sweep.check import describe_point
+
+    firsts = list({p.point_id: p for p in points}.values())
+    for number, p in enumerate(firsts, 1):
+        try:
+            check_plan(load_scenario(p.scenario, engine_check=False).plan)
+        except FlentError as e:
+            fail(f"--flent {flent}: {describe_point(p, number, len(firsts))}: {e}")
 
 
 def _check_out_dir(out: Path) -> None:
