@@ -440,6 +440,11 @@ def test_dry_run_lists_the_runs_and_runs_nothing(spec_path, tmp_path):
     assert res.exit_code == 0, res.output
     assert "18 runs" in res.output and "700pps" in res.output
     assert not (tmp_path / "o").exists()
+    # A dry run needs no results folder; a sweep does, and says so.
+    res = CliRunner().invoke(app, ["sweep", str(spec_path), "--dry-run"])
+    assert res.exit_code == 0 and "18 runs" in res.output, res.output
+    res = CliRunner().invoke(app, ["sweep", str(spec_path)])
+    assert res.exit_code == 2 and "--out DIR: give the results folder" in res.output, res.output
 
 
 def _script(tmp_path: Path, spec: Path, guarded: bool) -> subprocess.CompletedProcess:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def sweep(
     spec: Annotated[Path, typer.Argument(help="Sweep spec (TOML): base, seeds, [set], [grid], [zip].")],
-    out: Annotated[Path, typer.Option("--out", help="Results folder (created; reused to resume).")],
+    out: Annotated[Optional[Path], typer.Option("--out", help="Results folder (created; reused to resume). Not needed with --dry-run.")] = None,
     workers: Annotated[
         Optional[int], typer.Option("--workers", "-j", min=1, help="Worker processes (default: the cores).")
     ] = None,
@@ -61,6 +61,8 @@ def sweep(
         fail("--dask-local starts a cluster and --scheduler uses a running one: give one of them")
     try:
         sp = load_spec(spec)
+        if out is None and not dry_run:
+            fail("--out DIR: give the results folder (a new one, or a sweep's to resume); --dry-run lists the points without one")
         if flent is not None:
             from ..flent import sample_sweep
 
