@@ -221,6 +221,11 @@ def test_query_a_single_run_folder_and_several_side_by_side(runs):
     assert rows["rtt_mean_s"].iloc[1] > 5 * rows["rtt_mean_s"].iloc[0]  # the bloated ring
     r = cli("query", runs / "bql", runs, "SELECT 1")
     assert r.exit_code == 2 and "not a run's output folder" in r.output
+    # The same folder twice would count its rows twice under one label.
+    r = cli("query", runs / "bql", runs / "nobql" / ".." / "bql", "SELECT count(*) FROM flows")
+    assert r.exit_code == 2 and "is given twice: give each folder once" in r.output, r.output
+    r = cli("plot", "cdf", runs / "bql", runs / "bql", "--metric", "rtt_s", "-o", runs / "twice.png")
+    assert r.exit_code == 2 and "is given twice" in r.output and not (runs / "twice.png").exists(), r.output
 
 
 def test_plots_draw_run_folders_side_by_side(runs, tmp_path):

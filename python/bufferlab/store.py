@@ -274,7 +274,14 @@ def is_run_folder(path: str | Path) -> bool:
 
 def run_labels(dirs: list[Path]) -> list[str]:
     """A short name per run folder for a ``run`` column and a legend: the folder's name, or its
-    path where two names are alike."""
+    path where two names are alike. A folder given twice is refused: its rows would be counted
+    twice under one label."""
+    seen: set[Path] = set()
+    for d in dirs:
+        r = Path(d).resolve()
+        if r in seen:
+            raise StoreError(f"{d} is given twice: give each folder once")
+        seen.add(r)
     names = [Path(d).name for d in dirs]
     if len(set(names)) == len(names):
         return names

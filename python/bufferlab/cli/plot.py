@@ -106,10 +106,13 @@ def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> 
 
     from ..results import Result
     from ..simulate import run
-    from ..store import run_labels
+    from ..store import StoreError, run_labels
 
     frames = []
-    labels = run_labels([s.with_suffix("") if s.suffix == ".toml" else s for s in srcs])
+    try:
+        labels = run_labels([s.with_suffix("") if s.suffix == ".toml" else s for s in srcs])
+    except StoreError as e:
+        fail(str(e))
     for src, name in zip(srcs, labels):
         key = (str(src), repr(sorted((overrides or {}).items())))
         if src.suffix == ".toml" and key in _RAN:
