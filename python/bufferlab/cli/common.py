@@ -17,7 +17,7 @@ from typing import Annotated, Any, NoReturn, Optional
 import typer
 from rich.console import Console
 
-from ..cost import LONG_RUN_S, hms  # noqa: F401  (the commands' too: beyond it `run` and `sweep` want --yes)
+from ..cost import hms
 from ..errors import LongRunError, ScenarioError
 
 out_console = Console(highlight=False, soft_wrap=True)

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ..cost import estimate, shorten_hint
+from ..cost import LONG_RUN_S, estimate, shorten_hint
 from ..errors import EngineError, ScenarioError
 from .common import (
-    LONG_RUN_S,
     SeedOption,
     SetOption,
     YesOption,

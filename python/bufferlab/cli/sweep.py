@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from ..cost import LONG_RUN_S
 from ..errors import ScenarioError
-from .common import LONG_RUN_S, YesOption, err_console, fail, out_console
+from .common import YesOption, err_console, fail, out_console
 
 if TYPE_CHECKING:
     from ..sweep.spec import Point
