@@ -158,16 +158,17 @@ def check_store_dir(root: str | Path) -> Path:
 
 
 def _check_root(root: Path) -> None:
-    if not (root / "parts").is_dir() and is_run_folder(root):
+    if (root / "parts").is_dir():
+        return
+    if is_run_folder(root):
         raise StoreError(
             f"{root} is a run's output folder, not a sweep's: read it with "
             f"bufferlab.Result.read({str(root)!r}) (bufferlab.query takes either)"
         )
-    if not (root / "parts").is_dir():
-        raise StoreError(
-            f"{root} is neither a sweep's results folder (no parts/ folder) nor a run's output "
-            "folder (no summary.json)"
-        )
+    raise StoreError(
+        f"{root} is neither a sweep's results folder (no parts/ folder) nor a run's output "
+        "folder (no summary.json)"
+    )
 
 
 def _files(root: Path, table: str) -> list[Path]:

@@ -17,7 +17,7 @@ from typing import Annotated, Any, NoReturn, Optional
 import typer
 from rich.console import Console
 
-from ..cost import hms
+from ..cost import hms, shorten_hint
 from ..errors import LongRunError, ScenarioError
 
 out_console = Console(highlight=False, soft_wrap=True)
@@ -115,8 +115,6 @@ def progress_line(duration_s: float, quiet: bool) -> Iterator[Callable[[float, i
 def long_run_hint(e: LongRunError) -> str:
     """``estimated at about …; to shorten it, simulate less time (--set …) …``: a run the Python
     API refused (:func:`bufferlab.run`'s ``max_wall_s``), told as the command line tells it."""
-    from ..cost import shorten_hint
-
     if e.estimate is None or e.duration_s is None:
         return f"estimated at about {hms(e.wall_s)}"
     return shorten_hint(e.duration_s, e.estimate)
