@@ -16,7 +16,7 @@ unexport PYTHONDONTWRITEBYTECODE
 
 RUST_SOURCES := Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
 
-.PHONY: demo test test-rust test-rust-build test-python build deps clean validate validate-linux reproduce kernel-deps tool-deps ns3
+.PHONY: demo test test-rust test-rust-build test-python build deps pgo clean validate validate-linux reproduce kernel-deps tool-deps ns3
 
 demo: build
 	$(VENV)/bin/bufferlab run $(DEMO)
@@ -140,6 +140,34 @@ tool-deps: kernel-deps
 		echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends flent python3-matplotlib chromium fonts-liberation tcpdump tshark tcptrace >/dev/null; \
 	fi
+
+# The engine's profile-guided build (docs/BENCHMARKS.md, "The profile-guided build"): the same
+# results bit for bit, in less time. The extension is built with a counter on every branch, run on
+# the training set (python/bufferlab/pgo.py), built again from what those runs counted, and
+# installed into .venv in place of `make build`'s; `bufferlab version` then says "profile-guided
+# build". Two builds of the engine in target/pgo/ (a few minutes); `make build` puts the plain one
+# back once a Rust source changes. llvm-profdata must speak rustc's LLVM: the toolchain's own,
+# from rustup's llvm-tools component.
+PGO_DIR := $(abspath target/pgo)
+MATURIN := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
+pgo: deps
+	@set -e; \
+	profdata="$$(rustc --print sysroot)/lib/rustlib/$$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata"; \
+	if [ ! -x "$$profdata" ]; then \
+		echo "rustup component add llvm-tools (llvm-profdata for rustc's LLVM)"; \
+		rustup component add llvm-tools || { echo "make pgo: no llvm-profdata at $$profdata; install rustup's llvm-tools component" >&2; exit 2; }; \
+	fi; \
+	echo "1/3: the instrumented engine (target/pgo/gen)"; \
+	CARGO_TARGET_DIR=$(PGO_DIR)/gen RUSTFLAGS="-Cprofile-generate=$(PGO_DIR)/raw" BUFFERLAB_BUILD=pgo-training $(MATURIN); \
+	rm -rf $(PGO_DIR)/raw; \
+	echo "2/3: the training runs"; \
+	$(PY) -m bufferlab.pgo; \
+	"$$profdata" merge -o $(PGO_DIR)/engine.profdata $(PGO_DIR)/raw; \
+	echo "3/3: the engine built from the profile (target/pgo/use)"; \
+	CARGO_TARGET_DIR=$(PGO_DIR)/use RUSTFLAGS="-Cprofile-use=$(PGO_DIR)/engine.profdata" BUFFERLAB_BUILD=pgo $(MATURIN); \
+	$(PY) -c 'import bufferlab._core as c; assert c.build() == "pgo", c.build()'; \
+	touch $(VENV)/.built; \
+	$(VENV)/bin/bufferlab version
 
 clean:
 	rm -rf $(VENV) python/bufferlab/_core*.so target/wheels

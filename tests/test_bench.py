@@ -25,12 +25,20 @@ def test_builtin_benchmark_runs_its_scenario():
     # probability ρ = 0.9 (PASTA), so about 2.9 events per packet.
     assert 2.85 * r["packets"] < r["events"] < 2.95 * r["packets"]
     assert r["events_per_sec"] == r["events"] / r["wall_seconds"]
+    assert r["build"] == _engine_build()
+
+
+def _engine_build():
+    from bufferlab.simulate import engine_build
+
+    return engine_build()
 
 
 def test_scenario_file_reports_its_bottleneck():
     (r,) = _bench(str(EXAMPLES / "udp-fifo.toml"), "--seconds", "5")
     assert r["bottleneck"] == "client->server"
     assert r["sim_seconds"] == 5.0
+    assert r["build"] == _engine_build()
 
 
 def test_packaged_stanford_benchmark_runs_by_name():

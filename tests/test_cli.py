@@ -94,8 +94,13 @@ def test_missing_file_exits_2():
 
 
 def test_version():
+    from bufferlab.simulate import engine_build
+
     r = cli("version")
     assert r.exit_code == 0 and r.stdout.startswith("bufferlab ") and "engine" in r.stdout
+    # `make pgo`'s extension says so; `make build`'s does not.
+    assert engine_build() in ("release", "pgo")
+    assert ("profile-guided build" in r.stdout) == (engine_build() == "pgo")
 
 
 @pytest.mark.parametrize("flag", ["--version", "-V"])

@@ -19,7 +19,9 @@ def builtin(name: str, seconds: float) -> dict[str, Any]:
     """Run a built-in benchmark for ``seconds`` of simulated time; its figures as a dict."""
     from . import _core  # type: ignore[attr-defined]
 
-    return json.loads(_core.bench(name, seconds))
+    r = json.loads(_core.bench(name, seconds))
+    r["build"] = _core.build()
+    return r
 
 
 def packaged() -> dict[str, Path]:
@@ -33,7 +35,7 @@ def scenario_file(path: str | Path, seconds: float | None = None) -> dict[str, A
     """Run a scenario file (optionally for ``seconds`` of simulated time) and report its speed,
     with the engine's estimate of its wall time beside the measured one."""
     from .scenario import load_scenario
-    from .simulate import run_prepared
+    from .simulate import engine_build, run_prepared
 
     # A shorter run measures over all of itself (the file's window may lie beyond it).
     overrides = {"run.duration": f"{seconds}s", "run.measure": ["0s", f"{seconds}s"]} if seconds else None
@@ -59,6 +61,7 @@ def scenario_file(path: str | Path, seconds: float | None = None) -> dict[str, A
         "bottleneck_pkts_per_sec": bottleneck_pkts / e["wall_seconds"] if e["wall_seconds"] else 0.0,
         "peak_packets": e["peak_packets"],
         "estimated_wall_seconds": estimate["wall_s"],
+        "build": engine_build(),
     }
 
 

@@ -16,7 +16,7 @@ from .main_guard import refuse_in_a_starting_worker
 from .results import Result
 from .scenario import PathOrDict, Scenario, engine_problems, load_scenario
 
-__all__ = ["run", "run_plan", "prepare_plan", "run_prepared", "engine_version", "engine"]
+__all__ = ["run", "run_plan", "prepare_plan", "run_prepared", "engine_version", "engine_build", "engine"]
 
 
 def engine() -> Any:
@@ -36,6 +36,13 @@ def engine_version() -> str:
     core = engine()
     v = getattr(core, "version", None)
     return v() if callable(v) else str(getattr(core, "__version__", "unknown"))
+
+
+def engine_build() -> str:
+    """How the engine was compiled: ``"release"`` (``make build``) or ``"pgo"`` (the
+    profile-guided build of ``make pgo``; the same results, faster)."""
+    b = getattr(engine(), "build", None)
+    return b() if callable(b) else "release"
 
 
 def run(

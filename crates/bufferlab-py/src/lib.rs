@@ -636,6 +636,14 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// How the engine was compiled: "release", or "pgo" for the profile-guided build of `make pgo`
+/// (which sets `BUFFERLAB_BUILD` for the compiler; docs/BENCHMARKS.md gives what it gains).
+#[pyfunction]
+#[pyo3(name = "build")]
+fn build_kind() -> &'static str {
+    option_env!("BUFFERLAB_BUILD").unwrap_or("release")
+}
+
 /// Names of the built-in benchmarks.
 #[pyfunction]
 fn bench_names() -> Vec<&'static str> {
@@ -656,6 +664,7 @@ fn run_bench(py: Python<'_>, name: &str, seconds: f64) -> PyResult<String> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(build_kind, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(plan_schema, m)?)?;
     m.add_function(wrap_pyfunction!(draw, m)?)?;

@@ -55,7 +55,8 @@ def bench(
             print(json.dumps(r))
     if as_json:
         return
-    t = Table(title=f"bufferlab bench — {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
+    build = " (profile-guided build)" if _core.build() == "pgo" else ""
+    t = Table(title=f"bufferlab bench{build} — {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
     for col in ["benchmark", "sim s", "wall s", "estimated", "events", "M events/s", "M packets/s", "bottleneck kpkt/s", "peak RSS"]:
         t.add_column(col, justify="left" if col == "benchmark" else "right")
     for r in rows:

@@ -40,10 +40,12 @@ def schema(
 def version() -> None:
     """Print the package's and the engine's versions."""
     from .. import __version__
-    from ..simulate import engine_version
+    from ..simulate import engine_build, engine_version
 
     try:
         ev = engine_version()
+        if engine_build() == "pgo":
+            ev += ", profile-guided build"
     except ImportError:
         ev = "not built"
     out_console.print(f"bufferlab {__version__} (engine {ev})", markup=False)
