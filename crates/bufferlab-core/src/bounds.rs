@@ -37,6 +37,24 @@ pub fn check_value(plan: &Value) -> Vec<Problem> {
     out
 }
 
+/// A step of the walk's key path, borrowing its key from the compiled schema: the walk visits
+/// every value of a plan of thousands of flows, and a [`Seg`] (an owned key) is made only for a
+/// problem.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+fn segs(path: &[Step<'_>]) -> Vec<Seg> {
+    path.iter()
+        .map(|s| match *s {
+            Step::Key(k) => Seg::Key(k.to_string()),
+            Step::Index(i) => Seg::Index(i),
+        })
+        .collect()
+}
+
 /// Follow a `$ref` to `#/$defs/Name`.
 fn deref<'a>(s: &'a Value, defs: &'a Map<String, Value>) -> &'a Value {
     match s.get("$ref").and_then(Value::as_str) {
@@ -154,7 +172,7 @@ impl Compiled {
 
     /// Walk `v` beside node `n`. `path` is the key path to `v`, grown and shrunk in place: a
     /// [`Loc`] is made only for a problem.
-    fn walk(&self, v: &Value, n: usize, path: &mut Vec<Seg>, out: &mut Vec<Problem>) {
+    fn walk<'a>(&'a self, v: &Value, n: usize, path: &mut Vec<Step<'a>>, out: &mut Vec<Problem>) {
         let node = &self.nodes[n];
         if let Some(alts) = &node.alts {
             if let Some((_, b)) = alts.iter().find(|(shape, _)| shape.fits(v)) {
@@ -171,7 +189,7 @@ impl Compiled {
             Value::Object(m) => {
                 for (k, sub) in &node.props {
                     if let Some(x) = m.get(k) {
-                        path.push(Seg::Key(k.clone()));
+                        path.push(Step::Key(k));
                         self.walk(x, *sub, path, out);
                         path.pop();
                     }
@@ -180,13 +198,13 @@ impl Compiled {
             Value::Array(a) => {
                 if let Some(items) = &node.prefix {
                     for (i, (x, sub)) in a.iter().zip(items).enumerate() {
-                        path.push(Seg::Index(i));
+                        path.push(Step::Index(i));
                         self.walk(x, *sub, path, out);
                         path.pop();
                     }
                 } else if let Some(items) = node.items {
                     for (i, x) in a.iter().enumerate() {
-                        path.push(Seg::Index(i));
+                        path.push(Step::Index(i));
                         self.walk(x, items, path, out);
                         path.pop();
                     }
@@ -268,7 +286,7 @@ impl Shape {
     }
 }
 
-fn number(x: f64, b: &Bounds, path: &[Seg], out: &mut Vec<Problem>) {
+fn number(x: f64, b: &Bounds, path: &[Step<'_>], out: &mut Vec<Problem>) {
     let (min, xmin, max, xmax) = (b.min, b.xmin, b.max, b.xmax);
     let ok = min.is_none_or(|m| x >= m)
         && xmin.is_none_or(|m| x > m)
@@ -278,7 +296,7 @@ fn number(x: f64, b: &Bounds, path: &[Seg], out: &mut Vec<Problem>) {
         return;
     }
     let key = match path.last() {
-        Some(Seg::Key(k)) => k.as_str(),
+        Some(Step::Key(k)) => *k,
         _ => "",
     };
     let q = |y: f64| quantity(key, y);
@@ -299,7 +317,7 @@ fn number(x: f64, b: &Bounds, path: &[Seg], out: &mut Vec<Problem>) {
         Some(d) => format!(" (default {})", q(d)),
         None => String::new(),
     };
-    out.push(Loc::from_segs(path).problem(format!(
+    out.push(Loc::from_segs(&segs(path)).problem(format!(
         "must be {}, got {}{default}",
         parts.join(" and "),
         q(x)
