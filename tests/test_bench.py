@@ -53,3 +53,12 @@ def test_an_unknown_benchmark_names_the_packaged_ones():
     out = subprocess.run([sys.executable, "-m", "bufferlab.cli", "bench", "no-such"], capture_output=True, text=True)
     assert out.returncode == 2
     assert "stanford-10G-10000" in out.stdout + out.stderr
+
+
+def test_the_table_names_the_faster_build_when_it_is_not_installed():
+    out = subprocess.run(
+        [sys.executable, "-m", "bufferlab.cli", "bench", "udp-fifo-1g", "--seconds", "0.05"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert ("make pgo" in out) == (_engine_build() == "release")
+    assert ("profile-guided build)" in out) == (_engine_build() == "pgo")

@@ -73,3 +73,6 @@ def bench(
             f"{r['peak_rss_mb']:.0f} MB",
         )
     console.print(t)
+    if not build:
+        console.print("The engine's release build; `make pgo` in the source tree installs its profile-guided "
+                      "build, the same results in 5-20% less time (docs/BENCHMARKS.md).", style="dim", markup=False)
