@@ -362,7 +362,11 @@ def test_a_dask_point_whose_worker_dies_is_failed(spec_path, tmp_path):
     # once on a 2-vCPU host under `make test`, where it killed eight workers in its two lives.
     # One retry rather than Dask's three: the same path (a retry, then KilledWorker), two
     # restarts of a worker fewer.
+    # distributed first: it adds its defaults to dask's config on import, and a `config.set` made
+    # before that would take the whole `distributed` section away on exit, from every later test
+    # in this process.
     import dask
+    import distributed  # noqa: F401
 
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
         r = run_sweep(spec_path, tmp_path / "out", backend="dask", workers=2, run_fn=die_on_one_point)
