@@ -372,19 +372,22 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn plan(qdisc: Value, tcp: Value, loss: f64) -> Scenario {
+    fn plan_json(qdisc: Value, tcp: Value, loss: f64) -> Value {
         let dir = |q: &Value| {
             json!({"rate_bps": 10_000_000u64, "delay_ns": 1_000_000u64, "loss": loss,
                    "queue": {"qdisc": q, "limit_pkts": 100}})
         };
         let fifo = json!({"kind": "fifo"});
-        serde_json::from_value(json!({
+        json!({
             "run": {"duration_ns": 1_000_000_000u64},
             "nodes": ["a", "b"],
             "links": [{"a": "a", "b": "b", "forward": dir(&qdisc), "reverse": dir(&fifo)}],
             "traffic": [{"kind": "tcp", "pairs": [["a", "b"]], "tcp": tcp}],
-        }))
-        .unwrap()
+        })
+    }
+
+    fn plan(qdisc: Value, tcp: Value, loss: f64) -> Scenario {
+        serde_json::from_value(plan_json(qdisc, tcp, loss)).unwrap()
     }
 
     fn messages(sc: &Scenario) -> Vec<String> {
@@ -430,6 +433,28 @@ mod tests {
         );
         assert!(m.contains(&"traffic[0].tcp.delack_ns: must be at least 1 ns and below 500 ms, got 500 ms (default 40 ms)".to_string()), "{m:?}");
         assert_eq!(m.len(), 6, "{m:?}"); // the reverse direction's loss too
+    }
+
+    /// A build from the reader's JSON (`build::build_read`) walks the bounds there: the same
+    /// problems as the plan read from it, written back into JSON and walked (`check`).
+    #[test]
+    fn the_readers_json_walks_as_the_plan_read_from_it() {
+        let v = plan_json(
+            json!({"kind": "fq_codel", "quantum_bytes": 32, "flows": 0}),
+            json!({"cc": "vegas", "vegas_alpha": 0.0, "delack_ns": 500_000_000u64}),
+            1.5,
+        );
+        let sc: Scenario = serde_json::from_value(v.clone()).unwrap();
+        let text = |ps: &[Problem]| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        assert_eq!(text(&check_value(&v)), messages(&sc));
+        let read = crate::build::build_read(&sc, &v).err().unwrap();
+        let plain = crate::build::build(&sc).err().unwrap();
+        assert_eq!(text(&read), text(&plain));
+        assert_eq!(read.len(), 6);
+        // In bounds, both build.
+        let v = plan_json(json!({"kind": "fifo"}), json!({}), 0.0);
+        let sc: Scenario = serde_json::from_value(v.clone()).unwrap();
+        assert!(crate::build::build_read(&sc, &v).is_ok());
     }
 
     #[test]

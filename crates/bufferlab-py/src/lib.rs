@@ -121,14 +121,23 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(200);
 /// Parse and build a plan (the build checks it first).
 fn build(py: Python<'_>, plan_json: &str) -> PyResult<(Scenario, Engine)> {
     let sc = parse(plan_json)?;
-    let eng = build_scenario(py, &sc)?;
+    let eng = build_scenario(py, &sc, None)?;
     Ok((sc, eng))
 }
 
-/// Build a typed plan (the build checks it first).
-fn build_scenario(py: Python<'_>, sc: &Scenario) -> PyResult<Engine> {
-    let built =
-        py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| bufferlab_core::build::build(sc))));
+/// Build a typed plan (the build checks it first); `read` is the JSON the scenario reader made
+/// it from, when it did (its bounds are walked there: `build::build_read`).
+fn build_scenario(
+    py: Python<'_>,
+    sc: &Scenario,
+    read: Option<&serde_json::Value>,
+) -> PyResult<Engine> {
+    let built = py.allow_threads(|| {
+        catch_unwind(AssertUnwindSafe(|| match read {
+            Some(plan) => bufferlab_core::build::build_read(sc, plan),
+            None => bufferlab_core::build::build(sc),
+        }))
+    });
     match built {
         Ok(Ok(eng)) => Ok(eng),
         Ok(Err(p)) => Err(plan_error(&p)),
@@ -322,7 +331,7 @@ impl Plan {
     /// Check and build it, as `prepare(plan_json)`.
     fn prepare(&self, py: Python<'_>) -> PyResult<Prepared> {
         let t0 = Instant::now();
-        let eng = build_scenario(py, &self.sc)?;
+        let eng = build_scenario(py, &self.sc, Some(&self.value))?;
         Ok(Prepared {
             sc: self.sc.clone(),
             eng: Some(eng),
