@@ -386,6 +386,16 @@ mod tests {
         })
     }
 
+    /// A plan with six numbers out of bounds: three of FQ-CoDel and Vegas, a delayed-ACK timer,
+    /// and both directions' loss.
+    fn six_out_of_bounds() -> Value {
+        plan_json(
+            json!({"kind": "fq_codel", "quantum_bytes": 32, "flows": 0}),
+            json!({"cc": "vegas", "vegas_alpha": 0.0, "delack_ns": 500_000_000u64}),
+            1.5,
+        )
+    }
+
     fn plan(qdisc: Value, tcp: Value, loss: f64) -> Scenario {
         serde_json::from_value(plan_json(qdisc, tcp, loss)).unwrap()
     }
@@ -406,11 +416,7 @@ mod tests {
 
     #[test]
     fn every_problem_at_its_key_in_its_unit() {
-        let sc = plan(
-            json!({"kind": "fq_codel", "quantum_bytes": 32, "flows": 0}),
-            json!({"cc": "vegas", "vegas_alpha": 0.0, "delack_ns": 500_000_000u64}),
-            1.5,
-        );
+        let sc: Scenario = serde_json::from_value(six_out_of_bounds()).unwrap();
         let m = messages(&sc);
         assert!(
             m.contains(
@@ -439,11 +445,7 @@ mod tests {
     /// problems as the plan read from it, written back into JSON and walked (`check`).
     #[test]
     fn the_readers_json_walks_as_the_plan_read_from_it() {
-        let v = plan_json(
-            json!({"kind": "fq_codel", "quantum_bytes": 32, "flows": 0}),
-            json!({"cc": "vegas", "vegas_alpha": 0.0, "delack_ns": 500_000_000u64}),
-            1.5,
-        );
+        let v = six_out_of_bounds();
         let sc: Scenario = serde_json::from_value(v.clone()).unwrap();
         let text = |ps: &[Problem]| ps.iter().map(|p| p.to_string()).collect::<Vec<_>>();
         assert_eq!(text(&check_value(&v)), messages(&sc));
