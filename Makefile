@@ -84,8 +84,9 @@ WARM_IMPORTS := pandas, pyarrow.parquet, duckdb, matplotlib.pyplot, scipy.stats,
 	plotly.graph_objects, plotly.io, typer, rich.console, pytest, hypothesis, xdist, PIL
 
 # The engine extension and the package, installed editable into .venv (re-built when Rust changes).
+MATURIN := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
 $(VENV)/.built: $(VENV)/.deps $(RUST_SOURCES)
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
+	$(MATURIN)
 	$(PY) -c 'import bufferlab._core'
 	touch $@
 
@@ -149,7 +150,6 @@ tool-deps: kernel-deps
 # back once a Rust source changes. llvm-profdata must speak rustc's LLVM: the toolchain's own,
 # from rustup's llvm-tools component.
 PGO_DIR := $(abspath target/pgo)
-MATURIN := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release
 pgo: deps
 	@set -e; \
 	profdata="$$(rustc --print sysroot)/lib/rustlib/$$(rustc -vV | sed -n 's/^host: //p')/bin/llvm-profdata"; \

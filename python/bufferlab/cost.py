@@ -33,6 +33,11 @@ def hms(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def bound_words(bound_s: float) -> str:
+    """A wall-time bound in words: ``an hour`` for the default, else as :func:`hms` says it."""
+    return "an hour" if bound_s == LONG_RUN_S else hms(bound_s)
+
+
 def estimate(prepared: Any) -> dict[str, Any] | None:
     """The engine's estimate of a run's cost, from its built engine (``_core.Prepared``), or None
     if the engine cannot give one."""
@@ -48,7 +53,7 @@ def shorten_hint(duration_s: float, e: dict[str, Any], *, bound_s: float = LONG_
     estimated pace (``set_duration`` says how to set it), and the sources' rates when they
     create over :data:`OVERLOAD` times the packets the links carry."""
     target = duration_s * bound_s / max(e["wall_s"], 1e-9)
-    fits = "fits an hour" if bound_s == 3600 else f"fits {hms(bound_s)}"
+    fits = f"fits {bound_words(bound_s)}"
     hint = (
         f"estimated at about {hms(e['wall_s'])}; to shorten it, simulate less time "
         f"({set_duration.format(f'{max(target, 1):.0f}s')} {fits}) or fewer pairs/flows"

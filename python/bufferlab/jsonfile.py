@@ -19,12 +19,12 @@ def dumps(obj: Any, *, sort_keys: bool = False) -> str:
     if not isinstance(obj, dict) or not obj:
         return json.dumps(obj, indent=2, sort_keys=sort_keys) + "\n"
     keys = sorted(obj) if sort_keys else list(obj)
+    row = _row_encoder(sort_keys)
     parts = []
     for k in keys:
         v = obj[k]
         name = json.dumps(str(k))
         if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            row = _row_encoder(sort_keys)
             rows = ",\n".join("    " + row(x) for x in v)
             parts.append(f"  {name}: [\n{rows}\n  ]")
         else:

@@ -25,6 +25,7 @@ def bench(
 
     from .. import _core  # type: ignore[attr-defined]
     from ..bench import builtin, packaged, peak_rss_mb, scenario_file
+    from ..simulate import engine_build
 
     names = list(targets or _core.bench_names())
     console = Console(highlight=False)
@@ -55,7 +56,7 @@ def bench(
             print(json.dumps(r))
     if as_json:
         return
-    build = " (profile-guided build)" if _core.build() == "pgo" else ""
+    build = " (profile-guided build)" if engine_build() == "pgo" else ""
     t = Table(title=f"bufferlab bench{build} — {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
     for col in ["benchmark", "sim s", "wall s", "estimated", "events", "M events/s", "M packets/s", "bottleneck kpkt/s", "peak RSS"]:
         t.add_column(col, justify="left" if col == "benchmark" else "right")

@@ -67,7 +67,7 @@ def check_points(points: Iterable[Point], source: str | None = None) -> dict[str
 def long_points(points: Iterable[Point], wall_s: dict[str, float], bound_s: float) -> str | None:
     """``point 2 of 6 (…) is estimated at about 3.1 h a run (1 of 6 points over an hour; …)``:
     the longest of the points estimated at over ``bound_s`` wall seconds a run, or None."""
-    from ..cost import hms
+    from ..cost import bound_words, hms
 
     long = {pid: s for pid, s in wall_s.items() if s > bound_s}
     if not long:
@@ -75,7 +75,6 @@ def long_points(points: Iterable[Point], wall_s: dict[str, float], bound_s: floa
     firsts = list(dict.fromkeys(p.point_id for p in points))
     worst = max(long, key=long.__getitem__)
     p = next(p for p in points if p.point_id == worst)
-    over = "an hour" if bound_s == 3600 else hms(bound_s)
     return (f"{describe_point(p, firsts.index(worst) + 1, len(firsts))} is estimated at about "
-            f"{hms(long[worst])} a run ({len(long)} of {len(firsts)} points over {over}; `bufferlab "
+            f"{hms(long[worst])} a run ({len(long)} of {len(firsts)} points over {bound_words(bound_s)}; `bufferlab "
             "validate` on the point's scenario says why)")
