@@ -148,6 +148,22 @@ def test_the_python_api_refuses_a_run_beyond_an_hour_and_runs_it_when_told(tmp_p
             bufferlab.run(UDP_FIFO, overrides=short, max_wall_s=bad)
 
 
+def test_an_expanded_plan_is_bounded_as_a_scenario_is():
+    # bufferlab.run_plan, the engine's JSON form: the same bound, the hint in the plan's terms.
+    from bufferlab.scenario import load_scenario
+
+    plan = load_scenario(UDP_FIFO, overrides={"traffic[0].rate": "10Tbps"}).plan
+    with pytest.raises(bufferlab.LongRunError) as got:
+        bufferlab.run_plan(plan, source="tera")
+    msg = str(got.value)
+    assert msg.startswith("tera: this run is estimated at about") and got.value.duration_s == 120, msg
+    assert 'plan["run"]["duration_ns"] for ' in msg and msg.endswith("pass max_wall_s=None to run it as it is"), msg
+    plan["run"].update(duration_ns=1_000_000, measure_ns=[0, 1_000_000])
+    with pytest.raises(bufferlab.LongRunError):
+        bufferlab.run_plan(plan, max_wall_s=1e-6)
+    assert bufferlab.run_plan(plan, max_wall_s=None).summary["engine"]["sim_seconds"] == pytest.approx(1e-3)
+
+
 def test_the_python_sweep_refuses_a_point_beyond_an_hour(tmp_path):
     from bufferlab.sweep import run_sweep
 

@@ -22,6 +22,8 @@ LONG_RUN_S = 3600.0
 OVERLOAD = 100
 # How the Python API sets the run's duration, for the hint.
 API_DURATION = 'overrides={{"run.duration": "{}"}}'
+# How an expanded plan (`bufferlab.run_plan`) sets it.
+PLAN_DURATION = 'plan["run"]["duration_ns"] for {}'
 
 
 def hms(seconds: float) -> str:
@@ -64,9 +66,11 @@ def shorten_hint(duration_s: float, e: dict[str, Any], *, bound_s: float = LONG_
     return hint
 
 
-def refuse_long(prepared: Any, duration_s: float, max_wall_s: float | None, source: str | None = None) -> None:
+def refuse_long(prepared: Any, duration_s: float, max_wall_s: float | None, source: str | None = None,
+                *, set_duration: str = API_DURATION) -> None:
     """Raise :class:`~bufferlab.errors.LongRunError` if the built run is estimated at over
-    ``max_wall_s`` wall seconds (None: no bound)."""
+    ``max_wall_s`` wall seconds (None: no bound); the hint sets the duration as
+    ``set_duration`` says."""
     if max_wall_s is None:
         return
     if not max_wall_s > 0:  # NaN too
@@ -75,6 +79,6 @@ def refuse_long(prepared: Any, duration_s: float, max_wall_s: float | None, sour
     if e is None or e["wall_s"] <= max_wall_s:
         return
     head = f"{source}: " if source else ""
-    hint = shorten_hint(duration_s, e, bound_s=max_wall_s, set_duration=API_DURATION)
+    hint = shorten_hint(duration_s, e, bound_s=max_wall_s, set_duration=set_duration)
     raise LongRunError(f"{head}this run is {hint}; or pass max_wall_s=None to run it as it is",
                        e["wall_s"], estimate=e, duration_s=duration_s)

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .cost import LONG_RUN_S, refuse_long
+from .cost import LONG_RUN_S, PLAN_DURATION, refuse_long
 from .errors import EngineError, ScenarioError
 from .main_guard import refuse_in_a_starting_worker
 from .results import Result
@@ -88,9 +88,16 @@ def run_plan(
     source: str | None = None,
     progress: Callable[..., Any] | None = None,
     capture_dir: str | os.PathLike[str] | None = None,
+    max_wall_s: float | None = LONG_RUN_S,
 ) -> Result:
-    """Run an already expanded plan (the engine's JSON form)."""
+    """Run an already expanded plan (the engine's JSON form). Like :func:`run`, a plan the
+    engine estimates at over ``max_wall_s`` wall seconds raises
+    :class:`~bufferlab.errors.LongRunError` before it starts; ``max_wall_s=None`` runs it
+    whatever it costs."""
     prepared = prepare_plan(plan, origins=origins, source=source)
+    duration_ns = (plan.get("run") or {}).get("duration_ns") if isinstance(plan, dict) else None
+    duration_s = duration_ns / 1e9 if isinstance(duration_ns, (int, float)) else 0.0
+    refuse_long(prepared, duration_s, max_wall_s, source, set_duration=PLAN_DURATION)
     return run_prepared(prepared, plan, progress=progress, capture_dir=capture_dir)
 
 
