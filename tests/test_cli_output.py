@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from conftest import example_path
@@ -49,8 +50,19 @@ def test_a_large_dumbbell_sums_up_its_host_ports():
     assert "r1->r2" in r.stdout and "s1->r1" not in r.stdout
     assert "+ 24 host queues not listed" in r.stdout and "--all lists them" in r.stdout
     assert "+ 24 host links not listed" in r.stdout
+    assert re.search(r"the longest mean sojourn \d[\d.]* ?[mµn]?s at (?:[sd]\d+->r\d|r\d->[sd]\d+) ", r.stdout), r.stdout
     every = cli(*args, "--all-queues")
     assert "s6->r1" in every.stdout and "r2->d6" in every.stdout and "not listed" not in every.stdout
+
+
+def test_host_queues_where_nothing_waited_name_none():
+    # A run too short for any packet to wait: the summary line says so instead of naming a queue
+    # with no sojourn at all.
+    r = cli("run", str(example_path("dumbbell")), "--set", "topology.pairs=6", "--set", 'run.duration="1us"',
+            "--set", 'run.measure=["0s", "1us"]')
+    assert r.exit_code == 0, r.output
+    assert "+ 24 host queues not listed: none dropped, none held a packet waiting (--all lists them)" in r.stdout, r.stdout
+    assert "longest mean sojourn" not in r.stdout
 
 
 def test_many_flows_are_summed_up_per_kind():

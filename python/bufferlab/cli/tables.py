@@ -94,9 +94,12 @@ def _split_host_ports(rows: list[dict[str, Any]], hosts: set[str], all_rows: boo
 
 
 def _hidden_queues_line(hidden: list[dict[str, Any]]) -> str:
+    head = f"+ {counted(len(hidden), 'host queue')} not listed: none dropped"
     worst = max(hidden, key=lambda q: q.get("sojourn_mean_s") or 0.0)
-    return (f"+ {counted(len(hidden), 'host queue')} not listed: none dropped; the longest mean sojourn "
-            f"{_s(worst.get('sojourn_mean_s'))} at {worst.get('link')} (--all lists them)")
+    if not worst.get("sojourn_mean_s"):
+        # Nothing waited in any of them (or nothing passed): no queue to name.
+        return f"{head}, none held a packet waiting (--all lists them)"
+    return f"{head}; the longest mean sojourn {_s(worst['sojourn_mean_s'])} at {worst.get('link')} (--all lists them)"
 
 
 def _hidden_links_line(hidden: list[dict[str, Any]]) -> str:
