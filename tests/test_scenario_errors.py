@@ -251,6 +251,23 @@ def test_a_file_with_every_kind_of_mistake_reports_them_all_in_one_pass(tmp_path
         assert f"{path}: " in r.stderr
 
 
+def test_a_missing_direction_does_not_hide_the_others_problems():
+    # An access link with its downlink left out: the uplink's own mistakes come in the same report.
+    doc = {
+        "topology": {"template": "access", "up": {"rate": "3333362e33707073", "delay": "1 parsec"}},
+    }
+    got = {p.path: p.message for p in problems(doc)}
+    assert {"run", "topology.down", "topology.up.rate", "topology.up.delay"} <= set(got), got
+    assert "a rate needs a unit" in got["topology.up.rate"] and "unknown unit" in got["topology.up.delay"], got
+    # A dumbbell without its bottleneck: the access links' and the reverse direction's too.
+    doc = {
+        "run": {"duration": "10s"},
+        "topology": {"template": "dumbbell", "access": {"delay": "1 parsec"}, "bottleneck_reverse": {"rate": "10Mbsp"}},
+    }
+    got = {p.path: p.message for p in problems(doc)}
+    assert {"topology.bottleneck", "topology.access.delay", "topology.bottleneck_reverse.rate"} <= set(got), got
+
+
 def test_problems_are_strings_with_path_and_message():
     ps = problems(mutate("dumbbell", setk(["topology", "bottleneck", "rate"], "10Mbsp")))
     (p,) = ps

@@ -158,33 +158,35 @@ fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64, dir: &Path) -> Option<Topolo
         ),
     }
     .map(|n| n as usize);
-    let Some(bt) = t.sub(
+    let bt = t.sub(
         p,
         "bottleneck",
         &DIR_KEYS,
         &[],
         Some("{ rate = \"10Mbps\", delay = \"50ms\" }"),
-    ) else {
+    );
+    if bt.is_none() {
         p.add(
             "topology.bottleneck",
             "missing (e.g. [topology.bottleneck] rate = \"10Mbps\", delay = \"50ms\")",
         );
-        return None;
-    };
-    let base = read_layer(&bt, p, dir);
-    let fwd = complete(&base, "topology.bottleneck", p);
+    }
+    let base = bt.as_ref().map(|bt| read_layer(bt, p, dir));
     let rt = t.sub(p, "bottleneck_reverse", &DIR_KEYS, &[], None);
     let rev_layer = rt
         .as_ref()
         .map(|rt| read_layer(rt, p, dir))
         .unwrap_or_default();
-    // A key missing from both is reported once, at the bottleneck.
-    let rev = complete(&merge(&[&base, &rev_layer]), "topology.bottleneck", p);
-
+    // The access links are read even without a bottleneck, so that their problems come in the
+    // same report ("every problem at once").
     let (mut layer, delays) = match t.sub(p, "access", &DIR_KEYS, &[], None) {
         Some(at) => access_layer(&at, pairs.unwrap_or(1), seed, p, dir),
         None => (Layer::new(), None),
     };
+    let base = base?;
+    let fwd = complete(&base, "topology.bottleneck", p);
+    // A key missing from both is reported once, at the bottleneck.
+    let rev = complete(&merge(&[&base, &rev_layer]), "topology.bottleneck", p);
     let pairs = pairs?;
     if !layer.contains_key("rate_bps") {
         let r = fwd["rate_bps"]
@@ -349,9 +351,11 @@ fn access(raw: &Doc, p: &mut Problems, dir: &Path) -> Option<Topology> {
             );
         }
     }
-    let (up, down) = (up?, down?);
-    let fwd = complete(&read_layer(&up, p, dir), "topology.up", p);
-    let rev = complete(&read_layer(&down, p, dir), "topology.down", p);
+    // Each direction given is read even when the other is missing, so that its problems come
+    // in the same report ("every problem at once").
+    let fwd = up.map(|t| complete(&read_layer(&t, p, dir), "topology.up", p));
+    let rev = down.map(|t| complete(&read_layer(&t, p, dir), "topology.down", p));
+    let (fwd, rev) = (fwd?, rev?);
     let mut topo = Topology {
         nodes: vec!["client".into(), "server".into()],
         ..Topology::default()
