@@ -253,19 +253,26 @@ def test_a_file_with_every_kind_of_mistake_reports_them_all_in_one_pass(tmp_path
 
 def test_a_missing_direction_does_not_hide_the_others_problems():
     # An access link with its downlink left out: the uplink's own mistakes come in the same report.
+    # Its nodes are known without the link, so a misspelt endpoint is reported too (the routes,
+    # which need the link, are not judged).
     doc = {
         "topology": {"template": "access", "up": {"rate": "3333362e33707073", "delay": "1 parsec"}},
+        "traffic": [{"kind": "tcp", "from": "sender", "to": "server"}, {"kind": "tcp", "from": "client", "to": "server"}],
     }
     got = {p.path: p.message for p in problems(doc)}
-    assert {"run", "topology.down", "topology.up.rate", "topology.up.delay"} <= set(got), got
+    assert set(got) == {"run", "topology.down", "topology.up.rate", "topology.up.delay", "traffic[0].from"}, got
+    assert 'unknown node or group "sender"' in got["traffic[0].from"], got
     assert "a rate needs a unit" in got["topology.up.rate"] and "unknown unit" in got["topology.up.delay"], got
     # A dumbbell without its bottleneck: the access links' and the reverse direction's too.
     doc = {
         "run": {"duration": "10s"},
-        "topology": {"template": "dumbbell", "access": {"delay": "1 parsec"}, "bottleneck_reverse": {"rate": "10Mbsp"}},
+        "topology": {"template": "dumbbell", "pairs": 2, "access": {"delay": "1 parsec"},
+                     "bottleneck_reverse": {"rate": "10Mbsp"}},
+        "traffic": [{"kind": "tcp", "from": "senders", "to": "receivers"}, {"kind": "tcp", "from": "s1", "to": "dd1"}],
     }
     got = {p.path: p.message for p in problems(doc)}
-    assert {"topology.bottleneck", "topology.access.delay", "topology.bottleneck_reverse.rate"} <= set(got), got
+    assert set(got) == {"topology.bottleneck", "topology.access.delay", "topology.bottleneck_reverse.rate",
+                        "traffic[1].to"}, got
 
 
 def test_problems_are_strings_with_path_and_message():

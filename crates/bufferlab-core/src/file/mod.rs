@@ -83,6 +83,9 @@ pub fn read(
         .unwrap_or(DEFAULT_SEED);
     let topo = topology::read_topology(&top, &mut p, topo_seed, dir);
     let (traffic, t_origins) = traffic::read_traffic(&top, topo.as_ref(), &mut p);
+    // A partial topology (a template's nodes without its links) served the traffic's endpoints;
+    // the plan has none.
+    let topo = topo.filter(|t| !t.partial);
     let mut origins = vec![("run".to_string(), "run".to_string())];
     if let Some(t) = &topo {
         origins.extend(t.origins.iter().cloned());

@@ -36,6 +36,9 @@ pub struct Topology {
     pub groups: Vec<(String, Vec<String>)>,
     /// (plan path prefix, the file's key path) for placing the engine's problems at the file's keys.
     pub origins: Vec<(String, String)>,
+    /// Only the nodes and groups are known (a template whose links could not be read): enough
+    /// to check the traffic's endpoints in the same report, not its routes, and no plan.
+    pub partial: bool,
 }
 
 impl Topology {
@@ -183,11 +186,16 @@ fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64, dir: &Path) -> Option<Topolo
         Some(at) => access_layer(&at, pairs.unwrap_or(1), seed, p, dir),
         None => (Layer::new(), None),
     };
-    let base = base?;
+    let pairs = pairs?;
+    let Some(base) = base else {
+        return Some(Topology {
+            partial: true,
+            ..dumbbell_nodes(pairs)
+        });
+    };
     let fwd = complete(&base, "topology.bottleneck", p);
     // A key missing from both is reported once, at the bottleneck.
     let rev = complete(&merge(&[&base, &rev_layer]), "topology.bottleneck", p);
-    let pairs = pairs?;
     if !layer.contains_key("rate_bps") {
         let r = fwd["rate_bps"]
             .as_u64()
@@ -204,19 +212,8 @@ fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64, dir: &Path) -> Option<Topolo
     });
     layer.remove("delay_ns");
 
-    let mut topo = Topology::default();
-    let senders: Vec<String> = (1..=pairs).map(|i| format!("s{i}")).collect();
-    let receivers: Vec<String> = (1..=pairs).map(|i| format!("d{i}")).collect();
-    topo.nodes = senders
-        .iter()
-        .cloned()
-        .chain(["r1".into(), "r2".into()])
-        .chain(receivers.iter().cloned())
-        .collect();
-    topo.groups = vec![
-        ("senders".into(), senders.clone()),
-        ("receivers".into(), receivers.clone()),
-    ];
+    let mut topo = dumbbell_nodes(pairs);
+    let (senders, receivers) = (topo.groups[0].1.clone(), topo.groups[1].1.clone());
     let rev_from = if rt.is_some() {
         "topology.bottleneck_reverse"
     } else {
@@ -246,6 +243,22 @@ fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64, dir: &Path) -> Option<Topolo
         );
     }
     Some(topo)
+}
+
+/// A dumbbell's nodes (`s1`..`sN`, `r1`, `r2`, `d1`..`dN`) and its two groups, no links yet.
+fn dumbbell_nodes(pairs: usize) -> Topology {
+    let senders: Vec<String> = (1..=pairs).map(|i| format!("s{i}")).collect();
+    let receivers: Vec<String> = (1..=pairs).map(|i| format!("d{i}")).collect();
+    Topology {
+        nodes: senders
+            .iter()
+            .cloned()
+            .chain(["r1".into(), "r2".into()])
+            .chain(receivers.iter().cloned())
+            .collect(),
+        groups: vec![("senders".into(), senders), ("receivers".into(), receivers)],
+        ..Topology::default()
+    }
 }
 
 /// The access table: a direction layer whose `delay` may also be a list (one per pair) or a
@@ -355,10 +368,13 @@ fn access(raw: &Doc, p: &mut Problems, dir: &Path) -> Option<Topology> {
     // in the same report ("every problem at once").
     let fwd = up.map(|t| complete(&read_layer(&t, p, dir), "topology.up", p));
     let rev = down.map(|t| complete(&read_layer(&t, p, dir), "topology.down", p));
-    let (fwd, rev) = (fwd?, rev?);
     let mut topo = Topology {
         nodes: vec!["client".into(), "server".into()],
         ..Topology::default()
+    };
+    let (Some(fwd), Some(rev)) = (fwd, rev) else {
+        topo.partial = true;
+        return Some(topo);
     };
     topo.add_link("client", "server", fwd, rev, "topology.up", "topology.down");
     Some(topo)

@@ -166,7 +166,8 @@ pub fn read_traffic(
             return (vec![], vec![]);
         }
     };
-    let graph = topo.map(components);
+    // Routes only on a whole topology: a partial one's links are missing, not absent.
+    let graph = topo.filter(|t| !t.partial).map(components);
     let mut out = Vec::new();
     let mut origins = Vec::new();
     let mut rrul_tests = 0;
