@@ -111,8 +111,8 @@ impl TcpHeader {
     /// The 3-bit ACE field (RFC 9768 §3.2.2): AE, CWR, ECE from most to least significant.
     #[inline]
     pub fn ace(&self) -> u8 {
-        (self.ae as u8) << 2
-            | (self.flags & tcp_flags::CWR != 0) as u8 * 2
+        ((self.ae as u8) << 2)
+            | ((self.flags & tcp_flags::CWR != 0) as u8 * 2)
             | (self.flags & tcp_flags::ECE != 0) as u8
     }
 

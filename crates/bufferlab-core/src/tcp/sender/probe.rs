@@ -62,12 +62,11 @@ impl SendConn {
         }
         match self.tlp.at {
             None => {}
-            Some(at) if at > now => {
-                if self.tlp.armed.is_none() {
-                    self.tlp.armed = Some(at);
-                    io.set_timer(at, self.conn);
-                }
+            Some(at) if at > now && self.tlp.armed.is_none() => {
+                self.tlp.armed = Some(at);
+                io.set_timer(at, self.conn);
             }
+            Some(at) if at > now => {}
             Some(_) => {
                 self.tlp.at = None;
                 if self.probe_allowed() {
