@@ -275,6 +275,15 @@ def test_a_missing_direction_does_not_hide_the_others_problems():
                         "traffic[1].to"}, got
 
 
+def test_an_unknown_node_among_thousands_gets_a_line_not_a_page():
+    doc = mutate("dumbbell", setk(["topology", "pairs"], 5000))
+    doc["traffic"][0]["to"] = "dd1"
+    (problem,) = problems(doc)
+    assert problem.path == "traffic[0].to", problem
+    assert problem.message == ('unknown node or group "dd1" (did you mean "d1"?); '
+                               "known: s1..s5000, r1, r2, d1..d5000, senders, receivers"), problem.message
+
+
 def test_problems_are_strings_with_path_and_message():
     ps = problems(mutate("dumbbell", setk(["topology", "bottleneck", "rate"], "10Mbsp")))
     (p,) = ps

@@ -122,9 +122,81 @@ pub fn did_you_mean(word: &str, choices: &[&str]) -> String {
     }
 }
 
+/// Items a list of names shows before it counts the rest.
+const NAMES_SHOWN: usize = 20;
+
+/// Names for a message, with numbered runs folded (`s1..s100, r1, r2, d1..d100, senders,
+/// receivers` for a dumbbell of 100 pairs, where the whole list is 204 names), and past
+/// [`NAMES_SHOWN`] items the rest counted: an unknown node in a topology of thousands of hosts
+/// gets a line, not a page.
+pub fn name_list(names: &[&str]) -> String {
+    // "s12" as ("s", 12); a name without a trailing number, or with a leading zero, is its own.
+    fn numbered(n: &str) -> Option<(&str, u64)> {
+        let (stem, digits) = n.split_at(n.trim_end_matches(|c: char| c.is_ascii_digit()).len());
+        if digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+            return None;
+        }
+        Some((stem, digits.parse().ok()?))
+    }
+    // (the item, how many names it stands for)
+    let mut items: Vec<(String, usize)> = Vec::new();
+    let mut i = 0;
+    while i < names.len() {
+        let mut j = i + 1;
+        if let Some((stem, first)) = numbered(names[i]) {
+            while j < names.len() && numbered(names[j]) == Some((stem, first + (j - i) as u64)) {
+                j += 1;
+            }
+        }
+        if j - i >= 3 {
+            items.push((format!("{}..{}", names[i], names[j - 1]), j - i));
+        } else {
+            items.extend(names[i..j].iter().map(|n| (n.to_string(), 1)));
+        }
+        i = j;
+    }
+    let more: usize = items.iter().skip(NAMES_SHOWN).map(|(_, n)| n).sum();
+    let mut out: Vec<String> = items
+        .into_iter()
+        .take(NAMES_SHOWN)
+        .map(|(s, _)| s)
+        .collect();
+    if more > 0 {
+        out.push(format!("and {more} more"));
+    }
+    out.join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn name_lists_fold_numbered_runs_and_count_the_rest() {
+        assert_eq!(name_list(&["client", "server"]), "client, server");
+        let mut dumbbell: Vec<String> = (1..=100).map(|i| format!("s{i}")).collect();
+        dumbbell.extend(["r1".to_string(), "r2".to_string()]);
+        dumbbell.extend((1..=100).map(|i| format!("d{i}")));
+        dumbbell.extend(["senders".to_string(), "receivers".to_string()]);
+        let names: Vec<&str> = dumbbell.iter().map(String::as_str).collect();
+        assert_eq!(
+            name_list(&names),
+            "s1..s100, r1, r2, d1..d100, senders, receivers"
+        );
+        // A gap, a leading zero and a repeated stem are not runs.
+        assert_eq!(
+            name_list(&["h1", "h2", "h4", "h05", "h06", "h07", "x", "x1", "x2", "x3"]),
+            "h1, h2, h4, h05, h06, h07, x, x1..x3"
+        );
+        // Past twenty items the rest are counted, by names.
+        let many: Vec<String> = (0..30).map(|i| format!("n{}", 2 * i)).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let shown = name_list(&many);
+        assert!(
+            shown.starts_with("n0, n2, ") && shown.ends_with("n38, and 10 more"),
+            "{shown}"
+        );
+    }
 
     #[test]
     fn ratios_are_difflibs() {

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::close::did_you_mean;
+use super::close::{did_you_mean, name_list};
 use super::doc::Doc;
 use super::law::{self, Quantity};
 use super::links::{complete, link_delay_ns, merge, read_layer, Layer, DIR_KEYS};
@@ -387,7 +387,7 @@ fn unknown_node(nm: &str, nodes: &[String]) -> String {
     let declared = if names.is_empty() {
         "none".to_string()
     } else {
-        names.join(", ")
+        name_list(&names)
     };
     format!(
         "unknown node \"{nm}\"{}; declared: {declared}",

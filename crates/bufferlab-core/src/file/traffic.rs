@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Map, Value};
 
-use super::close::did_you_mean;
+use super::close::{did_you_mean, name_list};
 use super::doc::Doc;
 use super::law::{self, Quantity};
 use super::schema::{definition, deref, tcp_keys, user_key, Reader};
@@ -714,7 +714,7 @@ fn endpoints(
                 format!(
                     "unknown node or group \"{s}\"{}; known: {}",
                     did_you_mean(s, &names),
-                    names.join(", ")
+                    name_list(&names)
                 ),
             );
             None
