@@ -273,6 +273,13 @@ def test_a_missing_direction_does_not_hide_the_others_problems():
     got = {p.path: p.message for p in problems(doc)}
     assert set(got) == {"topology.bottleneck", "topology.access.delay", "topology.bottleneck_reverse.rate",
                         "traffic[1].to"}, got
+    # A number of pairs it cannot take: the names any dumbbell has still judge the endpoints.
+    doc = mutate("dumbbell", setk(["topology", "pairs"], 0))
+    doc["traffic"][0]["to"] = "dd1"
+    doc["traffic"].append({**doc["traffic"][0], "from": "s3", "to": "d3"})
+    got = {p.path: p.message for p in problems(doc)}
+    assert set(got) == {"topology.pairs", "traffic[0].to"}, got
+    assert 'unknown node or group "dd1" (did you mean "d1"?)' in got["traffic[0].to"], got
 
 
 def test_an_unknown_node_among_thousands_gets_a_line_not_a_page():

@@ -186,11 +186,13 @@ fn dumbbell(raw: &Doc, p: &mut Problems, seed: u64, dir: &Path) -> Option<Topolo
         Some(at) => access_layer(&at, pairs.unwrap_or(1), seed, p, dir),
         None => (Layer::new(), None),
     };
-    let pairs = pairs?;
-    let Some(base) = base else {
+    // Without its bottleneck, or without a valid number of pairs (then every name a dumbbell can
+    // have: a misspelt `dd1` is still no node of it), the traffic's endpoints are checked
+    // against the template's names alone.
+    let (Some(pairs), Some(base)) = (pairs, base) else {
         return Some(Topology {
             partial: true,
-            ..dumbbell_nodes(pairs)
+            ..dumbbell_nodes(pairs.unwrap_or(MAX_PAIRS as usize))
         });
     };
     let fwd = complete(&base, "topology.bottleneck", p);
