@@ -136,9 +136,7 @@ fn route_flows(
 
 /// Build the engine, or every problem found.
 pub fn build(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
-    let mut eng = build_network(sc)?;
-    eng.start();
-    Ok(eng)
+    build_started(sc, crate::bounds::check(sc))
 }
 
 /// [`build`] for a plan the scenario reader made: `plan` is the JSON it wrote and `sc` what was
@@ -146,7 +144,13 @@ pub fn build(sc: &Scenario) -> Result<Engine, Vec<Problem>> {
 /// into JSON, which for 10,000 flows took a quarter of the build (and its defaults, which the
 /// JSON leaves out, are in bounds by construction: every build from a `Scenario` checks them).
 pub fn build_read(sc: &Scenario, plan: &serde_json::Value) -> Result<Engine, Vec<Problem>> {
-    let mut eng = build_network_checked(sc, crate::bounds::check_value(plan))?;
+    build_started(sc, crate::bounds::check_value(plan))
+}
+
+/// The engine built with the plan's bounds already walked (`bounds`: what they found), its
+/// agents started.
+fn build_started(sc: &Scenario, bounds: Vec<Problem>) -> Result<Engine, Vec<Problem>> {
+    let mut eng = build_network_checked(sc, bounds)?;
     eng.start();
     Ok(eng)
 }

@@ -66,6 +66,7 @@ impl SendConn {
                 self.tlp.armed = Some(at);
                 io.set_timer(at, self.conn);
             }
+            // Due later and already armed: its timer will come.
             Some(at) if at > now => {}
             Some(_) => {
                 self.tlp.at = None;
