@@ -776,6 +776,25 @@ def test_exec_without_a_running_network_says_so():
     assert "no running network has a host 'nosuchhost'" in r.stderr
 
 
+def test_shell_names_a_dumbbells_hosts_in_a_line(tmp_path):
+    """A host the file lacks is refused before anything starts (no root needed to hear it), and
+    the hosts are named as the reader names them: numbered runs folded, not listed one by one."""
+    f = tmp_path / "many.toml"
+    f.write_text((Path(__file__).parent.parent / "scenarios" / "dumbbell.toml").read_text())
+    r = cli("shell", f, "--node", "nosuch", "--set", "topology.pairs=300", "--", "true")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "--node nosuch: not a host of" in r.stderr and "(hosts: s1..s300, d1..d300)" in r.stderr, r.stderr
+
+
+def test_exec_folds_the_running_hosts_in_their_numbers_order():
+    from bufferlab.cli.kernel import _name_list, _natural
+
+    names = ["s10", "client", "s2", "s1", "s3", "h05", "h04"]
+    ordered = sorted(names, key=lambda n: (_natural(n), n))
+    assert ordered == ["client", "h04", "h05", "s1", "s2", "s3", "s10"]
+    assert _name_list(ordered) == "client, h04, h05, s1..s3, s10"
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
 def test_exec_takes_a_zombie_owner_for_gone():
     """`exec` looks for running networks as cleanup does: an exited, unreaped owner runs none."""

@@ -42,6 +42,9 @@ def workload_draws(plan_json: str, limit: int) -> list[dict[str, Any]]:
     ``flow``, ``id``, ``kind``, ``src``, ``dst``, ``start_ns``, ``sizes_bytes``, ``arrivals_ns``
     (web), ``idles_ns`` (on/off), ``complete``; :class:`PlanError` as a build would."""
 
+def name_list(names: list[str]) -> str:
+    """Names for a message: numbered runs folded (``s1..s100``), past twenty items the rest counted."""
+
 def plan_schema() -> str:
     """The plan's JSON Schema (as JSON): every key's type, bounds, default and doc line."""
 

@@ -578,6 +578,14 @@ fn file_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
 }
 
 /// The plan's JSON Schema (as JSON): every key with its type, bounds, default and doc line.
+/// Names for a message, numbered runs folded and the rest counted past twenty (the reader's own
+/// rule, `file::close::name_list`), so that the command line names hosts as the reader does.
+#[pyfunction]
+fn name_list(names: Vec<String>) -> String {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    bufferlab_core::file::close::name_list(&names)
+}
+
 #[pyfunction]
 fn plan_schema() -> PyResult<String> {
     serde_json::to_string(&bufferlab_core::scenario::plan_schema())
@@ -676,6 +684,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build_kind, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(plan_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(name_list, m)?)?;
     m.add_function(wrap_pyfunction!(draw, m)?)?;
     m.add_function(wrap_pyfunction!(workload_draws, m)?)?;
     m.add_function(wrap_pyfunction!(check_bounds, m)?)?;

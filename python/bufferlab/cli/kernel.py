@@ -85,6 +85,21 @@ def _running(pid: int) -> bool:
         return False
 
 
+def _name_list(names: list[str]) -> str:
+    """Host names for a message as the scenario reader gives them: numbered runs folded
+    (`s1..s100`) and the rest counted past twenty."""
+    from .. import _core  # type: ignore[attr-defined]
+
+    return _core.name_list(names)
+
+
+def _natural(name: str) -> tuple[str, int]:
+    """Sort key that puts `s2` before `s10`, so that numbered runs fold."""
+    stem = name.rstrip("0123456789")
+    digits = name[len(stem):]
+    return (stem, int(digits) if digits and not (len(digits) > 1 and digits.startswith("0")) else -1)
+
+
 def cleanup() -> None:
     """Remove what kernel-backend runs killed with SIGKILL left behind: their namespaces, the
     programs in them and their /etc/netns files (root)."""
@@ -103,7 +118,7 @@ def exec_(
     as Mininet's `h1 ping h2`: `bufferlab exec server -- ping client`."""
     live = _live_namespaces()
     if node not in live:
-        known = ", ".join(sorted(live)) or "none: start one with `bufferlab shell FILE --node NAME`"
+        known = _name_list(sorted(live, key=lambda n: (_natural(n), n))) or "none: start one with `bufferlab shell FILE --node NAME`"
         fail(f"no running network has a host {node!r} (hosts running: {known})")
     if len(live[node]) > 1:
         fail(f"several running networks have a host {node!r}: {' '.join(live[node])}; use `ip netns exec NAME ...`")
@@ -127,15 +142,15 @@ def shell(
     from .tables import print_result
 
     sc = _load(file, seed, sets)
-    _preflight()
     try:
         kp = kplan.build(sc)
     except ScenarioError as e:
         report_problems(e, file)
     host = next((h for h in kp.hosts if h.name == node), None)
     if host is None:
-        err_console.print(f"--node {node}: not a host of {file} (hosts: {', '.join(h.name for h in kp.hosts)})", markup=False)
+        err_console.print(f"--node {node}: not a host of {file} (hosts: {_name_list([h.name for h in kp.hosts])})", markup=False)
         raise typer.Exit(2)
+    _preflight()
     argv = cmd or [os.environ.get("SHELL", "/bin/sh")]
     # The network outlives the scenario's duration: it stops when CMD exits.
     long_ns = 30 * 86_400 * 10**9
