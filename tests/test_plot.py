@@ -180,7 +180,8 @@ def test_plot_timeseries_of_one_sweep_point(tmp_path):
     pid = pts.loc[pts["traffic[0].rate"] == "700pps", "point_id"].iloc[0]
     args = ["plot", "timeseries", str(out), "--metric", "qlen_pkts", "--id", "client->server", "-o", str(tmp_path / "t.png")]
     res = CliRunner().invoke(app, args)
-    assert res.exit_code == 2 and "choose one with --point" in res.output
+    assert res.exit_code == 2 and 'draw a line per value with --by "traffic[0].rate"' in res.output
+    assert "or pick one point with --point" in res.output
     res = CliRunner().invoke(app, [*args, "--point", pid[:6], "--data", str(tmp_path / "t.csv")])
     assert res.exit_code == 0, res.output
     d = pd.read_csv(tmp_path / "t.csv")
@@ -188,3 +189,18 @@ def test_plot_timeseries_of_one_sweep_point(tmp_path):
     ts = bufferlab.load(out).timeseries
     want = ts[(ts.point_id == pid) & (ts.metric == "qlen_pkts") & (ts.id == "client->server")]
     np.testing.assert_array_equal(np.sort(d["value"].to_numpy()), np.sort(want["value"].to_numpy()))
+    # One line per swept value instead, at one seed (a time series is one run's: seeds are not
+    # averaged): the lowest unless --seed names another, and the title says which.
+    res = CliRunner().invoke(app, [*args, "--by", "traffic[0].rate", "--data", str(tmp_path / "b.csv")])
+    assert res.exit_code == 0, res.output
+    d = pd.read_csv(tmp_path / "b.csv")
+    assert sorted(d["traffic[0].rate"].unique()) == ["300pps", "700pps"] and len(d) == 20
+    for rate, g in d.groupby("traffic[0].rate"):
+        p = pts.loc[pts["traffic[0].rate"] == rate, "point_id"].iloc[0]
+        want = ts[(ts.point_id == p) & (ts.seed == 1) & (ts.metric == "qlen_pkts") & (ts.id == "client->server")]
+        np.testing.assert_array_equal(g["value"].to_numpy(), want.sort_values("time_s")["value"].to_numpy())
+    res = CliRunner().invoke(app, [*args, "--by", "traffic[0].rate", "--seed", "2", "--data", str(tmp_path / "b2.csv")])
+    assert res.exit_code == 0, res.output
+    assert not pd.read_csv(tmp_path / "b2.csv").equals(d)
+    res = CliRunner().invoke(app, [*args, "--by", "nosuch"])
+    assert res.exit_code == 2 and "--by nosuch: not a column; swept keys: traffic[0].rate" in res.output

@@ -252,35 +252,49 @@ def plot_timeseries(
     metric: Annotated[str, typer.Option("--metric", "-m", help="qlen_pkts, qlen_bytes, cwnd_bytes, srtt_s, throughput_bps, ...")],
     out: OutFile,
     ids: Annotated[Optional[list[str]], typer.Option("--id", help=f"Queue/link/flow id to show (repeatable; default all, or beyond {MANY_SERIES} the busiest few).")] = None,
+    by: ByOpt = None,
     point: PointOpt = None,
     seed: SeedOpt = None,
     sets: SetOpt = None,
     data: DataFile = None,
 ) -> None:
-    """A metric against time, one line per queue/link/flow (and per seed or run folder).
+    """A metric against time, one line per queue/link/flow (and per seed, run folder or --by
+    value).
 
     A scenario file is run on the spot; it must record time series (`run.sample`): set it in
-    the file or here, e.g. `--set run.sample=10ms`.
+    the file or here, e.g. `--set run.sample=10ms`. A sweep's folder draws one point (--point),
+    or one line per value of a swept key (--by) at one seed: a time series is one run's, so
+    seeds are not averaged; the lowest is drawn unless --seed names another.
     """
     from ..plot import timeseries
 
     _check_outputs(out, data)
     src = _source(srcs, "timeseries", point, seed, sets)
     df = src.df
-    if "point_id" in df.columns and df["point_id"].nunique() > 1:
-        fail(f"{srcs[0]} holds {df['point_id'].nunique()} points: choose one with --point "
-             f"({', '.join(sorted(df['point_id'].unique())[:5])}, ...)")
-    by = ["run"] if src.runs else (["seed"] if df["seed"].nunique() > 1 else [])
+    groups = list(by or [])
+    for k in groups:
+        if k not in df.columns:
+            fail(f"--by {k}: not a column; swept keys: {', '.join(src.swept) or 'none'}")
+    refuse_unnamed_keys(df, src.swept, groups, line_opt="--by", what=f"a time series of {metric}")
+    note = ""
+    if groups and seed is None and df["seed"].nunique() > 1:
+        seeds = sorted(df["seed"].unique())
+        df = df[df["seed"] == seeds[0]]
+        note = f"; seed {seeds[0]} of {len(seeds)}, --seed for another"
+    if groups:
+        by_cols = groups
+    else:
+        by_cols = ["run"] if src.runs else (["seed"] if df["seed"].nunique() > 1 else [])
     sel = df[df["metric"] == metric]
     words = ", ".join(ids) if ids else ""
     if not ids and len(sel):
         ids, words = _default_ids(sel, None)
     try:
-        fig, d = timeseries(df, metric, ids=ids, by=by)
+        fig, d = timeseries(df, metric, ids=ids, by=by_cols)
     except ValueError as e:
         fail(str(e))
-    if words:
-        _title(fig, metric, words)
+    if words or note:
+        _title(fig, metric, (words or "every series") + note)
     _write(fig, d, out, data)
 
 
