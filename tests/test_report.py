@@ -82,6 +82,26 @@ def test_each_folder_is_one_self_contained_page(folders, kind):
     assert "plotly.js v" in html[:20_000] or "plotly.js" in html[:200_000]
 
 
+def test_plotly_travels_gzipped_and_whole(folders):
+    """The library is the page's bulk: it is carried gzipped and base64-encoded (with its licence
+    header in the clear), unpacks to plotly.js byte for byte, and the figures' scripts wait for
+    it (typed so that the browser does not run them as it reads the page)."""
+    import base64
+    import gzip
+
+    from plotly.offline import get_plotlyjs
+
+    page, figures = build_report(folders["run"])
+    packed = re.search(r'atob\("([A-Za-z0-9+/=]+)"\)', page)
+    assert packed, page[:3000]
+    assert gzip.decompress(base64.b64decode(packed.group(1))).decode() == get_plotlyjs()
+    assert "Licensed under the MIT license" in page[:20_000]
+    assert page.count('<script type="text/x-bufferlab-figure">') == figures
+    assert len(page) < 0.5 * len(get_plotlyjs())
+    # The same folder gives the same page, byte for byte (gzip's header carries no time).
+    assert build_report(folders["run"])[0] == page
+
+
 def test_what_each_page_shows(folders):
     run, _ = build_report(folders["run"])
     for text in ("rrul-1", "Time series", "Distributions", "client-&gt;server", "queue length (packets)"):
