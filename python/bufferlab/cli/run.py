@@ -50,6 +50,19 @@ def run(
         Optional[Path],
         typer.Option("--flent", help="Also write Flent's data file (FILE.flent.gz) for Flent's plots and GUI; samples at Flent's 0.2 s step if run.sample is not set. See docs/flent.md.", show_default=False),
     ] = None,
+    seeds: Annotated[
+        Optional[int],
+        typer.Option(
+            "--seeds", "-n", min=1,
+            help="Run this many seeds (the file's seed, or --seed, and the next ones) on every core and print each "
+            "figure's mean ± the half-width of its 95% interval; --out then keeps a sweep's results folder. "
+            "See docs/results.md.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        Optional[int], typer.Option("--workers", "-j", min=1, help="With --seeds: worker processes (default: the cores).", show_default=False)
+    ] = None,
     capture: Annotated[
         Optional[list[str]],
         typer.Option(
@@ -71,6 +84,10 @@ def run(
         fail(f"--backend {backend}: expected sim or kernel")
     if capture and out is None:
         fail("--capture: the pcap files go into the run's --out DIR; give one")
+    if seeds is not None and seeds > 1:
+        _refuse_with_seeds(backend=backend, flent=flent, capture=capture)
+    elif workers is not None:
+        fail("--workers: runs the seeds of --seeds N in parallel; one run uses one core")
     stage = None
     try:
         # The engine checks the plan as it builds it, once; the estimate comes from that build (the
@@ -85,6 +102,11 @@ def run(
                 from ..flent import STEP
 
                 sc = load_scenario(file, seed=seed, overrides={**overrides, "run.sample": STEP}, engine_check=False)
+        if seeds is not None and seeds > 1:
+            from .run_seeds import run_seeds
+
+            return run_seeds(file, sc, overrides, seeds, out=out, as_json=as_json, quiet=quiet, yes=yes,
+                             workers=workers, list_all=list_all)
         if out is not None:
             _check_out(out)  # before the simulation: a bad --out costs nothing
         prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
@@ -124,6 +146,17 @@ def run(
         out_console.print(f"wrote {written}", markup=False)
     if flent is not None:
         out_console.print(f"wrote {flent}", markup=False)
+
+
+def _refuse_with_seeds(*, backend: str, flent: Path | None, capture: list[str] | None) -> None:
+    """What --seeds does not combine with, and the command that does it."""
+    if backend != "sim":
+        fail("--seeds with --backend kernel: kernel runs take real time one at a time; "
+             "`bufferlab compare FILE --seeds N` runs both backends over seeds side by side")
+    if flent is not None:
+        fail("--seeds with --flent: one Flent file a run; `bufferlab sweep SPEC --flent DIR` writes one per seed")
+    if capture:
+        fail("--seeds with --capture: capture one run (`--seed S --capture ...`)")
 
 
 def _with_captures(file: Path, overrides: dict[str, Any], points: list[str] | None) -> dict[str, Any]:
