@@ -351,3 +351,27 @@ def test_cdf_points_of_several_curves_are_not_inverted_as_one():
     assert set(curves["id"]) == set(soj["id"])
     # Samples (no cdf_col) are pooled as given: a choice the caller may make.
     plot.cdf(d[d["metric"] == "sojourn_s"].rename(columns={"cdf": "p"}))
+
+
+def test_a_legend_is_judged_where_the_drawn_figure_puts_it(tmp_path, monkeypatch):
+    """Matplotlib places a legend at "best" only when the figure is drawn, after the layout made
+    room for the title the command adds last: four seeds of a dumbbell's bottleneck queue, whose
+    legend the title's room moved onto the curves, are saved with it beside the axes."""
+    from bufferlab.plot._common import covers_data
+
+    out = tmp_path / "seeds"
+    r = cli("run", example_path("dumbbell"), "--seeds", 4, "--out", out, "-q", "--set", 'run.duration="30s"',
+            "--set", 'run.sample="100ms"', "--set", 'run.measure=["5s", "30s"]')
+    assert r.exit_code == 0, r.output
+    saved = []
+    real = plot.save
+    monkeypatch.setattr(plot, "save", lambda fig, path, **kw: (saved.append(fig), real(fig, path, **kw))[1])
+    r = cli("plot", "timeseries", out, "-m", "qlen_pkts", "-o", tmp_path / "q.png")
+    assert r.exit_code == 0, r.output
+    fig = saved[-1]
+    ax = fig.axes[0]
+    assert ax.get_title().startswith("qlen_pkts of r1->r2")
+    leg = ax.get_legend()
+    assert leg is not None and len(leg.get_texts()) == 4
+    fig.canvas.draw()
+    assert not covers_data(ax, leg)

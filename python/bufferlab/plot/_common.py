@@ -118,6 +118,7 @@ def save(fig: Figure, path: str | Path, dpi: int = 150) -> Path:
     if path.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise ValueError(f"{path}: write a .png, .svg or .pdf file")
     path.parent.mkdir(parents=True, exist_ok=True)
+    clear_legends(fig)
     fig.savefig(path, dpi=dpi)
     return path
 
@@ -325,6 +326,31 @@ def covers_data(ax: Any, legend: Any) -> bool:
         if patch.get_visible() and path_hits(patch.get_path(), patch.get_transform(), True):
             return True
     return any(t.get_visible() and t.get_text() and box.overlaps(t.get_window_extent(renderer)) for t in ax.texts)
+
+
+def clear_legends(fig: Any) -> None:
+    """Move every legend that lies over data in the figure as it will be drawn outside its axes
+    on the right, and widen the figure to hold it. Matplotlib places a legend at ``"best"`` only
+    when the figure is drawn, after the layout (constrained, or tight) has made room for what
+    came after the legend (a title): a legend checked where it stood when it was made can end up
+    over the curves. So the figure is drawn first, and each legend judged where it then is
+    (:func:`covers_data`)."""
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    moved = 0.0
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is not None and covers_data(ax, leg):
+            leg.set_loc("upper left")
+            leg.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
+            moved = max(moved, leg.get_window_extent(renderer).width / fig.dpi)
+    if moved:
+        w, h = fig.get_size_inches()
+        fig.set_size_inches(w + moved + 0.2, h)
+        if not isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine):
+            fig.tight_layout()
 
 
 def log_axis(ax: Any, which: str) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ..plot._common import clear_legends  # noqa: F401  (the reproductions' figures use it before saving)
 from .stats import estimate
 
 
@@ -34,26 +35,6 @@ def errorbars(ax, agg: pd.DataFrame, x: str, label: str | None = None, **kw) -> 
     hi = (agg["hi"] - agg["mean"]).fillna(0).to_numpy()
     ax.errorbar(agg[x].to_numpy(), agg["mean"].to_numpy(), yerr=np.vstack([lo, hi]), capsize=3,
                 label=label, **{"marker": "o", "ms": 4, **kw})
-
-
-def clear_legends(fig) -> None:
-    """Move every legend that lies over data (:func:`covers_data`: matplotlib's best place
-    was not free) outside its axes on the right, and lay the figure out again to hold them."""
-    from ..plot._common import covers_data
-
-    moved = 0.0
-    renderer = fig.canvas.get_renderer()
-    for ax in fig.axes:
-        leg = ax.get_legend()
-        if leg is not None and covers_data(ax, leg):
-            leg.set_loc("upper left")
-            leg.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
-            # Widen the figure by the legend so that the layout need not squeeze the axes under it.
-            moved = max(moved, leg.get_window_extent(renderer).width / fig.dpi)
-    if moved:
-        w, h = fig.get_size_inches()
-        fig.set_size_inches(w + moved + 0.2, h)
-        fig.tight_layout()
 
 
 def new_figure(ncols: int = 1, nrows: int = 1, w: float = 5.2, h: float = 3.6):
