@@ -95,3 +95,30 @@ def test_what_seeds_do_not_combine_with(tmp_path):
     assert r.exit_code == 2 and "--seeds N" in r.output
     r = cli("run", f, "--seeds", 0)
     assert r.exit_code == 2
+
+
+def test_from_python_the_same_figures_as_dataframes():
+    """`bufferlab.run_seeds` gives what the command prints, as DataFrames (a row per flow or
+    link, `m_mean`, `m_sd`, `m_n`, `m_ci`, `m_lo`, `m_hi` per metric), with the runs themselves
+    in `.runs`; without `out` their folder goes with the result."""
+    import gc
+    import os
+
+    import pytest
+
+    s = bufferlab.run_seeds(example_path("dumbbell"), 3, seed=11, overrides=SHORT)
+    assert s.seeds == [11, 12, 13] and s.level == 0.95 and s.warnings == []
+    assert list(s.flows["id"]) == ["tcp-1", "tcp-2", "tcp-3"]
+    assert {"goodput_bps_mean", "goodput_bps_ci", "goodput_bps_n"} <= set(s.flows.columns)
+    doc = json.loads(cli("run", example_path("dumbbell"), "--seeds", 3, "--seed", 11, "--json", *SETS).stdout)
+    assert [f["goodput_bps"]["mean"] for f in doc["flows"]] == list(s.flows["goodput_bps_mean"])
+    r1 = s.runs.queues.set_index(["link", "seed"]).loc[("r1->r2", 12), "dropped"]
+    assert r1 == bufferlab.run(example_path("dumbbell"), seed=12, overrides=SHORT).queue("r1->r2")["dropped"]
+    folder = s._folder.name
+    del s
+    gc.collect()
+    assert not os.path.exists(folder)
+    with pytest.raises(ValueError):
+        bufferlab.run_seeds(example_path("dumbbell"), 0)
+    with pytest.raises(bufferlab.ScenarioError):
+        bufferlab.run_seeds(example_path("dumbbell"), 2, overrides={"topology.bottleneck.rate": "10Mbsp"})

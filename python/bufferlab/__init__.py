@@ -50,7 +50,8 @@ def _version() -> str:
         return "0.0.0+unknown"
 
 
-_LAZY = {"load": "store", "query": "store", "aggregate": "sweep", "run_sweep": "sweep", "plot": None}
+_LAZY = {"load": "store", "query": "store", "aggregate": "sweep", "run_sweep": "sweep", "run_seeds": "seeds",
+         "plot": None}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,20 +1,11 @@
-"""``bufferlab run FILE --seeds N``: one scenario over N seeds, its tables as distributions.
-
-One run of a network of TCP flows is one sample of a chaotic system: the seed moves its start
-times and random traffic, and with them every figure. ``--seeds N`` runs the file's seed and the
-N - 1 after it through the sweep runner (every core; an interrupted run resumes) and prints each
-row's mean with the half-width of its 95% Student-t interval over the seeds, as ns-3 users do with
-``--RngRun`` loops and Flent with repeated runs. ``--out DIR`` keeps the runs as a sweep's results
-folder of one point, which ``bufferlab query``, ``plot`` and ``report`` read.
-"""
+"""``bufferlab run FILE --seeds N``: the tables of :func:`bufferlab.seeds.run_seeds`, each figure
+as its mean ± the half-width of its 95% interval over the seeds (or their JSON)."""
 
 from __future__ import annotations
 
 import json
 import math
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,11 +17,7 @@ from .tables import FLOWS_LISTED, FLOWS_SHOWN, _host_nodes, _limit, _print_table
 if TYPE_CHECKING:
     import pandas as pd
 
-# The interval printed beside each mean.
-LEVEL = 0.95
-
-# What each table shows, by column of the results' tables: (column, heading, kind). The kind picks
-# the format: a rate, a time, a share (percent), a count.
+# What each table shows: (metric, heading, format).
 FLOW_COLUMNS = [
     ("goodput_bps", "goodput", "rate"),
     ("rtt_mean_s", "rtt mean", "time"),
@@ -48,11 +35,8 @@ QUEUE_COLUMNS = [
     ("marked", "marked", "count"),
 ]
 LINK_COLUMNS = [("utilization", "utilization", "share")]
-
-
-def seed_list(first: int, n: int) -> list[int]:
-    """The file's seed (or --seed) and the ``n - 1`` after it, as `crosscheck` and `compare` count."""
-    return list(range(first, first + n))
+# Counts shown only where some row has one (a run without ECN marks no packet).
+SHOWN_IF_ANY = {"marked", "timeouts"}
 
 
 def _fmt(kind: str, v: float) -> str:
@@ -69,69 +53,29 @@ def _fmt(kind: str, v: float) -> str:
     return f"{v:,.1f}" if abs(v) < 100 and v != round(v) else f"{v:,.0f}"
 
 
-def _spread(row: dict[str, Any], col: str) -> float:
-    """The row's standard deviation over the seeds, 0 where the seeds gave the same value (up to
-    the rounding of averaging equal floating-point numbers)."""
-    sd, mean = row.get(f"{col}_sd"), row.get(f"{col}_mean")
-    if sd is None or mean is None or math.isnan(sd) or math.isnan(mean):
-        return math.nan
-    return 0.0 if sd <= 1e-9 * abs(mean) else sd
-
-
-def _cell(row: dict[str, Any], col: str, kind: str) -> str:
+def _cell(row: dict[str, Any], metric: str, kind: str) -> str:
     """``mean ± half-width`` (the half-width left out with one seed or nothing to spread)."""
-    mean = row.get(f"{col}_mean")
+    from ..seeds import spread
+
+    mean = row.get(f"{metric}_mean")
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "-"
     text = _fmt(kind, mean)
-    if _spread(row, col) > 0:
-        text += " ± " + _fmt(kind, row[f"{col}_ci"])
+    if spread(row, metric) > 0:
+        text += " ± " + _fmt(kind, row[f"{metric}_ci"])
     return text
 
 
-def _aggregate(df: "pd.DataFrame", key: str, columns: list[tuple[str, str, str]], keep: list[str]) -> list[dict[str, Any]]:
-    """One dict per row of ``key`` (in the order the runs list them): its ``keep`` columns as the
-    first seed has them, and for each metric its mean, sd, count and interval over the seeds."""
-    from ..sweep.stats import aggregate
-
-    if df.empty:
-        return []
-    metrics = [c for c, _, _ in columns if c in df.columns]
-    agg = aggregate(df, by=[key], metrics=metrics, level=LEVEL)
-    first = df.sort_values("seed", kind="stable").drop_duplicates(key)
-    fixed = {r[key]: {k: _plain(v) for k, v in r.items()}
-             for r in first[[key] + [c for c in keep if c in df.columns]].to_dict("records")}
-    by_key = {r[key]: r for r in agg.to_dict("records")}
-    return [{**fixed[k], **by_key[k]} for k in first[key]]
-
-
-def _plain(v: Any) -> Any:
-    """A table cell as the single run's summary has it: a missing value None, a whole number an int."""
-    if isinstance(v, float):
-        if math.isnan(v):
-            return None
-        if v.is_integer():
-            return int(v)
-    return v
-
-
-def _same_every_seed(rows: list[dict[str, Any]], columns: list[tuple[str, str, str]]) -> bool:
-    """Whether no metric of any row moved between the seeds."""
-    spread = [_spread(r, c) for r in rows for c, _, _ in columns]
-    spread = [s for s in spread if not math.isnan(s)]
-    return bool(spread) and all(s == 0 for s in spread)
-
-
-def _json_rows(rows: list[dict[str, Any]], key: str, keep: list[str], columns: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
+def _json_rows(df: "pd.DataFrame", key: str, keep: list[str], metrics: list[str]) -> list[dict[str, Any]]:
     def num(v: Any) -> Any:
         return None if isinstance(v, float) and math.isnan(v) else v
 
     out = []
-    for r in rows:
+    for r in df.to_dict("records"):
         d = {k: num(r.get(k)) for k in [key, *keep] if k in r}
-        for c, _, _ in columns:
-            if r.get(f"{c}_n"):
-                d[c] = {s: num(r[f"{c}_{s}"]) for s in ("mean", "sd", "ci", "lo", "hi", "n")}
+        for m in metrics:
+            if r.get(f"{m}_n"):
+                d[m] = {s: num(r[f"{m}_{s}"]) for s in ("mean", "sd", "ci", "lo", "hi", "n")}
         out.append(d)
     return out
 
@@ -149,94 +93,67 @@ def run_seeds(
     workers: int | None,
     list_all: bool,
 ) -> None:
-    """Run ``file`` (already read as ``sc``, with ``overrides``) over ``n`` seeds and print its
-    flows, queues and links as means with 95% intervals (or their JSON)."""
+    """Run ``file`` (read as ``sc`` with ``overrides``) over ``n`` seeds and print its tables."""
     from ..cost import LONG_RUN_S
-    from ..errors import LongRunError, ScenarioError
-    from ..store import StoreError, check_store_dir, load
-    from ..sweep import SweepInterrupted, load_spec, run_sweep
+    from ..errors import EngineError, LongRunError, ScenarioError
+    from ..outpath import OutputError
+    from ..seeds import FLOW_KEEP, FLOW_METRICS, LINK_KEEP, LINK_METRICS, QUEUE_METRICS
+    from ..seeds import run_seeds as over_seeds
+    from ..store import StoreError
+    from ..sweep import SweepInterrupted
 
-    seeds = seed_list(sc.seed, n)
-    spec = {"base": str(file.resolve()), "seeds": seeds, "set": dict(overrides), "name": file.stem}
-    if out is not None:
-        from ..outpath import OutputError
-
-        try:
-            check_store_dir(out)
-        except OutputError as e:
-            fail(f"--out {out}: {e}")
-    store = out if out is not None else Path(tempfile.mkdtemp(prefix="bufferlab-seeds-"))
     try:
-        try:
-            sp = load_spec(spec)
-            report = run_sweep(sp, store, workers=workers, backend="pool", progress=not (quiet or as_json),
-                               max_wall_s=None if yes else LONG_RUN_S)
-        except ScenarioError as e:
-            for p in e.problems:
-                err_console.print(p if str(file) in p else f"{file}: {p}", markup=False)
-            raise typer.Exit(2) from None
-        except LongRunError as e:
-            fail(f"{file}: {e}; pass --yes to run it as it is")
-        except SweepInterrupted as e:
-            r = e.report
-            kept = f"; the {r.done + r.failed} finished are kept in {out}: run the same command to finish" if out else ""
-            err_console.print(f"interrupted{kept}", markup=False)
-            raise typer.Exit(130) from None
-        except StoreError as e:
-            fail(str(e), 1)
-        tables = load(store)
-        pts = tables.points
-        failed = pts[pts["status"] != "done"] if len(pts) else pts
-        if len(failed):
-            first = str(failed["error"].dropna().iloc[0]).splitlines()[0] if failed["error"].notna().any() else "?"
-            fail(f"{file}: {len(failed)} of {len(seeds)} seeds failed (seed {int(failed['seed'].iloc[0])}: {first})", 1)
-        flows = _aggregate(tables.flows, "id", FLOW_COLUMNS, ["kind", "src", "dst"])
-        queues = _aggregate(tables.queues, "link", QUEUE_COLUMNS, ["discipline", "limit_pkts", "limit_bytes", "sizing"])
-        links = _aggregate(tables.links, "link", LINK_COLUMNS, ["rate_bps"])
-        engine_s = float(pts["engine_seconds"].sum()) if "engine_seconds" in pts.columns else math.nan
-    finally:
-        if out is None:
-            shutil.rmtree(store, ignore_errors=True)
-    same = _same_every_seed(flows, FLOW_COLUMNS) and _same_every_seed(queues, QUEUE_COLUMNS)
+        res = over_seeds(file, n, seed=sc.seed, overrides=overrides, out=out, workers=workers,
+                         progress=not (quiet or as_json), max_wall_s=None if yes else LONG_RUN_S)
+    except ScenarioError as e:
+        for p in e.problems:
+            err_console.print(p if str(file) in p else f"{file}: {p}", markup=False)
+        raise typer.Exit(2) from None
+    except OutputError as e:
+        fail(f"--out {out}: {e}")
+    except LongRunError as e:
+        fail(f"{file}: {e}; pass --yes to run it as it is")
+    except SweepInterrupted as e:
+        r = e.report
+        kept = f"; the {r.done + r.failed} finished are kept in {out}: run the same command to finish" if out else ""
+        err_console.print(f"interrupted{kept}", markup=False)
+        raise typer.Exit(130) from None
+    except (StoreError, EngineError) as e:
+        fail(str(e), 1)
     if as_json:
         doc = {
-            "scenario": str(file), "seeds": seeds, "level": LEVEL,
-            "flows": _json_rows(flows, "id", ["kind", "src", "dst"], FLOW_COLUMNS),
-            "queues": _json_rows(queues, "link", ["discipline"], QUEUE_COLUMNS),
-            "links": _json_rows(links, "link", ["rate_bps"], LINK_COLUMNS),
-            "warnings": [SAME_WARNING] if same else [],
+            "scenario": str(file), "seeds": res.seeds, "level": res.level,
+            "flows": _json_rows(res.flows, "id", FLOW_KEEP, FLOW_METRICS),
+            "queues": _json_rows(res.queues, "link", ["discipline"], QUEUE_METRICS),
+            "links": _json_rows(res.links, "link", LINK_KEEP, LINK_METRICS),
+            "warnings": res.warnings,
         }
         sys.stdout.write(json.dumps(doc, indent=1) + "\n")
         return
-    spent = f" ({engine_s:.3g} engine-seconds)" if not math.isnan(engine_s) else ""
+    seeds = res.seeds
     out_console.print(
         f"{file}: {counted(len(seeds), 'seed')} ({seeds[0]}..{seeds[-1]}), {sc.duration_s:g} s simulated each, "
-        f"in {report.wall_seconds:.3g} s{spent}; mean ± half-width of the {LEVEL:.0%} interval over the seeds",
+        f"in {res.wall_seconds:.3g} s ({res.engine_seconds:.3g} engine-seconds); "
+        f"mean ± half-width of the {res.level:.0%} interval over the seeds",
         markup=False,
     )
-    _print_rows(flows, queues, links, _host_nodes(sc.plan), list_all)
-    if same:
-        out_console.print(f"warning: {SAME_WARNING}", markup=False, style="bold")
+    # A host's port is listed when it dropped packets (`_split_host_ports`): at any seed, on average.
+    queues = [{**q, "dropped": q.get("dropped_mean")} for q in res.queues.to_dict("records")]
+    _print_rows(res.flows.to_dict("records"), queues, res.links.to_dict("records"), _host_nodes(sc.plan), list_all)
+    for w in res.warnings:
+        out_console.print(f"warning: {w}", markup=False, style="bold")
     if out is not None:
         out_console.print(f"wrote {out} (a sweep's results folder: bufferlab query / plot / report read it)", markup=False)
-
-
-SAME_WARNING = ("every seed gave the same figures: nothing in the file is drawn at random, so these are one run, "
-                "not a distribution; give the flows random starts (start = \"uniform(0s, 1s)\") or random traffic")
-
-
-# Counts shown only where some row has one (a run without ECN marks no packet).
-SHOWN_IF_ANY = {"marked", "timeouts"}
 
 
 def _print_rows(flows: list[dict[str, Any]], queues: list[dict[str, Any]], links: list[dict[str, Any]],
                 hosts: set[str], list_all: bool) -> None:
     def cols(columns: list[tuple[str, str, str]], rows: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
-        def any_of(c: str) -> bool:
-            return any((r.get(f"{c}_mean") or 0) != 0 and not math.isnan(r[f"{c}_mean"]) for r in rows)
+        def any_of(m: str) -> bool:
+            return any(not math.isnan(r.get(f"{m}_mean", math.nan)) and r[f"{m}_mean"] != 0 for r in rows)
 
-        return [(head, "right", lambda r, c=c, k=k: _cell(r, c, k)) for c, head, k in columns
-                if c not in SHOWN_IF_ANY or any_of(c)]
+        return [(head, "right", lambda r, m=m, k=k: _cell(r, m, k)) for m, head, k in columns
+                if m not in SHOWN_IF_ANY or any_of(m)]
 
     if flows:
         shown = flows if list_all or len(flows) <= FLOWS_SHOWN else flows[:FLOWS_LISTED]
