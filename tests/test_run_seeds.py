@@ -95,6 +95,9 @@ def test_what_seeds_do_not_combine_with(tmp_path):
     assert r.exit_code == 2 and "--seeds N" in r.output
     r = cli("run", f, "--seeds", 0)
     assert r.exit_code == 2
+    # A run over the hour is refused as one run is, with the command line's advice.
+    r = cli("run", f, "--seeds", 2, "--set", 'traffic[0].rate="10Tbps"')
+    assert r.exit_code == 2 and "pass --yes to run it as it is" in r.output and "max_wall_s" not in r.output
 
 
 def test_from_python_the_same_figures_as_dataframes():

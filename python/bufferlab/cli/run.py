@@ -102,15 +102,16 @@ def run(
                 from ..flent import STEP
 
                 sc = load_scenario(file, seed=seed, overrides={**overrides, "run.sample": STEP}, engine_check=False)
-        if seeds is not None and seeds > 1:
-            from .run_seeds import run_seeds
-
-            return run_seeds(file, sc, overrides, seeds, out=out, as_json=as_json, quiet=quiet, yes=yes,
-                             workers=workers, list_all=list_all)
-        if out is not None:
+        if out is not None and not (seeds is not None and seeds > 1):
             _check_out(out)  # before the simulation: a bad --out costs nothing
         prepared = prepare_plan(sc, origins=sc.origins, source=sc.source)
         _confirm_cost(sc, yes, prepared)
+        if seeds is not None and seeds > 1:
+            from .run_seeds import run_seeds
+
+            # Every seed costs about what the first does: it was judged above, as one run is.
+            return run_seeds(file, sc, overrides, seeds, out=out, as_json=as_json, quiet=quiet, yes=True,
+                             workers=workers, list_all=list_all)
         stage = _capture_stage(sc, out)
         with progress_line(sc.duration_s, quiet=quiet or as_json) as progress:
             if backend == "kernel":
