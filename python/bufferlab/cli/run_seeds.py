@@ -53,10 +53,17 @@ def _fmt(kind: str, v: float) -> str:
     return f"{v:,.1f}" if abs(v) < 100 and v != round(v) else f"{v:,.0f}"
 
 
+# Figures a kind of flow has none of, as the one-run table leaves them out: a ping carries no
+# payload (no goodput), and neither a ping nor UDP retransmits.
+NOT_FOR = {"goodput_bps": {"ping"}, "retransmits": {"ping", "udp"}, "timeouts": {"ping", "udp"}}
+
+
 def _cell(row: dict[str, Any], metric: str, kind: str) -> str:
     """``mean ± half-width`` (the half-width left out with one seed or nothing to spread)."""
     from ..seeds import spread
 
+    if row.get("kind") in NOT_FOR.get(metric, ()):
+        return "-"
     mean = row.get(f"{metric}_mean")
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "-"
