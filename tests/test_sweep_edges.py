@@ -171,3 +171,42 @@ def test_a_worker_count_below_one_is_refused_as_the_command_refuses_it(workers, 
     with pytest.raises(ValueError, match="at least 1"):
         run_sweep(spec, tmp_path / "out", workers=workers)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_point_whose_seeds_ran_the_same_is_named(tmp_path):
+    """Seeds of a scenario that draws nothing at random are one run repeated: the sweep names
+    the point and says what to change; a point with random starts is not named."""
+    (tmp_path / "same.toml").write_text(textwrap.dedent(f"""
+        base = "{example_path('dumbbell')}"
+        seeds = 2
+        [set]
+        "run.duration" = "5s"
+        "run.measure" = ["1s", "5s"]
+        "topology.pairs" = 2
+        [grid]
+        "traffic[0].start" = ["0s", "uniform(0s, 1s)"]
+        """))
+    r = runner.invoke(app, ["sweep", str(tmp_path / "same.toml"), "--out", str(tmp_path / "out"), "-q"])
+    assert r.exit_code == 0, r.output
+    pts = load(tmp_path / "out").points
+    fixed = pts.loc[pts["traffic[0].start"] == "0s", "point_id"].iloc[0]
+    assert f"warning: 1 of 2 points with several seeds gave the same figures at every seed ({fixed})" in r.output
+    assert 'start = "uniform(0s, 1s)"' in r.output
+
+
+def test_same_at_every_seed_reads_the_flows_alone():
+    import pandas as pd
+
+    from bufferlab.sweep.same_seeds import same_at_every_seed
+
+    rows = []
+    for pid, moved in (("a", False), ("b", True), ("c", False)):
+        for seed in (1, 2, 3) if pid != "c" else (1,):
+            for fid, rtt in (("tcp-1", 0.1), ("udp-1", float("nan"))):
+                g = 1e6 + (seed if moved and fid == "tcp-1" else 0)
+                rows.append({"point_id": pid, "seed": seed, "id": fid, "goodput_bps": g, "rtt_mean_s": rtt,
+                             "pkts_sent": 10, "pkts_dropped": 0, "bytes_delivered": 100})
+    # "a": the same at every seed (a UDP flow's missing RTT included); "b": one flow moved;
+    # "c": one seed, nothing to compare.
+    assert same_at_every_seed(pd.DataFrame(rows)) == ["a"]
+    assert same_at_every_seed(pd.DataFrame()) == []

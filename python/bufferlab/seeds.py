@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cost import LONG_RUN_S
+from .sweep.same_seeds import SAME_SEEDS_ADVICE, same_at_every_seed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,8 +41,6 @@ FLOW_KEEP = ["kind", "src", "dst"]
 QUEUE_KEEP = ["discipline", "limit_pkts", "limit_bytes", "sizing"]
 LINK_KEEP = ["rate_bps"]
 
-SAME_WARNING = ("every seed gave the same figures: nothing in the file is drawn at random, so these are one run, "
-                "not a distribution; give the flows random starts (start = \"uniform(0s, 1s)\") or random traffic")
 
 
 @dataclass
@@ -102,13 +101,6 @@ def _over_seeds(df: "pd.DataFrame", key: str, metrics: list[str], keep: list[str
     return pd.DataFrame(rows)
 
 
-def _same_every_seed(frames: list[tuple["pd.DataFrame", list[str]]]) -> bool:
-    """Whether no metric of any row moved between the seeds."""
-    s = [spread(r, m) for df, metrics in frames for r in df.to_dict("records") for m in metrics]
-    s = [x for x in s if not math.isnan(x)]
-    return bool(s) and all(x == 0 for x in s)
-
-
 def run_seeds(
     scenario: str | Path,
     n: int,
@@ -164,9 +156,9 @@ def run_seeds(
         if folder is not None:
             folder.cleanup()
         raise
-    same = _same_every_seed([(flows, FLOW_METRICS), (queues, QUEUE_METRICS)])
+    same = n > 1 and bool(same_at_every_seed(runs.flows))
     return SeedsResult(
         scenario=str(path), seeds=seeds, level=LEVEL, flows=flows, queues=queues, links=links, runs=runs,
         wall_seconds=report.wall_seconds, engine_seconds=float(pts["engine_seconds"].sum()),
-        warnings=[SAME_WARNING] if same else [], _folder=folder,
+        warnings=[f"every seed gave the same figures: {SAME_SEEDS_ADVICE}"] if same else [], _folder=folder,
     )

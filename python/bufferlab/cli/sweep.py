@@ -126,9 +126,32 @@ def sweep(
         except (FlentError, OSError) as e:
             fail(f"--flent {flent}: {e}", 1)
         err_console.print(f"wrote {len(written)} Flent files into {flent}", markup=False)
+    _warn_same_seeds(out, {p.point_id for p in points})
     if r.failed:
         _show_failures(out, r.ran)
         raise typer.Exit(1)
+
+
+def _warn_same_seeds(out: Path, point_ids: set[str]) -> None:
+    """Say which of the spec's points ran the same at every seed: their bands over seeds have
+    zero width because nothing in them is random, not because the result is certain."""
+    from ..store import StoreError, load
+    from ..sweep.same_seeds import SAME_SEEDS_ADVICE, same_at_every_seed
+
+    try:
+        flows = load(out).flows
+    except (StoreError, OSError):
+        return
+    flows = flows[flows["point_id"].isin(point_ids)] if "point_id" in flows.columns else flows
+    same = same_at_every_seed(flows)
+    if same:
+        many = flows.groupby("point_id")["seed"].nunique()
+        n = int((many > 1).sum())
+        err_console.print(
+            f"warning: {len(same)} of {n} point{'s' if n != 1 else ''} with several seeds gave the same figures at "
+            f"every seed ({', '.join(same[:3])}{', ...' if len(same) > 3 else ''}): {SAME_SEEDS_ADVICE}",
+            markup=False,
+        )
 
 
 def _confirm_cost(spec: Path, points: "list[Point]", wall_s: dict[str, float]) -> None:
