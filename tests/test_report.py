@@ -174,3 +174,22 @@ def the_screenshot_shows_the_figures_lines(shot: Path) -> None:
     rows = np.nonzero(np.all(np.abs(img - np.array([0x1F, 0x77, 0xB4]) / 255.0) < 0.04, axis=2).any(axis=1))[0]
     area = img[rows.min():rows.max() + 1]
     assert area.std() > 0.05
+
+
+def test_a_folder_of_seeds_shows_its_figures_over_the_seeds(tmp_path):
+    """`bufferlab run FILE --seeds N --out DIR` keeps a sweep of one point: its page has the
+    flows, queues and links as mean ± half-width over the seeds (matching `bufferlab.run_seeds`),
+    and the busiest queue's length seed by seed."""
+    import bufferlab
+    from conftest import example_path
+
+    sets = {"run.duration": "6s", "run.measure": ["1s", "6s"], "run.sample": "100ms", "topology.pairs": 2}
+    out = tmp_path / "seeds"
+    s = bufferlab.run_seeds(example_path("dumbbell"), 3, overrides=sets, out=out)
+    page, figures = build_report(out)
+    assert "Over seeds" in page and figures == 1
+    assert "Length of the queue r1" in page and "seed by seed" in page and '"name":"seed 3"' in page
+    f = s.flows.set_index("id").loc["tcp-1"]
+    cell = f"{f['goodput_bps_mean'] / 1e6:.4g} ± {f['goodput_bps_ci'] / 1e6:.4g}"
+    assert cell in page, cell
+    assert "Every seed gave the same figures" not in page

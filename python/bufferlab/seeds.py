@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from .store import Tables
 
-__all__ = ["run_seeds", "SeedsResult", "FLOW_METRICS", "QUEUE_METRICS", "LINK_METRICS"]
+__all__ = ["run_seeds", "over_seeds", "SeedsResult", "FLOW_METRICS", "QUEUE_METRICS", "LINK_METRICS"]
 
 # The interval's level.
 LEVEL = 0.95
@@ -84,7 +84,7 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _over_seeds(df: "pd.DataFrame", key: str, metrics: list[str], keep: list[str]) -> "pd.DataFrame":
+def over_seeds(df: "pd.DataFrame", key: str, metrics: list[str], keep: list[str]) -> "pd.DataFrame":
     """One row per ``key`` in the order the runs list them: its ``keep`` columns as the first seed
     has them, then each metric over the seeds (:func:`bufferlab.sweep.stats.aggregate`)."""
     import pandas as pd
@@ -149,9 +149,9 @@ def run_seeds(
             err = bad["error"].dropna()
             why = str(err.iloc[0]).splitlines()[0] if len(err) else "no error recorded"
             raise EngineError(f"{path}: {len(bad)} of {n} seeds failed (seed {int(bad['seed'].iloc[0])}: {why})")
-        flows = _over_seeds(runs.flows, "id", FLOW_METRICS, FLOW_KEEP)
-        queues = _over_seeds(runs.queues, "link", QUEUE_METRICS, QUEUE_KEEP)
-        links = _over_seeds(runs.links, "link", LINK_METRICS, LINK_KEEP)
+        flows = over_seeds(runs.flows, "id", FLOW_METRICS, FLOW_KEEP)
+        queues = over_seeds(runs.queues, "link", QUEUE_METRICS, QUEUE_KEEP)
+        links = over_seeds(runs.links, "link", LINK_METRICS, LINK_KEEP)
     except BaseException:
         if folder is not None:
             folder.cleanup()
