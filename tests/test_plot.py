@@ -204,3 +204,30 @@ def test_plot_timeseries_of_one_sweep_point(tmp_path):
     assert not pd.read_csv(tmp_path / "b2.csv").equals(d)
     res = CliRunner().invoke(app, [*args, "--by", "nosuch"])
     assert res.exit_code == 2 and "--by nosuch: not a column; swept keys: traffic[0].rate" in res.output
+
+
+def test_a_scenario_file_plotted_over_seeds(tmp_path):
+    """`--seeds N` on a scenario file runs it as `run --seeds` does: the CDF is each
+    percentile's mean over the N seeds (with its SEM), the time series a line per seed; a folder
+    holds its own seeds and is refused."""
+    sc = str(example_path("dumbbell"))
+    sets = ["--set", 'run.duration="6s"', "--set", 'run.measure=["1s", "6s"]', "--set", "topology.pairs=2"]
+    res = CliRunner().invoke(app, ["plot", "cdf", sc, "-m", "sojourn_s", "--id", "r1->r2", "--seeds", "3", *sets,
+                                   "-o", str(tmp_path / "c.png"), "--data", str(tmp_path / "c.csv")])
+    assert res.exit_code == 0, res.output
+    d = pd.read_csv(tmp_path / "c.csv")
+    assert set(d["seeds"]) == {3} and d["sem"].dropna().gt(0).any()
+    # The mean of each percentile over the seeds' own runs.
+    runs = [bufferlab.run(sc, seed=s, overrides={"run.duration": "6s", "run.measure": ["1s", "6s"],
+                                                 "topology.pairs": 2}) for s in (1, 2, 3)]
+    want = plot.quantile_curves(pd.concat([r.distributions.assign(seed=s) for s, r in zip((1, 2, 3), runs)])
+                                .query("metric == 'sojourn_s' and id == 'r1->r2'"), cdf_col="cdf")
+    np.testing.assert_allclose(d["value"].to_numpy(), want["value"].to_numpy(), rtol=1e-12)
+    res = CliRunner().invoke(app, ["plot", "timeseries", sc, "-m", "qlen_pkts", "--id", "r1->r2", "--seeds", "2",
+                                   *sets, "--set", 'run.sample="200ms"', "-o", str(tmp_path / "t.png"),
+                                   "--data", str(tmp_path / "t.csv")])
+    assert res.exit_code == 0, res.output
+    assert sorted(pd.read_csv(tmp_path / "t.csv")["seed"].unique()) == [1, 2]
+    res = CliRunner().invoke(app, ["plot", "cdf", str(tmp_path), "-m", "sojourn_s", "--seeds", "2",
+                                   "-o", str(tmp_path / "x.png")])
+    assert res.exit_code == 2 and "--seeds runs scenario files" in res.output

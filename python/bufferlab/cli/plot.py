@@ -11,7 +11,7 @@ written, a metric that is not there).
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -57,6 +57,11 @@ SetOpt = Annotated[
     typer.Option("--set", metavar="KEY=VALUE", help='Scenario files: override a key before running, e.g. --set run.sample=10ms (repeatable).'),
 ]
 ByOpt = Annotated[Optional[list[str]], typer.Option("--by", help="Swept key (or column) giving one line per value (repeatable).")]
+SeedsOpt = Annotated[
+    Optional[int],
+    typer.Option("--seeds", "-n", min=1, help="Scenario files: run this many seeds (the file's seed and the next ones) "
+                 "on every core, as `bufferlab run --seeds` does.", show_default=False),
+]
 
 
 def _check_outputs(out: Path, data: Path | None) -> None:
@@ -101,7 +106,7 @@ class Source:
 _RAN: dict = {}  # scenario files run in this command (a CDF may look in two of their tables)
 
 
-def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> Source:
+def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None, seeds: int | None = None) -> Source:
     import pandas as pd
 
     from ..results import Result
@@ -114,7 +119,13 @@ def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> 
     except StoreError as e:
         fail(str(e))
     for src, name in zip(srcs, labels):
-        key = (str(src), repr(sorted((overrides or {}).items())))
+        key = (str(src), repr(sorted((overrides or {}).items())), seeds)
+        if src.suffix == ".toml" and seeds is not None and seeds > 1:
+            if key not in _RAN:
+                _RAN[key] = _run_seeds(src, seeds, overrides)
+            # Every seed's rows, with their `seed` (and the one point's `point_id`) columns.
+            frames.append(_RAN[key].runs[table].assign(run=name))
+            continue
         if src.suffix == ".toml" and key in _RAN:
             r = _RAN[key]
         elif src.suffix == ".toml":
@@ -135,18 +146,43 @@ def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None) -> 
     return Source(df, [], labels if len(labels) > 1 else [])
 
 
+def _run_seeds(src: Path, seeds: int, overrides: dict | None) -> Any:
+    """A scenario file over seeds (:func:`bufferlab.run_seeds`), its refusals as the command's."""
+    from ..errors import EngineError
+    from ..seeds import run_seeds
+    from ..sweep import SweepInterrupted
+
+    try:
+        return run_seeds(src, seeds, overrides=overrides, progress=err_console.is_terminal)
+    except ScenarioError as e:
+        for p in e.problems:
+            err_console.print(p if str(src) in p else f"{src}: {p}", markup=False)
+        raise typer.Exit(2) from None
+    except LongRunError as e:
+        fail(f"{src}: a run is {long_run_hint(e)}; to draw it as it is, run it with "
+             f"`bufferlab run {src} --seeds {seeds} --yes --out DIR` and plot DIR")
+    except SweepInterrupted:
+        err_console.print("interrupted; nothing drawn", markup=False)
+        raise typer.Exit(130) from None
+    except EngineError as e:
+        fail(str(e), 1)
+
+
 def _source(srcs: list[Path], table: str, point: str | None = None, seed: int | None = None,
-            sets: list[str] | None = None, allow_empty: bool = False) -> Source:
+            sets: list[str] | None = None, allow_empty: bool = False, seeds: int | None = None) -> Source:
     """``table`` from the sources: scenario files (run now) and run folders side by side, or one
     sweep folder with its swept columns joined on (narrowed by ``point`` / ``seed``). No rows is
     an error unless ``allow_empty``."""
     from ..store import StoreError, is_run_folder, load
 
     runs = [s for s in srcs if (s.is_file() and s.suffix == ".toml") or is_run_folder(s)]
+    if seeds is not None and seeds > 1 and not all(s.suffix == ".toml" for s in srcs):
+        fail("--seeds runs scenario files; a run folder holds one seed and a sweep's folder its own "
+             "(`bufferlab run FILE --seeds N --out DIR` keeps a folder of seeds)")
     if len(runs) == len(srcs):
         if point is not None:
             fail("--point picks a point of a sweep's results folder; these are runs")
-        src = _run_tables(srcs, table, parse_sets(sets))
+        src = _run_tables(srcs, table, parse_sets(sets), seeds)
         if seed is not None:
             src.df = src.df[src.df["seed"] == seed]
         if src.df.empty and not allow_empty:
@@ -256,6 +292,7 @@ def plot_timeseries(
     point: PointOpt = None,
     seed: SeedOpt = None,
     sets: SetOpt = None,
+    seeds: SeedsOpt = None,
     data: DataFile = None,
 ) -> None:
     """A metric against time, one line per queue/link/flow (and per seed, run folder or --by
@@ -269,7 +306,7 @@ def plot_timeseries(
     from ..plot import timeseries
 
     _check_outputs(out, data)
-    src = _source(srcs, "timeseries", point, seed, sets)
+    src = _source(srcs, "timeseries", point, seed, sets, seeds=seeds)
     df = src.df
     groups = list(by or [])
     for k in groups:
@@ -284,7 +321,8 @@ def plot_timeseries(
     if groups:
         by_cols = groups
     else:
-        by_cols = ["run"] if src.runs else (["seed"] if df["seed"].nunique() > 1 else [])
+        # A line per run folder or scenario file, and per seed where one of them has several.
+        by_cols = (["run"] if src.runs else []) + (["seed"] if df["seed"].nunique() > 1 else [])
     sel = df[df["metric"] == metric]
     words = ", ".join(ids) if ids else ""
     if not ids and len(sel):
@@ -319,6 +357,7 @@ def plot_cdf(
     logx: Annotated[bool, typer.Option("--logx", help="Logarithmic value axis (values above zero).")] = False,
     logy: Annotated[bool, typer.Option("--logy", help="Logarithmic CDF axis (the lower tail).")] = False,
     sets: SetOpt = None,
+    seeds: SeedsOpt = None,
     data: DataFile = None,
 ) -> None:
     """CDF of a metric, one line per queue/flow (and per --by value or run folder); over several
@@ -326,13 +365,13 @@ def plot_cdf(
     from ..plot import cdf
 
     _check_outputs(out, data)
-    src = _source(srcs, "distributions", point, seed, sets, allow_empty=True)
+    src = _source(srcs, "distributions", point, seed, sets, allow_empty=True, seeds=seeds)
     cdf_col: str | None = "cdf"
     cdfs = _values(src.df, "metric")
     if metric not in cdfs:
         # Not a CDF: a time-series metric, whose values make the CDF. A metric in neither names
         # both lists (and the key to set when the run recorded no time series).
-        src = _source(srcs, "timeseries", point, seed, sets, allow_empty=True)
+        src = _source(srcs, "timeseries", point, seed, sets, allow_empty=True, seeds=seeds)
         cdf_col = None
         known = _values(src.df, "metric")
         if metric not in known:
