@@ -231,3 +231,15 @@ def test_a_scenario_file_plotted_over_seeds(tmp_path):
     res = CliRunner().invoke(app, ["plot", "cdf", str(tmp_path), "-m", "sojourn_s", "--seeds", "2",
                                    "-o", str(tmp_path / "x.png")])
     assert res.exit_code == 2 and "--seeds runs scenario files" in res.output
+
+
+def test_response_times_pool_a_scenario_files_seeds(tmp_path):
+    sc = str(example_path("web-poisson"))
+    over = {"run.duration": "10s"}
+    res = CliRunner().invoke(app, ["plot", "response", sc, "--seeds", "2", "--set", 'run.duration="10s"',
+                                   "-o", str(tmp_path / "r.png"), "--data", str(tmp_path / "r.csv")])
+    assert res.exit_code == 0, res.output
+    d = pd.read_csv(tmp_path / "r.csv")
+    first = bufferlab.load_scenario(sc).seed
+    runs = [bufferlab.run(sc, seed=s, overrides=over) for s in (first, first + 1)]
+    assert int(d["n"].sum() + d["unfinished"].sum()) == sum(len(r.transfers) for r in runs)

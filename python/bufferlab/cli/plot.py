@@ -498,14 +498,15 @@ def plot_response(
     point: PointOpt = None,
     seed: SeedOpt = None,
     sets: SetOpt = None,
+    seeds: SeedsOpt = None,
     data: DataFile = None,
 ) -> None:
     """Mean response time against transfer size (log-binned), one line per group (and per run
-    folder)."""
+    folder); a scenario file's seeds (--seeds) pool their transfers."""
     from ..plot import response_time
 
     _check_outputs(out, data)
-    src = _source(srcs, "transfers", point, seed, sets)
+    src = _source(srcs, "transfers", point, seed, sets, seeds=seeds)
     df = src.df
     if flow:
         df = df[df["flow"].isin(flow)]
