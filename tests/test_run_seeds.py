@@ -125,3 +125,18 @@ def test_from_python_the_same_figures_as_dataframes():
         bufferlab.run_seeds(example_path("dumbbell"), 0)
     with pytest.raises(bufferlab.ScenarioError):
         bufferlab.run_seeds(example_path("dumbbell"), 2, overrides={"topology.bottleneck.rate": "10Mbsp"})
+
+
+def test_a_script_read_from_standard_input_runs_seeds():
+    """The workers start without re-importing a `__main__` that is no file (`python - <<EOF`):
+    they would otherwise each die importing `<stdin>`."""
+    import subprocess
+    import sys
+
+    script = (f"import bufferlab\n"
+              f"s = bufferlab.run_seeds({str(example_path('udp-fifo'))!r}, 2, "
+              f"overrides={{'run.duration': '3s', 'run.measure': ['1s', '3s']}})\n"
+              f"print('seeds', s.seeds, int(s.flows['goodput_bps_n'].iloc[0]))\n")
+    r = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "seeds [7, 8] 2" in r.stdout and "Traceback" not in r.stderr, r.stderr[-2000:]

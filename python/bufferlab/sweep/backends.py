@@ -8,9 +8,11 @@ ran a point never changes its numbers: the engine is deterministic and a point c
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
@@ -32,6 +34,25 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def _main_not_reimported() -> Iterator[None]:
+    """A new process re-imports the parent's ``__main__`` from its ``__file__``; a script read
+    from standard input (``python - <<EOF``) has ``<stdin>`` there, which is no file, and every
+    worker would die importing it. Such a main is hidden while a worker starts (the workers never
+    need it: they run the engine's functions, not the script's)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    spec_name = getattr(getattr(main, "__spec__", None), "name", None)
+    if main is None or path is None or spec_name is not None or os.path.isfile(path):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
 
 
 class Backend:
@@ -112,7 +133,8 @@ class PoolBackend(Backend):
         proc = self.ctx.Process(
             target=_worker_main, args=(child, self.engine_version, self.run_fn), daemon=True
         )
-        proc.start()
+        with _main_not_reimported():
+            proc.start()
         child.close()
         return proc, parent
 
