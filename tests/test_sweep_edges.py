@@ -210,3 +210,47 @@ def test_same_at_every_seed_reads_the_flows_alone():
     # "c": one seed, nothing to compare.
     assert same_at_every_seed(pd.DataFrame(rows)) == ["a"]
     assert same_at_every_seed(pd.DataFrame()) == []
+
+
+def test_a_base_that_names_a_trace_runs_from_any_folder(tmp_path, monkeypatch):
+    """A base scenario's `trace(FILE)` is relative to the base's folder, as `bufferlab run` reads
+    it, wherever the spec and the working directory are; the point's identity keeps the name as
+    written, so the same scenarios in another folder give the same points."""
+    import shutil
+
+    repo = Path(__file__).resolve().parent.parent / "scenarios"
+    ids = []
+    for where in ("a", "b"):
+        shutil.copytree(repo / "traces", tmp_path / where / "traces")
+        shutil.copy(repo / "cellular.toml", tmp_path / where / "cellular.toml")
+        (tmp_path / "specs").mkdir(exist_ok=True)
+        spec = tmp_path / "specs" / f"{where}.toml"
+        spec.write_text(textwrap.dedent(f"""
+            base = "../{where}/cellular.toml"
+            seeds = 1
+            [set]
+            "run.duration" = "2s"
+            "run.measure" = ["0s", "2s"]
+            """))
+        (tmp_path / "elsewhere").mkdir(exist_ok=True)
+        monkeypatch.chdir(tmp_path / "elsewhere")
+        sp = load_spec(spec)
+        pts = sp.points("v")
+        traces = [v for v in json_strings(pts[0].scenario) if v.startswith("trace(")]
+        assert traces and all(Path(t[len("trace("):-1]).is_file() for t in traces), traces
+        rep = run_sweep(sp, tmp_path / f"out-{where}", backend="inline")
+        assert rep.done == 1 and rep.failed == 0
+        ids.append(pts[0].point_id)
+    assert ids[0] == ids[1]
+
+
+def json_strings(v):
+    """Every string in a nested document."""
+    if isinstance(v, dict):
+        for x in v.values():
+            yield from json_strings(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from json_strings(x)
+    elif isinstance(v, str):
+        yield v

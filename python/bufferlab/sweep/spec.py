@@ -24,6 +24,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -80,6 +81,8 @@ class SweepSpec:
     zips: list[dict[str, list[Any]]] = field(default_factory=list)
     name: str | None = None
     source: str | None = None
+    # The spec's own folder (a dict's: its base_dir, else the working directory).
+    folder: Path | None = None
 
     @property
     def swept_keys(self) -> list[str]:
@@ -136,16 +139,41 @@ class SweepSpec:
                 sc = copy.deepcopy(doc)
                 sc["run"]["seed"] = seed
                 key = _digest(canonical_json({"engine": engine_version, "scenario": sc}), 16)
-                out.append(Point(len(out), point_id, seed, key, dict(combo), sc))
+                out.append(Point(len(out), point_id, seed, key, dict(combo), self._files_found(sc)))
         if problems:
             raise ScenarioError(sorted(set(problems)), source=self.source)
         return out
+
+    def _files_found(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """The point's scenario with the files it names (``"trace(FILE)"``) made absolute: a
+        relative name is the base file's (relative to its folder, as `bufferlab run` reads it;
+        an inline base's, to the spec's folder), while the point is a dict that a worker reads
+        from any directory. The point's identity keeps the names as written, so that a results
+        folder moved with its scenarios still resumes."""
+        folder = self.base_path.parent if self.base_path is not None else self.folder
+        return _absolute_traces(doc, folder) if folder is not None else doc
 
     @property
     def base_seed(self) -> int:
         run = self.base.get("run")
         seed = run.get("seed", 1) if isinstance(run, dict) else 1
         return seed if isinstance(seed, int) and not isinstance(seed, bool) else 1
+
+
+_TRACE = re.compile(r"^(\s*trace\()(.*)(\)\s*)$")
+
+
+def _absolute_traces(value: Any, folder: Path) -> Any:
+    """``value`` with every ``"trace(FILE)"`` of a relative FILE rewritten from ``folder``."""
+    if isinstance(value, dict):
+        return {k: _absolute_traces(v, folder) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_absolute_traces(v, folder) for v in value]
+    if isinstance(value, str):
+        m = _TRACE.match(value)
+        if m and m.group(2).strip() and not Path(m.group(2).strip()).is_absolute():
+            return f"{m.group(1)}{(folder / m.group(2).strip()).resolve()}{m.group(3)}"
+    return value
 
 
 def _lists(table: Any, where: str, problems: list[str]) -> dict[str, list[Any]]:
@@ -283,4 +311,5 @@ def load_spec(spec: str | Path | Mapping[str, Any], base_dir: str | Path | None 
         zips=zips,
         name=name if isinstance(name, str) else None,
         source=source,
+        folder=folder.resolve(),
     )
