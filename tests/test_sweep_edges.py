@@ -254,3 +254,21 @@ def json_strings(v):
             yield from json_strings(x)
     elif isinstance(v, str):
         yield v
+
+
+def test_a_sweep_says_it_writes_no_captures(tmp_path):
+    (tmp_path / "cap.toml").write_text(textwrap.dedent(f"""
+        base = "{example_path('udp-fifo')}"
+        seeds = 1
+        [set]
+        "run.duration" = "1s"
+        "run.measure" = ["0s", "1s"]
+        "run.capture" = ["client->server"]
+        """))
+    r = runner.invoke(app, ["sweep", str(tmp_path / "cap.toml"), "--out", str(tmp_path / "out"), "-q"])
+    assert r.exit_code == 0, r.output
+    assert "warning: run.capture is set, but a sweep writes no packet captures" in r.output
+    assert not list((tmp_path / "out").rglob("*.pcap"))
+    s = bufferlab.run_seeds(example_path("udp-fifo"), 2, overrides={"run.duration": "1s", "run.measure": ["0s", "1s"],
+                                                                     "run.capture": ["client->server"]})
+    assert any("writes no packet captures" in w for w in s.warnings)

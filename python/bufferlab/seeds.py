@@ -134,6 +134,9 @@ def run_seeds(
     first = load_scenario(path, seed=seed, overrides=overrides, engine_check=False).seed
     seeds = list(range(first, first + n))
     spec = load_spec({"base": str(path.resolve()), "seeds": seeds, "set": overrides, "name": path.stem})
+    from .sweep.check import captures_ignored
+
+    notes = [n for n in [captures_ignored(spec.points("check"))] if n]
     if out is not None:
         check_store_dir(Path(out))
         folder, store = None, Path(out)
@@ -160,5 +163,5 @@ def run_seeds(
     return SeedsResult(
         scenario=str(path), seeds=seeds, level=LEVEL, flows=flows, queues=queues, links=links, runs=runs,
         wall_seconds=report.wall_seconds, engine_seconds=float(pts["engine_seconds"].sum()),
-        warnings=[f"every seed gave the same figures: {SAME_SEEDS_ADVICE}"] if same else [], _folder=folder,
+        warnings=([f"every seed gave the same figures: {SAME_SEEDS_ADVICE}"] if same else []) + notes, _folder=folder,
     )

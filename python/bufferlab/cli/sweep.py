@@ -81,6 +81,11 @@ def sweep(
         raise typer.Exit(2) from None
     if not yes and not dry_run:
         _confirm_cost(spec, points, wall_s)
+    from ..sweep.check import captures_ignored
+
+    note = captures_ignored(points)
+    if note:
+        err_console.print(f"warning: {note}", markup=False)
     if not dry_run:
         _check_out_dir(out)
     if dry_run:

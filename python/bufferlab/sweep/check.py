@@ -78,3 +78,18 @@ def long_points(points: Iterable[Point], wall_s: dict[str, float], bound_s: floa
     return (f"{describe_point(p, firsts.index(worst) + 1, len(firsts))} is estimated at about "
             f"{hms(long[worst])} a run ({len(long)} of {len(firsts)} points over {bound_words(bound_s)}; `bufferlab "
             "validate` on the point's scenario says why)")
+
+
+# What a sweep does with `run.capture`, and how to get the captures.
+CAPTURE_NOTE = ("run.capture is set, but a sweep writes no packet captures (one pcap per point and seed would "
+                "fill the results folder); capture one run with `bufferlab run FILE --seed S --out DIR` "
+                "(its --capture, or the file's run.capture)")
+
+
+def captures_ignored(points: Iterable[Point]) -> str | None:
+    """:data:`CAPTURE_NOTE` when any point's scenario asks for packet captures, else None."""
+    for p in points:
+        run = p.scenario.get("run")
+        if isinstance(run, dict) and run.get("capture"):
+            return CAPTURE_NOTE
+    return None
