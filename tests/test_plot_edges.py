@@ -375,3 +375,45 @@ def test_a_legend_is_judged_where_the_drawn_figure_puts_it(tmp_path, monkeypatch
     assert leg is not None and len(leg.get_texts()) == 4
     fig.canvas.draw()
     assert not covers_data(ax, leg)
+
+
+def test_a_legend_that_grazes_a_curve_covers_it():
+    """A curve a point or two above a legend's frame reads as touching it: the frame's margin
+    (LEGEND_MARGIN_PT) counts it as covered; the same legend a few lines lower does not."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bufferlab.plot._common import LEGEND_MARGIN_PT, covers_data
+
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
+    ax.plot([0, 1], [0.8, 0.8], label="a")
+    ax.set_ylim(0, 1)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    line_px = ax.transData.transform((0.5, 0.8))[1]
+    for gap_pt, covered in ((LEGEND_MARGIN_PT / 2, True), (4 * LEGEND_MARGIN_PT, False)):
+        leg = ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=ax.transAxes, borderaxespad=0.0)
+        fig.canvas.draw()
+        h = leg.get_window_extent(r).height
+        top_px = line_px - gap_pt * fig.dpi / 72.0
+        y = ax.transAxes.inverted().transform((0, top_px))[1]
+        leg.set_bbox_to_anchor((0.5, y), transform=ax.transAxes)
+        fig.canvas.draw()
+        assert abs(leg.get_window_extent(r).y1 - top_px) < 1.0 and h > 0
+        assert covers_data(ax, leg) is covered, gap_pt
+    plt.close(fig)
+
+
+def test_a_sweep_plot_from_zero_keeps_headroom_above_its_curves():
+    """Drawn from zero, a curve far above it (goodputs of 8.9 and 9.6 Mb/s, seeds that agree)
+    keeps the autoscale's margin over the whole span above it, not a twentieth of its own span
+    (which left the markers on the frame)."""
+    df = pd.DataFrame({"traffic[0].rate": ["300pps", "300pps", "750pps", "750pps"], "seed": [1, 2, 1, 2],
+                       "goodput_bps": [8.9e6, 8.9e6 + 1, 9.6e6, 9.6e6 + 1]})
+    fig, _ = plot.metric_vs_param(df, "traffic[0].rate", "goodput_bps")
+    ax = fig.axes[0]
+    lo, hi = ax.get_ylim()
+    top = max(max(line.get_ydata()) for line in ax.lines if len(line.get_ydata()))
+    assert lo == 0.0 and hi >= 1.04 * top, (lo, hi, top)

@@ -287,6 +287,10 @@ def legend_clear_of_data(ax: Any, *args: Any, **kw: Any) -> Any:
     return leg
 
 
+# Points of clearance between a legend's frame and the data (a curve closer than that touches it).
+LEGEND_MARGIN_PT = 3.0
+
+
 def covers_data(ax: Any, legend: Any) -> bool:
     """Whether ``legend`` (of ``ax``) lies over anything drawn in the axes: a line or its
     markers, a filled area or bar, a collection (error bars), a text; only what shows inside
@@ -296,7 +300,10 @@ def covers_data(ax: Any, legend: Any) -> bool:
 
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
-    box = Bbox.intersection(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+    # A margin of a few points around the frame: a curve that grazes it reads as covered.
+    pad = LEGEND_MARGIN_PT * fig.dpi / 72.0
+    box = Bbox.intersection(legend.get_window_extent(renderer).expanded(1.0, 1.0).padded(pad),
+                            ax.get_window_extent(renderer))
     if box is None or box.width <= 0 or box.height <= 0:
         return False
 

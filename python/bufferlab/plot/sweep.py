@@ -123,6 +123,10 @@ def metric_vs_param(
     if logy:
         log_axis(ax, "y")
     elif lo_bound == 0.0:
+        # From zero, with the autoscale's margin above the data over the whole span (the margin
+        # taken over the data's own span alone leaves curves near their top on the frame).
+        ax.update_datalim([(ax.get_xlim()[0], 0.0)])
+        ax.autoscale_view(scalex=False)
         ax.set_ylim(bottom=0.0)
     place_legend(ax, title=title, extra=extra)
     return fig, agg
