@@ -110,7 +110,6 @@ def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None, see
     import pandas as pd
 
     from ..results import Result
-    from ..simulate import run
     from ..store import StoreError, run_labels
 
     frames = []
@@ -120,24 +119,14 @@ def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None, see
         fail(str(e))
     for src, name in zip(srcs, labels):
         key = (str(src), repr(sorted((overrides or {}).items())), seeds)
-        if src.suffix == ".toml" and seeds is not None and seeds > 1:
+        if src.suffix == ".toml":
             if key not in _RAN:
-                _RAN[key] = _run_seeds(src, seeds, overrides)
-            # Every seed's rows, with their `seed` (and the one point's `point_id`) columns.
-            frames.append(_RAN[key].runs[table].assign(run=name))
-            continue
-        if src.suffix == ".toml" and key in _RAN:
+                _RAN[key] = _ran(src, overrides, seeds)
             r = _RAN[key]
-        elif src.suffix == ".toml":
-            try:
-                r = _RAN[key] = run(src, overrides=overrides)
-            except ScenarioError as e:
-                for p in e.problems:
-                    err_console.print(p if str(src) in p else f"{src}: {p}", markup=False)
-                raise typer.Exit(2) from None
-            except LongRunError as e:
-                fail(f"{src}: this run is {long_run_hint(e)}; to draw it as it is, run it with "
-                     f"`bufferlab run {src} --yes --out DIR` and plot DIR")
+            if seeds is not None and seeds > 1:
+                # Every seed's rows, with their `seed` (and the one point's `point_id`) columns.
+                frames.append(r.runs[table].assign(run=name))
+                continue
         else:
             r = Result.read(src)
         df = getattr(r, table)
@@ -146,21 +135,27 @@ def _run_tables(srcs: list[Path], table: str, overrides: dict | None = None, see
     return Source(df, [], labels if len(labels) > 1 else [])
 
 
-def _run_seeds(src: Path, seeds: int, overrides: dict | None) -> Any:
-    """A scenario file over seeds (:func:`bufferlab.run_seeds`), its refusals as the command's."""
+def _ran(src: Path, overrides: dict | None, seeds: int | None) -> Any:
+    """A scenario file run now (over ``seeds`` when more than one: :func:`bufferlab.run_seeds`),
+    its refusals as the command's."""
     from ..errors import EngineError
     from ..seeds import run_seeds
+    from ..simulate import run
     from ..sweep import SweepInterrupted
 
+    many = seeds is not None and seeds > 1
     try:
-        return run_seeds(src, seeds, overrides=overrides, progress=err_console.is_terminal)
+        if many:
+            return run_seeds(src, seeds, overrides=overrides, progress=err_console.is_terminal)
+        return run(src, overrides=overrides)
     except ScenarioError as e:
         for p in e.problems:
             err_console.print(p if str(src) in p else f"{src}: {p}", markup=False)
         raise typer.Exit(2) from None
     except LongRunError as e:
-        fail(f"{src}: a run is {long_run_hint(e)}; to draw it as it is, run it with "
-             f"`bufferlab run {src} --seeds {seeds} --yes --out DIR` and plot DIR")
+        again = f" --seeds {seeds}" if many else ""
+        fail(f"{src}: {'a' if many else 'this'} run is {long_run_hint(e)}; to draw it as it is, run it with "
+             f"`bufferlab run {src}{again} --yes --out DIR` and plot DIR")
     except SweepInterrupted:
         err_console.print("interrupted; nothing drawn", markup=False)
         raise typer.Exit(130) from None
