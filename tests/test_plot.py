@@ -243,3 +243,11 @@ def test_response_times_pool_a_scenario_files_seeds(tmp_path):
     first = bufferlab.load_scenario(sc).seed
     runs = [bufferlab.run(sc, seed=s, overrides=over) for s in (first, first + 1)]
     assert int(d["n"].sum() + d["unfinished"].sum()) == sum(len(r.transfers) for r in runs)
+
+
+def test_a_scenario_too_long_to_draw_says_how(tmp_path):
+    sc = str(example_path("udp-fifo"))
+    for extra, again in (([], f"bufferlab run {sc} --yes --out DIR"), (["--seeds", "2"], f"bufferlab run {sc} --seeds 2 --yes --out DIR")):
+        res = CliRunner().invoke(app, ["plot", "cdf", sc, "-m", "sojourn_s", "--set", 'traffic[0].rate="10Tbps"', *extra,
+                                       "-o", str(tmp_path / "x.png")])
+        assert res.exit_code == 2 and again in res.output, res.output
