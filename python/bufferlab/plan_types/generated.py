@@ -281,7 +281,8 @@ class CodelQdisc(PlanObject):
 @dataclass(frozen=True, kw_only=True)
 class Dualpi2Qdisc(PlanObject):
     """DualPI2's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `coupling_factor`,
-    `step_thresh_ns`, `c_protection`, `drop_overload`, `drop_early`).
+    `step_thresh_ns`, `step_thresh_packets`, `min_qlen_step`, `c_protection`, `drop_overload`,
+    `drop_early`).
     """
     kind: Literal["dualpi2"] = "dualpi2"
     # Integral gain, per second (RFC 9332 Appendix A: 0.16 Hz; Linux's 41/256 Hz).
@@ -300,8 +301,15 @@ class Dualpi2Qdisc(PlanObject):
     # On overload (k·p' > 1) drop L packets with p'² as classic ones rather than only marking
     # them (RFC 9332 on overload; Linux `drop_overload`, default on).
     drop_overload: bool = True
+    # Apply the step only to L packets that found at least this many packets in the L queue
+    # when they arrived (Linux `min_qlen_step`; 0, its default: every L packet).
+    min_qlen_step: int = 0
     # The L queue's native step: mark an L packet that waited longer than this (Linux: 1 ms).
     step_thresh_ns: int = 1_000_000
+    # The step counted in packets instead of time (Linux `step_thresh` given in packets,
+    # `step_in_packets`): mark an L packet that leaves more than this many packets behind it in
+    # the L queue. Unset (Linux's default), the step is `step_thresh` of sojourn.
+    step_thresh_packets: int | None = None
     # The PI controller's delay target (RFC 9332 Appendix A and Linux: 15 ms).
     target_ns: int = 15_000_000
     # Period of the probability update (RFC 9332 Appendix A and Linux: 16 ms).

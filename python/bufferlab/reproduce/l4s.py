@@ -380,7 +380,8 @@ and the L queue's delay does not grow (the burst-delay row). The burst row used 
 opposite (the L queue's p99 up by at least 2 ms), which neither source says: the 1 ms step
 bounds the L queue's sojourn and turns burstiness into marks. This is the step of Linux's
 default (`step_thresh 1ms`, `min_qlen_step 0`, as `tc` shows it); a step in packets or a
-`min_qlen_step`, which would let bursts through, is not modelled (docs/qdisc-dualpi2.md).
+`min_qlen_step`, which let bursts through, are the queue's `step_thresh_packets` and
+`min_qlen_step` keys (docs/qdisc-dualpi2.md), left at Linux's defaults here.
 """
 
 ITEM = register(Item(

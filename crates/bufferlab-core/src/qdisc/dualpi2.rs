@@ -9,6 +9,8 @@
 //! times, the AQM acts at dequeue, the scheduler is Linux's WRR (`c_protection`), not the RFC's
 //! time-shifted FIFO.
 
+use std::collections::VecDeque;
+
 use rand::Rng as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -21,7 +23,8 @@ use crate::rng::{stream, Rng, Stream};
 use crate::time::{fmt_ns, Duration, Instant};
 
 /// DualPI2's parameters (plan keys `target_ns`, `tupdate_ns`, `alpha`, `beta`, `coupling_factor`,
-/// `step_thresh_ns`, `c_protection`, `drop_overload`, `drop_early`).
+/// `step_thresh_ns`, `step_thresh_packets`, `min_qlen_step`, `c_protection`, `drop_overload`,
+/// `drop_early`).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DualPi2Config {
@@ -44,6 +47,15 @@ pub struct DualPi2Config {
     /// The L queue's native step: mark an L packet that waited longer than this (Linux: 1 ms).
     #[schemars(range(min = 1))]
     pub step_thresh_ns: Duration,
+    /// The step counted in packets instead of time (Linux `step_thresh` given in packets,
+    /// `step_in_packets`): mark an L packet that leaves more than this many packets behind it in
+    /// the L queue. Unset (Linux's default), the step is `step_thresh` of sojourn.
+    #[schemars(range(min = 1, max = 10000000))]
+    pub step_thresh_packets: Option<u32>,
+    /// Apply the step only to L packets that found at least this many packets in the L queue
+    /// when they arrived (Linux `min_qlen_step`; 0, its default: every L packet).
+    #[schemars(range(min = 0, max = 10000000))]
+    pub min_qlen_step: u32,
     /// The C queue's share of the round robin between the queues, percent (Linux `c_protection`:
     /// 10; the L queue gets the rest).
     #[schemars(range(min = 0, max = 100))]
@@ -67,6 +79,8 @@ impl Default for DualPi2Config {
             beta: 3.2,
             coupling_factor: 2,
             step_thresh_ns: Duration::from_ms(1),
+            step_thresh_packets: None,
+            min_qlen_step: 0,
             c_protection: 10,
             drop_overload: true,
             drop_early: false,
@@ -133,6 +147,10 @@ pub struct DualPi2 {
     /// WRR credit: L is served while it is at most 0 (Linux `c_protection_credit`).
     credit: i64,
     credit_init: i64,
+    /// Whether each packet of the L queue, in its order, found `min_qlen_step` packets there when
+    /// it arrived (Linux's `apply_step`, kept in the packet's control block); empty while
+    /// `min_qlen_step` is 0, when the step applies to every L packet.
+    apply_step: VecDeque<bool>,
     stats: DualPi2Stats,
 }
 
@@ -162,6 +180,7 @@ impl DualPi2 {
             next_update: Instant::ZERO + cfg.tupdate_ns,
             credit: credit_init,
             credit_init,
+            apply_step: VecDeque::new(),
             stats: DualPi2Stats::default(),
         }
     }
@@ -288,6 +307,11 @@ impl QueueDisc for DualPi2 {
         }
         if is_l4s(item.ecn) {
             self.stats.l_enqueued += 1;
+            if self.cfg.min_qlen_step > 0 {
+                // Linux `skb_apply_step`: the L queue's length before this packet joins it.
+                self.apply_step
+                    .push_back(self.l.len() >= u64::from(self.cfg.min_qlen_step));
+            }
             self.l.push_admitted(item);
         } else {
             self.stats.c_enqueued += 1;
@@ -299,17 +323,24 @@ impl QueueDisc for DualPi2 {
     #[inline]
     fn dequeue(&mut self, now: Instant, drops: &mut Drops) -> Option<QItem> {
         while let Some((mut it, from_l, dc)) = self.pick() {
+            // Whether the step may mark this packet (taken here, before the PI may drop it, so
+            // that the flags stay in step with the L queue's packets).
+            let applies = from_l
+                && (self.cfg.min_qlen_step == 0 || self.apply_step.pop_front().unwrap_or(true));
             let marks = drops.marks;
             if !self.cfg.drop_early && self.pi_drops(&mut it, drops) {
                 drops.push(it, DropReason::Aqm);
                 continue;
             }
-            // The native L4S AQM (Linux `do_step_aqm`): a step at `step_thresh` of sojourn. A
-            // packet the PI has just marked is not marked (counted) twice.
-            if from_l
-                && drops.marks == marks
-                && now.saturating_since(it.enq) > self.cfg.step_thresh_ns
-            {
+            // The native L4S AQM (Linux `do_step_aqm`): a step at `step_thresh` of sojourn, or
+            // of the packets left behind in the L queue when it is counted in packets, for the
+            // packets that found `min_qlen_step` there. A packet the PI has just marked is not
+            // marked (counted) twice.
+            let over = match self.cfg.step_thresh_packets {
+                Some(n) => self.l.len() > u64::from(n),
+                None => now.saturating_since(it.enq) > self.cfg.step_thresh_ns,
+            };
+            if applies && drops.marks == marks && over {
                 if !drops.mark(&mut it) {
                     self.stats.l_drops += 1;
                     drops.push(it, DropReason::Aqm);

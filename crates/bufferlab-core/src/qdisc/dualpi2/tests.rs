@@ -240,3 +240,58 @@ fn deterministic() {
     assert_eq!(a.sent, b.sent);
     assert_eq!(a.drops, b.drops);
 }
+
+/// Linux's `min_qlen_step`: the step applies only to L packets that found at least that many
+/// packets in the L queue when they arrived. Five L packets enqueued at once into an empty
+/// queue and dequeued 5 ms later (all past the 1 ms step): with the default (0) every one is
+/// marked; with 2 the first two (which found 0 and 1 there) leave unmarked, the other three
+/// marked.
+#[test]
+fn min_qlen_step_spares_the_packets_that_found_a_short_queue() {
+    for (min_qlen, want) in [(0, [true; 5]), (2, [false, false, true, true, true])] {
+        let cfg = DualPi2Config {
+            min_qlen_step: min_qlen,
+            ..Default::default()
+        };
+        let mut q = DualPi2::new(cfg, Limit::default(), 1);
+        let mut d = Drops::default();
+        for i in 0..5 {
+            assert!(q.enqueue(T0, item(i, Ecn::Ect1), &mut d));
+        }
+        let marked: Vec<bool> = (0..5)
+            .map(|_| q.dequeue(T0 + 5 * MS, &mut d).unwrap().ecn == Ecn::Ce)
+            .collect();
+        assert_eq!(marked, want, "min_qlen_step {min_qlen}");
+        assert_eq!(
+            q.stats().step_marks,
+            want.iter().filter(|m| **m).count() as u64
+        );
+    }
+}
+
+/// Linux's step in packets (`step_thresh` given in packets): an L packet is marked when it leaves
+/// more than that many behind it in the L queue, whatever it waited. Six packets dequeued at
+/// once, with a step of 2 packets: the first three (5, 4 and 3 behind them) are marked, the
+/// last three (2, 1, 0) not, though none waited past the time step and all would be marked by
+/// it 5 ms later.
+#[test]
+fn a_step_in_packets_counts_the_packets_left_behind() {
+    let cfg = DualPi2Config {
+        step_thresh_packets: Some(2),
+        ..Default::default()
+    };
+    let mut q = DualPi2::new(cfg, Limit::default(), 1);
+    let mut d = Drops::default();
+    for i in 0..6 {
+        assert!(q.enqueue(T0, item(i, Ecn::Ect1), &mut d));
+    }
+    let marked: Vec<bool> = (0..6)
+        .map(|_| q.dequeue(T0, &mut d).unwrap().ecn == Ecn::Ce)
+        .collect();
+    assert_eq!(marked, [true, true, true, false, false, false]);
+    let mut q = DualPi2::new(cfg, Limit::default(), 1);
+    for i in 0..2 {
+        assert!(q.enqueue(T0, item(i, Ecn::Ect1), &mut d));
+    }
+    assert!((0..2).all(|_| q.dequeue(T0 + 5 * MS, &mut d).unwrap().ecn == Ecn::Ect1));
+}
