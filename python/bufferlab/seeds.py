@@ -144,7 +144,8 @@ def run_seeds(
         folder = tempfile.TemporaryDirectory(prefix="bufferlab-seeds-")
         store = Path(folder.name)
     try:
-        report = run_sweep(spec, store, workers=workers, backend="pool", progress=progress, max_wall_s=max_wall_s)
+        report = run_sweep(spec, store, workers=workers, backend="pool", progress="seeds" if progress else False,
+                           max_wall_s=max_wall_s)
         runs = load(store)
         pts = runs.points
         bad = pts[pts["status"] != "done"] if len(pts) else pts

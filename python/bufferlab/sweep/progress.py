@@ -18,13 +18,13 @@ __all__ = ["SweepProgress"]
 class SweepProgress:
     """A rich progress bar, or nothing when ``enabled`` is false."""
 
-    def __init__(self, total: int, skipped: int, enabled: bool = True) -> None:
+    def __init__(self, total: int, skipped: int, enabled: bool = True, label: str = "sweep") -> None:
         self.enabled = enabled
         self.failed = 0
         if not enabled:
             return
         self.bar = Progress(
-            TextColumn("[bold]sweep"),
+            TextColumn(f"[bold]{label}"),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("[red]{task.fields[failed]} failed"),
@@ -35,7 +35,7 @@ class SweepProgress:
             console=Console(stderr=True),
             transient=False,
         )
-        self.task = self.bar.add_task("sweep", total=total, completed=skipped, failed=0, running=0)
+        self.task = self.bar.add_task(label, total=total, completed=skipped, failed=0, running=0)
 
     def __enter__(self) -> SweepProgress:
         if self.enabled:

@@ -162,7 +162,7 @@ def run_sweep(
     run_fn: Callable[[dict[str, Any]], Any] | None = None,
     version: str | None = None,
     retry_failed: bool = False,
-    progress: bool = False,
+    progress: bool | str = False,
     check: bool | None = None,
     max_wall_s: float | None = LONG_RUN_S,
 ) -> SweepReport:
@@ -176,7 +176,8 @@ def run_sweep(
     :func:`bufferlab.run` (it must be importable by the workers). A point × seed is skipped when
     its part (same resolved scenario, same engine version) is in ``out``; a failed one is kept
     as failed unless ``retry_failed``. Raises :class:`SweepInterrupted` on Ctrl-C after storing
-    everything that finished.
+    everything that finished. ``progress`` shows a bar on stderr (a string: the bar's label in
+    place of "sweep").
 
     Every point is checked first, as ``bufferlab validate`` would (``check``, by default when
     the runs are :func:`bufferlab.run`'s): a value the scenario checker refuses raises
@@ -249,7 +250,8 @@ def run_sweep(
 
         owned = not isinstance(backend, Backend)
         runner = _backend(backend, workers, scheduler, version, run_fn, len(todo)) if owned else backend
-        bar = SweepProgress(len(points), report.skipped, progress)
+        bar = SweepProgress(len(points), report.skipped, bool(progress),
+                            label=progress if isinstance(progress, str) else "sweep")
         try:
             with bar:
                 for o in runner.outcomes(todo):
