@@ -27,16 +27,17 @@ from bufferlab.sweep.backends import _worker_main
 runner = CliRunner()
 
 
-def spec_file(tmp_path: Path, grid: str, seeds: int = 2, duration: str = "1s") -> Path:
+def spec_file(tmp_path: Path, grid: str, seeds: int = 2, duration: str = "1s", base: str = "udp-fifo",
+              also: str = "") -> Path:
+    """A sweep spec over an example (``also``: more lines of its [set])."""
     p = tmp_path / "s.toml"
     p.write_text(textwrap.dedent(f"""
-        base = "{example_path('udp-fifo')}"
+        base = "{example_path(base)}"
         seeds = {seeds}
         [set]
         "run.duration" = "{duration}"
         "run.measure" = ["0s", "{duration}"]
-        [grid]
-    """) + textwrap.dedent(grid))
+    """) + textwrap.dedent(also) + "[grid]\n" + textwrap.dedent(grid))
     return p
 
 
@@ -176,17 +177,9 @@ def test_a_worker_count_below_one_is_refused_as_the_command_refuses_it(workers, 
 def test_a_point_whose_seeds_ran_the_same_is_named(tmp_path):
     """Seeds of a scenario that draws nothing at random are one run repeated: the sweep names
     the point and says what to change; a point with random starts is not named."""
-    (tmp_path / "same.toml").write_text(textwrap.dedent(f"""
-        base = "{example_path('dumbbell')}"
-        seeds = 2
-        [set]
-        "run.duration" = "5s"
-        "run.measure" = ["1s", "5s"]
-        "topology.pairs" = 2
-        [grid]
-        "traffic[0].start" = ["0s", "uniform(0s, 1s)"]
-        """))
-    r = runner.invoke(app, ["sweep", str(tmp_path / "same.toml"), "--out", str(tmp_path / "out"), "-q"])
+    spec = spec_file(tmp_path, '"traffic[0].start" = ["0s", "uniform(0s, 1s)"]\n', duration="5s", base="dumbbell",
+                     also='"topology.pairs" = 2\n')
+    r = runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "out"), "-q"])
     assert r.exit_code == 0, r.output
     pts = load(tmp_path / "out").points
     fixed = pts.loc[pts["traffic[0].start"] == "0s", "point_id"].iloc[0]
@@ -257,15 +250,8 @@ def json_strings(v):
 
 
 def test_a_sweep_says_it_writes_no_captures(tmp_path):
-    (tmp_path / "cap.toml").write_text(textwrap.dedent(f"""
-        base = "{example_path('udp-fifo')}"
-        seeds = 1
-        [set]
-        "run.duration" = "1s"
-        "run.measure" = ["0s", "1s"]
-        "run.capture" = ["client->server"]
-        """))
-    r = runner.invoke(app, ["sweep", str(tmp_path / "cap.toml"), "--out", str(tmp_path / "out"), "-q"])
+    spec = spec_file(tmp_path, "", seeds=1, also='"run.capture" = ["client->server"]\n')
+    r = runner.invoke(app, ["sweep", str(spec), "--out", str(tmp_path / "out"), "-q"])
     assert r.exit_code == 0, r.output
     assert "warning: run.capture is set, but a sweep writes no packet captures" in r.output
     assert not list((tmp_path / "out").rglob("*.pcap"))
