@@ -417,3 +417,32 @@ def test_a_sweep_plot_from_zero_keeps_headroom_above_its_curves():
     lo, hi = ax.get_ylim()
     top = max(max(line.get_ydata()) for line in ax.lines if len(line.get_ydata()))
     assert lo == 0.0 and hi >= 1.04 * top, (lo, hi, top)
+
+
+def test_legends_moved_beside_twin_axes_stack_past_the_right_hand_axis():
+    """An axes and its twin (``twinx``), each with a legend over the curves: both are moved beside
+    them, past the twin's tick labels, one under the other."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from bufferlab.plot._common import clear_legends
+
+    fig, ax = plt.subplots(figsize=(5, 3), dpi=100)
+    xs = [i / 10 for i in range(11)]
+    for k in range(3):
+        ax.plot(xs, [0.1 + 0.4 * k + 0.05 * x for x in xs], label=f"left {k}")
+    tw = ax.twinx()
+    tw.plot(xs, [1 - x for x in xs], "k--", label="right")
+    tw.set_ylabel("utilization (right axis)")
+    ax.legend(loc="center left")
+    tw.legend(loc="center right")
+    clear_legends(fig)
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    a, b = ax.get_legend().get_window_extent(r), tw.get_legend().get_window_extent(r)
+    axis_right = tw.yaxis.get_tightbbox(r).x1
+    assert a.x0 >= axis_right and b.x0 >= axis_right, (a, b, axis_right)
+    assert not a.overlaps(b), (a, b)
+    plt.close(fig)

@@ -287,14 +287,28 @@ def legend_clear_of_data(ax: Any, *args: Any, **kw: Any) -> Any:
     return leg
 
 
+def _right_of_twins(ax: Any, renderer: Any) -> float:
+    """Where, in ``ax``'s axes coordinates, a right-hand y axis drawn at ``ax``'s place (its own
+    or a twin's, ``twinx``: ticks and label on the right) ends; 1.0, the frame, without one. A
+    legend moved beside the axes goes past it, not over its tick labels."""
+    right = 1.0
+    for other in ax.figure.axes:
+        if other.bbox.bounds == ax.bbox.bounds:
+            x1 = other.yaxis.get_tightbbox(renderer)
+            if x1 is not None:
+                right = max(right, (x1.x1 - ax.bbox.x0) / ax.bbox.width)
+    return right
+
+
 # Points of clearance between a legend's frame and the data (a curve closer than that touches it).
 LEGEND_MARGIN_PT = 3.0
 
 
 def covers_data(ax: Any, legend: Any) -> bool:
-    """Whether ``legend`` (of ``ax``) lies over anything drawn in the axes: a line or its
-    markers, a filled area or bar, a collection (error bars), a text; only what shows inside
-    the axes counts, so a legend outside them covers nothing."""
+    """Whether ``legend`` (of ``ax``) lies over anything drawn in the axes, or in a twin drawn at
+    its place (``twinx``): a line or its markers, a filled area or bar, a collection (error
+    bars), a text; only what shows inside the axes counts, so a legend outside them covers
+    nothing."""
     from matplotlib.collections import LineCollection, PathCollection
     from matplotlib.transforms import Bbox
 
@@ -310,7 +324,8 @@ def covers_data(ax: Any, legend: Any) -> bool:
     def path_hits(path: Any, transform: Any, filled: bool) -> bool:
         return bool(transform.transform_path(path).intersects_bbox(box, filled=filled))
 
-    for line in ax.lines:
+    here = [o for o in fig.axes if o.bbox.bounds == ax.bbox.bounds]
+    for line in (line for o in here for line in o.lines):
         if not line.get_visible():
             continue
         xy = line.get_transform().transform(line.get_xydata())
@@ -318,7 +333,7 @@ def covers_data(ax: Any, legend: Any) -> bool:
             return True
         if line.get_linestyle() not in ("None", "none", "", " ") and path_hits(line.get_path(), line.get_transform(), False):
             return True
-    for coll in ax.collections:
+    for coll in (c for o in here for c in o.collections):
         if not coll.get_visible():
             continue
         if isinstance(coll, PathCollection):  # scatter: a marker at each offset
@@ -329,10 +344,11 @@ def covers_data(ax: Any, legend: Any) -> bool:
         filled = len(coll.get_facecolor()) > 0 and not isinstance(coll, LineCollection)
         if any(path_hits(p, coll.get_transform(), filled) for p in coll.get_paths()):
             return True
-    for patch in ax.patches:
+    for patch in (p for o in here for p in o.patches):
         if patch.get_visible() and path_hits(patch.get_path(), patch.get_transform(), True):
             return True
-    return any(t.get_visible() and t.get_text() and box.overlaps(t.get_window_extent(renderer)) for t in ax.texts)
+    return any(t.get_visible() and t.get_text() and box.overlaps(t.get_window_extent(renderer))
+               for o in here for t in o.texts)
 
 
 def clear_legends(fig: Any) -> None:
@@ -347,12 +363,19 @@ def clear_legends(fig: Any) -> None:
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     moved = 0.0
+    # Per place in the figure (an axes and its twins share one), where the next legend moved
+    # beside it starts, in axes fraction from the top: legends of twins stack, not overlap.
+    tops: dict[tuple[float, ...], float] = {}
     for ax in fig.axes:
         leg = ax.get_legend()
         if leg is not None and covers_data(ax, leg):
+            place = tuple(ax.bbox.bounds)
+            top = tops.get(place, 1.0)
             leg.set_loc("upper left")
-            leg.set_bbox_to_anchor((1.02, 1.0), transform=ax.transAxes)
-            moved = max(moved, leg.get_window_extent(renderer).width / fig.dpi)
+            leg.set_bbox_to_anchor((_right_of_twins(ax, renderer) + 0.02, top), transform=ax.transAxes)
+            box = leg.get_window_extent(renderer)
+            tops[place] = top - box.height / ax.bbox.height - 0.03
+            moved = max(moved, box.width / fig.dpi)
     if moved:
         w, h = fig.get_size_inches()
         fig.set_size_inches(w + moved + 0.2, h)
