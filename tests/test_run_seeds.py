@@ -95,6 +95,9 @@ def test_what_seeds_do_not_combine_with(tmp_path):
     assert r.exit_code == 2 and "--seeds N" in r.output
     r = cli("run", f, "--seeds", 0)
     assert r.exit_code == 2
+    # Seeds past what a results folder keeps (a 64-bit signed column) are refused before any run.
+    r = cli("run", f, "--seeds", 3, "--seed", 2**64 - 2)
+    assert r.exit_code == 2 and "the largest seed a results folder keeps" in r.output
     # A run over the hour is refused as one run is, with the command line's advice.
     r = cli("run", f, "--seeds", 2, "--set", 'traffic[0].rate="10Tbps"')
     assert r.exit_code == 2 and "pass --yes to run it as it is" in r.output and "max_wall_s" not in r.output

@@ -134,3 +134,16 @@ def test_a_scenario_handed_to_sweep_is_named_as_one(tmp_path):
     text = e.value.problems[0]
     assert text.startswith("a scenario, not a sweep spec"), text
     assert 'base = "dumbbell.toml"' in text and f"bufferlab run {example_path('dumbbell')}" in text, text
+
+
+def test_seeds_a_results_folder_cannot_keep_are_refused():
+    """A count of seeds too large to list, or a seed above the store's 64-bit signed column,
+    is a problem named at `seeds`, not an exception from the store after the runs."""
+    from bufferlab.sweep.spec import MAX_SEEDS, MAX_STORED_SEED
+
+    base = str(example_path("udp-fifo"))
+    with pytest.raises(ScenarioError, match="more than a sweep takes"):
+        load_spec({"base": base, "seeds": MAX_SEEDS + 1})
+    with pytest.raises(ScenarioError, match="the largest seed a results folder keeps"):
+        load_spec({"base": base, "seeds": [MAX_STORED_SEED + 1]}).points("v")
+    assert len(load_spec({"base": base, "seeds": [MAX_STORED_SEED]}).points("v")) == 1

@@ -135,6 +135,11 @@ class SweepSpec:
             run.pop("seed", None)
             point_id = _digest(canonical_json(doc), 12)
             seeds = self.seeds if self.seeds is not None else [self.base_seed]
+            big = [x for x in seeds if x > MAX_STORED_SEED]
+            if big:
+                problems.append(f"seeds: {big[0]} is above {MAX_STORED_SEED}, the largest seed a results "
+                                "folder keeps (a 64-bit signed integer); choose a smaller one")
+                break
             for seed in seeds:
                 sc = copy.deepcopy(doc)
                 sc["run"]["seed"] = seed
@@ -194,12 +199,21 @@ def _lists(table: Any, where: str, problems: list[str]) -> dict[str, list[Any]]:
     return out
 
 
+# The most seeds a point may have, and the largest seed the results store keeps (its `seed`
+# column is a 64-bit signed integer, as DuckDB and pandas read it).
+MAX_SEEDS = 1_000_000
+MAX_STORED_SEED = 2**63 - 1
+
+
 def _seeds(value: Any, problems: list[str]) -> list[int] | None:
     if value is None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 1:
             problems.append(f"seeds: {value} must be at least 1 (seeds = N runs seeds 1..N)")
+            return None
+        if value > MAX_SEEDS:
+            problems.append(f"seeds: {value:,} runs of each point is more than a sweep takes (at most {MAX_SEEDS:,})")
             return None
         return list(range(1, value + 1))
     if isinstance(value, list) and value and all(
