@@ -143,3 +143,14 @@ def test_a_script_read_from_standard_input_runs_seeds():
     r = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "seeds [7, 8] 2" in r.stdout and "Traceback" not in r.stderr, r.stderr[-2000:]
+
+
+def test_a_scenario_given_as_a_dict_runs_over_seeds():
+    import tomllib
+
+    doc = tomllib.loads(example_path("udp-fifo").read_text())
+    over = {"run.duration": "2s", "run.measure": ["0s", "2s"]}
+    s = bufferlab.run_seeds(doc, 2, overrides=over)
+    assert s.seeds == [7, 8] and s.scenario == "scenario"
+    t = bufferlab.run_seeds(example_path("udp-fifo"), 2, overrides=over)
+    assert list(s.flows["goodput_bps_mean"]) == list(t.flows["goodput_bps_mean"])

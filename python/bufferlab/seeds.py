@@ -18,6 +18,7 @@ import math
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .cost import LONG_RUN_S
@@ -102,7 +103,7 @@ def over_seeds(df: "pd.DataFrame", key: str, metrics: list[str], keep: list[str]
 
 
 def run_seeds(
-    scenario: str | Path,
+    scenario: str | Path | Mapping[str, Any],
     n: int,
     *,
     seed: int | None = None,
@@ -112,7 +113,8 @@ def run_seeds(
     progress: bool = False,
     max_wall_s: float | None = LONG_RUN_S,
 ) -> SeedsResult:
-    """Run the scenario file over ``n`` seeds: its own (or ``seed``) and the ``n - 1`` after it,
+    """Run the scenario (a TOML file, or a dict as :func:`bufferlab.run` takes one) over ``n``
+    seeds: its own (or ``seed``) and the ``n - 1`` after it,
     as ``compare`` and ``crosscheck`` count them, on ``workers`` processes (the cores). ``out``
     keeps the runs as a sweep's results folder of one point (read back, not run again, when the
     same call comes again); without it they go into a temporary folder that is removed.
@@ -129,14 +131,20 @@ def run_seeds(
 
     if n < 1:
         raise ValueError(f"n must be at least 1, not {n}")
-    path = Path(scenario)
     overrides = dict(overrides or {})
-    first = load_scenario(path, seed=seed, overrides=overrides, engine_check=False).seed
+    if isinstance(scenario, Mapping):
+        # A dict's trace files are read from the working directory, as `bufferlab.run` reads them.
+        base: Any = dict(scenario)
+        name = "scenario"
+    else:
+        base, name = str(Path(scenario).resolve()), Path(scenario).stem
+    label = name if isinstance(scenario, Mapping) else str(scenario)
+    first = load_scenario(scenario, seed=seed, overrides=overrides, engine_check=False).seed
     seeds = list(range(first, first + n))
-    spec = load_spec({"base": str(path.resolve()), "seeds": seeds, "set": overrides, "name": path.stem})
+    spec = load_spec({"base": base, "seeds": seeds, "set": overrides, "name": name})
     from .sweep.check import captures_ignored
 
-    notes = [n for n in [captures_ignored(spec.points("check"))] if n]
+    notes = [x for x in [captures_ignored(spec.points("check"))] if x]
     if out is not None:
         check_store_dir(Path(out))
         folder, store = None, Path(out)
@@ -152,7 +160,7 @@ def run_seeds(
         if len(bad):
             err = bad["error"].dropna()
             why = str(err.iloc[0]).splitlines()[0] if len(err) else "no error recorded"
-            raise EngineError(f"{path}: {len(bad)} of {n} seeds failed (seed {int(bad['seed'].iloc[0])}: {why})")
+            raise EngineError(f"{label}: {len(bad)} of {n} seeds failed (seed {int(bad['seed'].iloc[0])}: {why})")
         flows = over_seeds(runs.flows, "id", FLOW_METRICS, FLOW_KEEP)
         queues = over_seeds(runs.queues, "link", QUEUE_METRICS, QUEUE_KEEP)
         links = over_seeds(runs.links, "link", LINK_METRICS, LINK_KEEP)
@@ -162,7 +170,7 @@ def run_seeds(
         raise
     same = n > 1 and bool(same_at_every_seed(runs.flows))
     return SeedsResult(
-        scenario=str(path), seeds=seeds, level=LEVEL, flows=flows, queues=queues, links=links, runs=runs,
+        scenario=label, seeds=seeds, level=LEVEL, flows=flows, queues=queues, links=links, runs=runs,
         wall_seconds=report.wall_seconds, engine_seconds=float(pts["engine_seconds"].sum()),
         warnings=([f"every seed gave the same figures: {SAME_SEEDS_ADVICE}"] if same else []) + notes, _folder=folder,
     )
