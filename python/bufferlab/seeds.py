@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .cost import LONG_RUN_S
+from .sweep.check import CAPTURE_NOTE
 from .sweep.same_seeds import SAME_SEEDS_ADVICE, same_at_every_seed
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ LINK_METRICS = ["utilization"]
 FLOW_KEEP = ["kind", "src", "dst"]
 QUEUE_KEEP = ["discipline", "limit_pkts", "limit_bytes", "sizing"]
 LINK_KEEP = ["rate_bps"]
-
 
 
 @dataclass
@@ -135,16 +135,13 @@ def run_seeds(
     if isinstance(scenario, Mapping):
         # A dict's trace files are read from the working directory, as `bufferlab.run` reads them.
         base: Any = dict(scenario)
-        name = "scenario"
+        name = label = "scenario"
     else:
-        base, name = str(Path(scenario).resolve()), Path(scenario).stem
-    label = name if isinstance(scenario, Mapping) else str(scenario)
-    first = load_scenario(scenario, seed=seed, overrides=overrides, engine_check=False).seed
-    seeds = list(range(first, first + n))
+        base, name, label = str(Path(scenario).resolve()), Path(scenario).stem, str(scenario)
+    sc = load_scenario(scenario, seed=seed, overrides=overrides, engine_check=False)
+    seeds = list(range(sc.seed, sc.seed + n))
     spec = load_spec({"base": base, "seeds": seeds, "set": overrides, "name": name})
-    from .sweep.check import captures_ignored
-
-    notes = [x for x in [captures_ignored(spec.points("check"))] if x]
+    notes = [CAPTURE_NOTE] if sc.plan["run"].get("capture") else []
     if out is not None:
         check_store_dir(Path(out))
         folder, store = None, Path(out)

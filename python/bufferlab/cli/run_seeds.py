@@ -17,24 +17,22 @@ from .tables import FLOWS_LISTED, FLOWS_SHOWN, _host_nodes, _limit, _print_table
 if TYPE_CHECKING:
     import pandas as pd
 
-# What each table shows: (metric, heading, format).
-FLOW_COLUMNS = [
-    ("goodput_bps", "goodput", "rate"),
-    ("rtt_mean_s", "rtt mean", "time"),
-    ("rtt_p99_s", "rtt p99", "time"),
-    ("loss_rate", "loss", "share"),
-    ("retransmits", "retx", "count"),
-    ("timeouts", "timeouts", "count"),
-    ("completion_time_s", "done in", "time"),
-]
-QUEUE_COLUMNS = [
-    ("sojourn_mean_s", "sojourn mean", "time"),
-    ("sojourn_p99_s", "sojourn p99", "time"),
-    ("occupancy_mean_pkts", "mean occupancy", "pkts"),
-    ("dropped", "dropped", "count"),
-    ("marked", "marked", "count"),
-]
-LINK_COLUMNS = [("utilization", "utilization", "share")]
+# How each metric of :mod:`bufferlab.seeds` is shown: (heading, format).
+SHOWN = {
+    "goodput_bps": ("goodput", "rate"),
+    "rtt_mean_s": ("rtt mean", "time"),
+    "rtt_p99_s": ("rtt p99", "time"),
+    "loss_rate": ("loss", "share"),
+    "retransmits": ("retx", "count"),
+    "timeouts": ("timeouts", "count"),
+    "completion_time_s": ("done in", "time"),
+    "sojourn_mean_s": ("sojourn mean", "time"),
+    "sojourn_p99_s": ("sojourn p99", "time"),
+    "occupancy_mean_pkts": ("mean occupancy", "pkts"),
+    "dropped": ("dropped", "count"),
+    "marked": ("marked", "count"),
+    "utilization": ("utilization", "share"),
+}
 # Counts shown only where some row has one (a run without ECN marks no packet).
 SHOWN_IF_ANY = {"marked", "timeouts"}
 
@@ -155,25 +153,27 @@ def run_seeds(
 
 def _print_rows(flows: list[dict[str, Any]], queues: list[dict[str, Any]], links: list[dict[str, Any]],
                 hosts: set[str], list_all: bool) -> None:
-    def cols(columns: list[tuple[str, str, str]], rows: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    from ..seeds import FLOW_METRICS, LINK_METRICS, QUEUE_METRICS
+
+    def cols(metrics: list[str], rows: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
         def any_of(m: str) -> bool:
             return any(not math.isnan(r.get(f"{m}_mean", math.nan)) and r[f"{m}_mean"] != 0 for r in rows)
 
-        return [(head, "right", lambda r, m=m, k=k: _cell(r, m, k)) for m, head, k in columns
+        return [(SHOWN[m][0], "right", lambda r, m=m: _cell(r, m, SHOWN[m][1])) for m in metrics
                 if m not in SHOWN_IF_ANY or any_of(m)]
 
     if flows:
         shown = flows if list_all or len(flows) <= FLOWS_SHOWN else flows[:FLOWS_LISTED]
         head = [("flow", "left", lambda r: str(r.get("id"))), ("kind", "left", lambda r: str(r.get("kind"))),
                 ("path", "left", lambda r: f"{r.get('src')}->{r.get('dst')}")]
-        _print_table(out_console, "flows", head + cols(FLOW_COLUMNS, flows), shown)
+        _print_table(out_console, "flows", head + cols(FLOW_METRICS, flows), shown)
         if len(shown) < len(flows):
             out_console.print(f"+ {counted(len(flows) - len(shown), 'more flow')} (--all lists them)", markup=False)
     shown_q, hidden_q = _split_host_ports(queues, hosts, list_all)
     if shown_q:
         head = [("link", "left", lambda r: str(r.get("link"))), ("qdisc", "left", lambda r: str(r.get("discipline"))),
                 ("limit", "right", _limit)]
-        _print_table(out_console, "queues", head + cols(QUEUE_COLUMNS, shown_q), shown_q)
+        _print_table(out_console, "queues", head + cols(QUEUE_METRICS, shown_q), shown_q)
     if hidden_q:
         out_console.print(f"+ {counted(len(hidden_q), 'host queue')} not listed (--all lists them)", markup=False)
     shown_l, hidden_l = _split_host_ports(links, hosts, list_all)
@@ -182,6 +182,6 @@ def _print_rows(flows: list[dict[str, Any]], queues: list[dict[str, Any]], links
 
         head = [("link", "left", lambda r: str(r.get("link"))),
                 ("rate", "right", lambda r: format_rate_bps(r["rate_bps"]) if r.get("rate_bps") is not None else "-")]
-        _print_table(out_console, "links", head + cols(LINK_COLUMNS, shown_l), shown_l)
+        _print_table(out_console, "links", head + cols(LINK_METRICS, shown_l), shown_l)
     if hidden_l:
         out_console.print(f"+ {counted(len(hidden_l), 'host link')} not listed (--all lists them)", markup=False)

@@ -356,11 +356,11 @@ def clear_legends(fig: Any) -> None:
     on the right, and widen the figure to hold it. Matplotlib places a legend at ``"best"`` only
     when the figure is drawn, after the layout (constrained, or tight) has made room for what
     came after the legend (a title): a legend checked where it stood when it was made can end up
-    over the curves. So the figure is drawn first, and each legend judged where it then is
-    (:func:`covers_data`)."""
+    over the curves. So the figure is laid out first (without rasterizing: the save draws it),
+    and each legend judged where it then is (:func:`covers_data`)."""
     from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    fig.canvas.draw()
+    fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     moved = 0.0
     # Per place in the figure (an axes and its twins share one), where the next legend moved

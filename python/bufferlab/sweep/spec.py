@@ -118,6 +118,11 @@ class SweepSpec:
                 set_path(base, path, value)
             except KeyPathError as e:
                 problems.append(f"set.{e}")
+        seeds = self.seeds if self.seeds is not None else [self.base_seed]
+        big = [x for x in seeds if x > MAX_STORED_SEED]
+        if big:
+            problems.append(f"seeds: {big[0]} is above {MAX_STORED_SEED}, the largest seed a results "
+                            "folder keeps (a 64-bit signed integer); choose a smaller one")
         out: list[Point] = []
         for combo in self.combinations():
             doc = copy.deepcopy(base)
@@ -134,12 +139,6 @@ class SweepSpec:
                 break
             run.pop("seed", None)
             point_id = _digest(canonical_json(doc), 12)
-            seeds = self.seeds if self.seeds is not None else [self.base_seed]
-            big = [x for x in seeds if x > MAX_STORED_SEED]
-            if big:
-                problems.append(f"seeds: {big[0]} is above {MAX_STORED_SEED}, the largest seed a results "
-                                "folder keeps (a 64-bit signed integer); choose a smaller one")
-                break
             for seed in seeds:
                 sc = copy.deepcopy(doc)
                 sc["run"]["seed"] = seed

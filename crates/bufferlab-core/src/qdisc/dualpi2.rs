@@ -266,6 +266,17 @@ impl DualPi2 {
         false
     }
 
+    /// Whether the L packet `it`, just taken, is past the step: more than `step_thresh_packets`
+    /// packets left behind it in the L queue, or more than `step_thresh` of sojourn (Linux
+    /// `do_step_aqm`, `step_in_packets` or not).
+    #[inline]
+    fn past_step(&self, it: &QItem, now: Instant) -> bool {
+        match self.cfg.step_thresh_packets {
+            Some(n) => self.l.len() > u64::from(n),
+            None => now.saturating_since(it.enq) > self.cfg.step_thresh_ns,
+        }
+    }
+
     /// The next packet by Linux's WRR (`dequeue_packet`): L while the credit is at most 0 or C is
     /// empty; serving L adds `wc` per byte to the credit, serving C takes `wl` per byte, each only
     /// while the other queue waits; both empty, the credit starts over.
@@ -336,11 +347,7 @@ impl QueueDisc for DualPi2 {
             // of the packets left behind in the L queue when it is counted in packets, for the
             // packets that found `min_qlen_step` there. A packet the PI has just marked is not
             // marked (counted) twice.
-            let over = match self.cfg.step_thresh_packets {
-                Some(n) => self.l.len() > u64::from(n),
-                None => now.saturating_since(it.enq) > self.cfg.step_thresh_ns,
-            };
-            if applies && drops.marks == marks && over {
+            if applies && drops.marks == marks && self.past_step(&it, now) {
                 if !drops.mark(&mut it) {
                     self.stats.l_drops += 1;
                     drops.push(it, DropReason::Aqm);
