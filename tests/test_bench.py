@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "scenarios"
 
 
@@ -62,3 +64,23 @@ def test_the_table_names_the_faster_build_when_it_is_not_installed():
     ).stdout
     assert ("make pgo" in out) == (_engine_build() == "release")
     assert ("profile-guided build)" in out) == (_engine_build() == "pgo")
+
+
+def test_repeat_reports_the_median_of_identical_runs():
+    (r,) = _bench("udp-fifo-1g", "--seconds", "0.2", "--repeat", "3")
+    assert r["repeat"] == 3 and len(r["runs"]) == 3
+    # Each timed figure is the median of the runs' own; the counts are one run's, since every
+    # repetition of a deterministic engine gives the same.
+    for k in ("wall_seconds", "events_per_sec", "packets_per_sec"):
+        assert r[k] == sorted(run[k] for run in r["runs"])[1]
+    (once,) = _bench("udp-fifo-1g", "--seconds", "0.2")
+    assert (r["events"], r["packets"]) == (once["events"], once["packets"])
+    assert once["repeat"] == 1 and len(once["runs"]) == 1
+
+
+def test_repeat_refuses_a_run_that_differs():
+    from bufferlab.bench import repeated
+
+    counts = iter([100, 100, 101])
+    with pytest.raises(RuntimeError, match="run 3 of x gave events = 101 against 100"):
+        repeated(lambda: {"name": "x", "events": next(counts), "packets": 5, "sim_seconds": 1.0, "wall_seconds": 0.1}, 3)

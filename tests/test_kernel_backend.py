@@ -495,6 +495,10 @@ def test_idle_ping_rtt_is_propagation_plus_serialization(tmp_path):
     assert ping["rtt_p99_s"] - IDLE_RTT_S < MODEL_MARGIN_S, ping
     assert ping["rtt_p50_s"] > IDLE_RTT_S - 20e-6, "faster than light"
     assert s["backend"] == "kernel" and s["kernel"]["driver"]["not_ipv4"] == 0
+    # The run says how precisely it ran: the spin margin it was given, and every core the
+    # process may use kept awake (SCHED_IDLE needs no privilege).
+    assert s["kernel"]["driver"]["spin_us"] == 100
+    assert s["kernel"]["driver"]["awake_cores"] == len(os.sched_getaffinity(0))
 
 
 @needs_kernel
@@ -910,3 +914,20 @@ def test_gso_off_is_one_segment_per_buffer_on_the_senders_device(tmp_path):
 def test_the_timer_restart_cannot_be_turned_off_on_the_kernel(tmp_path):
     with pytest.raises(ScenarioError, match="rto_rearm"):
         _one_upload(tmp_path, "rto_rearm = false\n")
+
+
+def test_precision_settings_default_on_and_turn_off_by_environment(monkeypatch):
+    from bufferlab.kernel.run import KEEP_AWAKE_ENV, SPIN_ENV, SPIN_US_DEFAULT, keep_awake_setting, spin_us_setting
+
+    monkeypatch.delenv(SPIN_ENV, raising=False)
+    monkeypatch.delenv(KEEP_AWAKE_ENV, raising=False)
+    assert (spin_us_setting(), keep_awake_setting()) == (SPIN_US_DEFAULT, True) == (200.0, True)
+    monkeypatch.setenv(SPIN_ENV, "0")
+    monkeypatch.setenv(KEEP_AWAKE_ENV, "0")
+    assert (spin_us_setting(), keep_awake_setting()) == (0.0, False)
+    monkeypatch.setenv(SPIN_ENV, "")
+    monkeypatch.setenv(KEEP_AWAKE_ENV, "off")
+    assert (spin_us_setting(), keep_awake_setting()) == (200.0, False)
+    monkeypatch.setenv(SPIN_ENV, "fast")
+    with pytest.raises(Exception, match="BUFFERLAB_KERNEL_SPIN_US=fast: give the driver's spin margin in microseconds"):
+        spin_us_setting()

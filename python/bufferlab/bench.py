@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import resource
+import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 
 def builtin(name: str, seconds: float) -> dict[str, Any]:
@@ -64,6 +65,33 @@ def scenario_file(path: str | Path, seconds: float | None = None) -> dict[str, A
         "estimated_wall_seconds": estimate["wall_s"],
         "build": engine_build(),
     }
+
+
+# The figures that vary from run to run (the wall clock's); everything else a run reports is the
+# same at every repetition, the engine being deterministic.
+TIMED = ("wall_seconds", "engine_seconds", "events_per_sec", "packets_per_sec", "bottleneck_pkts_per_sec")
+
+
+def repeated(run_once: Callable[[], dict[str, Any]], n: int) -> dict[str, Any]:
+    """Run a benchmark ``n`` times and report the median of each timed figure, as hyperfine and
+    criterion do: one run on a shared machine is one sample of its load (the first of a series is
+    often the slowest, docs/BENCHMARKS.md). ``runs`` keeps every run's timed figures in order.
+    The runs must agree on everything else (events, packets): a difference is an engine that is
+    not deterministic, and is an error."""
+    runs = [run_once() for _ in range(n)]
+    first = runs[0]
+    for i, r in enumerate(runs[1:], 2):
+        for k in ("events", "packets", "sim_seconds"):
+            if r[k] != first[k]:
+                raise RuntimeError(f"run {i} of {first['name']} gave {k} = {r[k]} against {first[k]} in run 1: "
+                                   "the engine is not deterministic")
+    out = dict(first)
+    for k in TIMED:
+        if k in first:
+            out[k] = statistics.median(r[k] for r in runs)
+    out["repeat"] = n
+    out["runs"] = [{k: r[k] for k in TIMED if k in r} for r in runs]
+    return out
 
 
 def peak_rss_mb() -> float:

@@ -423,6 +423,10 @@ def run_kernel_seeds(case: Case, seeds: list[int], log=None, attempts: int | Non
             "sysctls": sysctls,
             "wall_s": round(time.monotonic() - t0, 1),
             "lateness_p99_s": result.summary.get("kernel", {}).get("driver", {}).get("lateness_p99_s"),
+            "lateness_p50_s": result.summary.get("kernel", {}).get("driver", {}).get("lateness_p50_s"),
+            # The driver's precision settings (kernel/run.py: spin margin, cores kept awake).
+            "spin_us": result.summary.get("kernel", {}).get("driver", {}).get("spin_us"),
+            "awake_cores": result.summary.get("kernel", {}).get("driver", {}).get("awake_cores"),
             # Each bulk flow's share of reads that found 3+ segments waiting (kernel/run.py).
             "reads_backlogged": {f: round(b["reads_backlogged"] / b["reads"], 5)
                                  for f, b in result.summary.get("kernel", {}).get("read_backlog", {}).items() if b.get("reads")},
@@ -574,6 +578,22 @@ def _engine_provenance() -> str:
     return f" Simulator: the engine of commit {head}" + (" with uncommitted changes to its Rust sources" if dirty else "") + "."
 
 
+def _precision(records: dict[str, list[dict[str, Any]]]) -> str:
+    """Which stored runs the driver measured with its precision settings (a spin margin, the cores
+    kept awake: kernel-backend.md, "Keeping the cores awake"), which without."""
+    precise = sorted(n for n, runs in records.items() if runs and all(r.get("awake_cores") for r in runs))
+    if not precise:
+        return ""
+    rest = sum(1 for n, runs in records.items() if runs and n not in precise)
+    lateness = [r["lateness_p50_s"] * 1e6 for n in precise for r in records[n] if r.get("lateness_p50_s")]
+    spins = sorted({r.get("spin_us") for n in precise for r in records[n]})
+    p50 = f" (delivery lateness p50 {min(lateness):.0f}–{max(lateness):.0f} µs)" if lateness else ""
+    return (f" The runs of {', '.join(precise)} were measured with the driver spinning "
+            f"{'/'.join(f'{x:g}' for x in spins)} µs before each event and every core kept awake{p50}, the backend's "
+            f"default since 2026-11-29 ([kernel-backend.md](kernel-backend.md#keeping-the-cores-awake)); those of the "
+            f"other {rest} scenarios slept until each event on idle cores, as the backend did when they were measured.")
+
+
 def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str, records: dict[str, list[dict[str, Any]]],
            noise: list[str] | None = None) -> str:
     """``done``: (case, rows, simulator seeds, kernel seeds) in page order; ``noise``: the timing-noise
@@ -607,7 +627,8 @@ def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str
         "A TCP flow's RTT quantiles are those of its smoothed RTT read every 10 ms on both sides: `tcpi_rtt` on the "
         "kernel, the sender's SRTT sampled by the run (`run.sample = \"10ms\"`) on the simulator; a ping's are those "
         "of every echo on both. (Until 2026-11-26 the simulator's side used its raw sample of every ACK, whose tails "
-        "are 30-39% above the smoothed RTT's: [validation-linux-differences.md](validation-linux-differences.md).)",
+        "are 30-39% above the smoothed RTT's: [validation-linux-differences.md](validation-linux-differences.md).)"
+        + _precision(records),
         "",
         "Tolerances, fixed before the suite was first run (simulator relative to Linux): "
         f"utilization ±{100 * tol['utilization'][1]:g} percentage points; aggregate goodput ±{100 * tol['aggregate goodput'][1]:g}%; "
@@ -781,8 +802,12 @@ def main(argv: list[str] | None = None) -> int:
                 log(suite_estimate([sum(secs[c.name] for c in g) for g in groups],
                                    sum(secs[c.name] for c in alone), missing, page_seconds))
             seeds_arg = ["--seeds", str(args.seeds)] if args.seeds else []
+            # Several drivers spinning at once would take the cores the hosts' programs need: the
+            # groups sleep between events unless the spin margin was set by hand (kernel/run.py).
+            from .kernel.run import SPIN_ENV
+            env = {**os.environ, SPIN_ENV: os.environ.get(SPIN_ENV, "0")}
             procs = [subprocess.Popen([sys.executable, "-m", "bufferlab.validate_linux", "--kernel", "--measure-only",
-                                       *seeds_arg, "--only", *[c.name for c in g]]) for g in groups]
+                                       *seeds_arg, "--only", *[c.name for c in g]], env=env) for g in groups]
             run_seconds = sum(secs[c.name] for c in grouped) / todo if todo else 0.0
             try:
                 warned = False

@@ -16,6 +16,7 @@ use bufferlab_core::time::{Duration, Instant};
 
 use crate::icmp::{self, RateLimit};
 use crate::ipv4::{self, Header};
+use crate::keep_awake::KeepAwake;
 use crate::netns::{addr_node, node_addr};
 use crate::slab::{Slab, SLOT_BYTES};
 use crate::sys;
@@ -54,7 +55,49 @@ pub struct DriverStats {
     pub wakeups: u64,
     /// Whether the driver thread ran under SCHED_FIFO.
     pub realtime_priority: bool,
+    /// Cores kept awake by idle-priority spinners during the run (`keep_awake`; 0: none).
+    pub awake_cores: u32,
     pub lateness: Hist,
+}
+
+/// How much of the wall clock the driver may keep its core: once it has been awake (working or
+/// spinning) for more than `BUSY_SHARE_PERCENT` of the current `BUSY_WINDOW`, it sleeps between
+/// events until the window ends. The kernel stops a SCHED_FIFO thread that runs through 95% of a
+/// second (`sched_rt_runtime_us`) for the rest of it, which would delay every delivery by tens
+/// of milliseconds; the hosts' programs need the core as well.
+#[derive(Default)]
+struct SpinBudget {
+    window_start: Instant,
+    slept: Duration,
+}
+
+const BUSY_WINDOW: Duration = Duration::from_ms(100);
+const BUSY_SHARE_PERCENT: u64 = 80;
+/// Below this much of a window the share is not judged (too few events to tell).
+const BUSY_MIN_ELAPSED: Duration = Duration::from_ms(10);
+
+impl SpinBudget {
+    /// How much of `want` the driver may spin now: all of it, or nothing while it has been awake
+    /// for more than its share of the window so far.
+    fn spin(&mut self, now: Instant, want: Duration) -> Duration {
+        let elapsed = now.saturating_since(self.window_start);
+        if elapsed >= BUSY_WINDOW {
+            self.window_start = now;
+            self.slept = Duration::ZERO;
+            return want;
+        }
+        let awake = elapsed.saturating_sub(self.slept);
+        if elapsed >= BUSY_MIN_ELAPSED && awake.as_ns() * 100 > elapsed.as_ns() * BUSY_SHARE_PERCENT
+        {
+            return Duration::ZERO;
+        }
+        want
+    }
+
+    /// Time the driver spent asleep waiting for an event.
+    fn slept(&mut self, d: Duration) {
+        self.slept = self.slept + d;
+    }
 }
 
 /// The flow a packet belongs to: a scenario flow when a port (or echo identifier) says so, else
@@ -94,18 +137,22 @@ fn proto_of(h: &Header) -> Proto {
 
 /// Run `net` from CLOCK_MONOTONIC time `t0_ns` for `duration_ns` (or until stopped) between the
 /// TUNs of `hosts` (node, descriptor), spinning instead of sleeping for the last `spin_ns`
-/// before each event. Returns the run time reached.
+/// before each event, and with every core kept out of its idle state if `keep_awake`
+/// ([`KeepAwake`]). Returns the run time reached.
 pub fn run(
     net: &mut RealtimeNet,
     hosts: &[(NodeId, i32)],
     t0_ns: u64,
     duration_ns: Duration,
     spin_ns: Duration,
+    keep_awake: bool,
     ctl: &Control,
     st: &mut DriverStats,
 ) -> io::Result<Instant> {
     sys::precise_timers();
     st.realtime_priority = sys::realtime_priority();
+    let awake = keep_awake.then(KeepAwake::start);
+    let mut budget = SpinBudget::default();
     let n_flows = net.flows().len() as u32;
     let n_nodes = net.node_names().len();
     let mut fd_of = vec![-1i32; n_nodes];
@@ -165,8 +212,17 @@ pub fn run(
             .min(now + MAX_SLEEP_NS);
         // With a spin margin, the last stretch before an event is spent polling without
         // sleeping: a wake-up from sleep costs tens of microseconds on a busy or virtual machine.
-        let wait = next.saturating_since(clock()).saturating_sub(spin_ns);
+        // Within a budget: a SCHED_FIFO thread that spins through most of a second is stopped
+        // by the kernel's RT throttling for the rest of it (`sched_rt_runtime_us`, 95%), which
+        // delays every delivery by tens of milliseconds.
+        let until = next.saturating_since(clock());
+        let spin = budget.spin(now, spin_ns.min(until));
+        let wait = until.saturating_sub(spin);
+        let t_wait = clock();
         sys::poll_readable(&fds, &mut ready, wait.as_ns())?;
+        if wait > Duration::ZERO {
+            budget.slept(clock().saturating_since(t_wait));
+        }
         st.wakeups += 1;
         for (i, &fd) in fds.iter().enumerate() {
             if !ready[i] {
@@ -213,6 +269,7 @@ pub fn run(
             }
         }
     }
+    st.awake_cores = awake.map_or(0, |a| a.stop() as u32);
     // What the capture saw up to the end (the books close there next).
     net.advance(now.saturating_sub(Duration::from_ns(1)));
     seen.write(net, &mut slab);
@@ -304,6 +361,22 @@ impl Routers {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn spinning_stops_while_the_driver_has_been_awake_too_long() {
+        let mut b = SpinBudget::default();
+        let ms = Duration::from_ms;
+        // Asleep for most of the first 20 ms: it may spin.
+        b.slept(ms(15));
+        assert_eq!(b.spin(Instant::ZERO + ms(20), ms(1)), ms(1));
+        // 50 ms in, asleep 15 of them: awake 70%, under the share: it spins.
+        assert_eq!(b.spin(Instant::ZERO + ms(50), ms(1)), ms(1));
+        // 90 ms in, asleep 15 of them: awake 83%: it sleeps between events.
+        assert_eq!(b.spin(Instant::ZERO + ms(90), ms(1)), Duration::ZERO);
+        // The next window starts afresh.
+        assert_eq!(b.spin(Instant::ZERO + ms(100), ms(1)), ms(1));
+        assert_eq!(b.spin(Instant::ZERO + ms(105), ms(1)), ms(1));
+    }
+
     use super::*;
     use std::net::Ipv4Addr;
 

@@ -8,6 +8,8 @@ pub mod driver;
 pub mod icmp;
 pub mod ipv4;
 #[cfg(target_os = "linux")]
+pub mod keep_awake;
+#[cfg(target_os = "linux")]
 pub mod netns;
 #[cfg(target_os = "linux")]
 pub mod session;

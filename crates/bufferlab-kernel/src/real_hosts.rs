@@ -55,6 +55,7 @@ fn session(tag: &str, rate_bps: u64, delay_ms: u64, limit: u64, seconds: u64) ->
         monotonic_ns() + 50_000_000,
         bufferlab_core::time::Duration::from_secs(seconds),
         bufferlab_core::time::Duration::from_ns(spin),
+        false,
         None,
     )
     .unwrap();

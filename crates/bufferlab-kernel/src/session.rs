@@ -90,12 +90,14 @@ impl Session {
 
     /// Start the network at CLOCK_MONOTONIC time `t0_ns` (the driver waits for it).
     /// `spin_ns`: spin this long before each event instead of sleeping (0: always sleep).
+    /// `keep_awake`: keep every core out of its idle state meanwhile (`keep_awake.rs`).
     /// `capture_dir`: where the scenario's packet captures go (none written without it).
     pub fn start(
         &mut self,
         t0_ns: u64,
         duration_ns: Duration,
         spin_ns: Duration,
+        keep_awake: bool,
         capture_dir: Option<&Path>,
     ) -> Result<(), String> {
         let mut net = self.net.take().ok_or("the network has already run")?;
@@ -114,8 +116,16 @@ impl Session {
                 .name("bufferlab-driver".into())
                 .spawn(move || {
                     let mut st = DriverStats::default();
-                    let end =
-                        driver::run(&mut net, &hosts, t0_ns, duration_ns, spin_ns, &ctl, &mut st)?;
+                    let end = driver::run(
+                        &mut net,
+                        &hosts,
+                        t0_ns,
+                        duration_ns,
+                        spin_ns,
+                        keep_awake,
+                        &ctl,
+                        &mut st,
+                    )?;
                     Ok((net, end, st))
                 })
                 .map_err(|e| format!("cannot start the driver thread: {e}"))?,

@@ -187,6 +187,21 @@ pub fn realtime_priority() -> bool {
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
 }
 
+/// Run the calling thread under SCHED_IDLE: it gets a core only when nothing else on it wants
+/// one (`keep_awake`). Returns whether the policy took effect.
+pub fn idle_priority() -> bool {
+    let p = libc::sched_param { sched_priority: 0 };
+    // SAFETY: pid 0 is the calling thread; `p` outlives the call.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &p) == 0 }
+}
+
+/// The calling thread's scheduling policy (`SCHED_*`).
+#[cfg(test)]
+pub fn current_policy() -> i32 {
+    // SAFETY: pid 0 is the calling thread.
+    unsafe { libc::sched_getscheduler(0) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

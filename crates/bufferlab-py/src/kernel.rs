@@ -64,21 +64,24 @@ impl KernelNet {
     }
 
     /// Run the network from CLOCK_MONOTONIC time `t0_ns` (`time.monotonic_ns()`) for
-    /// `duration_ns`; `spin_ns` of busy polling before each event trades CPU for precision.
+    /// `duration_ns`; `spin_ns` of busy polling before each event, and `keep_awake` (every core
+    /// kept out of its idle state by idle-priority spinners), trade CPU for precision.
     /// The scenario's packet captures go into `capture_dir` if given.
-    #[pyo3(signature = (t0_ns, duration_ns, spin_ns=0, capture_dir=None))]
+    #[pyo3(signature = (t0_ns, duration_ns, spin_ns=0, capture_dir=None, keep_awake=false))]
     fn start(
         &mut self,
         t0_ns: u64,
         duration_ns: u64,
         spin_ns: u64,
         capture_dir: Option<std::path::PathBuf>,
+        keep_awake: bool,
     ) -> PyResult<()> {
         self.s
             .start(
                 t0_ns,
                 Duration::from_ns(duration_ns),
                 Duration::from_ns(spin_ns),
+                keep_awake,
                 capture_dir.as_deref(),
             )
             .map_err(PyRuntimeError::new_err)
@@ -120,6 +123,7 @@ impl KernelNet {
         drv.set_item("icmp_time_exceeded", st.icmp_time_exceeded)?;
         drv.set_item("icmp_rate_limited", st.icmp_rate_limited)?;
         drv.set_item("realtime_priority", st.realtime_priority)?;
+        drv.set_item("awake_cores", st.awake_cores)?;
         for (k, q) in [("lateness_p50_s", 0.5), ("lateness_p99_s", 0.99)] {
             drv.set_item(k, st.lateness.quantile(q).map(|v| v as f64 / 1e9))?;
         }

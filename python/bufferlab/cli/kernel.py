@@ -155,7 +155,7 @@ def shell(
     # The network outlives the scenario's duration: it stops when CMD exits.
     long_ns = 30 * 86_400 * 10**9
     with sigterm_as_interrupt(), Network(sc, kp, duration_ns=long_ns) as net:
-        t0 = net.start(long_ns)
+        t0 = net.start(long_ns, keep_awake=False)  # an interactive session: no cores spun for its length
         time.sleep(max(0, t0 - time.monotonic_ns()) / 1e9)  # CMD's first packet finds the network running
         rc = subprocess.call(net.exec_args(host.node, argv))
         net.net.stop()
