@@ -96,7 +96,7 @@ impl SpinBudget {
 
     /// Time the driver spent asleep waiting for an event.
     fn slept(&mut self, d: Duration) {
-        self.slept = self.slept + d;
+        self.slept += d;
     }
 }
 
@@ -135,22 +135,33 @@ fn proto_of(h: &Header) -> Proto {
     }
 }
 
+/// How precisely the driver keeps time, at the cost of CPU: it spins instead of sleeping for the
+/// last `spin_ns` before each event (within [`SpinBudget`]), and keeps every core out of its idle
+/// state if `keep_awake` ([`KeepAwake`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Precision {
+    pub spin_ns: Duration,
+    pub keep_awake: bool,
+}
+
 /// Run `net` from CLOCK_MONOTONIC time `t0_ns` for `duration_ns` (or until stopped) between the
-/// TUNs of `hosts` (node, descriptor), spinning instead of sleeping for the last `spin_ns`
-/// before each event, and with every core kept out of its idle state if `keep_awake`
-/// ([`KeepAwake`]). Returns the run time reached.
+/// TUNs of `hosts` (node, descriptor), as precisely as `precision` asks. Returns the run time
+/// reached.
 pub fn run(
     net: &mut RealtimeNet,
     hosts: &[(NodeId, i32)],
     t0_ns: u64,
     duration_ns: Duration,
-    spin_ns: Duration,
-    keep_awake: bool,
+    precision: Precision,
     ctl: &Control,
     st: &mut DriverStats,
 ) -> io::Result<Instant> {
     sys::precise_timers();
     st.realtime_priority = sys::realtime_priority();
+    let Precision {
+        spin_ns,
+        keep_awake,
+    } = precision;
     let awake = keep_awake.then(KeepAwake::start);
     let mut budget = SpinBudget::default();
     let n_flows = net.flows().len() as u32;

@@ -116,13 +116,16 @@ impl Session {
                 .name("bufferlab-driver".into())
                 .spawn(move || {
                     let mut st = DriverStats::default();
+                    let precision = driver::Precision {
+                        spin_ns,
+                        keep_awake,
+                    };
                     let end = driver::run(
                         &mut net,
                         &hosts,
                         t0_ns,
                         duration_ns,
-                        spin_ns,
-                        keep_awake,
+                        precision,
                         &ctl,
                         &mut st,
                     )?;
