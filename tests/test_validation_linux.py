@@ -86,7 +86,7 @@ LONGER = {"asymmetric-access": 60, "asymmetric-access-nogso": 60}
 
 
 def test_every_case_file_loads_and_describes_itself():
-    for c in suite.CASES:
+    for c in suite.CASES + suite.EXTRA_CASES:
         sc = load_scenario(c.file)
         assert c.title(), c.name
         assert sc.plan["run"]["duration_ns"] == LONGER.get(c.name, 20) * 10**9, c.name
@@ -324,3 +324,11 @@ def test_a_kernel_run_on_a_busy_machine_is_measured_again(tmp_path, monkeypatch)
     (stored,) = suite.load_record(case.name)["runs"]
     assert "busy" not in stored
     assert suite.run_kernel_seeds(case, [1], redo_busy=True) == 0
+
+
+def test_the_cases_that_turn_on_the_hosts_timing_are_measured_alone():
+    # Alone, the driver spins before each event as by default; beside other groups it does not.
+    assert suite.measured_alone(_case("asymmetric-access"))
+    assert suite.measured_alone(_case("bbr-fq-codel-1"))
+    assert not suite.measured_alone(_case("reno-fifo-1bdp-1"))
+
