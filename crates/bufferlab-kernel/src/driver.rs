@@ -55,6 +55,8 @@ pub struct DriverStats {
     pub wakeups: u64,
     /// Whether the driver thread ran under SCHED_FIFO.
     pub realtime_priority: bool,
+    /// The spin margin the driver ran with (`Precision::spin_ns`).
+    pub spin: Duration,
     /// Cores kept awake by idle-priority spinners during the run (`keep_awake`; 0: none).
     pub awake_cores: u32,
     pub lateness: Hist,
@@ -162,6 +164,7 @@ pub fn run(
         spin_ns,
         keep_awake,
     } = precision;
+    st.spin = spin_ns;
     let awake = keep_awake.then(KeepAwake::start);
     let mut budget = SpinBudget::default();
     let n_flows = net.flows().len() as u32;

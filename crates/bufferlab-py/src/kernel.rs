@@ -123,6 +123,7 @@ impl KernelNet {
         drv.set_item("icmp_time_exceeded", st.icmp_time_exceeded)?;
         drv.set_item("icmp_rate_limited", st.icmp_rate_limited)?;
         drv.set_item("realtime_priority", st.realtime_priority)?;
+        drv.set_item("spin_us", st.spin.as_ns() as f64 / 1e3)?;
         drv.set_item("awake_cores", st.awake_cores)?;
         for (k, q) in [("lateness_p50_s", 0.5), ("lateness_p99_s", 0.99)] {
             drv.set_item(k, st.lateness.quantile(q).map(|v| v as f64 / 1e9))?;

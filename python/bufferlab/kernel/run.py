@@ -179,7 +179,6 @@ class Network:
             spin_ns = int(spin_us_setting() * 1000)
         if keep_awake is None:
             keep_awake = keep_awake_setting()
-        self.spin_ns, self.keep_awake = spin_ns, keep_awake
         self.net.start(t0, duration_ns, spin_ns, None if capture_dir is None else os.fspath(capture_dir), keep_awake)
         self.t_start = time.monotonic()
         return t0
@@ -343,7 +342,7 @@ def finish_result(sc: Any, kp: kplan.KernelPlan, net: Network, out: dict[str, An
         transfers = {k: [r[k] for r in rows] for k in ("flow", "conn", "size_bytes", "start_s", "end_s", "completion_time_s")}
     summary["backend"] = "kernel"
     summary["kernel"] = {
-        "driver": {**dict(out["driver"]), "spin_us": getattr(net, "spin_ns", 0) / 1000},
+        "driver": dict(out["driver"]),
         "hosts": {h.name: {"namespace": net.ns[h.node], "address": kplan._addr(h.node)} for h in kp.hosts},
     }
     if "kernel_ballast" in summary:  # what each ballast tool sent and decided (docs/ballast.md)

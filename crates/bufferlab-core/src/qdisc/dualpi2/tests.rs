@@ -241,6 +241,18 @@ fn deterministic() {
     assert_eq!(a.drops, b.drops);
 }
 
+/// `n` L packets enqueued at once at `T0`, then dequeued one after another at `at`: whether each
+/// left marked.
+fn l_burst_marks(q: &mut DualPi2, n: u32, at: Instant) -> Vec<bool> {
+    let mut d = Drops::default();
+    for i in 0..n {
+        assert!(q.enqueue(T0, item(i, Ecn::Ect1), &mut d));
+    }
+    (0..n)
+        .map(|_| q.dequeue(at, &mut d).unwrap().ecn == Ecn::Ce)
+        .collect()
+}
+
 /// Linux's `min_qlen_step`: the step applies only to L packets that found at least that many
 /// packets in the L queue when they arrived. Five L packets enqueued at once into an empty
 /// queue and dequeued 5 ms later (all past the 1 ms step): with the default (0) every one is
@@ -254,13 +266,7 @@ fn min_qlen_step_spares_the_packets_that_found_a_short_queue() {
             ..Default::default()
         };
         let mut q = DualPi2::new(cfg, Limit::default(), 1);
-        let mut d = Drops::default();
-        for i in 0..5 {
-            assert!(q.enqueue(T0, item(i, Ecn::Ect1), &mut d));
-        }
-        let marked: Vec<bool> = (0..5)
-            .map(|_| q.dequeue(T0 + 5 * MS, &mut d).unwrap().ecn == Ecn::Ce)
-            .collect();
+        let marked = l_burst_marks(&mut q, 5, T0 + 5 * MS);
         assert_eq!(marked, want, "min_qlen_step {min_qlen}");
         assert_eq!(
             q.stats().step_marks,
@@ -281,14 +287,11 @@ fn a_step_in_packets_counts_the_packets_left_behind() {
         ..Default::default()
     };
     let mut q = DualPi2::new(cfg, Limit::default(), 1);
+    assert_eq!(
+        l_burst_marks(&mut q, 6, T0),
+        [true, true, true, false, false, false]
+    );
     let mut d = Drops::default();
-    for i in 0..6 {
-        assert!(q.enqueue(T0, item(i, Ecn::Ect1), &mut d));
-    }
-    let marked: Vec<bool> = (0..6)
-        .map(|_| q.dequeue(T0, &mut d).unwrap().ecn == Ecn::Ce)
-        .collect();
-    assert_eq!(marked, [true, true, true, false, false, false]);
     let mut q = DualPi2::new(cfg, Limit::default(), 1);
     for i in 0..2 {
         assert!(q.enqueue(T0, item(i, Ecn::Ect1), &mut d));
