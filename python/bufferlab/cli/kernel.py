@@ -136,20 +136,24 @@ def shell(
     """Run the scenario's network with real hosts and run CMD in one of them; the network
     (and the scenario's traffic, for its duration) runs until CMD exits. Scenario node names
     resolve in every host (`ping server`). Root."""
+    from .. import plan_types as pt
     from ..kernel import Network
     from ..kernel import plan as kplan
     from ..kernel.run import finish_result, sigterm_as_interrupt
     from .tables import print_result
 
     sc = _load(file, seed, sets)
+    # The node is checked before the kernel plan is built (seconds for a file of 10,000 pairs).
+    plan = pt.typed(sc)
+    hosts = [plan.nodes[i] for i in kplan.host_nodes(plan)]
+    if node not in hosts:
+        err_console.print(f"--node {node}: not a host of {file} (hosts: {_name_list(hosts)})", markup=False)
+        raise typer.Exit(2)
     try:
         kp = kplan.build(sc)
     except ScenarioError as e:
         report_problems(e, file)
-    host = next((h for h in kp.hosts if h.name == node), None)
-    if host is None:
-        err_console.print(f"--node {node}: not a host of {file} (hosts: {_name_list([h.name for h in kp.hosts])})", markup=False)
-        raise typer.Exit(2)
+    host = next(h for h in kp.hosts if h.name == node)
     _preflight()
     argv = cmd or [os.environ.get("SHELL", "/bin/sh")]
     # The network outlives the scenario's duration: it stops when CMD exits.

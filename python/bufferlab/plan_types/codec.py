@@ -31,11 +31,8 @@ class _Field:
     name: str
     type: Any
     default: Any  # _MISSING for a required key
-
-    @property
-    def is_tag(self) -> bool:
-        """A one-value Literal (``kind``, ``dist``): names the variant, so it is always written."""
-        return typing.get_origin(self.type) is Literal and len(typing.get_args(self.type)) == 1
+    # A one-value Literal (``kind``, ``dist``): names the variant, so it is always written.
+    is_tag: bool = False
 
 
 _FIELDS: dict[type[PlanObject], dict[str, _Field]] = {}
@@ -50,7 +47,9 @@ def _fields(cls: type[PlanObject]) -> dict[str, _Field]:
         if f.name == "given":
             continue
         default = f.default_factory() if f.default_factory is not _MISSING else f.default
-        out[f.name] = _Field(f.name, hints[f.name], default)
+        tp = hints[f.name]
+        is_tag = typing.get_origin(tp) is Literal and len(typing.get_args(tp)) == 1
+        out[f.name] = _Field(f.name, tp, default, is_tag)
     _FIELDS[cls] = out
     return out
 
@@ -94,14 +93,24 @@ def _read_object(cls: type[PlanObject], value: Any, path: str) -> PlanObject:
     return cls(**kwargs, given=tuple(value))
 
 
+# A union's options without None, split into plan objects and the rest, per union.
+_SPLIT: dict[tuple[Any, ...], tuple[tuple[Any, ...], list[type[PlanObject]], list[Any]]] = {}
+
+
+def _split(options: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[type[PlanObject]], list[Any]]:
+    if options not in _SPLIT:
+        kept = tuple(o for o in options if o is not type(None))
+        classes = [o for o in kept if isinstance(o, type) and issubclass(o, PlanObject)]
+        _SPLIT[options] = (kept, classes, [o for o in kept if o not in classes])
+    return _SPLIT[options]
+
+
 def _read_union(options: tuple[Any, ...], value: Any, path: str) -> Any:
     if value is None and type(None) in options:
         return None
-    options = tuple(o for o in options if o is not type(None))
-    classes = [o for o in options if isinstance(o, type) and issubclass(o, PlanObject)]
+    options, classes, others = _split(options)
     if isinstance(value, Mapping) and classes:
         return _read_object(_variant(classes, value, path), value, path)
-    others = [o for o in options if o not in classes]
     for o in others:
         try:
             return _read(o, value, path)
@@ -112,12 +121,23 @@ def _read_union(options: tuple[Any, ...], value: Any, path: str) -> Any:
     raise PlanTypeError(path, f"{value!r} fits none of {', '.join(_name(o) for o in options)}")
 
 
+# A union's variants by their tags, and the tags' keys in order, per union (a plan of 10,000 flows
+# reads a union 40,000 times: working this out each time was most of the plan's reading).
+_TAGS: dict[tuple[type[PlanObject], ...], tuple[dict[tuple[str, Any], type[PlanObject]], list[str]]] = {}
+
+
+def _tags(classes: tuple[type[PlanObject], ...]) -> tuple[dict[tuple[str, Any], type[PlanObject]], list[str]]:
+    if classes not in _TAGS:
+        by_tag = {(f.name, typing.get_args(f.type)[0]): c for c in classes for f in _fields(c).values() if f.is_tag}
+        _TAGS[classes] = (by_tag, sorted({k for k, _ in by_tag}))
+    return _TAGS[classes]
+
+
 def _variant(classes: list[type[PlanObject]], value: Mapping[str, Any], path: str) -> type[PlanObject]:
     """The variant a table names by its tag (``kind``, ``dist``), or the only one there is."""
     if len(classes) == 1:
         return classes[0]
-    by_tag = {(f.name, typing.get_args(f.type)[0]): c for c in classes for f in _fields(c).values() if f.is_tag}
-    tag_keys = sorted({k for k, _ in by_tag})
+    by_tag, tag_keys = _tags(tuple(classes))
     for key in tag_keys:
         if key in value:
             chosen = by_tag.get((key, value[key]))
