@@ -332,3 +332,21 @@ def test_the_cases_that_turn_on_the_hosts_timing_are_measured_alone():
     assert suite.measured_alone(_case("bbr-fq-codel-1"))
     assert not suite.measured_alone(_case("reno-fifo-1bdp-1"))
 
+
+
+def test_the_page_says_which_driver_settings_measured_which_runs():
+    """Runs are grouped by the driver's spin margin (all spinning, all sleeping, or sleeping but for
+    the busy runs measured again alone); scenarios measured before the cores were kept awake are
+    counted apart."""
+    spin = {"awake_cores": 2, "spin_us": 200.0, "lateness_p50_s": 15e-6}
+    sleep = {"awake_cores": 2, "spin_us": 0.0, "lateness_p50_s": 30e-6}
+    records = {"a-alone": [spin, spin], "b-group": [sleep, sleep], "c-group": [sleep, sleep],
+               "d-busy": [sleep, spin], "e-old": [{"seed": 1}]}
+    text = suite._precision(records)
+    assert "those of the other 1 scenarios slept until each event on idle cores" in text
+    assert "a-alone with the driver spinning 200 µs before each event (delivery lateness p50 15–15 µs)" in text
+    assert "d-busy with the driver sleeping until each event, but for the runs that came back busy" in text
+    assert "b-group, c-group with the driver sleeping until each event (delivery lateness p50 30–30 µs)" in text
+    del records["e-old"]
+    assert suite._precision(records).startswith(" Every scenario's runs were measured with every core kept awake")
+    assert suite._precision({"e-old": [{"seed": 1}]}) == ""

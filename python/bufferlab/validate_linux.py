@@ -587,18 +587,42 @@ def _engine_provenance() -> str:
 
 def _precision(records: dict[str, list[dict[str, Any]]]) -> str:
     """Which stored runs the driver measured with its precision settings (a spin margin, the cores
-    kept awake: kernel-backend.md, "Keeping the cores awake"), which without."""
+    kept awake: kernel-backend.md, "Keeping the cores awake"), grouped by spin margin, and which
+    without."""
     precise = sorted(n for n, runs in records.items() if runs and all(r.get("awake_cores") for r in runs))
     if not precise:
         return ""
     rest = sum(1 for n, runs in records.items() if runs and n not in precise)
-    lateness = [r["lateness_p50_s"] * 1e6 for n in precise for r in records[n] if r.get("lateness_p50_s")]
-    spins = sorted({r.get("spin_us") for n in precise for r in records[n]})
-    p50 = f" (delivery lateness p50 {min(lateness):.0f}–{max(lateness):.0f} µs)" if lateness else ""
-    return (f" The runs of {', '.join(precise)} were measured with the driver spinning "
-            f"{'/'.join(f'{x:g}' for x in spins)} µs before each event and every core kept awake{p50}, the backend's "
-            f"default since 2026-11-29 ([kernel-backend.md](kernel-backend.md#keeping-the-cores-awake)); those of the "
-            f"other {rest} scenarios slept until each event on idle cores, as the backend did when they were measured.")
+    # Each scenario by its runs' spin margins: all one margin, or (-1) some runs spinning and some
+    # not (the groups' runs that came back busy, measured again alone).
+    by_spin: dict[float, list[str]] = {}
+    for n in precise:
+        spins = {r.get("spin_us") or 0.0 for r in records[n]}
+        by_spin.setdefault(spins.pop() if len(spins) == 1 else -1.0, []).append(n)
+
+    def p50(names: list[str]) -> str:
+        v = [r["lateness_p50_s"] * 1e6 for n in names for r in records[n] if r.get("lateness_p50_s")]
+        return f" (delivery lateness p50 {min(v):.0f}–{max(v):.0f} µs)" if v else ""
+
+    def which(names: list[str]) -> str:
+        return "every other scenario" if len(by_spin) > 1 and len(names) > len(precise) / 2 else ", ".join(names)
+
+    spun = max(by_spin)
+
+    def how(spin: float, names: list[str]) -> str:
+        if spin < 0:
+            return (f"{which(names)} with the driver sleeping until each event, but for the runs that came back busy "
+                    f"and were measured again alone, spinning {spun:g} µs")
+        if spin:
+            return f"{which(names)} with the driver spinning {spin:g} µs before each event{p50(names)}"
+        return f"{which(names)} with the driver sleeping until each event{p50(names)}"
+
+    parts = [how(spin, names) for spin, names in sorted(by_spin.items(), key=lambda kv: len(kv[1]))]
+    head = "Every scenario's runs were" if not rest else "The runs named here were"
+    tail = (f"; those of the other {rest} scenarios slept until each event on idle cores, as the backend did when "
+            f"they were measured." if rest else ".")
+    return (f" {head} measured with every core kept awake, the backend's default since 2026-11-29 "
+            f"([kernel-backend.md](kernel-backend.md#keeping-the-cores-awake)): {'; '.join(parts)}{tail}")
 
 
 def render(done: list[tuple[Case, list[dict[str, Any]], int, int]], started: str, records: dict[str, list[dict[str, Any]]],
