@@ -350,3 +350,5 @@ def test_the_page_says_which_driver_settings_measured_which_runs():
     del records["e-old"]
     assert suite._precision(records).startswith(" Every scenario's runs were measured with every core kept awake")
     assert suite._precision({"e-old": [{"seed": 1}]}) == ""
+    # Without a scenario whose runs all spun, the busy runs' margin is still the one they ran with.
+    assert "measured again alone, spinning 200 µs" in suite._precision({"b-group": [sleep], "d-busy": [sleep, spin]})

@@ -607,7 +607,7 @@ def _precision(records: dict[str, list[dict[str, Any]]]) -> str:
     def which(names: list[str]) -> str:
         return "every other scenario" if len(by_spin) > 1 and len(names) > len(precise) / 2 else ", ".join(names)
 
-    spun = max(by_spin)
+    spun = max(r.get("spin_us") or 0.0 for n in precise for r in records[n])
 
     def how(spin: float, names: list[str]) -> str:
         if spin < 0:

@@ -150,7 +150,7 @@ def shell(
         err_console.print(f"--node {node}: not a host of {file} (hosts: {_name_list(hosts)})", markup=False)
         raise typer.Exit(2)
     try:
-        kp = kplan.build(sc)
+        kp = kplan.build(sc, plan)
     except ScenarioError as e:
         report_problems(e, file)
     host = next(h for h in kp.hosts if h.name == node)

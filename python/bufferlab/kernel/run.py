@@ -38,7 +38,7 @@ AGENT_ARGS = ("-I", "-S", str(Path(__file__).with_name("agent.py")))
 READY_TIMEOUT_S = 30.0
 # Microseconds the driver polls without sleeping before each event: wake-ups from sleep cost
 # tens of microseconds on a busy or virtual machine; spinning trades a core for precision (at most
-# half of it: the driver's spin budget). And whether every core is kept out of its idle state
+# 80% of it: the driver's spin budget). And whether every core is kept out of its idle state
 # for the run by idle-priority spinners (keep_awake.rs), which takes only time the cores would
 # have spent halted. Both on by default: together they bring the delivery lateness's median from
 # about 60 to 18 us here, and a case that turns on the hosts' reaction times moved by 10 points

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -93,16 +94,12 @@ def _read_object(cls: type[PlanObject], value: Any, path: str) -> PlanObject:
     return cls(**kwargs, given=tuple(value))
 
 
-# A union's options without None, split into plan objects and the rest, per union.
-_SPLIT: dict[tuple[Any, ...], tuple[tuple[Any, ...], list[type[PlanObject]], list[Any]]] = {}
-
-
-def _split(options: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[type[PlanObject]], list[Any]]:
-    if options not in _SPLIT:
-        kept = tuple(o for o in options if o is not type(None))
-        classes = [o for o in kept if isinstance(o, type) and issubclass(o, PlanObject)]
-        _SPLIT[options] = (kept, classes, [o for o in kept if o not in classes])
-    return _SPLIT[options]
+# A union's options without None, split into plan objects and the rest, worked out once per union.
+@functools.cache
+def _split(options: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[type[PlanObject], ...], tuple[Any, ...]]:
+    kept = tuple(o for o in options if o is not type(None))
+    classes = tuple(o for o in kept if isinstance(o, type) and issubclass(o, PlanObject))
+    return kept, classes, tuple(o for o in kept if o not in classes)
 
 
 def _read_union(options: tuple[Any, ...], value: Any, path: str) -> Any:
@@ -121,23 +118,19 @@ def _read_union(options: tuple[Any, ...], value: Any, path: str) -> Any:
     raise PlanTypeError(path, f"{value!r} fits none of {', '.join(_name(o) for o in options)}")
 
 
-# A union's variants by their tags, and the tags' keys in order, per union (a plan of 10,000 flows
-# reads a union 40,000 times: working this out each time was most of the plan's reading).
-_TAGS: dict[tuple[type[PlanObject], ...], tuple[dict[tuple[str, Any], type[PlanObject]], list[str]]] = {}
-
-
+# A union's variants by their tags, and the tags' keys in order, worked out once per union (a plan
+# of 10,000 flows reads a union 40,000 times: working this out each time was most of its reading).
+@functools.cache
 def _tags(classes: tuple[type[PlanObject], ...]) -> tuple[dict[tuple[str, Any], type[PlanObject]], list[str]]:
-    if classes not in _TAGS:
-        by_tag = {(f.name, typing.get_args(f.type)[0]): c for c in classes for f in _fields(c).values() if f.is_tag}
-        _TAGS[classes] = (by_tag, sorted({k for k, _ in by_tag}))
-    return _TAGS[classes]
+    by_tag = {(f.name, typing.get_args(f.type)[0]): c for c in classes for f in _fields(c).values() if f.is_tag}
+    return by_tag, sorted({k for k, _ in by_tag})
 
 
-def _variant(classes: list[type[PlanObject]], value: Mapping[str, Any], path: str) -> type[PlanObject]:
+def _variant(classes: tuple[type[PlanObject], ...], value: Mapping[str, Any], path: str) -> type[PlanObject]:
     """The variant a table names by its tag (``kind``, ``dist``), or the only one there is."""
     if len(classes) == 1:
         return classes[0]
-    by_tag, tag_keys = _tags(tuple(classes))
+    by_tag, tag_keys = _tags(classes)
     for key in tag_keys:
         if key in value:
             chosen = by_tag.get((key, value[key]))
