@@ -375,6 +375,9 @@ impl Routers {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
     #[test]
     fn spinning_stops_while_the_driver_has_been_awake_too_long() {
         let mut b = SpinBudget::default();
@@ -390,9 +393,6 @@ mod tests {
         assert_eq!(b.spin(Instant::ZERO + ms(100), ms(1)), ms(1));
         assert_eq!(b.spin(Instant::ZERO + ms(105), ms(1)), ms(1));
     }
-
-    use super::*;
-    use std::net::Ipv4Addr;
 
     fn h(proto: u8, sport: u16, dport: u16) -> Header {
         Header {

@@ -54,8 +54,10 @@ fn session(tag: &str, rate_bps: u64, delay_ms: u64, limit: u64, seconds: u64) ->
     s.start(
         monotonic_ns() + 50_000_000,
         bufferlab_core::time::Duration::from_secs(seconds),
-        bufferlab_core::time::Duration::from_ns(spin),
-        false,
+        crate::driver::Precision {
+            spin_ns: bufferlab_core::time::Duration::from_ns(spin),
+            keep_awake: false,
+        },
         None,
     )
     .unwrap();

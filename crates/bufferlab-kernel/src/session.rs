@@ -89,15 +89,14 @@ impl Session {
     }
 
     /// Start the network at CLOCK_MONOTONIC time `t0_ns` (the driver waits for it).
-    /// `spin_ns`: spin this long before each event instead of sleeping (0: always sleep).
-    /// `keep_awake`: keep every core out of its idle state meanwhile (`keep_awake.rs`).
+    /// `precision`: how long to spin before each event instead of sleeping, and whether to keep
+    /// every core out of its idle state meanwhile ([`driver::Precision`]).
     /// `capture_dir`: where the scenario's packet captures go (none written without it).
     pub fn start(
         &mut self,
         t0_ns: u64,
         duration_ns: Duration,
-        spin_ns: Duration,
-        keep_awake: bool,
+        precision: driver::Precision,
         capture_dir: Option<&Path>,
     ) -> Result<(), String> {
         let mut net = self.net.take().ok_or("the network has already run")?;
@@ -116,10 +115,6 @@ impl Session {
                 .name("bufferlab-driver".into())
                 .spawn(move || {
                     let mut st = DriverStats::default();
-                    let precision = driver::Precision {
-                        spin_ns,
-                        keep_awake,
-                    };
                     let end = driver::run(
                         &mut net,
                         &hosts,

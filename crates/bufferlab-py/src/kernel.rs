@@ -80,8 +80,10 @@ impl KernelNet {
             .start(
                 t0_ns,
                 Duration::from_ns(duration_ns),
-                Duration::from_ns(spin_ns),
-                keep_awake,
+                bufferlab_kernel::driver::Precision {
+                    spin_ns: Duration::from_ns(spin_ns),
+                    keep_awake,
+                },
                 capture_dir.as_deref(),
             )
             .map_err(PyRuntimeError::new_err)
